@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { DomainError, DomainValidationError } from "../errors.ts";
+import {
+  checkCloneUrl,
+  inspectCloneUrl,
+  isBlockedAddress,
+  normalizeCloneUrl,
+  type HostLookup,
+} from "./clone-url-policy.ts";
+
+// The network is closed in tests and must stay out of them: every lookup is a table.
+const DNS: Record<string, string[]> = {
+  "github.com": ["140.82.121.3"],
+  "gitlab.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
+  "internal.example.com": ["10.1.2.3"],
+  "mixed.example.com": ["93.184.216.34", "192.168.1.10"],
+  "metadata.example.com": ["169.254.169.254"],
+  "v6loop.example.com": ["::1"],
+  "mapped.example.com": ["::ffff:127.0.0.1"],
+  "ula.example.com": ["fd12:3456::1"],
+  "nat64-private.example.com": ["64:ff9b::a00:1"],
+  "nat64-public.example.com": ["64:ff9b::8c52:7903"],
+};
+
+const lookup: HostLookup = async (host) => {
+  const found = DNS[host];
+  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+  return found;
+};
+
+async function refusal(url: string, opts: { allowLocal?: boolean; allowSsh?: boolean } = {}) {
+  try {
+    await checkCloneUrl(url, { allowLocal: opts.allowLocal ?? false, allowSsh: opts.allowSsh, lookup });
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe("checkCloneUrl (production policy)", () => {
+  it.each([
+    "https://github.com/acme/widgets.git",
+    "https://github.com/acme/widgets",
+    "https://gitlab.example.com:8443/group/sub/project.git",
+    "https://nat64-public.example.com/x/y.git",
+    "https://140.82.121.3/acme/widgets.git",
+  ])("accepts %s", async (url) => {
+    expect(await refusal(url)).toBeUndefined();
+  });
+
+  it.each([
+    ["http://github.com/acme/widgets.git", "http://"],
+    ["git://github.com/acme/widgets.git", "git://"],
+    ["file:///srv/repos/x.git", "file://"],
+    ["/srv/repos/x.git", "Local paths"],
+    ["../x.git", "absolute https"],
+    ["x.git", "absolute https"],
+    ["ftp://github.com/x.git", "scheme 'ftp'"],
+    ["ext::sh -c touch% /tmp/pwned", "unsupported git transport"],
+    ["fd::17/x", "unsupported git transport"],
+    ["https://user:pass@github.com/acme/widgets.git", "credentials"],
+    ["https://token@github.com/acme/widgets.git", "credentials"],
+    ["https://github.com/", "no repository path"],
+    ["https://github.com", "no repository path"],
+    ["", "empty"],
+    ["-uhttps://github.com/x", "start with '-'"],
+    ["https://github.com/x\n.git", "control characters"],
+    ["ssh://git@github.com/acme/widgets.git", "SSH"],
+    ["git@github.com:acme/widgets.git", "SSH"],
+    ["https://localhost/x.git", "private"],
+    ["https://app.localhost/x.git", "private"],
+    ["https://127.0.0.1/x.git", "private"],
+    ["https://2130706433/x.git", "private"],
+    ["https://0x7f.1/x.git", "private"],
+    ["https://0177.0.0.1/x.git", "private"],
+    ["https://0x7f000001/x.git", "private"],
+    ["https://10.0.0.5/x.git", "private"],
+    ["https://172.16.0.1/x.git", "private"],
+    ["https://172.31.255.255/x.git", "private"],
+    ["https://192.168.0.1/x.git", "private"],
+    ["https://169.254.169.254/latest/meta-data", "private"],
+    ["https://100.64.0.1/x.git", "private"],
+    ["https://0.0.0.0/x.git", "private"],
+    ["https://224.0.0.1/x.git", "private"],
+    ["https://255.255.255.255/x.git", "private"],
+    ["https://[::1]/x.git", "private"],
+    ["https://[::]/x.git", "private"],
+    ["https://[::ffff:127.0.0.1]/x.git", "private"],
+    ["https://[::ffff:a9fe:a9fe]/x.git", "private"],
+    ["https://[fd00::1]/x.git", "private"],
+    ["https://[fe80::1]/x.git", "private"],
+    ["https://[ff02::1]/x.git", "private"],
+    ["https://[2002:7f00:1::]/x.git", "private"],
+    ["https://internal.example.com/x.git", "resolves to a private"],
+    ["https://mixed.example.com/x.git", "resolves to a private"],
+    ["https://metadata.example.com/x.git", "resolves to a private"],
+    ["https://v6loop.example.com/x.git", "resolves to a private"],
+    ["https://mapped.example.com/x.git", "resolves to a private"],
+    ["https://ula.example.com/x.git", "resolves to a private"],
+    ["https://nat64-private.example.com/x.git", "resolves to a private"],
+    ["https://nxdomain.example.com/x.git", "could not be resolved"],
+    ["https://intranet/x.git", "fully qualified"],
+  ])("refuses %s", async (url, why) => {
+    const err = await refusal(url);
+    expect(err).toBeInstanceOf(DomainValidationError);
+    const issue = (err as DomainValidationError).issues[0]!;
+    expect(issue.loc).toEqual(["body", "url"]);
+    expect(issue.type).toBe("value_error");
+    expect(issue.msg).toContain(why);
+    // A refusal must never echo credentials back.
+    expect(issue.msg).not.toContain("pass");
+  });
+});
+
+describe("checkCloneUrl with allowSsh", () => {
+  it.each(["ssh://git@github.com/acme/widgets.git", "git@github.com:acme/widgets.git", "github.com:acme/widgets.git"])(
+    "accepts %s",
+    async (url) => {
+      expect(await refusal(url, { allowSsh: true })).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ["ssh://git:secret@github.com/acme/widgets.git", "credentials"],
+    ["git@127.0.0.1:acme/widgets.git", "private"],
+    ["git@0x7f.1:acme/widgets.git", "private"],
+    ["git@[::1]:acme/widgets.git", "private"],
+    ["git@internal.example.com:acme/widgets.git", "resolves to a private"],
+    ["ssh://-oProxyCommand=touch/x.git", "invalid host"],
+    ["ssh://-oProxyCommand@github.com/x.git", "invalid user"],
+    ["git@github.com:-x", "repository path"],
+  ])("refuses %s", async (url, why) => {
+    const err = (await refusal(url, { allowSsh: true })) as DomainValidationError;
+    expect(err).toBeInstanceOf(DomainValidationError);
+    expect(err.issues[0]!.msg).toContain(why);
+  });
+});
+
+describe("checkCloneUrl with allowLocal", () => {
+  it.each([
+    "file:///tmp/fixture.git",
+    "/tmp/fixture.git",
+    "http://127.0.0.1:3000/x.git",
+    "http://localhost/x.git",
+    "git://10.0.0.1/x.git",
+    "https://internal.example.com/x.git",
+  ])("accepts %s without resolving", async (url) => {
+    let resolved = 0;
+    await checkCloneUrl(url, {
+      allowLocal: true,
+      lookup: async () => {
+        resolved++;
+        return [];
+      },
+    });
+    expect(resolved).toBe(0);
+  });
+
+  it.each([
+    ["https://u:p@example.com/x.git", "credentials"],
+    ["file://otherhost/x.git", "host"],
+    ["relative/path.git", "absolute"],
+    ["ssh://git@example.com/x.git", "SSH"],
+    ["ext::sh -c touch% /tmp/pwned", "unsupported git transport"],
+  ])("still refuses %s", async (url, why) => {
+    const err = (await refusal(url, { allowLocal: true })) as DomainValidationError;
+    expect(err).toBeInstanceOf(DomainValidationError);
+    expect(err.issues[0]!.msg).toContain(why);
+  });
+});
+
+describe("inspectCloneUrl", () => {
+  it("returns the normalised URL and the checked addresses for pinning", async () => {
+    const r = await inspectCloneUrl("https://GitLab.Example.com:443/group/p.git", { allowLocal: false, lookup });
+    expect(r).toEqual({
+      kind: "https",
+      url: "https://gitlab.example.com/group/p.git",
+      host: "gitlab.example.com",
+      port: 443,
+      addresses: DNS["gitlab.example.com"],
+    });
+  });
+
+  it("reports a transient DNS failure as unavailable, not as a bad URL", async () => {
+    const failing: HostLookup = async () => {
+      throw Object.assign(new Error("queryA ETIMEOUT"), { code: "EAI_AGAIN" });
+    };
+    const err = await inspectCloneUrl("https://github.com/x/y", { allowLocal: false, lookup: failing }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).kind).toBe("unavailable");
+  });
+});
+
+describe("isBlockedAddress", () => {
+  it.each([
+    ["8.8.8.8", false],
+    ["2606:4700::1111", false],
+    ["127.0.0.1", true],
+    ["::ffff:10.0.0.1", true],
+    ["fe80::1%eth0", true],
+    ["not-an-ip", true],
+  ])("%s -> %s", (addr, blocked) => {
+    expect(isBlockedAddress(addr)).toBe(blocked);
+  });
+});
+
+describe("normalizeCloneUrl", () => {
+  it.each([
+    ["https://GitHub.com/acme/widgets/", "https://github.com/acme/widgets"],
+    ["https://github.com:443/acme/widgets.git", "https://github.com/acme/widgets.git"],
+    ["  https://github.com/acme/widgets//  ", "https://github.com/acme/widgets"],
+    ["git@github.com:acme/widgets.git/", "git@github.com:acme/widgets.git"],
+    ["file:///", "file:///"],
+    ["/srv/x.git/", "/srv/x.git"],
+  ])("%s -> %s", (input, out) => {
+    expect(normalizeCloneUrl(input)).toBe(out);
+  });
+});
