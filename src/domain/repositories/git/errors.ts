@@ -1,0 +1,72 @@
+import { DomainError } from "../../errors.ts";
+
+// git reports remote failures only as prose on stderr. They are classified
+// here into a few reasons with fixed messages: the raw text can carry URLs,
+// server banners and paths of this machine, so it goes to the log, not to
+// API clients.
+
+export type GitFailureReason =
+  | "not_a_repository" // the URL answers, but not as a git repository (or it is private)
+  | "auth_required" // the server wants credentials we do not have or that it refused
+  | "redirect" // the server redirected; redirects are not followed (SSRF)
+  | "refused" // the transport is not allowed by policy
+  | "unreachable" // DNS, connect or TLS failure
+  | "timeout"
+  | "failed"; // anything else
+
+export class GitRemoteError extends DomainError {
+  readonly reason: GitFailureReason;
+  constructor(reason: GitFailureReason, message: string, options?: { cause?: unknown }) {
+    super(isClientProblem(reason) ? "bad_request" : "unavailable", message, options);
+    this.name = "GitRemoteError";
+    this.reason = reason;
+  }
+}
+
+function isClientProblem(reason: GitFailureReason): boolean {
+  return reason === "not_a_repository" || reason === "auth_required" || reason === "redirect" || reason === "refused";
+}
+
+const PATTERNS: [RegExp, GitFailureReason][] = [
+  [/returned error: 30[0-9]|redirect/i, "redirect"],
+  [/could not read (username|password)|authentication failed|returned error: 40[13]|permission denied \(publickey/i, "auth_required"],
+  [
+    /does not appear to be a git repository|repository '.*' not found|repository not found|not valid: is this a git repository|returned error: 404|not a git repository|no such file or directory/i,
+    "not_a_repository",
+  ],
+  [/transport '.*' not allowed|protocol '.*' is not supported|unsupported protocol/i, "refused"],
+  [
+    /could not resolve host|failed to connect|couldn't connect|connection refused|connection timed out|network is unreachable|ssl|tls|certificate|host key verification failed|could not resolve hostname|unable to access|early eof|connection reset/i,
+    "unreachable",
+  ],
+];
+
+export function classifyGitFailure(stderr: string): GitFailureReason {
+  for (const [pattern, reason] of PATTERNS) if (pattern.test(stderr)) return reason;
+  return "failed";
+}
+
+export function gitRemoteError(reason: GitFailureReason, host: string | null, timeoutMs: number): GitRemoteError {
+  const where = host ? ` at ${host}` : "";
+  switch (reason) {
+    case "not_a_repository":
+      return new GitRemoteError(reason, `No git repository found${where} (check the URL; private repositories need a credential)`);
+    case "auth_required":
+      return new GitRemoteError(reason, `The git server${where} requires authentication, or refused the credential given`);
+    case "redirect":
+      return new GitRemoteError(reason, `The git server${where} answered with a redirect; register the final repository URL instead`);
+    case "refused":
+      return new GitRemoteError(reason, "The clone URL uses a transport that is not allowed");
+    case "unreachable":
+      return new GitRemoteError(reason, `Could not reach the git server${where}`);
+    case "timeout":
+      return new GitRemoteError(reason, `Fetching the repository${where} timed out after ${Math.round(timeoutMs / 1000)}s`);
+    case "failed":
+      return new GitRemoteError(reason, `Fetching the repository${where} failed`);
+  }
+}
+
+/** Drops userinfo from anything URL-shaped, for logs. */
+export function redactUrls(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@'"]*@/gi, "$1[redacted]@");
+}

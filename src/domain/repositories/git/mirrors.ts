@@ -1,0 +1,594 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { isUtf8 } from "node:buffer";
+import { join } from "node:path";
+import type { Logger } from "../../../logger.ts";
+import { badRequest, DomainError, DomainValidationError, notFound, unavailable } from "../../errors.ts";
+import { inspectCloneUrl, type HostLookup, type InspectedCloneUrl } from "../clone-url-policy.ts";
+import { classifyGitFailure, gitRemoteError, GitRemoteError, redactUrls } from "./errors.ts";
+import { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";
+import { runGit, type RunGitResult } from "./run.ts";
+
+export interface GitRef {
+  name: string;
+  commit_hash: string;
+}
+
+export interface GitRefs {
+  /** Branch the remote's HEAD pointed at when the mirror was cloned, if it still exists. */
+  head: string | null;
+  branches: GitRef[];
+  tags: GitRef[];
+}
+
+export type GitEntryType = "file" | "dir" | "symlink" | "submodule";
+
+export interface GitTreeEntry {
+  name: string;
+  path: string;
+  type: GitEntryType;
+  /** Bytes for files and symlinks; null for directories and submodules. */
+  size: number | null;
+}
+
+export interface GitTree {
+  commit_hash: string;
+  path: string;
+  entries: GitTreeEntry[];
+}
+
+export interface GitFile {
+  commit_hash: string;
+  path: string;
+  /** Full size in bytes, also when content is truncated. */
+  size: number;
+  encoding: "utf-8" | "base64";
+  content: string;
+  truncated: boolean;
+}
+
+export interface GitAuth {
+  username: string;
+  password: string;
+}
+
+export interface GitMirrorsOptions {
+  /** Directory holding one bare mirror per repository (<repoKey>.git) and git's empty HOME. */
+  cacheDir: string;
+  /** A mirror older than this is fetched again before it is read. */
+  refreshIntervalSeconds: number;
+  /** readFile returns at most this many bytes of content. */
+  maxFileBytes: number;
+  /** Hard limit for every git process (fetches included). */
+  commandTimeoutMs: number;
+  /** Operator switch: file://, local paths, http://, git:// and private addresses. */
+  allowLocal: boolean;
+  /** ssh:// and scp-like URLs (only useful with SSH credentials in git's HOME). */
+  allowSsh?: boolean;
+  logger: Logger;
+  /** Credentials for a fetch, asked for each time one runs; used for http(s) only. */
+  credentials?: (repoKey: string, url: string) => Promise<GitAuth | null>;
+  /**
+   * An unknown ref makes one forced fetch (it may have just been pushed),
+   * but not more often than this per repository, so requests for nonsense
+   * refs cannot turn into a stream of fetches. Default 5000.
+   */
+  missRefreshMinIntervalMs?: number;
+  /** Defaults to "git", found on `searchPath`. */
+  gitBinary?: string;
+  /** PATH for git and the ssh it may start. */
+  searchPath?: string;
+  /** DNS for the clone URL policy; injected in tests. */
+  lookup?: HostLookup;
+  /** Clock; injected in tests. */
+  now?: () => number;
+}
+
+interface MirrorState {
+  /** The fetch running now, if any. */
+  running: Promise<void> | null;
+  /** A forced fetch waiting for the running one to finish (forced callers share it). */
+  queued: Promise<void> | null;
+  /** When a fetch last finished, successful or not (ms); 0 when unknown. */
+  lastAttemptAt: number;
+  /** The clone URL the mirror on disk was fetched from; undefined until read from disk. */
+  url: string | null | undefined;
+}
+
+const REPO_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const MARKER = "codeplane-synced";
+const URL_FILE = "codeplane-url";
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const MAX_LISTING_BYTES = 64 * 1024 * 1024;
+const HEADS = "+refs/heads/*:refs/heads/*";
+const TAGS = "+refs/tags/*:refs/tags/*";
+
+/**
+ * A cache of bare mirrors, one per repository, driven by the git CLI.
+ * Mirrors are fetched on first use and refreshed when stale; reads go
+ * straight to the object database (ls-tree, cat-file), never a checkout.
+ */
+export class GitMirrors {
+  readonly #opts: GitMirrorsOptions;
+  readonly #log: Logger;
+  readonly #home: string;
+  readonly #git: string;
+  readonly #now: () => number;
+  readonly #state = new Map<string, MirrorState>();
+  #ready: Promise<void> | null = null;
+
+  constructor(opts: GitMirrorsOptions) {
+    this.#opts = opts;
+    this.#log = opts.logger;
+    this.#home = join(opts.cacheDir, ".home");
+    this.#git = opts.gitBinary ?? "git";
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Where the mirror of `repoKey` lives. */
+  mirrorPath(repoKey: string): string {
+    if (!REPO_KEY.test(repoKey)) throw badRequest("Invalid repository key");
+    return join(this.#opts.cacheDir, `${repoKey}.git`);
+  }
+
+  /**
+   * Makes sure a mirror of `url` exists and is fresh. Concurrent callers share
+   * one fetch. When a refresh fails but an older mirror of the same URL exists,
+   * non-forced callers keep reading the old one (and the failure is logged);
+   * forced callers get the error.
+   *
+   * Throws DomainValidationError (loc body.url) when the URL breaks the clone
+   * URL policy, GitRemoteError (a DomainError, kind bad_request or
+   * unavailable) when fetching fails.
+   */
+  async sync(repoKey: string, url: string, opts: { force?: boolean; auth?: GitAuth } = {}): Promise<void> {
+    const dir = this.mirrorPath(repoKey);
+    await this.#init();
+    const st = this.#stateOf(repoKey);
+    const force = opts.force === true;
+
+    let fetch: Promise<void>;
+    if (st.running) {
+      if (!force) {
+        fetch = st.running;
+      } else {
+        // The running fetch may have started before whatever made the caller
+        // force (a push, say), so forced callers get one that starts later.
+        st.queued ??= st.running
+          .catch(() => {})
+          .then(() => {
+            st.queued = null;
+            return this.#start(repoKey, dir, url, opts.auth);
+          });
+        fetch = st.queued;
+      }
+    } else {
+      if (!force && (await this.#isFresh(st, dir, url))) return;
+      fetch = this.#start(repoKey, dir, url, opts.auth);
+    }
+
+    try {
+      await fetch;
+    } catch (err) {
+      // A URL the policy now refuses is not served from cache either: the
+      // operator (or DNS) has said no, and that should take effect.
+      const refused = err instanceof DomainValidationError || (err instanceof GitRemoteError && err.reason === "refused");
+      if (!force && !refused && (await this.#hasMirrorOf(st, dir, url))) {
+        this.#log.warn({ repository_id: repoKey, err: describe(err) }, "git mirror refresh failed; serving the previous fetch");
+        return;
+      }
+      throw err;
+    }
+  }
+
+  async listRefs(repoKey: string, url: string): Promise<GitRefs> {
+    const dir = this.mirrorPath(repoKey);
+    await this.sync(repoKey, url);
+    const out = await this.#read(dir, [
+      "for-each-ref",
+      "--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)",
+      "refs/heads",
+      "refs/tags",
+    ]);
+    const branches: GitRef[] = [];
+    const tags: GitRef[] = [];
+    const nested: string[] = [];
+    for (const line of out.toString("utf8").split("\n")) {
+      if (line === "") continue;
+      const [ref, oid, type, peeledOid, peeledType] = line.split("\0") as [string, string, string, string, string];
+      if (ref.startsWith("refs/heads/")) {
+        if (type === "commit") branches.push({ name: ref.slice("refs/heads/".length), commit_hash: oid });
+        continue;
+      }
+      const name = ref.slice("refs/tags/".length);
+      if (type === "commit") tags.push({ name, commit_hash: oid });
+      else if (type === "tag" && peeledType === "commit") tags.push({ name, commit_hash: peeledOid });
+      else if (type === "tag" && peeledType === "tag") nested.push(name); // a tag of a tag: rare, peel fully below
+      // Tags of trees and blobs have no commit to report; they are left out.
+    }
+    if (nested.length > 0) {
+      const peeled = await this.#batchCheck(dir, nested.map((n) => `refs/tags/${n}^{commit}`));
+      nested.forEach((name, i) => {
+        const hit = peeled[i];
+        if (hit) tags.push({ name, commit_hash: hit });
+      });
+      tags.sort((a, b) => compare(a.name, b.name));
+    }
+    const head = await this.#headBranch(dir);
+    return { head: head !== null && branches.some((b) => b.name === head) ? head : null, branches, tags };
+  }
+
+  /**
+   * Resolves a branch, tag, "HEAD", or full or abbreviated commit hash to a
+   * 40-hex commit id. An unknown ref gets one forced refresh (rate-limited)
+   * before it is reported as not found.
+   */
+  async resolveCommit(repoKey: string, url: string, ref: string, refLoc: Loc = ["query", "ref"]): Promise<string> {
+    validateRef(ref, refLoc);
+    const dir = this.mirrorPath(repoKey);
+    await this.sync(repoKey, url);
+    const found = await this.#revParse(dir, ref);
+    if (found) return found;
+
+    const st = this.#stateOf(repoKey);
+    const minInterval = this.#opts.missRefreshMinIntervalMs ?? 5000;
+    if (this.#now() - st.lastAttemptAt >= minInterval) {
+      await this.sync(repoKey, url, { force: true });
+      const retry = await this.#revParse(dir, ref);
+      if (retry) return retry;
+    }
+    throw notFound(`Ref '${ref}'`);
+  }
+
+  /** Lists a directory; the root is "". Directories first, then by name. */
+  async listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree> {
+    const norm = normalizeRepoPath(path, ["query", "path"]);
+    const commit = await this.resolveCommit(repoKey, url, ref);
+    const dir = this.mirrorPath(repoKey);
+    // The trailing slash lists the directory's children; a file or a missing
+    // path lists nothing, and both are "no such directory" to the caller.
+    const args = ["ls-tree", "-z", "-l", commit, "--"];
+    if (norm !== "") args.push(`${norm}/`);
+    const out = await this.#read(dir, args);
+
+    const entries: GitTreeEntry[] = [];
+    for (const record of out.toString("utf8").split("\0")) {
+      if (record === "") continue;
+      const tab = record.indexOf("\t");
+      const [mode, , , size] = record.slice(0, tab).split(/ +/) as [string, string, string, string];
+      const entryPath = record.slice(tab + 1);
+      const type = entryType(mode);
+      entries.push({
+        name: entryPath.slice(entryPath.lastIndexOf("/") + 1),
+        path: entryPath,
+        type,
+        size: type === "dir" || type === "submodule" ? null : Number(size),
+      });
+    }
+    if (entries.length === 0 && norm !== "") throw notFound(`Directory '${norm}'`);
+    entries.sort((a, b) => (a.type === "dir") !== (b.type === "dir") ? (a.type === "dir" ? -1 : 1) : compare(a.name, b.name));
+    return { commit_hash: commit, path: norm, entries };
+  }
+
+  /**
+   * Reads a file (a symlink reads as its target). Content is UTF-8 text when
+   * it is valid UTF-8 without NUL bytes, base64 otherwise, and at most
+   * maxFileBytes long (cut on a character boundary for text).
+   */
+  async readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile> {
+    const norm = normalizeRepoPath(path, ["path", "path"]);
+    if (norm === "") throw badRequest("'' is a directory");
+    const commit = await this.resolveCommit(repoKey, url, ref);
+    const dir = this.mirrorPath(repoKey);
+    const max = this.#opts.maxFileBytes;
+    // -z: the path goes in NUL-terminated, so a name with a newline stays one query.
+    const res = await this.#exec(dir, ["cat-file", "--batch", "-z"], { input: `${commit}:${norm}\0`, maxStdout: max + 256 });
+    if (res.timedOut || (!res.limited && res.code !== 0)) throw this.#readFailure(res, ["cat-file"]);
+
+    const nl = res.stdout.indexOf(0x0a);
+    const header = (nl < 0 ? res.stdout : res.stdout.subarray(0, nl)).toString("utf8");
+    const m = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(header);
+    if (!m) throw notFound(`File '${norm}'`); // "<input> missing" (or a submodule, whose commit is not here)
+    const [, , type, sizeText] = m as unknown as [string, string, string, string];
+    if (type === "tree") throw badRequest(`'${norm}' is a directory`);
+    if (type !== "blob") throw notFound(`File '${norm}'`);
+
+    const size = Number(sizeText);
+    const body = res.stdout.subarray(nl + 1, nl + 1 + Math.min(size, max));
+    const truncated = size > max;
+    const text = truncated ? body.subarray(0, utf8Boundary(body)) : body;
+    if (!text.includes(0) && isUtf8(text)) {
+      return { commit_hash: commit, path: norm, size, encoding: "utf-8", content: text.toString("utf8"), truncated };
+    }
+    return { commit_hash: commit, path: norm, size, encoding: "base64", content: body.toString("base64"), truncated };
+  }
+
+  /** Deletes the mirror (after any fetch in progress). */
+  async remove(repoKey: string): Promise<void> {
+    const dir = this.mirrorPath(repoKey);
+    const st = this.#state.get(repoKey);
+    if (st) await Promise.allSettled([st.running, st.queued]);
+    this.#state.delete(repoKey);
+    const trash = join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`);
+    try {
+      await rename(dir, trash);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw err;
+    }
+    await rm(trash, { recursive: true, force: true });
+  }
+
+  // --- fetching -------------------------------------------------------------
+
+  #stateOf(repoKey: string): MirrorState {
+    let st = this.#state.get(repoKey);
+    if (!st) {
+      st = { running: null, queued: null, lastAttemptAt: 0, url: undefined };
+      this.#state.set(repoKey, st);
+    }
+    return st;
+  }
+
+  #init(): Promise<void> {
+    this.#ready ??= (async () => {
+      await mkdir(this.#home, { recursive: true });
+      // Leftovers of clones or removals interrupted by a crash; the cache
+      // directory belongs to this process alone.
+      for (const name of await readdir(this.#opts.cacheDir)) {
+        if (name.startsWith(".tmp-") || name.startsWith(".trash-")) {
+          await rm(join(this.#opts.cacheDir, name), { recursive: true, force: true });
+        }
+      }
+    })().catch((err: unknown) => {
+      this.#ready = null;
+      throw unavailable("The git cache directory is not usable", err);
+    });
+    return this.#ready;
+  }
+
+  async #mirrorUrl(st: MirrorState, dir: string): Promise<string | null> {
+    if (st.url === undefined) {
+      try {
+        st.url = (await readFile(join(dir, URL_FILE), "utf8")).trim();
+        if (st.lastAttemptAt === 0) st.lastAttemptAt = (await stat(join(dir, MARKER))).mtimeMs;
+      } catch {
+        st.url = null;
+      }
+    }
+    return st.url;
+  }
+
+  async #hasMirrorOf(st: MirrorState, dir: string, url: string): Promise<boolean> {
+    const have = await this.#mirrorUrl(st, dir);
+    return have !== null && have === urlKey(url);
+  }
+
+  async #isFresh(st: MirrorState, dir: string, url: string): Promise<boolean> {
+    if (!(await this.#hasMirrorOf(st, dir, url))) return false;
+    return this.#now() - st.lastAttemptAt < this.#opts.refreshIntervalSeconds * 1000;
+  }
+
+  #start(repoKey: string, dir: string, url: string, auth: GitAuth | undefined): Promise<void> {
+    const st = this.#stateOf(repoKey);
+    const run = this.#fetch(repoKey, st, dir, url, auth).finally(() => {
+      st.lastAttemptAt = this.#now();
+      st.running = null;
+    });
+    st.running = run;
+    return run;
+  }
+
+  async #fetch(repoKey: string, st: MirrorState, dir: string, url: string, auth: GitAuth | undefined): Promise<void> {
+    const started = performance.now();
+    // Checked on every fetch, not only at registration: DNS answers change.
+    const target = await inspectCloneUrl(url, {
+      allowLocal: this.#opts.allowLocal,
+      allowSsh: this.#opts.allowSsh ?? false,
+      lookup: this.#opts.lookup,
+    });
+    const credential = auth ?? (await this.#opts.credentials?.(repoKey, url)) ?? undefined;
+    const env = this.#env(target, credential);
+    const config = this.#remoteConfig(target);
+    const key = urlKey(url);
+
+    if (await this.#hasMirrorOf(st, dir, url)) {
+      const res = await this.#exec(dir, [...config, "fetch", "--quiet", "--prune", "--atomic", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--", target.url, HEADS, TAGS], { env });
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
+      await touch(join(dir, MARKER));
+      this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "fetch" }, "git mirror fetched");
+      return;
+    }
+
+    // First fetch, or the repository's URL changed: clone afresh beside the
+    // old mirror and swap, so a failure leaves nothing half-done behind.
+    const tmp = join(this.#opts.cacheDir, `.tmp-${repoKey}-${randomBytes(4).toString("hex")}`);
+    try {
+      const res = await this.#exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env });
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
+      await writeFile(join(tmp, URL_FILE), `${key}\n`);
+      await writeFile(join(tmp, MARKER), "");
+      const old = join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`);
+      const hadOld = await rename(dir, old).then(
+        () => true,
+        () => false,
+      );
+      await rename(tmp, dir);
+      if (hadOld) await rm(old, { recursive: true, force: true });
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true });
+      st.url = undefined;
+      throw err;
+    }
+    st.url = key;
+    this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "clone" }, "git mirror fetched");
+  }
+
+  #remoteFailure(repoKey: string, target: InspectedCloneUrl, res: RunGitResult): GitRemoteError {
+    const reason = res.timedOut ? "timeout" : classifyGitFailure(res.stderr);
+    this.#log.warn(
+      { repository_id: repoKey, reason, exit_code: res.code, stderr: redactUrls(res.stderr).slice(0, 2000) },
+      "git fetch failed",
+    );
+    return gitRemoteError(reason, target.host, this.#opts.commandTimeoutMs);
+  }
+
+  /** `-c` settings for commands that talk to a remote. Nothing secret goes here: argv is public. */
+  #remoteConfig(target: InspectedCloneUrl): string[] {
+    const allowed = ["https"];
+    if (this.#opts.allowSsh) allowed.push("ssh");
+    if (this.#opts.allowLocal) allowed.push("http", "git", "file");
+    const config = [
+      "protocol.allow=never",
+      ...allowed.map((p) => `protocol.${p}.allow=always`),
+      // A redirect would go to a host the URL policy never saw.
+      "http.followRedirects=false",
+      "credential.helper=",
+      "core.askPass=",
+      "transfer.credentialsInUrl=die",
+      "gc.autoDetach=false",
+      "maintenance.autoDetach=false",
+      "fetch.recurseSubmodules=false",
+    ];
+    if ((target.kind === "https" || target.kind === "http") && target.host && target.addresses.length > 0) {
+      // Pin curl to the addresses the policy checked, so DNS cannot answer
+      // differently (rebinding) between the check and the connection.
+      const v4 = target.addresses.filter((a) => !a.includes(":"));
+      const pinned = v4.length > 0 ? v4 : target.addresses.map((a) => `[${a}]`);
+      config.push(`http.curloptResolve=${target.host}:${target.port}:${pinned.join(",")}`);
+    }
+    return config.flatMap((c) => ["-c", c]);
+  }
+
+  // --- reading --------------------------------------------------------------
+
+  /** The environment for every git process: nothing inherited, no prompts, no user or system config. */
+  #env(target?: InspectedCloneUrl, auth?: GitAuth): Record<string, string> {
+    const env: Record<string, string> = {
+      PATH: this.#opts.searchPath ?? DEFAULT_PATH,
+      HOME: this.#home,
+      XDG_CONFIG_HOME: join(this.#home, ".config"),
+      LC_ALL: "C",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_LITERAL_PATHSPECS: "1",
+      GIT_NO_REPLACE_OBJECTS: "1",
+      GIT_PROTOCOL_FROM_USER: "0",
+      GIT_SSH_COMMAND: "ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new",
+    };
+    if (auth && target && (target.kind === "https" || target.kind === "http")) {
+      // Environment, not argv: /proc/<pid>/cmdline is world-readable, environ is not.
+      const basic = Buffer.from(`${auth.username}:${auth.password}`).toString("base64");
+      env.GIT_CONFIG_COUNT = "1";
+      env.GIT_CONFIG_KEY_0 = "http.extraHeader";
+      env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${basic}`;
+    }
+    return env;
+  }
+
+  #exec(
+    dir: string,
+    args: string[],
+    opts: { env?: Record<string, string>; input?: string; maxStdout?: number } = {},
+  ): Promise<RunGitResult> {
+    return runGit({
+      gitBinary: this.#git,
+      args,
+      env: opts.env ?? this.#env(),
+      cwd: dir,
+      timeoutMs: this.#opts.commandTimeoutMs,
+      input: opts.input,
+      maxStdout: opts.maxStdout ?? MAX_LISTING_BYTES,
+    }).catch((err: unknown) => {
+      throw unavailable("Could not run git", err);
+    });
+  }
+
+  /** Runs a local read command and returns stdout, or throws unavailable. */
+  async #read(dir: string, args: string[], input?: string): Promise<Buffer> {
+    const res = await this.#exec(dir, args, { input });
+    if (res.code !== 0 || res.timedOut || res.limited) throw this.#readFailure(res, args);
+    return res.stdout;
+  }
+
+  #readFailure(res: RunGitResult, args: string[]): DomainError {
+    this.#log.error(
+      { command: args[0], exit_code: res.code, timed_out: res.timedOut, limited: res.limited, stderr: res.stderr.slice(0, 2000) },
+      "git read failed",
+    );
+    if (res.limited) return badRequest("The listing is too large");
+    return unavailable(res.timedOut ? "Reading the repository timed out" : "Reading the repository failed");
+  }
+
+  async #revParse(dir: string, ref: string): Promise<string | null> {
+    const res = await this.#exec(dir, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
+    if (res.timedOut) throw this.#readFailure(res, ["rev-parse"]);
+    const out = res.stdout.toString("utf8").trim();
+    return res.code === 0 && OID.test(out) ? out : null;
+  }
+
+  /** `cat-file --batch-check` for several expressions at once: the object id of each, or null. */
+  async #batchCheck(dir: string, exprs: string[]): Promise<(string | null)[]> {
+    const out = await this.#read(dir, ["cat-file", "--batch-check=%(objectname)", "-z"], exprs.map((e) => `${e}\0`).join(""));
+    const lines = out.toString("utf8").split("\n");
+    return exprs.map((_, i) => {
+      const line = lines[i] ?? "";
+      return OID.test(line) ? line : null;
+    });
+  }
+
+  async #headBranch(dir: string): Promise<string | null> {
+    try {
+      const head = (await readFile(join(dir, "HEAD"), "utf8")).trim();
+      return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function entryType(mode: string): GitEntryType {
+  if (mode === "040000") return "dir";
+  if (mode === "120000") return "symlink";
+  if (mode === "160000") return "submodule";
+  return "file";
+}
+
+/** Code-unit order: stable and locale-independent, like git's own. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The longest prefix of `buf` that does not end inside a UTF-8 sequence. */
+export function utf8Boundary(buf: Buffer): number {
+  const end = buf.length;
+  // Walk back over at most three continuation bytes to the lead byte of the last character.
+  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+    const b = buf[i]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b < 0x80 ? 1 : (b & 0xe0) === 0xc0 ? 2 : (b & 0xf0) === 0xe0 ? 3 : (b & 0xf8) === 0xf0 ? 4 : 1;
+    return i + need <= end ? end : i;
+  }
+  return end;
+}
+
+/** How a clone URL is remembered in a mirror: trailing slashes do not make a new repository. */
+function urlKey(url: string): string {
+  return url.trim().replace(/(?<=[^/:])\/+$/, "");
+}
+
+async function touch(file: string): Promise<void> {
+  const now = new Date();
+  try {
+    await utimes(file, now, now);
+  } catch {
+    await writeFile(file, "");
+  }
+}
+
+function describe(err: unknown): { message: string; reason?: string } {
+  if (err instanceof GitRemoteError) return { message: err.message, reason: err.reason };
+  return { message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+
+// One way to run git: an argv array (never a shell), an explicit environment,
+// a hard timeout that kills the whole process group (git fetch starts
+// remote helpers and index-pack, which a plain kill would orphan), and capped
+// output so a huge tree or blob cannot exhaust memory.
+
+export interface RunGitOptions {
+  gitBinary: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  timeoutMs: number;
+  input?: Buffer | string;
+  /**
+   * Bytes of stdout to keep. On reaching it git is stopped and the result says
+   * `limited`; the caller decides whether a prefix is useful (the head of a
+   * large blob) or an error (an absurdly large tree).
+   */
+  maxStdout: number;
+}
+
+export interface RunGitResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  timedOut: boolean;
+  /** stdout reached maxStdout and git was stopped on purpose. */
+  limited: boolean;
+}
+
+const MAX_STDERR = 64 * 1024;
+
+export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(opts.gitBinary, opts.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true, // own process group, so the timeout can kill helpers too
+      windowsHide: true,
+    });
+
+    const chunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = "";
+    let timedOut = false;
+    let limited = false;
+    let settled = false;
+
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
+
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (limited) return;
+      const room = opts.maxStdout - stdoutBytes;
+      if (chunk.length >= room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        stdoutBytes += Math.max(room, 0);
+        limited = true;
+        killGroup();
+        return;
+      }
+      chunks.push(chunk);
+      stdoutBytes += chunk.length;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < MAX_STDERR) stderr += chunk.toString("utf8").slice(0, MAX_STDERR - stderr.length);
+    });
+    // git may exit (or be killed) before reading all of its input.
+    child.stdin.on("error", () => {});
+
+    child.on("error", (err) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("close", (code, signal) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(chunks, stdoutBytes), stderr, timedOut, limited });
+    });
+
+    child.stdin.end(opts.input ?? "");
+  });
+}
