@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build the Kubernetes control-plane/node binaries and etcd from the Go module
+# proxy into the cache (keyed by version). Only the first run pays.
+source "$(dirname "$0")/lib.sh"
+go_env
+command -v go >/dev/null || die "Go not found (expected /usr/local/go/bin/go)"
+
+K8S_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
+
+build_k8s() {
+  local have=1
+  for b in "${K8S_BINS[@]}"; do [ -x "$K8S_BIN/$b" ] || have=0; done
+  if [ "$have" = 1 ]; then log "kubernetes $K8S_VERSION: cached in $K8S_BIN"; return; fi
+  local mod="$CACHE_DIR/k8s/$K8S_VERSION/src"
+  local staging="${K8S_VERSION/v1./v0.}"
+  mkdir -p "$mod" "$K8S_BIN"
+  log "kubernetes $K8S_VERSION: generating wrapper module in $mod (staging modules $staging)"
+  {
+    echo "module codeplane.local/k8s-build"
+    echo
+    echo "go 1.25.0"
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    echo "replace ("
+    for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go \
+      cloud-provider cluster-bootstrap code-generator component-base component-helpers \
+      controller-manager cri-api cri-client csi-translation-lib dynamic-resource-allocation \
+      endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy \
+      kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission \
+      sample-apiserver sample-cli-plugin sample-controller; do
+      echo "	k8s.io/$m => k8s.io/$m $staging"
+    done
+    echo ")"
+  } > "$mod/go.mod"
+  local pkgs=()
+  for b in "${K8S_BINS[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+  log "kubernetes $K8S_VERSION: resolving modules (downloads ~300 MB the first time)"
+  (cd "$mod" && go get "${pkgs[@]/%/@$K8S_VERSION}")
+  local major minor
+  major="$(echo "$K8S_VERSION" | sed -E 's/^v([0-9]+)\..*/\1/')"
+  minor="$(echo "$K8S_VERSION" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')"
+  local date; date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  local ld="-s -w"
+  for p in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    ld+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=$major -X $p.gitMinor=$minor"
+    ld+=" -X $p.gitTreeState=clean -X $p.buildDate=$date -X $p.gitCommit=module-proxy"
+  done
+  log "kubernetes $K8S_VERSION: compiling ${K8S_BINS[*]} (first time: 20-40 min on 2 cores)"
+  local t0=$SECONDS
+  (cd "$mod" && go build -trimpath -ldflags "$ld" -o "$K8S_BIN.tmp/" "${pkgs[@]}") &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null; do sleep 30; kill -0 "$pid" 2>/dev/null && log "  ...still compiling kubernetes ($((SECONDS - t0))s)"; done
+  wait "$pid" || die "kubernetes build failed"
+  mv "$K8S_BIN.tmp/"* "$K8S_BIN/" && rmdir "$K8S_BIN.tmp"
+  log "kubernetes $K8S_VERSION: built in $((SECONDS - t0))s"
+}
+
+build_etcd() {
+  if [ -x "$ETCD_BIN/etcd" ]; then log "etcd $ETCD_VERSION: cached in $ETCD_BIN"; return; fi
+  local mod="$CACHE_DIR/etcd/$ETCD_VERSION/src"
+  mkdir -p "$mod" "$ETCD_BIN"
+  printf 'module codeplane.local/etcd-build\n\ngo 1.24\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$ETCD_VERSION" > "$mod/go.mod"
+  log "etcd $ETCD_VERSION: resolving and compiling"
+  (cd "$mod" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" \
+    && go build -trimpath -ldflags "-s -w" -o "$ETCD_BIN/etcd.tmp" go.etcd.io/etcd/server/v3) \
+    || die "etcd build failed"
+  mv "$ETCD_BIN/etcd.tmp" "$ETCD_BIN/etcd"
+  log "etcd $ETCD_VERSION: built"
+}
+
+build_crictl() {
+  if [ -x "$CRICTL_BIN/crictl" ]; then log "crictl $CRICTL_VERSION: cached in $CRICTL_BIN"; return; fi
+  local mod="$CACHE_DIR/crictl/$CRICTL_VERSION/src"
+  mkdir -p "$mod" "$CRICTL_BIN"
+  printf 'module codeplane.local/crictl-build\n\ngo 1.24\n\nrequire sigs.k8s.io/cri-tools %s\n' "$CRICTL_VERSION" > "$mod/go.mod"
+  log "crictl $CRICTL_VERSION: resolving and compiling"
+  (cd "$mod" && go get "sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION" \
+    && go build -trimpath -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRICTL_VERSION" \
+      -o "$CRICTL_BIN/crictl.tmp" sigs.k8s.io/cri-tools/cmd/crictl) || die "crictl build failed"
+  mv "$CRICTL_BIN/crictl.tmp" "$CRICTL_BIN/crictl"
+  log "crictl $CRICTL_VERSION: built"
+}
+
+case "${1:-all}" in
+  k8s) build_k8s ;;
+  etcd) build_etcd ;;
+  crictl) build_crictl ;;
+  all) build_etcd; build_crictl; build_k8s ;;
+esac

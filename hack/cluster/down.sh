@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Tear the local cluster down: stop every process cluster-up started, remove
+# pods' sandboxes (network namespaces, veths, shm and volume mounts), the CNI
+# bridge and the iptables rules kubelet/CNI/we added. Keeps caches (binaries,
+# rootfs), .cluster/pki, the image archives and containerd's image store, so the
+# next cluster-up is quick; the cluster's state (etcd, kubelet dir) is wiped.
+source "$(dirname "$0")/lib.sh"
+need_root
+set +e
+KUBECTL=("$K8S_BIN/kubectl" --kubeconfig "$PKI_DIR/admin.kubeconfig" --request-timeout 5s)
+SOCK="$RUN_DIR/containerd.sock"
+CRICTL=("$CRICTL_BIN/crictl" --runtime-endpoint "unix://$SOCK" --timeout 10s)
+
+pidof_c() { cat "$RUN_DIR/pids/$1.pid" 2>/dev/null; }
+stop() { # stop <name>: SIGTERM, wait up to 15s, then SIGKILL
+  local name="$1" p; p="$(pidof_c "$name")"
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+    log "stopping $name (pid $p)"
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$p" 2>/dev/null && { log "$name: still alive, SIGKILL"; kill -KILL "$p" 2>/dev/null; sleep 0.5; }
+  fi
+  rm -f "$RUN_DIR/pids/$name.pid"
+}
+
+api_up() { [ -x "$K8S_BIN/kubectl" ] && "${KUBECTL[@]}" get --raw /readyz >/dev/null 2>&1; }
+cri_up() { [ -S "$SOCK" ] && [ -x "$CRICTL_BIN/crictl" ] && "${CRICTL[@]}" version >/dev/null 2>&1; }
+
+# 1. no new pods: stop the controllers, then delete every pod and let kubelet kill them
+stop kube-controller-manager
+stop kube-scheduler
+if api_up; then
+  log "deleting all pods"
+  "${KUBECTL[@]}" delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1
+  for _ in $(seq 1 30); do
+    [ -z "$("${KUBECTL[@]}" get pods -A -o name 2>/dev/null)" ] && break; sleep 1
+  done
+fi
+stop kubelet
+
+# 2. remove sandboxes through the CRI (tears down their network and unmounts shm)
+NETNS=()
+if cri_up; then
+  mapfile -t NETNS < <("${CRICTL[@]}" inspectp $("${CRICTL[@]}" pods -q) 2>/dev/null \
+    | python3 -c 'import json,sys
+d=sys.stdin.read().strip()
+dec=json.JSONDecoder(); i=0
+while i < len(d):
+    o,j=dec.raw_decode(d,i); i=j
+    while i < len(d) and d[i].isspace(): i+=1
+    for ns in o.get("info",{}).get("runtimeSpec",{}).get("linux",{}).get("namespaces",[]):
+        if ns.get("type")=="network" and ns.get("path"): print(ns["path"])' 2>/dev/null)
+  log "removing containers and pod sandboxes"
+  "${CRICTL[@]}" rm --all --force >/dev/null 2>&1
+  "${CRICTL[@]}" rmp --all --force >/dev/null 2>&1
+fi
+
+# 3. containerd, and any shim it left behind
+stop containerd
+for p in $(pgrep -f "containerd-shim-runc-v2 .*-address $SOCK( |\$)"); do
+  log "killing leftover shim $p"; kill -KILL "$p" 2>/dev/null
+done
+
+# 4. control plane and git daemon
+stop kube-apiserver
+stop etcd
+stop git-daemon
+
+# 5. mounts: netns bind mounts, then anything under our dirs (deepest first)
+for ns in "${NETNS[@]}"; do
+  [ -n "$ns" ] || continue
+  umount "$ns" 2>/dev/null; rm -f "$ns" 2>/dev/null
+done
+for _ in 1 2 3; do
+  mapfile -t MNTS < <(findmnt -rn -o TARGET | grep -E "^($CLUSTER_DIR|$RUN_DIR)(/|\$)" | sort -r)
+  [ "${#MNTS[@]}" -eq 0 ] && break
+  for m in "${MNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+done
+
+# 6. network: veths on the bridge, the bridge, iptables rules added since cluster-up
+if ip link show "$BRIDGE_NAME" >/dev/null 2>&1; then
+  for v in $(ip -o link show master "$BRIDGE_NAME" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    ip link del "$v" 2>/dev/null
+  done
+  log "deleting bridge $BRIDGE_NAME"
+  ip link del "$BRIDGE_NAME"
+fi
+while iptables -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+python3 "$HACK_DIR/iptables-restore-diff.py" "$CLUSTER_DIR" || log "warning: iptables cleanup reported problems"
+
+# 7. state (keep pki, images, containerd image store, logs)
+rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$RUN_DIR"
+rm -f "$CLUSTER_DIR"/iptables.*.before
+
+# 8. verify
+left=""
+for p in $(pgrep -f "$CLUSTER_DIR|$RUN_DIR"); do left+=" $p"; done
+[ -n "$left" ] && log "warning: processes still referencing the cluster:$left"
+if findmnt -rn -o TARGET | grep -qE "^($CLUSTER_DIR|$RUN_DIR)(/|\$)"; then log "warning: mounts left under $CLUSTER_DIR or $RUN_DIR"; fi
+log "cluster down"

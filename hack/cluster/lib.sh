@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Common settings for the local single-node cluster scripts (sourced, not executed).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+HACK_DIR="$REPO_ROOT/hack/cluster"
+
+# Versions. K8S_VERSION is the newest v1.34 patch the Go module proxy serves
+# (its /@v/list is incomplete; probe /@v/v1.34.N.info when bumping).
+K8S_VERSION="${K8S_VERSION:-v1.34.12}"
+ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
+CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
+
+CACHE_DIR="${CODEPLANE_CACHE_DIR:-$HOME/.cache/codeplane}"
+K8S_BIN="$CACHE_DIR/k8s/$K8S_VERSION/bin"
+ETCD_BIN="$CACHE_DIR/etcd/$ETCD_VERSION/bin"
+CRICTL_BIN="$CACHE_DIR/crictl/$CRICTL_VERSION/bin"
+
+CLUSTER_DIR="${CODEPLANE_CLUSTER_DIR:-$REPO_ROOT/.cluster}"
+RUN_DIR="${CODEPLANE_RUN_DIR:-/run/codeplane-cluster}"
+LOG_DIR="$CLUSTER_DIR/logs"
+PKI_DIR="$CLUSTER_DIR/pki"
+KUBECONFIG_OUT="$CLUSTER_DIR/kubeconfig"
+
+APISERVER_PORT="${APISERVER_PORT:-6443}"
+ETCD_PORT="${ETCD_PORT:-2379}"
+ETCD_PEER_PORT="${ETCD_PEER_PORT:-2380}"
+KCM_PORT="${KCM_PORT:-10257}"
+SCHED_PORT="${SCHED_PORT:-10259}"
+KUBELET_PORT="${KUBELET_PORT:-10250}"
+KUBELET_HEALTHZ_PORT="${KUBELET_HEALTHZ_PORT:-10248}"
+GIT_PORT="${GIT_PORT:-9418}"
+
+POD_CIDR="${POD_CIDR:-10.244.0.0/24}"
+POD_GATEWAY="${POD_GATEWAY:-10.244.0.1}"
+SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/24}"
+BRIDGE_NAME="${BRIDGE_NAME:-cp-br0}"
+CNI_NETWORK_NAME="codeplane"
+NODE_NAME="${NODE_NAME:-codeplane-node}"
+FEATURE_GATES="PodLogsQuerySplitStreams=true"
+
+PAUSE_IMAGE="codeplane.local/pause:3.10"
+RUNNER_IMAGE="codeplane-runner:dev"
+APP_IMAGE="codeplane:dev"
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+export GOTOOLCHAIN=local
+go_env() {
+  export PATH="/usr/local/go/bin:$PATH"
+  export GOPATH="$CACHE_DIR/go"
+  export GOMODCACHE="$CACHE_DIR/go/pkg/mod"
+  export GOCACHE="$CACHE_DIR/go/build-cache"
+  # Modules come from the Go module proxy (your GOPROXY, default Go's own).
+  # The checksum database is not reachable from CI, so it is off unless you set GOSUMDB.
+  export GOSUMDB="${GOSUMDB:-off}"
+  export GOFLAGS="-mod=mod -p=${CODEPLANE_BUILD_JOBS:-2} -buildvcs=false"
+  export CGO_ENABLED=0
+}
+
+need_root() { [ "$(id -u)" = 0 ] || die "this needs root (it runs containerd and kubelet); re-run with sudo"; }

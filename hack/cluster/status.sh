@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Show whether each component of the local cluster runs and is healthy.
+source "$(dirname "$0")/lib.sh"
+set +e
+rc=0
+check() { # check <name> <health command>
+  local p; p="$(cat "$RUN_DIR/pids/$1.pid" 2>/dev/null)"
+  local state="stopped"
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+    if eval "$2" >/dev/null 2>&1; then state="healthy (pid $p)"; else state="UNHEALTHY (pid $p)"; rc=1; fi
+  else rc=1; fi
+  printf '  %-24s %s   log: %s\n' "$1" "$state" "$LOG_DIR/$1.log"
+}
+CURL_API="curl -fsS --max-time 3 --cacert $PKI_DIR/ca.crt --cert $PKI_DIR/admin.crt --key $PKI_DIR/admin.key"
+echo "codeplane local cluster (Kubernetes $K8S_VERSION, etcd $ETCD_VERSION), state in $CLUSTER_DIR"
+check etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health"
+check kube-apiserver "$CURL_API https://127.0.0.1:$APISERVER_PORT/readyz"
+check kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz"
+check kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/healthz"
+check containerd "ctr -a $RUN_DIR/containerd.sock version"
+check kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
+check git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'"
+if [ "$rc" = 0 ]; then
+  "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG_OUT" get nodes -o wide
+  echo "KUBECONFIG=$KUBECONFIG_OUT   git://$POD_GATEWAY/<name>"
+else
+  echo "cluster is not (fully) up: run 'make cluster-up'"
+fi
+exit $rc

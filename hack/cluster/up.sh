@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Boot (or check) the local single-node Kubernetes cluster. Idempotent: healthy
+# components are left alone, so a second run on a healthy cluster is quick.
+#
+# Components (all processes of this machine, logs in .cluster/logs/):
+#   etcd, kube-apiserver, kube-controller-manager, kube-scheduler   (control plane)
+#   containerd (own socket/root/state) + runc + bridge CNI, kubelet (node)
+#   git daemon on the bridge gateway (git://$POD_GATEWAY/NAME)       (fixtures)
+source "$(dirname "$0")/lib.sh"
+need_root
+T0=$SECONDS
+
+"$HACK_DIR/deps.sh"
+"$HACK_DIR/build-k8s.sh" all
+
+mkdir -p "$CLUSTER_DIR" "$LOG_DIR" "$RUN_DIR/pids" "$CLUSTER_DIR/bin"
+for b in kubectl kube-apiserver kube-controller-manager kube-scheduler kubelet; do ln -sfn "$K8S_BIN/$b" "$CLUSTER_DIR/bin/$b"; done
+ln -sfn "$ETCD_BIN/etcd" "$CLUSTER_DIR/bin/etcd"
+ln -sfn "$CRICTL_BIN/crictl" "$CLUSTER_DIR/bin/crictl"
+KUBECTL=("$K8S_BIN/kubectl" --kubeconfig "$PKI_DIR/admin.kubeconfig")
+CTR=(ctr -a "$RUN_DIR/containerd.sock")
+
+"$HACK_DIR/pki.sh"
+
+pidfile() { echo "$RUN_DIR/pids/$1.pid"; }
+running() { local p; p="$(cat "$(pidfile "$1")" 2>/dev/null)" && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+
+# fail <component>: name the component, show the tail of its log, exit non-zero.
+fail() {
+  log "FAILED: $1 did not become healthy. Last lines of $LOG_DIR/$1.log:"
+  tail -n 25 "$LOG_DIR/$1.log" >&2 2>/dev/null || true
+  die "$1 failed to start (full log: $LOG_DIR/$1.log; 'make cluster-down' cleans up)"
+}
+
+# start <name> <health command> -- <argv...>
+start() {
+  local name="$1" health="$2"; shift 3
+  if running "$name" && eval "$health" >/dev/null 2>&1; then log "$name: running"; return; fi
+  if running "$name"; then kill "$(cat "$(pidfile "$name")")" 2>/dev/null || true; sleep 1; fi
+  [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
+  log "$name: starting"
+  setsid "$@" > "$LOG_DIR/$name.log" 2>&1 < /dev/null &
+  echo $! > "$(pidfile "$name")"
+  local i
+  for i in $(seq 1 "${START_TIMEOUT:-60}"); do
+    if eval "$health" >/dev/null 2>&1; then log "$name: healthy (${i}s)"; return; fi
+    running "$name" || fail "$name"
+    sleep 1
+  done
+  fail "$name"
+}
+
+CURL_API=(curl -fsS --max-time 3 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key")
+
+# --- network: the bridge exists before kubelet so the node IP is the gateway ------
+if ! ip link show "$BRIDGE_NAME" >/dev/null 2>&1; then
+  # Remember the iptables state before we (kubelet, CNI) touch it, for cluster-down.
+  for t in filter nat mangle; do
+    iptables-save -t "$t" > "$CLUSTER_DIR/iptables.v4.$t.before" 2>/dev/null || true
+    ip6tables-save -t "$t" > "$CLUSTER_DIR/iptables.v6.$t.before" 2>/dev/null || true
+  done
+  log "network: creating bridge $BRIDGE_NAME $POD_GATEWAY/${POD_CIDR#*/}"
+  ip link add "$BRIDGE_NAME" type bridge
+  ip addr add "$POD_GATEWAY/${POD_CIDR#*/}" dev "$BRIDGE_NAME"
+  ip link set "$BRIDGE_NAME" up
+fi
+# Pods reach the node and each other, nothing beyond (no masquerade, forwarding off the bridge dropped).
+iptables -C FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null \
+  || iptables -I FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP
+modprobe br_netfilter 2>/dev/null || true
+modprobe overlay 2>/dev/null || true
+
+mkdir -p "$CLUSTER_DIR/cni/net.d" "$CLUSTER_DIR/cni/ipam"
+cat > "$CLUSTER_DIR/cni/net.d/10-codeplane.conflist" <<CNI
+{
+  "cniVersion": "0.4.0",
+  "name": "$CNI_NETWORK_NAME",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$BRIDGE_NAME",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$CLUSTER_DIR/cni/ipam",
+        "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY"}]],
+        "routes": [{"dst": "0.0.0.0/0"}]
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+CNI
+
+# --- etcd ---------------------------------------------------------------------------
+start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" -- \
+  "$ETCD_BIN/etcd" --name codeplane --data-dir "$CLUSTER_DIR/etcd" \
+  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster "codeplane=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "" \
+  --quota-backend-bytes 2147483648 --unsafe-no-fsync --log-level warn
+
+# --- kube-apiserver -------------------------------------------------------------------
+start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" -- \
+  "$K8S_BIN/kube-apiserver" \
+  --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address "$POD_GATEWAY" \
+  --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+  --service-cluster-ip-range "$SERVICE_CIDR" --endpoint-reconciler-type none \
+  --client-ca-file "$PKI_DIR/ca.crt" \
+  --tls-cert-file "$PKI_DIR/apiserver.crt" --tls-private-key-file "$PKI_DIR/apiserver.key" \
+  --kubelet-client-certificate "$PKI_DIR/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI_DIR/apiserver-kubelet-client.key" \
+  --kubelet-certificate-authority "$PKI_DIR/ca.crt" --kubelet-preferred-address-types InternalIP \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$PKI_DIR/sa.pub" --service-account-signing-key-file "$PKI_DIR/sa.key" \
+  --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+  --allow-privileged=true --profiling=false \
+  --feature-gates "$FEATURE_GATES" --v=1
+
+# --- controller-manager and scheduler ---------------------------------------------------
+start kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz" -- \
+  "$K8S_BIN/kube-controller-manager" \
+  --kubeconfig "$PKI_DIR/controller-manager.kubeconfig" \
+  --authentication-kubeconfig "$PKI_DIR/controller-manager.kubeconfig" \
+  --authorization-kubeconfig "$PKI_DIR/controller-manager.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --leader-elect=false \
+  --service-account-private-key-file "$PKI_DIR/sa.key" --root-ca-file "$PKI_DIR/ca.crt" \
+  --use-service-account-credentials=true \
+  --cluster-signing-cert-file "$PKI_DIR/ca.crt" --cluster-signing-key-file "$PKI_DIR/ca.key" \
+  --controllers '*,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
+  --profiling=false --v=1
+
+start kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/healthz" -- \
+  "$K8S_BIN/kube-scheduler" \
+  --kubeconfig "$PKI_DIR/scheduler.kubeconfig" \
+  --authentication-kubeconfig "$PKI_DIR/scheduler.kubeconfig" \
+  --authorization-kubeconfig "$PKI_DIR/scheduler.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --leader-elect=false --profiling=false --v=1
+
+# --- containerd -------------------------------------------------------------------------
+mkdir -p "$CLUSTER_DIR/containerd" "$RUN_DIR/containerd"
+cat > "$CLUSTER_DIR/containerd.toml" <<TOML
+version = 2
+root = "$CLUSTER_DIR/containerd/root"
+state = "$RUN_DIR/containerd/state"
+[grpc]
+  address = "$RUN_DIR/containerd.sock"
+[ttrpc]
+  address = "$RUN_DIR/containerd.sock.ttrpc"
+[debug]
+  address = ""
+[metrics]
+  address = ""
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CLUSTER_DIR/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  stream_server_address = "127.0.0.1"
+  enable_selinux = false
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "$(command -v runc)"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$CLUSTER_DIR/cni/net.d"
+    max_conf_num = 1
+TOML
+start containerd "${CTR[*]} version" -- containerd --config "$CLUSTER_DIR/containerd.toml" --log-level info
+
+# --- images: import what is not there yet -----------------------------------------------
+have_image() { "${CTR[@]}" -n k8s.io images ls -q 2>/dev/null | grep -qx "$1"; }
+if ! have_image "$PAUSE_IMAGE" || ! have_image "docker.io/library/$RUNNER_IMAGE"; then
+  if [ ! -s "$CLUSTER_DIR/images/pause.tar" ] || [ ! -s "$CLUSTER_DIR/images/runner.tar" ]; then
+    "$HACK_DIR/images.sh" pause; "$HACK_DIR/images.sh" runner
+  else
+    for f in pause runner app; do
+      [ -s "$CLUSTER_DIR/images/$f.tar" ] && { log "images: importing $f"; "${CTR[@]}" -n k8s.io images import "$CLUSTER_DIR/images/$f.tar" >/dev/null; }
+    done
+  fi
+fi
+if ! have_image "docker.io/library/$APP_IMAGE" && [ -s "$CLUSTER_DIR/images/app.tar" ]; then
+  "${CTR[@]}" -n k8s.io images import "$CLUSTER_DIR/images/app.tar" >/dev/null
+fi
+
+# --- kubelet ----------------------------------------------------------------------------
+mkdir -p "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs"
+cat > "$CLUSTER_DIR/kubelet.yaml" <<KUBELET
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $POD_GATEWAY
+port: $KUBELET_PORT
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $KUBELET_HEALTHZ_PORT
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $PKI_DIR/ca.crt}
+authorization: {mode: Webhook}
+tlsCertFile: $PKI_DIR/kubelet-serving.crt
+tlsPrivateKeyFile: $PKI_DIR/kubelet-serving.key
+containerRuntimeEndpoint: unix://$RUN_DIR/containerd.sock
+cgroupDriver: cgroupfs
+failSwapOn: false
+featureGates:
+  $(echo "$FEATURE_GATES" | sed 's/=/: /; s/,/\n  /g')
+podLogsDir: $CLUSTER_DIR/pod-logs
+# images are imported locally and cannot be pulled again: never garbage-collect them
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: 100Mi, nodefs.available: 2%, imagefs.available: 2%, nodefs.inodesFree: 2%}
+maxPods: 110
+serializeImagePulls: false
+resolvConf: /etc/resolv.conf
+clusterDomain: cluster.local
+KUBELET
+start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" -- \
+  "$K8S_BIN/kubelet" --config "$CLUSTER_DIR/kubelet.yaml" \
+  --kubeconfig "$PKI_DIR/kubelet.kubeconfig" --root-dir "$CLUSTER_DIR/kubelet" \
+  --hostname-override "$NODE_NAME" --node-ip "$POD_GATEWAY" --v=1
+
+# --- git daemon for fixtures ---------------------------------------------------------------
+mkdir -p "$CLUSTER_DIR/git"
+start git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'" -- \
+  git daemon --reuseaddr --export-all --informative-errors --base-path="$CLUSTER_DIR/git" \
+  --listen="$POD_GATEWAY" --port="$GIT_PORT" --verbose "$CLUSTER_DIR/git"
+
+# --- wait for the node --------------------------------------------------------------------
+log "waiting for node $NODE_NAME to be Ready"
+for i in $(seq 1 120); do
+  if [ "$("${KUBECTL[@]}" get node "$NODE_NAME" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; then
+    break
+  fi
+  [ "$i" = 120 ] && fail kubelet
+  sleep 1
+done
+# the default service account must exist before pods can be created
+for i in $(seq 1 60); do "${KUBECTL[@]}" -n default get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
+"${KUBECTL[@]}" get nodes -o wide
+log "cluster up in $((SECONDS - T0))s. KUBECONFIG=$KUBECONFIG_OUT  kubectl: $CLUSTER_DIR/bin/kubectl"
+log "git server: git://$POD_GATEWAY/<name> (publish with hack/cluster/git-publish.sh <dir> <name>)"
