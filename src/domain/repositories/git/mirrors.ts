@@ -147,7 +147,10 @@ export class GitMirrors {
     await this.#init();
     const st = this.#stateOf(repoKey);
     const force = opts.force === true;
+    await this.#mirrorUrl(st, dir);
 
+    // No awaits from here until a fetch is registered in `st`: this is what
+    // makes concurrent callers find and share it.
     let fetch: Promise<void>;
     if (st.running) {
       if (!force) {
@@ -164,7 +167,7 @@ export class GitMirrors {
         fetch = st.queued;
       }
     } else {
-      if (!force && (await this.#isFresh(st, dir, url))) return;
+      if (!force && this.#isFresh(st, url)) return;
       fetch = this.#start(repoKey, dir, url, opts.auth);
     }
 
@@ -365,8 +368,9 @@ export class GitMirrors {
     return have !== null && have === urlKey(url);
   }
 
-  async #isFresh(st: MirrorState, dir: string, url: string): Promise<boolean> {
-    if (!(await this.#hasMirrorOf(st, dir, url))) return false;
+  /** Needs st.url loaded (#mirrorUrl). Synchronous on purpose, see sync(). */
+  #isFresh(st: MirrorState, url: string): boolean {
+    if (st.url == null || st.url !== urlKey(url)) return false;
     return this.#now() - st.lastAttemptAt < this.#opts.refreshIntervalSeconds * 1000;
   }
 
