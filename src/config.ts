@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+// The only place that reads the environment. Everything else receives the
+// frozen Config, so behaviour is decided once, at start, and is easy to test.
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ message: "must be a whole number" })
+    .int({ message: "must be a whole number" })
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` });
+
+const base64Key = z.string().refine((v) => Buffer.from(v, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), {
+  message: "must be base64 of exactly 32 bytes (generate one with: openssl rand -base64 32)",
+});
+
+const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
+
+const envSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  CODEPLANE_DATA_DIR: z.string().min(1).default("./.codeplane"),
+  PORT: int(0, 65535).default(8080),
+  CODEPLANE_HOST: z.string().min(1).default("0.0.0.0"),
+  CODEPLANE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CODEPLANE_ENCRYPTION_KEY: base64Key.optional(),
+  CODEPLANE_ENCRYPTION_KEY_ID: keyId.default("k1"),
+  // Older keys kept for decryption while `codeplane secrets reencrypt` moves rows to the current key.
+  CODEPLANE_ENCRYPTION_OLD_KEYS: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const keys: Record<string, string> = {};
+      for (const part of v.split(",").map((p) => p.trim()).filter(Boolean)) {
+        const [id, key] = part.split(":", 2);
+        if (!id || !key || !keyId.safeParse(id).success || !base64Key.safeParse(key).success) {
+          ctx.addIssue({ code: "custom", message: "must be a comma-separated list of <key-id>:<base64 32-byte key>" });
+          return z.NEVER;
+        }
+        keys[id] = key;
+      }
+      return keys;
+    }),
+  CODEPLANE_MIGRATE_ON_START: bool.default(true),
+  CODEPLANE_ALLOW_LOCAL_REPOSITORIES: bool.default(false),
+  CODEPLANE_BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  CODEPLANE_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(600),
+  CODEPLANE_RATE_LIMIT_WINDOW_SECONDS: int(1, 3600).default(60),
+  CODEPLANE_DB_POOL_MAX: int(1, 200).default(10),
+  CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
+  CODEPLANE_GIT_REFRESH_SECONDS: int(0, 86_400).default(60),
+  CODEPLANE_GIT_TIMEOUT_SECONDS: int(1, 3600).default(120),
+  CODEPLANE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024).default(1024 * 1024),
+  CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
+  CODEPLANE_TRUST_PROXY: bool.default(false),
+  CODEPLANE_BOOTSTRAP_ACCOUNT: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be a valid account name").default("default"),
+  CODEPLANE_BOOTSTRAP_API_KEY: z.string().regex(/^cp_[0-9A-Za-z]{38}$/, "must be a codeplane API key (cp_ followed by 38 letters and digits)").optional(),
+  KUBECONFIG: z.string().min(1).optional(),
+  CODEPLANE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).default("codeplane"),
+});
+
+export interface EncryptionKeys {
+  currentId: string;
+  keys: Readonly<Record<string, Buffer>>;
+}
+
+export interface Config {
+  database: { url: string | null; poolMax: number; migrateOnStart: boolean };
+  dataDir: string;
+  http: { host: string; port: number; bodyLimitBytes: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  logLevel: string;
+  encryption: EncryptionKeys;
+  rateLimit: { requests: number; windowSeconds: number };
+  repositories: {
+    allowLocal: boolean;
+    gitCacheDir: string;
+    refreshIntervalSeconds: number;
+    commandTimeoutMs: number;
+    maxFileBytes: number;
+  };
+  kubernetes: { kubeconfig: string | null; namespace: string };
+  bootstrap: { account: string; apiKey: string | null };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * With no DATABASE_URL the service runs on an embedded database under the data
+ * directory; a newcomer should not have to invent a key for that, so one is
+ * created once and kept beside the data it protects.
+ */
+function embeddedKey(dataDir: string): string {
+  const file = path.join(dataDir, "encryption.key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString("base64");
+  writeFileSync(file, key + "\n", { mode: 0o600, flag: "wx" });
+  return key;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  // Empty strings mean "unset", as they do for most operators' tooling.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (e.DATABASE_URL && !e.CODEPLANE_ENCRYPTION_KEY) {
+    throw new ConfigError(
+      "invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)",
+    );
+  }
+  const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);
+  const currentKey = e.CODEPLANE_ENCRYPTION_KEY ?? embeddedKey(dataDir);
+  const keys: Record<string, Buffer> = {};
+  for (const [id, k] of Object.entries(e.CODEPLANE_ENCRYPTION_OLD_KEYS)) keys[id] = Buffer.from(k, "base64");
+  keys[e.CODEPLANE_ENCRYPTION_KEY_ID] = Buffer.from(currentKey, "base64");
+
+  const config: Config = {
+    database: { url: e.DATABASE_URL ?? null, poolMax: e.CODEPLANE_DB_POOL_MAX, migrateOnStart: e.CODEPLANE_MIGRATE_ON_START },
+    dataDir,
+    http: {
+      host: e.CODEPLANE_HOST,
+      port: e.PORT,
+      bodyLimitBytes: e.CODEPLANE_BODY_LIMIT_BYTES,
+      trustProxy: e.CODEPLANE_TRUST_PROXY,
+      shutdownTimeoutMs: e.CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    },
+    logLevel: e.CODEPLANE_LOG_LEVEL,
+    encryption: { currentId: e.CODEPLANE_ENCRYPTION_KEY_ID, keys: Object.freeze(keys) },
+    rateLimit: { requests: e.CODEPLANE_RATE_LIMIT_REQUESTS, windowSeconds: e.CODEPLANE_RATE_LIMIT_WINDOW_SECONDS },
+    repositories: {
+      allowLocal: e.CODEPLANE_ALLOW_LOCAL_REPOSITORIES,
+      gitCacheDir: path.resolve(e.CODEPLANE_GIT_CACHE_DIR ?? path.join(dataDir, "git")),
+      refreshIntervalSeconds: e.CODEPLANE_GIT_REFRESH_SECONDS,
+      commandTimeoutMs: e.CODEPLANE_GIT_TIMEOUT_SECONDS * 1000,
+      maxFileBytes: e.CODEPLANE_MAX_FILE_BYTES,
+    },
+    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE },
+    bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === "object" && !Buffer.isBuffer(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,20 @@
+import { Migrator } from "kysely/migration";
+import type { Logger } from "../logger.ts";
+import type { Db } from "./database.ts";
+import { migrationProvider } from "./migrations/index.ts";
+
+export interface MigrationOutcome {
+  applied: string[];
+}
+
+export async function migrateToLatest(db: Db, logger: Logger): Promise<MigrationOutcome> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  for (const r of results ?? []) {
+    if (r.status === "Error") logger.error({ migration: r.migrationName }, "migration failed");
+  }
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (applied.length) logger.info({ applied }, "database migrated");
+  return { applied };
+}

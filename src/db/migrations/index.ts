@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from "kysely/migration";
+import * as m0001 from "./0001_initial.ts";
+
+// Migrations are imported statically, not read from a folder at run time, so
+// the compiled binary and the container image carry them with no file lookup.
+const migrations: Record<string, Migration> = {
+  "0001_initial": m0001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

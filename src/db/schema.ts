@@ -1,0 +1,66 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+// Kysely's view of the tables created by src/db/migrations. Timestamps are
+// written as Date and read back as Date (pg and PGlite both parse timestamptz).
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface RepositoriesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  url: string;
+  provider: "git" | "github";
+  default_branch: string | null;
+  integration_id: string | null;
+  auto_analyze: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface EnvironmentVariablesTable {
+  id: string;
+  account_id: string;
+  repository_id: string | null;
+  name: string;
+  secret: boolean;
+  key_id: string;
+  value_ciphertext: Buffer;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  repositories: RepositoriesTable;
+  environment_variables: EnvironmentVariablesTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewApiKeyRow = Insertable<ApiKeysTable>;
+export type RepositoryRow = Selectable<RepositoriesTable>;
+export type NewRepositoryRow = Insertable<RepositoriesTable>;
+export type RepositoryUpdate = Updateable<RepositoriesTable>;
+export type EnvVarRow = Selectable<EnvironmentVariablesTable>;
