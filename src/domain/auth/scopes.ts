@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const SCOPES = [
+  "repositories:read",
+  "repositories:write",
+  "analyses:read",
+  "analyses:write",
+  "runs:read",
+  "runs:write",
+  "env:read",
+  "env:write",
+  "integrations:read",
+  "integrations:write",
+  "keys:write",
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const scopeSchema = z.enum(SCOPES);
+
+/** Who is calling: the same shape whether the token was an API key or (later) an OAuth access token. */
+export interface Principal {
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+  credential: { kind: "api_key" | "oauth"; id: string };
+}

@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+const name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._-]+$/, "may contain only letters, digits, '.', '_' and '-'");
+const branch = z.string().min(1).max(255).regex(/^[^\s~^:?*[\\]+$/, "is not a valid branch name");
+
+export const createRepositorySchema = z
+  .strictObject({
+    url: z.string().trim().min(1).max(2048).meta({ description: "Clone URL (https://, or ssh:// where a credential exists)." }),
+    name: name.optional().meta({ description: "Defaults to the last segment of the URL." }),
+    default_branch: branch.optional().meta({ description: "Defaults to the remote's HEAD." }),
+  })
+  .meta({ id: "CreateRepository" });
+export type CreateRepositoryInput = z.infer<typeof createRepositorySchema>;
+
+export const updateRepositorySchema = z
+  .strictObject({
+    name: name.optional(),
+    default_branch: branch.optional(),
+    auto_analyze: z.boolean().optional(),
+  })
+  .meta({ id: "UpdateRepository" });
+export type UpdateRepositoryInput = z.infer<typeof updateRepositorySchema>;
+
+export const repositorySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    url: z.string(),
+    provider: z.enum(["git", "github"]),
+    default_branch: z.string().nullable(),
+    integration_id: z.uuid().nullable(),
+    auto_analyze: z.boolean(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Repository" });
+export type Repository = z.infer<typeof repositorySchema>;
+
+const refSchema = z.object({ name: z.string(), commit_hash: z.string() });
+export const refsSchema = z
+  .object({ head: z.string().nullable(), branches: z.array(refSchema), tags: z.array(refSchema) })
+  .meta({ id: "RepositoryRefs" });
+
+export const treeSchema = z
+  .object({
+    commit_hash: z.string(),
+    path: z.string(),
+    entries: z.array(
+      z.object({
+        name: z.string(),
+        path: z.string(),
+        type: z.enum(["file", "dir", "symlink", "submodule"]),
+        size: z.number().int().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "RepositoryTree" });
+
+export const fileContentSchema = z
+  .object({
+    commit_hash: z.string(),
+    path: z.string(),
+    size: z.number().int().meta({ description: "Full size in bytes, even when truncated." }),
+    encoding: z.enum(["utf-8", "base64"]),
+    content: z.string(),
+    truncated: z.boolean(),
+  })
+  .meta({ id: "RepositoryFile" });
+
+export const filesQuerySchema = z.strictObject({
+  ref: z.string().min(1).max(255).optional(),
+  path: z.string().max(4096).optional(),
+});
+export const fileQuerySchema = z.strictObject({ ref: z.string().min(1).max(255).optional() });

@@ -1,0 +1,172 @@
+import type { Db } from "../../db/database.ts";
+import type { RepositoryRow } from "../../db/schema.ts";
+import type { Logger } from "../../logger.ts";
+import { conflict, DomainValidationError, notFound } from "../errors.ts";
+import { isUniqueViolation } from "../shared/db-errors.ts";
+import { newId } from "../shared/ids.ts";
+import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
+import { iso } from "../shared/time.ts";
+import { checkCloneUrl } from "./clone-url-policy.ts";
+import type { GitFile, GitSource, GitTree } from "./git-port.ts";
+import type { CreateRepositoryInput, Repository, UpdateRepositoryInput } from "./repositories.schemas.ts";
+
+export interface RepositoryServiceDeps {
+  git: GitSource;
+  allowLocal: boolean;
+  logger: Logger;
+}
+
+const toRepository = (r: RepositoryRow): Repository => ({
+  id: r.id,
+  name: r.name,
+  url: r.url,
+  provider: r.provider,
+  default_branch: r.default_branch,
+  integration_id: r.integration_id,
+  auto_analyze: r.auto_analyze,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
+
+/** "https://host/org/repo.git/" and "https://host/org/repo" are one repository. */
+export function normalizeUrl(url: string): string {
+  return url.trim().replace(/\/+$/, "");
+}
+
+export function nameFromUrl(url: string): string {
+  const last = normalizeUrl(url).split(/[/:]/).pop() ?? "";
+  const name = last.replace(/\.git$/, "").replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 100);
+  return name || "repository";
+}
+
+function providerOf(url: string): "git" | "github" {
+  try {
+    return new URL(url).hostname.toLowerCase() === "github.com" ? "github" : "git";
+  } catch {
+    return "git";
+  }
+}
+
+const duplicateError = (err: unknown) =>
+  isUniqueViolation(err, "repositories_account_url_key")
+    ? conflict("A repository with this URL is already registered")
+    : isUniqueViolation(err, "repositories_account_name_key")
+      ? conflict("A repository with this name already exists")
+      : null;
+
+export class RepositoryService {
+  readonly #deps: RepositoryServiceDeps;
+
+  constructor(deps: RepositoryServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async create(db: Db, accountId: string, input: CreateRepositoryInput): Promise<Repository> {
+    const url = normalizeUrl(input.url);
+    await checkCloneUrl(url, { allowLocal: this.#deps.allowLocal, allowSsh: false });
+    const name = input.name ?? nameFromUrl(url);
+    const existing = await db
+      .selectFrom("repositories")
+      .select(["url", "name"])
+      .where("account_id", "=", accountId)
+      .where((eb) => eb.or([eb("url", "=", url), eb("name", "=", name)]))
+      .executeTakeFirst();
+    if (existing) {
+      throw conflict(existing.url === url ? "A repository with this URL is already registered" : "A repository with this name already exists");
+    }
+
+    // Fetch before inserting: a URL that is not a readable git repository is
+    // refused with a clear error instead of becoming a row that can never work.
+    const id = newId();
+    await this.#deps.git.sync(id, url, { force: true });
+    try {
+      const refs = await this.#deps.git.listRefs(id, url);
+      const defaultBranch = input.default_branch ?? refs.head;
+      if (input.default_branch && !refs.branches.some((b) => b.name === input.default_branch)) {
+        throw new DomainValidationError([
+          { loc: ["body", "default_branch"], msg: `Value error, branch '${input.default_branch}' does not exist in the repository`, type: "value_error" },
+        ]);
+      }
+      const now = new Date();
+      const row = await db
+        .insertInto("repositories")
+        .values({ id, account_id: accountId, name, url, provider: providerOf(url), default_branch: defaultBranch, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRepository(row);
+    } catch (err) {
+      await this.#deps.git.remove(id).catch((e: unknown) => this.#deps.logger.warn({ err: e, repository_id: id }, "could not remove mirror"));
+      throw duplicateError(err) ?? err;
+    }
+  }
+
+  async list(db: Db, accountId: string, page: PageRequest): Promise<Page<Repository>> {
+    let q = db
+      .selectFrom("repositories")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("id", "desc")
+      .limit(page.limit + 1);
+    if (page.cursor) q = q.where("id", "<", page.cursor);
+    return toPage(await q.execute(), page.limit, toRepository);
+  }
+
+  async get(db: Db, accountId: string, id: string): Promise<Repository> {
+    return toRepository(await this.#row(db, accountId, id));
+  }
+
+  async update(db: Db, accountId: string, id: string, input: UpdateRepositoryInput): Promise<Repository> {
+    const current = await this.#row(db, accountId, id);
+    if (input.default_branch !== undefined && input.default_branch !== current.default_branch) {
+      const refs = await this.#deps.git.listRefs(current.id, current.url);
+      if (!refs.branches.some((b) => b.name === input.default_branch)) {
+        throw new DomainValidationError([
+          { loc: ["body", "default_branch"], msg: `Value error, branch '${input.default_branch}' does not exist in the repository`, type: "value_error" },
+        ]);
+      }
+    }
+    const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    if (Object.keys(changes).length === 0) return toRepository(current);
+    try {
+      const row = await db
+        .updateTable("repositories")
+        .set({ ...changes, updated_at: new Date() })
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRepository(row);
+    } catch (err) {
+      throw duplicateError(err) ?? err;
+    }
+  }
+
+  async delete(db: Db, accountId: string, id: string): Promise<void> {
+    const res = await db.deleteFrom("repositories").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+    if (res.numDeletedRows === 0n) throw notFound("Repository");
+    // The mirror is a cache: failing to remove it loses nothing and must not fail the delete.
+    await this.#deps.git.remove(id).catch((err: unknown) => this.#deps.logger.warn({ err, repository_id: id }, "could not remove mirror"));
+  }
+
+  async refs(db: Db, accountId: string, id: string) {
+    const repo = await this.#row(db, accountId, id);
+    await this.#deps.git.sync(repo.id, repo.url);
+    return this.#deps.git.listRefs(repo.id, repo.url);
+  }
+
+  async tree(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitTree> {
+    const repo = await this.#row(db, accountId, id);
+    return this.#deps.git.listTree(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
+  }
+
+  async file(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitFile> {
+    const repo = await this.#row(db, accountId, id);
+    return this.#deps.git.readFile(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
+  }
+
+  async #row(db: Db, accountId: string, id: string): Promise<RepositoryRow> {
+    const row = await db.selectFrom("repositories").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+    if (!row) throw notFound("Repository");
+    return row;
+  }
+}

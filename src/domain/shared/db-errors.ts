@@ -1,0 +1,7 @@
+// Postgres reports constraint violations by SQLSTATE; both pg and PGlite
+// expose it as `code` (and the constraint name as `constraint`).
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (!err || typeof err !== "object") return false;
+  const e = err as { code?: string; constraint?: string };
+  return e.code === "23505" && (constraint === undefined || e.constraint === constraint);
+}

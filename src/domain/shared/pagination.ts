@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { UUID_RE } from "./ids.ts";
+
+// Cursors are opaque to clients (base64url) and carry the last id seen. Ids
+// are UUIDv7, so "id < cursor" continues a newest-first list exactly, however
+// many rows are inserted meanwhile.
+
+export const encodeCursor = (id: string): string => Buffer.from(`v1:${id}`, "utf8").toString("base64url");
+
+export function decodeCursor(cursor: string): string | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const m = /^v1:(.+)$/.exec(text);
+  return m?.[1] && UUID_RE.test(m[1]) ? m[1].toLowerCase() : null;
+}
+
+export const pageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const id = decodeCursor(v);
+      if (!id) {
+        ctx.addIssue({ code: "custom", message: "Invalid cursor" });
+        return z.NEVER;
+      }
+      return id;
+    }),
+});
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+/** Rows must have been fetched with limit + 1 to know whether another page exists. */
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { items: kept.map(map), next_cursor: more && last ? encodeCursor(last.id) : null };
+}
