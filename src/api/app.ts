@@ -1,0 +1,80 @@
+import Router from "@koa/router";
+import { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import Koa from "koa";
+import { HttpMethodEnum, koaBody } from "koa-body";
+import type { Db } from "../db/database.ts";
+import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
+import type { RepositoryService } from "../domain/repositories/repositories.ts";
+import type { Logger } from "../logger.ts";
+import { HttpError } from "./http-error.ts";
+import { createHttpMetrics } from "./metrics.ts";
+import { authenticate, type Authenticator } from "./middleware/auth.ts";
+import { errorHandler } from "./middleware/errors.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { Routes } from "./route.ts";
+import { registerEnvVarRoutes } from "./routes/env-vars.ts";
+import { registerKeyRoutes } from "./routes/keys.ts";
+import { registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
+import { registerRepositoryRoutes } from "./routes/repositories.ts";
+
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  version: string;
+  authenticators: Authenticator[];
+  repositories: RepositoryService;
+  envVars: EnvVarService;
+  readiness: ReadinessCheck[];
+  http: { bodyLimitBytes: number; trustProxy: boolean };
+  rateLimit: { requests: number; windowSeconds: number };
+  isShuttingDown?: () => boolean;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.http.trustProxy });
+  app.silent = true; // errors are logged by errorHandler, with the request id
+  const metrics = createHttpMetrics();
+
+  const api = new Router();
+  const routes = new Routes(api, new OpenAPIRegistry());
+  registerKeyRoutes(routes, deps.db);
+  registerRepositoryRoutes(routes, deps.db, deps.repositories);
+  registerEnvVarRoutes(routes, deps.db, deps.envVars);
+
+  const ops = new Router();
+  registerOpsRoutes(ops, {
+    checks: deps.readiness,
+    metrics: metrics.registry,
+    openapi: () => buildOpenApiDocument(routes.registry, deps.version),
+    logger: deps.logger,
+    isShuttingDown: deps.isShuttingDown ?? (() => false),
+  });
+
+  const methodNotAllowed = () => new HttpError(405, "Method Not Allowed");
+  const notImplemented = () => new HttpError(501, "Not Implemented");
+
+  app.use(requestContext(deps.logger, metrics));
+  app.use(errorHandler(deps.logger));
+  app.use(ops.routes()).use(ops.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
+  const auth = authenticate(deps.authenticators);
+  const limit = rateLimit(deps.rateLimit);
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith("/v1/")) return next();
+    await auth(ctx, () => limit(ctx, next));
+  });
+  app.use(
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: deps.http.bodyLimitBytes,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }),
+  );
+  app.use(api.routes()).use(api.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
+  return app;
+}

@@ -1,0 +1,32 @@
+import type { Middleware } from "koa";
+import type { Principal } from "../../domain/auth/scopes.ts";
+import { notAuthenticated } from "../http-error.ts";
+
+/**
+ * Resolves a bearer token to a principal, or null when this authenticator does
+ * not recognise it. API keys are one; OAuth access tokens plug in as another.
+ */
+export type Authenticator = (token: string) => Promise<Principal | null>;
+
+/**
+ * Sets ctx.state.principal when a valid bearer token is sent. A token that is
+ * sent but not valid is refused here; a missing one is left to each route,
+ * since some routes are public.
+ */
+export function authenticate(authenticators: Authenticator[]): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get("Authorization");
+    if (header) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m?.[1]) throw notAuthenticated();
+      let principal: Principal | null = null;
+      for (const auth of authenticators) {
+        principal = await auth(m[1]);
+        if (principal) break;
+      }
+      if (!principal) throw notAuthenticated();
+      ctx.state.principal = principal;
+    }
+    await next();
+  };
+}

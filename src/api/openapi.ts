@@ -1,0 +1,26 @@
+import { OpenApiGeneratorV31, type OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { SCOPES } from "../domain/auth/scopes.ts";
+
+export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string): object {
+  registry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: `An API key (\`cp_...\`) or an OAuth access token. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(", ")}.`,
+  });
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "codeplane API",
+      version,
+      description: [
+        "A Kubernetes-native control plane for code repositories.",
+        "",
+        "Conventions: JSON in and out; ids are UUIDv7; timestamps RFC 3339 UTC. Lists take `limit` (1-100, default 20) and `cursor` and answer `{items, next_cursor}`, newest first.",
+        "Validation failures answer 422 with `{detail: [{loc, msg, type}]}`; every other failure answers `{detail: \"...\"}`.",
+        "Every response carries `X-Request-Id`. `/v1` responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 adds `Retry-After`.",
+        "Another account's resource answers 404, never 403.",
+      ].join("\n"),
+    },
+    servers: [{ url: "/" }],
+  });
+}

@@ -1,0 +1,143 @@
+import type Router from "@koa/router";
+import type { OpenAPIRegistry, RouteConfig } from "@asteasolutions/zod-to-openapi";
+import type { Context } from "koa";
+import { z } from "zod";
+import type { Principal, Scope } from "../domain/auth/scopes.ts";
+import type { ValidationIssue } from "../domain/errors.ts";
+import type { Logger } from "../logger.ts";
+import { HttpError, notAuthenticated } from "./http-error.ts";
+import { toValidationIssues, type Location } from "./validation.ts";
+
+// One declaration per endpoint drives both the Koa route (validation, auth,
+// scope check) and its OpenAPI operation, so the document cannot drift from
+// what the server enforces.
+
+type Method = "get" | "post" | "patch" | "delete";
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  log: Logger;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined> {
+  method: Method;
+  /** OpenAPI form: /v1/things/{thing_id} */
+  path: string;
+  /** Koa form when it differs (e.g. a wildcard tail). Derived from `path` otherwise. */
+  koaPath?: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Required scope; null for a public endpoint. */
+  scope: Scope | null;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  handler: (ctx: Context, input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<Reply>;
+}
+
+export const errorBodySchema = z
+  .object({ detail: z.string() })
+  .meta({ id: "Error", description: "Every failure other than validation." });
+export const validationErrorSchema = z
+  .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
+  .meta({ id: "ValidationError" });
+
+const toKoaPath = (p: string) => p.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, loc: Location, issues: ValidationIssue[]): unknown {
+  if (!schema) return undefined;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  issues.push(...toValidationIssues(r.error, loc, value));
+  return undefined;
+}
+
+const isJson = (ctx: Context) => ctx.request.is("application/json", "application/*+json") !== false;
+
+export class Routes {
+  readonly router: Router;
+  readonly registry: OpenAPIRegistry;
+
+  constructor(router: Router, registry: OpenAPIRegistry) {
+    this.router = router;
+    this.registry = registry;
+  }
+
+  add<PS extends z.ZodType | undefined, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined>(
+    spec: RouteSpec<PS, QS, BS>,
+  ): void {
+    this.#document(spec);
+    this.router[spec.method](spec.koaPath ?? toKoaPath(spec.path), async (ctx) => {
+      const principal = ctx.state.principal as Principal | undefined;
+      if (spec.scope) {
+        if (!principal) throw notAuthenticated();
+        if (!principal.scopes.has(spec.scope)) throw new HttpError(403, `Missing scope: ${spec.scope}`);
+      }
+      if (spec.body && ctx.request.length && ctx.request.type && !isJson(ctx)) {
+        throw new HttpError(415, "Unsupported Media Type: send application/json");
+      }
+      const issues: ValidationIssue[] = [];
+      const params = parsePart(spec.params, ctx.params, "path", issues);
+      const query = parsePart(spec.query, { ...ctx.query }, "query", issues);
+      const body = parsePart(spec.body, (ctx.request as { body?: unknown }).body, "body", issues);
+      if (issues.length) throw new HttpError(422, issues);
+      const reply = await spec.handler(ctx, {
+        params: params as Infer<PS>,
+        query: query as Infer<QS>,
+        body: body as Infer<BS>,
+        principal: principal as Principal,
+        log: ctx.state.log as Logger,
+      });
+      ctx.status = reply.status;
+      if (reply.body !== undefined) ctx.body = reply.body;
+    });
+  }
+
+  #document(spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>): void {
+    const responses: RouteConfig["responses"] = {};
+    for (const [status, r] of Object.entries(spec.responses)) {
+      responses[status] = r.schema ? { description: r.description, content: { "application/json": { schema: r.schema } } } : { description: r.description };
+    }
+    const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
+    if (spec.scope) {
+      responses[401] = err("Missing, invalid, revoked or expired credential.");
+      responses[403] = err(`The credential lacks the \`${spec.scope}\` scope.`);
+      responses[429] = err("Rate limit exceeded; see Retry-After.");
+    }
+    if (spec.params || spec.query || spec.body) {
+      responses[422] = { description: "Validation failed.", content: { "application/json": { schema: validationErrorSchema } } };
+    }
+    if (spec.body) {
+      responses[413] = err("Request body too large.");
+      responses[415] = err("Request body is not JSON.");
+    }
+    this.registry.registerPath({
+      method: spec.method,
+      path: spec.path,
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description && { description: spec.description }),
+      tags: [spec.tag],
+      ...(spec.scope && { security: [{ bearerAuth: [spec.scope] }] }),
+      request: {
+        ...(spec.params && { params: spec.params as z.ZodObject }),
+        ...(spec.query && { query: spec.query as z.ZodObject }),
+        ...(spec.body && { body: { required: true, content: { "application/json": { schema: spec.body } } } }),
+      },
+      responses,
+    });
+  }
+}

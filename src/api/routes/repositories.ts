@@ -1,0 +1,144 @@
+import { z } from "zod";
+import type { Db } from "../../db/database.ts";
+import { normalizeRepoPath } from "../../domain/repositories/git/index.ts";
+import type { RepositoryService } from "../../domain/repositories/repositories.ts";
+import {
+  createRepositorySchema,
+  fileContentSchema,
+  fileQuerySchema,
+  filesQuerySchema,
+  refsSchema,
+  repositorySchema,
+  treeSchema,
+  updateRepositorySchema,
+} from "../../domain/repositories/repositories.schemas.ts";
+import { errorBodySchema, type Routes } from "../route.ts";
+import { idParam, pageOf, pageQuery } from "./common.ts";
+
+const repoParam = idParam("repository_id");
+const notFound = { description: "No such repository in this account.", schema: errorBodySchema };
+
+export function registerRepositoryRoutes(routes: Routes, db: Db, repos: RepositoryService): void {
+  routes.add({
+    method: "post",
+    path: "/v1/repositories",
+    operationId: "createRepository",
+    summary: "Register a repository",
+    description:
+      "Fetches the repository once to check that it is readable and to learn its default branch. Loopback, private and link-local addresses, `file://` and local paths are refused unless the operator allows local repositories.",
+    tag: "Repositories",
+    scope: "repositories:write",
+    body: createRepositorySchema,
+    responses: {
+      201: { description: "Registered.", schema: repositorySchema },
+      409: { description: "Already registered (same URL or name).", schema: errorBodySchema },
+      503: { description: "The repository could not be fetched.", schema: errorBodySchema },
+    },
+    handler: async (_ctx, { body, principal }) => ({ status: 201, body: await repos.create(db, principal.accountId, body) }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories",
+    operationId: "listRepositories",
+    summary: "List repositories",
+    tag: "Repositories",
+    scope: "repositories:read",
+    query: pageQuery,
+    responses: { 200: { description: "A page of repositories, newest first.", schema: pageOf(repositorySchema, "RepositoryPage") } },
+    handler: async (_ctx, { query, principal }) => ({ status: 200, body: await repos.list(db, principal.accountId, query) }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}",
+    operationId: "getRepository",
+    summary: "Get a repository",
+    tag: "Repositories",
+    scope: "repositories:read",
+    params: repoParam,
+    responses: { 200: { description: "The repository.", schema: repositorySchema }, 404: notFound },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await repos.get(db, principal.accountId, params.repository_id) }),
+  });
+
+  routes.add({
+    method: "patch",
+    path: "/v1/repositories/{repository_id}",
+    operationId: "updateRepository",
+    summary: "Update a repository",
+    tag: "Repositories",
+    scope: "repositories:write",
+    params: repoParam,
+    body: updateRepositorySchema,
+    responses: { 200: { description: "Updated.", schema: repositorySchema }, 404: notFound, 409: { description: "Name taken.", schema: errorBodySchema } },
+    handler: async (_ctx, { params, body, principal }) => ({
+      status: 200,
+      body: await repos.update(db, principal.accountId, params.repository_id, body),
+    }),
+  });
+
+  routes.add({
+    method: "delete",
+    path: "/v1/repositories/{repository_id}",
+    operationId: "deleteRepository",
+    summary: "Delete a repository",
+    description: "Also deletes its repository-scoped environment variables and its cached mirror.",
+    tag: "Repositories",
+    scope: "repositories:write",
+    params: repoParam,
+    responses: { 204: { description: "Deleted." }, 404: notFound },
+    handler: async (_ctx, { params, principal }) => {
+      await repos.delete(db, principal.accountId, params.repository_id);
+      return { status: 204 };
+    },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}/refs",
+    operationId: "listRepositoryRefs",
+    summary: "List branches and tags",
+    description: "Refreshes the mirror when it is older than the configured interval. Annotated tags are peeled to their commit.",
+    tag: "Repositories",
+    scope: "repositories:read",
+    params: repoParam,
+    responses: { 200: { description: "Branches and tags with commit hashes.", schema: refsSchema }, 404: notFound },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await repos.refs(db, principal.accountId, params.repository_id) }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}/files",
+    operationId: "listRepositoryFiles",
+    summary: "List a directory",
+    description: "`ref` is a branch, tag or commit hash (default: the default branch); `path` is a directory (default: the root). Directories come first.",
+    tag: "Repositories",
+    scope: "repositories:read",
+    params: repoParam,
+    query: filesQuerySchema,
+    responses: { 200: { description: "The directory's entries.", schema: treeSchema }, 404: { description: "No such repository, ref or directory.", schema: errorBodySchema } },
+    handler: async (_ctx, { params, query, principal }) => {
+      const path = normalizeRepoPath(query.path ?? "", ["query", "path"]);
+      return { status: 200, body: await repos.tree(db, principal.accountId, params.repository_id, query.ref, path) };
+    },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}/files/{path}",
+    koaPath: "/v1/repositories/:repository_id/files/*path",
+    operationId: "getRepositoryFile",
+    summary: "Read a file",
+    description:
+      "UTF-8 text comes back as is; anything else base64. Content beyond the configured maximum is cut (on a character boundary) with `truncated: true`; `size` is always the full size. A symlink returns its target.",
+    tag: "Repositories",
+    scope: "repositories:read",
+    params: z.strictObject({ repository_id: z.uuid(), path: z.string().min(1).max(4096) }),
+    query: fileQuerySchema,
+    responses: { 200: { description: "The file.", schema: fileContentSchema }, 404: { description: "No such repository, ref or file.", schema: errorBodySchema } },
+    handler: async (_ctx, { params, query, principal }) => {
+      const path = normalizeRepoPath(params.path, ["path", "path"]);
+      return { status: 200, body: await repos.file(db, principal.accountId, params.repository_id, query.ref, path) };
+    },
+  });
+}

@@ -1,0 +1,221 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { createApp } from "./api/app.ts";
+import { listen } from "./api/server.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { openDatabase, type DatabaseHandle } from "./db/database.ts";
+import { migrateToLatest } from "./db/migrate.ts";
+import { createAccount, getAccountByName } from "./domain/accounts/accounts.ts";
+import { authenticateApiKey, createApiKey } from "./domain/auth/api-keys.ts";
+import { createApiKeySchema } from "./domain/auth/api-keys.schemas.ts";
+import { createFirstKeyIfEmpty, ensureSeededKey } from "./domain/auth/bootstrap.ts";
+import { SecretBox } from "./domain/crypto/secret-box.ts";
+import { DomainError } from "./domain/errors.ts";
+import { EnvVarService } from "./domain/env-vars/env-vars.ts";
+import { GitMirrors } from "./domain/repositories/git/index.ts";
+import { RepositoryService } from "./domain/repositories/repositories.ts";
+import { createRootLogger, type Logger } from "./logger.ts";
+import { VERSION } from "./version.ts";
+
+// The composition root: the only module that knows every part, and the only
+// one that imports src/api.
+
+export interface Service {
+  port: number;
+  url: string;
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Readonly<Config>, logger: Logger): Promise<Service> {
+  const database = await openDatabase({ url: config.database.url, poolMax: config.database.poolMax, dataDir: config.dataDir, logger });
+  try {
+    if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
+    await bootstrapCredentials(config, database, logger);
+    const git = new GitMirrors({
+      cacheDir: config.repositories.gitCacheDir,
+      refreshIntervalSeconds: config.repositories.refreshIntervalSeconds,
+      maxFileBytes: config.repositories.maxFileBytes,
+      commandTimeoutMs: config.repositories.commandTimeoutMs,
+      allowLocal: config.repositories.allowLocal,
+      logger: logger.child({ component: "git" }),
+    });
+    let shuttingDown = false;
+    const app = createApp({
+      db: database.db,
+      logger,
+      version: VERSION,
+      authenticators: [(token) => authenticateApiKey(database.db, token)],
+      repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
+      envVars: new EnvVarService(new SecretBox(config.encryption)),
+      readiness: [{ name: "database", check: () => database.ping() }],
+      http: config.http,
+      rateLimit: config.rateLimit,
+      isShuttingDown: () => shuttingDown,
+    });
+    const http = await listen(app, { ...config.http, logger });
+    logger.info({ port: http.port, database: database.kind, version: VERSION }, "codeplane is serving");
+    return {
+      port: http.port,
+      url: `http://127.0.0.1:${http.port}`,
+      database,
+      async close() {
+        shuttingDown = true;
+        await http.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
+
+/**
+ * A seeded key (Helm, from a Secret) is made to work on every start. With the
+ * embedded database and nothing in it, a first key is written to the data
+ * folder, so a newcomer can call the API without any set-up.
+ */
+async function bootstrapCredentials(config: Readonly<Config>, database: DatabaseHandle, logger: Logger): Promise<void> {
+  if (config.bootstrap.apiKey) {
+    const { created } = await ensureSeededKey(database.db, config.bootstrap.account, config.bootstrap.apiKey);
+    if (created) logger.info({ account: config.bootstrap.account }, "seeded API key from CODEPLANE_BOOTSTRAP_API_KEY");
+    return;
+  }
+  if (database.kind !== "embedded") return;
+  const key = await createFirstKeyIfEmpty(database.db, config.bootstrap.account);
+  if (!key) return;
+  const file = path.join(config.dataDir, "first-api-key");
+  await writeFile(file, key + "\n", { mode: 0o600 });
+  logger.info({ account: config.bootstrap.account, file }, "created the first account and wrote an API key for it");
+}
+
+async function withDatabase<T>(config: Readonly<Config>, logger: Logger, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ url: config.database.url, poolMax: 2, dataDir: config.dataDir, logger });
+  try {
+    if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+const USAGE = `codeplane ${VERSION}
+
+Usage:
+  codeplane serve                      serve the API (configuration from the environment; see README)
+  codeplane migrate                    apply database migrations and exit
+  codeplane accounts create <name>     create an account; prints JSON
+  codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
+                                       create an API key; prints JSON with the key (shown once)
+  codeplane secrets reencrypt          re-encrypt stored values under the current encryption key
+  codeplane version                    print the version
+`;
+
+export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command === "version" || command === "--version") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`codeplane: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  // CLI commands print JSON on stdout; their logs go to stderr so the two never mix.
+  const logger = createRootLogger(config.logLevel, command === "serve" ? undefined : process.stderr);
+  const print = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + "\n");
+  try {
+    switch (command) {
+      case "serve":
+        return await serve(config, logger);
+      case "migrate":
+        await withDatabase({ ...config, database: { ...config.database, migrateOnStart: false } }, logger, async ({ db }) => {
+          print(await migrateToLatest(db, logger));
+        });
+        return 0;
+      case "accounts":
+        if (sub !== "create" || rest.length !== 1) break;
+        await withDatabase(config, logger, async ({ db }) => print(await createAccount(db, rest[0]!)));
+        return 0;
+      case "keys": {
+        if (sub !== "create") break;
+        const { values } = parseArgs({
+          args: rest,
+          options: { account: { type: "string" }, name: { type: "string" }, scopes: { type: "string" }, "expires-at": { type: "string" } },
+          strict: true,
+        });
+        if (!values.account || !values.name) break;
+        const input = createApiKeySchema.parse({
+          name: values.name,
+          ...(values.scopes && { scopes: values.scopes.split(",").map((s) => s.trim()) }),
+          ...(values["expires-at"] && { expires_at: values["expires-at"] }),
+        });
+        await withDatabase(config, logger, async ({ db }) => {
+          const account = await getAccountByName(db, values.account!);
+          print({ account: account.name, ...(await createApiKey(db, account.id, input)) });
+        });
+        return 0;
+      }
+      case "secrets":
+        if (sub !== "reencrypt") break;
+        await withDatabase(config, logger, async ({ db }) => {
+          print({ reencrypted: await new EnvVarService(new SecretBox(config.encryption)).reencryptAll(db) });
+        });
+        return 0;
+    }
+  } catch (err) {
+    if (err instanceof DomainError) {
+      process.stderr.write(`codeplane: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof z.ZodError || err instanceof TypeError) {
+      process.stderr.write(`codeplane: invalid arguments: ${err instanceof z.ZodError ? z.prettifyError(err) : err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  process.stderr.write(USAGE);
+  return 2;
+}
+
+async function serve(config: Readonly<Config>, logger: Logger): Promise<number> {
+  const service = await startService(config, logger);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, "shutting down");
+      service.close().then(resolve, (err: unknown) => {
+        logger.error({ err }, "error during shutdown");
+        resolve();
+      });
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+  logger.info("stopped");
+  return 0;
+}
+
+if (import.meta.main) {
+  runCli(process.argv.slice(2), process.env).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`codeplane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
