@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// Integration tests: a real Postgres server (started once by the global setup)
+// and the real service over real HTTP.
+export default defineConfig({
+  test: {
+    root: new URL("..", import.meta.url).pathname,
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/cluster/**", "node_modules/**"],
+    globalSetup: ["test/setup/postgres.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: more workers than that only adds contention.
+    maxWorkers: 2,
+  },
+});
