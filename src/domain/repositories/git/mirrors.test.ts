@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat, utimes } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,7 +34,7 @@ const newKey = () => `0190a1b2-0000-7000-8000-${String(++seq).padStart(12, "0")}
 async function setup(over: Partial<GitMirrorsOptions> = {}) {
   const log = capture();
   let clock = 1_000_000;
-  const cacheDir = await mkdtemp(join(root, "cache-"));
+  const cacheDir = over.cacheDir ?? (await mkdtemp(join(root, "cache-")));
   const mirrors = new GitMirrors({
     cacheDir,
     refreshIntervalSeconds: 60,
@@ -131,6 +131,29 @@ describe("sync", () => {
     expect(err).toBeInstanceOf(DomainValidationError);
     expect((err as DomainValidationError).issues[0]!.loc).toEqual(["body", "url"]);
     expect(await readdir(t.cacheDir)).toEqual([".home"]);
+  });
+
+  it("limits concurrent fetches without losing any", async () => {
+    const t = await setup({ maxConcurrentFetches: 1 });
+    const keys = [newKey(), newKey(), newKey()];
+    await Promise.all(keys.map((k) => t.mirrors.sync(k, fixture.url)));
+    for (const k of keys) expect(t.fetches(k)).toBe(1);
+  });
+
+  it("clears stale leftovers of interrupted clones on first use, but not fresh ones", async () => {
+    const cacheDir = await mkdtemp(join(root, "cache-"));
+    await mkdir(join(cacheDir, ".tmp-old-1234"));
+    await mkdir(join(cacheDir, ".trash-old-5678"));
+    await mkdir(join(cacheDir, ".tmp-young-9abc"));
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(join(cacheDir, ".tmp-old-1234"), past, past);
+    await utimes(join(cacheDir, ".trash-old-5678"), past, past);
+    const t = await setup({ cacheDir });
+    await t.mirrors.sync(newKey(), fixture.url);
+    const names = await readdir(cacheDir);
+    expect(names).toContain(".tmp-young-9abc");
+    expect(names).not.toContain(".tmp-old-1234");
+    expect(names).not.toContain(".trash-old-5678");
   });
 
   it("refuses repository keys that are not plain identifiers", async () => {
@@ -246,7 +269,8 @@ describe("reading a mirror", () => {
       expect(initial.entries.map((e) => e.name)).toEqual(["README.md"]);
     });
 
-    it.each(["missing", "a/missing", "README.md", "a/b/c/deep.txt", "link-to-readme"])("answers 404 for %s", async (path) => {
+    // "*" and ":(glob)" would match real directories if git read them as pathspec magic.
+    it.each(["missing", "a/missing", "README.md", "a/b/c/deep.txt", "link-to-readme", "*", "a/*", ":(glob)a", "vendor/lib"])("answers 404 for %s", async (path) => {
       const err = await caught(t.mirrors.listTree(key, fixture.url, "main", path));
       expect(err).toBeInstanceOf(DomainError);
       expect((err as DomainError).kind).toBe("not_found");

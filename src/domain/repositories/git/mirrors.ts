@@ -82,6 +82,8 @@ export interface GitMirrorsOptions {
   lookup?: HostLookup;
   /** Clock; injected in tests. */
   now?: () => number;
+  /** Clones and fetches running at once (each is CPU and memory heavy); more wait. Default 4. */
+  maxConcurrentFetches?: number;
 }
 
 interface MirrorState {
@@ -116,6 +118,7 @@ export class GitMirrors {
   readonly #git: string;
   readonly #now: () => number;
   readonly #state = new Map<string, MirrorState>();
+  readonly #fetchSlots: Semaphore;
   #ready: Promise<void> | null = null;
 
   constructor(opts: GitMirrorsOptions) {
@@ -124,6 +127,7 @@ export class GitMirrors {
     this.#home = join(opts.cacheDir, ".home");
     this.#git = opts.gitBinary ?? "git";
     this.#now = opts.now ?? Date.now;
+    this.#fetchSlots = new Semaphore(Math.max(1, opts.maxConcurrentFetches ?? 4));
   }
 
   /** Where the mirror of `repoKey` lives. */
@@ -256,11 +260,14 @@ export class GitMirrors {
     const out = await this.#read(dir, args);
 
     const entries: GitTreeEntry[] = [];
+    const prefix = norm === "" ? "" : `${norm}/`;
     for (const record of out.toString("utf8").split("\0")) {
       if (record === "") continue;
       const tab = record.indexOf("\t");
       const [mode, , , size] = record.slice(0, tab).split(/ +/) as [string, string, string, string];
       const entryPath = record.slice(tab + 1);
+      // For a submodule, "<path>/" matches the gitlink itself, not children.
+      if (!entryPath.startsWith(prefix) || entryPath.length === prefix.length) continue;
       const type = entryType(mode);
       entries.push({
         name: entryPath.slice(entryPath.lastIndexOf("/") + 1),
@@ -337,12 +344,15 @@ export class GitMirrors {
   #init(): Promise<void> {
     this.#ready ??= (async () => {
       await mkdir(this.#home, { recursive: true });
-      // Leftovers of clones or removals interrupted by a crash; the cache
-      // directory belongs to this process alone.
+      // Leftovers of clones or removals interrupted by a crash. Only old ones:
+      // no git command outlives commandTimeoutMs, so anything older is dead,
+      // while a younger one may belong to another instance on this directory.
+      const cutoff = Date.now() - this.#opts.commandTimeoutMs - 60_000;
       for (const name of await readdir(this.#opts.cacheDir)) {
-        if (name.startsWith(".tmp-") || name.startsWith(".trash-")) {
-          await rm(join(this.#opts.cacheDir, name), { recursive: true, force: true });
-        }
+        if (!name.startsWith(".tmp-") && !name.startsWith(".trash-")) continue;
+        const path = join(this.#opts.cacheDir, name);
+        const info = await stat(path).catch(() => null);
+        if (info && info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
       }
     })().catch((err: unknown) => {
       this.#ready = null;
@@ -398,7 +408,21 @@ export class GitMirrors {
     const key = urlKey(url);
 
     if (await this.#hasMirrorOf(st, dir, url)) {
-      const res = await this.#exec(dir, [...config, "fetch", "--quiet", "--prune", "--atomic", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--", target.url, HEADS, TAGS], { env });
+      const args = [
+        ...config,
+        "fetch",
+        "--quiet",
+        "--prune",
+        "--atomic",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--recurse-submodules=no",
+        "--",
+        target.url,
+        HEADS,
+        TAGS,
+      ];
+      const res = await this.#fetchSlots.run(() => this.#exec(dir, args, { env }));
       if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
       await touch(join(dir, MARKER));
       this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "fetch" }, "git mirror fetched");
@@ -409,7 +433,9 @@ export class GitMirrors {
     // old mirror and swap, so a failure leaves nothing half-done behind.
     const tmp = join(this.#opts.cacheDir, `.tmp-${repoKey}-${randomBytes(4).toString("hex")}`);
     try {
-      const res = await this.#exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env });
+      const res = await this.#fetchSlots.run(() =>
+        this.#exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env }),
+      );
       if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
       await writeFile(join(tmp, URL_FILE), `${key}\n`);
       await writeFile(join(tmp, MARKER), "");
@@ -595,4 +621,24 @@ async function touch(file: string): Promise<void> {
 function describe(err: unknown): { message: string; reason?: string } {
   if (err instanceof GitRemoteError) return { message: err.message, reason: err.reason };
   return { message: err instanceof Error ? err.message : String(err) };
+}
+
+/** A counting semaphore: at most `n` holders, the rest wait in order. */
+class Semaphore {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
 }
