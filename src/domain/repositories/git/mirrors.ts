@@ -166,7 +166,8 @@ export class GitMirrors {
           .catch(() => {})
           .then(() => {
             st.queued = null;
-            return this.#start(repoKey, dir, url, opts.auth);
+            // Someone may have started a fetch in between; it started late enough.
+            return st.running ?? this.#start(repoKey, dir, url, opts.auth);
           });
         fetch = st.queued;
       }
@@ -288,11 +289,11 @@ export class GitMirrors {
    */
   async readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile> {
     const norm = normalizeRepoPath(path, ["path", "path"]);
-    if (norm === "") throw badRequest("'' is a directory");
+    if (norm === "") throw badRequest("The repository root is a directory");
     const commit = await this.resolveCommit(repoKey, url, ref);
     const dir = this.mirrorPath(repoKey);
     const max = this.#opts.maxFileBytes;
-    // -z: the path goes in NUL-terminated, so a name with a newline stays one query.
+    // -z: NUL-terminated input, so nothing in a path can end the query early.
     const res = await this.#exec(dir, ["cat-file", "--batch", "-z"], { input: `${commit}:${norm}\0`, maxStdout: max + 256 });
     if (res.timedOut || (!res.limited && res.code !== 0)) throw this.#readFailure(res, ["cat-file"]);
 
