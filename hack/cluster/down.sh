@@ -88,6 +88,11 @@ fi
 while iptables -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
 python3 "$HACK_DIR/iptables-restore-diff.py" "$CLUSTER_DIR" || log "warning: iptables cleanup reported problems"
 
+# kubelet's pod cgroups (cgroupfs driver): remove the empty kubepods hierarchy
+for c in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+  [ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
+done
+
 # 7. state (keep pki, images, containerd image store, logs)
 rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$RUN_DIR"
 rm -f "$CLUSTER_DIR"/iptables.*.before

@@ -99,7 +99,7 @@ start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" -- \
   "$ETCD_BIN/etcd" --name codeplane --data-dir "$CLUSTER_DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-cluster "codeplane=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "" \
+  --initial-cluster "codeplane=http://127.0.0.1:$ETCD_PEER_PORT" \
   --quota-backend-bytes 2147483648 --unsafe-no-fsync --log-level warn
 
 # --- kube-apiserver -------------------------------------------------------------------
@@ -140,6 +140,15 @@ start kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/heal
 
 # --- containerd -------------------------------------------------------------------------
 mkdir -p "$CLUSTER_DIR/containerd" "$RUN_DIR/containerd"
+# Without CAP_SYS_RESOURCE (some VMs and sandboxes drop it) nothing may lower an
+# oom_score_adj, and runc fails to start any pod (kubelet asks -998 for sandboxes):
+# then containerd clamps the values to its own.
+RESTRICT_OOM=false
+capeff="$(awk '/^CapEff:/ {print $2}' /proc/self/status)"
+if [ $(( (16#$capeff >> 24) & 1 )) = 0 ]; then
+  RESTRICT_OOM=true
+  log "containerd: no CAP_SYS_RESOURCE here, restricting oom_score_adj of containers"
+fi
 cat > "$CLUSTER_DIR/containerd.toml" <<TOML
 version = 2
 root = "$CLUSTER_DIR/containerd/root"
@@ -158,6 +167,7 @@ state = "$RUN_DIR/containerd/state"
   sandbox_image = "$PAUSE_IMAGE"
   stream_server_address = "127.0.0.1"
   enable_selinux = false
+  restrict_oom_score_adj = $RESTRICT_OOM
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -166,6 +176,7 @@ state = "$RUN_DIR/containerd/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
         BinaryName = "$(command -v runc)"
+        Root = "$RUN_DIR/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$CLUSTER_DIR/cni/net.d"
