@@ -20,12 +20,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database copied from the migrated template: isolated per test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh database copied from the migrated template (or empty): isolated per test file. */
+export async function createTestDatabase(opts: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `t_${randomUUID().replaceAll("-", "")}`;
   const admin = new pg.Client({ connectionString: inject("pgAdminUrl") });
   await admin.connect();
-  await admin.query(`create database ${name} template ${TEMPLATE_DB}`);
+  await admin.query(`create database ${name} template ${opts.empty ? "template0" : TEMPLATE_DB}`);
   await admin.end();
   const url = `postgres://postgres@127.0.0.1:${inject("pgPort")}/${name}`;
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }) });

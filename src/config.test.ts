@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const key = randomBytes(32).toString("base64");
+const base = { DATABASE_URL: "postgres://x@127.0.0.1/db", CODEPLANE_ENCRYPTION_KEY: key };
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const c = loadConfig(base);
+    expect(c.http.port).toBe(8080);
+    expect(c.repositories.allowLocal).toBe(false);
+    expect(c.kubernetes).toEqual({ kubeconfig: null, namespace: "codeplane" });
+    expect(c.dataDir).toBe(path.resolve("./.codeplane"));
+    expect(c.encryption.currentId).toBe("k1");
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.http)).toBe(true);
+  });
+
+  it.each([
+    ["a non-numeric port", { PORT: "http" }, "PORT"],
+    ["a port out of range", { PORT: "70000" }, "PORT"],
+    ["a short encryption key", { CODEPLANE_ENCRYPTION_KEY: Buffer.alloc(16).toString("base64") }, "CODEPLANE_ENCRYPTION_KEY"],
+    ["a non-boolean flag", { CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "maybe" }, "CODEPLANE_ALLOW_LOCAL_REPOSITORIES"],
+    ["a bad log level", { CODEPLANE_LOG_LEVEL: "loud" }, "CODEPLANE_LOG_LEVEL"],
+    ["a bad namespace", { CODEPLANE_NAMESPACE: "Not_Valid" }, "CODEPLANE_NAMESPACE"],
+    ["malformed old keys", { CODEPLANE_ENCRYPTION_OLD_KEYS: "k0" }, "CODEPLANE_ENCRYPTION_OLD_KEYS"],
+    ["a malformed bootstrap key", { CODEPLANE_BOOTSTRAP_API_KEY: "secret" }, "CODEPLANE_BOOTSTRAP_API_KEY"],
+  ])("refuses %s with a message naming the variable", (_name, env, variable) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, ...env })).toThrow(new RegExp(variable));
+  });
+
+  it("requires an encryption key with a database server", () => {
+    expect(() => loadConfig({ DATABASE_URL: base.DATABASE_URL })).toThrow(/CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set/);
+  });
+
+  it("creates and then reuses a private key for the embedded database", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "cfg-"));
+    const first = loadConfig({ CODEPLANE_DATA_DIR: dir });
+    const file = path.join(dir, "encryption.key");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, "utf8").trim(), "base64")).toHaveLength(32);
+    const second = loadConfig({ CODEPLANE_DATA_DIR: dir });
+    expect(second.encryption.keys.k1!.equals(first.encryption.keys.k1!)).toBe(true);
+  });
+
+  it("keeps old keys for decryption next to the current one", () => {
+    const old = randomBytes(32).toString("base64");
+    const c = loadConfig({ ...base, CODEPLANE_ENCRYPTION_KEY_ID: "k2", CODEPLANE_ENCRYPTION_OLD_KEYS: `k1:${old}` });
+    expect(c.encryption.currentId).toBe("k2");
+    expect(Object.keys(c.encryption.keys).sort()).toEqual(["k1", "k2"]);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ ...base, PORT: "" }).http.port).toBe(8080);
+  });
+});

@@ -1,0 +1,154 @@
+import { execFile as execFileCb, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKey } from "../src/domain/auth/api-key-token.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
+
+// The CLI and `serve` as a user runs them: separate processes, real signals.
+
+const execFile = promisify(execFileCb);
+const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
+let database: TestDatabase;
+let env: Record<string, string>;
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFile(process.execPath, [MAIN, ...args], { env: { ...env, PATH: process.env.PATH ?? "" } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function serve(extra: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [MAIN, "serve"], {
+    env: { ...env, PATH: process.env.PATH ?? "", PORT: String(port), CODEPLANE_HOST: "127.0.0.1", ...extra },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { proc, url, exited };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill("SIGKILL");
+  throw new Error("serve did not become healthy");
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase({ empty: true });
+  env = { DATABASE_URL: database.url, CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"), CODEPLANE_LOG_LEVEL: "warn", CODEPLANE_MIGRATE_ON_START: "false" };
+});
+afterAll(() => database?.drop());
+
+describe("codeplane CLI", () => {
+  it("migrates an empty database, then has nothing left to apply", async () => {
+    const first = await cli("migrate");
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ["0001_initial"] });
+    expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });
+  });
+
+  it("creates an account and a key that works against the served API", async () => {
+    const account = await cli("accounts", "create", "acme");
+    expect(account.code).toBe(0);
+    expect(JSON.parse(account.stdout)).toMatchObject({ name: "acme", id: expect.any(String) });
+    const dup = await cli("accounts", "create", "acme");
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain("Account 'acme' already exists");
+
+    const keyOut = await cli("keys", "create", "--account", "acme", "--name", "ci", "--scopes", "repositories:read");
+    expect(keyOut.code).toBe(0);
+    const key = JSON.parse(keyOut.stdout);
+    expect(key).toMatchObject({ account: "acme", name: "ci", scopes: ["repositories:read"], key: expect.stringMatching(/^cp_/) });
+
+    const { proc, url, exited } = await serve();
+    try {
+      const ok = await fetch(`${url}/v1/repositories`, { headers: { authorization: `Bearer ${key.key}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ items: [], next_cursor: null });
+      const anon = await fetch(`${url}/v1/repositories`);
+      expect(anon.status).toBe(401);
+      expect(await anon.json()).toEqual({ detail: "Not authenticated" });
+    } finally {
+      proc.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }
+  });
+
+  it.each([
+    [["keys", "create", "--account", "nobody", "--name", "x"], 1, "Account 'nobody' not found"],
+    [["keys", "create", "--account", "acme", "--name", "x", "--scopes", "root"], 2, "invalid arguments"],
+    [["accounts", "create", "Bad Name!"], 2, "invalid arguments"],
+    [["frobnicate"], 2, "Usage:"],
+  ])("fails clearly for %j", async (args, code, message) => {
+    const r = await cli(...args);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("refuses a bad configuration, naming the variable", async () => {
+    const r = await execFile(process.execPath, [MAIN, "serve"], { env: { ...env, PATH: process.env.PATH ?? "", PORT: "eighty" } }).catch((e) => e);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("PORT: must be a whole number");
+  });
+});
+
+describe("codeplane serve", () => {
+  it("seeds a key from CODEPLANE_BOOTSTRAP_API_KEY, idempotently", async () => {
+    const { key } = generateApiKey();
+    for (let i = 0; i < 2; i++) {
+      const { proc, url, exited } = await serve({ CODEPLANE_BOOTSTRAP_ACCOUNT: "seeded", CODEPLANE_BOOTSTRAP_API_KEY: key });
+      try {
+        expect((await fetch(`${url}/v1/repositories`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      } finally {
+        proc.kill("SIGTERM");
+        await exited;
+      }
+    }
+    const rows = await database.db.selectFrom("api_keys").select("name").where("name", "=", "bootstrap").execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it("finishes an in-flight request on SIGTERM, refuses new connections, and exits 0", async () => {
+    const keyOut = JSON.parse((await cli("keys", "create", "--account", "acme", "--name", "slow")).stdout);
+    const { proc, url, exited } = await serve();
+    const { port } = new URL(url);
+    // A request whose body is still arriving when the signal comes.
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, path: "/v1/environment-variables", method: "POST", headers: { authorization: `Bearer ${keyOut.key}`, "content-type": "application/json" } },
+        (res) => {
+          let body = "";
+          res.on("data", (c) => (body += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.write('{"name": "IN_FLIGHT", ');
+      setTimeout(() => {
+        proc.kill("SIGTERM");
+        setTimeout(() => req.end('"value": "v", "secret": false}'), 500);
+      }, 200);
+    });
+    const res = await response;
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body)).toMatchObject({ name: "IN_FLIGHT", value: "v" });
+    expect(await exited).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});
