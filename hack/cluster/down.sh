@@ -9,7 +9,7 @@ need_root
 set +e
 KUBECTL=("$K8S_BIN/kubectl" --kubeconfig "$PKI_DIR/admin.kubeconfig" --request-timeout 5s)
 SOCK="$RUN_DIR/containerd.sock"
-CRICTL=("$CRICTL_BIN/crictl" --runtime-endpoint "unix://$SOCK" --timeout 10s)
+CRICTL=("$CRICTL_BIN/crictl" --config "$RUN_DIR/crictl.yaml" --timeout 10s)
 
 pidof_c() { cat "$RUN_DIR/pids/$1.pid" 2>/dev/null; }
 stop() { # stop <name>: SIGTERM, wait up to 15s, then SIGKILL
@@ -23,6 +23,7 @@ stop() { # stop <name>: SIGTERM, wait up to 15s, then SIGKILL
   rm -f "$RUN_DIR/pids/$name.pid"
 }
 
+[ -d "$RUN_DIR" ] && printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\n' "$SOCK" "$SOCK" > "$RUN_DIR/crictl.yaml"
 api_up() { [ -x "$K8S_BIN/kubectl" ] && "${KUBECTL[@]}" get --raw /readyz >/dev/null 2>&1; }
 cri_up() { [ -S "$SOCK" ] && [ -x "$CRICTL_BIN/crictl" ] && "${CRICTL[@]}" version >/dev/null 2>&1; }
 
@@ -32,9 +33,13 @@ stop kube-scheduler
 if api_up; then
   log "deleting all pods"
   "${KUBECTL[@]}" delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1
-  for _ in $(seq 1 30); do
-    [ -z "$("${KUBECTL[@]}" get pods -A -o name 2>/dev/null)" ] && break; sleep 1
-  done
+  # kubelet kills the containers of deleted pods (Job pods keep a finalizer the
+  # stopped Job controller would remove; that does not matter here)
+  if cri_up; then
+    for _ in $(seq 1 30); do
+      [ -z "$("${CRICTL[@]}" pods --state ready -q 2>/dev/null)" ] && break; sleep 1
+    done
+  fi
 fi
 stop kubelet
 

@@ -16,7 +16,9 @@ T0=$SECONDS
 mkdir -p "$CLUSTER_DIR" "$LOG_DIR" "$RUN_DIR/pids" "$CLUSTER_DIR/bin"
 for b in kubectl kube-apiserver kube-controller-manager kube-scheduler kubelet; do ln -sfn "$K8S_BIN/$b" "$CLUSTER_DIR/bin/$b"; done
 ln -sfn "$ETCD_BIN/etcd" "$CLUSTER_DIR/bin/etcd"
-ln -sfn "$CRICTL_BIN/crictl" "$CLUSTER_DIR/bin/crictl"
+rm -f "$CLUSTER_DIR/bin/crictl"
+printf '#!/bin/sh\nexec "%s" --config "%s" "$@"\n' "$CRICTL_BIN/crictl" "$RUN_DIR/crictl.yaml" > "$CLUSTER_DIR/bin/crictl"
+chmod +x "$CLUSTER_DIR/bin/crictl"
 KUBECTL=("$K8S_BIN/kubectl" --kubeconfig "$PKI_DIR/admin.kubeconfig")
 CTR=(ctr -a "$RUN_DIR/containerd.sock")
 
@@ -30,6 +32,18 @@ fail() {
   log "FAILED: $1 did not become healthy. Last lines of $LOG_DIR/$1.log:"
   tail -n 25 "$LOG_DIR/$1.log" >&2 2>/dev/null || true
   die "$1 failed to start (full log: $LOG_DIR/$1.log; 'make cluster-down' cleans up)"
+}
+
+# restart_if_changed <name> <config file>: a running component whose generated
+# config changed since it started is stopped, so start() starts it again.
+restart_if_changed() {
+  local sum; sum="$(sha256sum "$2" | cut -c1-64)"
+  if running "$1" && [ "$(cat "$RUN_DIR/pids/$1.conf" 2>/dev/null)" != "$sum" ]; then
+    log "$1: configuration changed, restarting"
+    kill "$(cat "$(pidfile "$1")")" 2>/dev/null || true
+    for _ in $(seq 1 20); do running "$1" || break; sleep 0.5; done
+  fi
+  echo "$sum" > "$RUN_DIR/pids/$1.conf"
 }
 
 # start <name> <health command> -- <argv...>
@@ -182,7 +196,9 @@ state = "$RUN_DIR/containerd/state"
     conf_dir = "$CLUSTER_DIR/cni/net.d"
     max_conf_num = 1
 TOML
+restart_if_changed containerd "$CLUSTER_DIR/containerd.toml"
 start containerd "${CTR[*]} version" -- containerd --config "$CLUSTER_DIR/containerd.toml" --log-level info
+printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 10\n' "$RUN_DIR/containerd.sock" "$RUN_DIR/containerd.sock" > "$RUN_DIR/crictl.yaml"
 
 # --- images: import what is not there yet -----------------------------------------------
 have_image() { "${CTR[@]}" -n k8s.io images ls -q 2>/dev/null | grep -qx "$1"; }
@@ -231,6 +247,7 @@ serializeImagePulls: false
 resolvConf: /etc/resolv.conf
 clusterDomain: cluster.local
 KUBELET
+restart_if_changed kubelet "$CLUSTER_DIR/kubelet.yaml"
 start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" -- \
   "$K8S_BIN/kubelet" --config "$CLUSTER_DIR/kubelet.yaml" \
   --kubeconfig "$PKI_DIR/kubelet.kubeconfig" --root-dir "$CLUSTER_DIR/kubelet" \
