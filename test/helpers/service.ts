@@ -36,7 +36,17 @@ export async function createTestDatabase(opts: { empty?: boolean } = {}): Promis
       await db.destroy();
       const a = new pg.Client({ connectionString: inject("pgAdminUrl") });
       await a.connect();
-      await a.query(`drop database if exists ${name} with (force)`);
+      // Without FORCE: a closing pool may still be saying goodbye, and forcing
+      // would hit that connection with an error nobody listens for any more.
+      for (let i = 0; ; i++) {
+        try {
+          await a.query(`drop database if exists ${name}`);
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== "55006" || i >= 50) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
       await a.end();
     },
   };
