@@ -15,6 +15,10 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
 export interface DatabaseOptions {
   url: string | null;
   poolMax: number;
@@ -35,9 +39,7 @@ function openPostgres(url: string, poolMax: number, logger: Logger): DatabaseHan
   return {
     db,
     kind: "postgres",
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
+    ping: () => ping(db),
     close: () => db.destroy(),
   };
 }
@@ -61,9 +63,7 @@ async function openEmbedded(dataDir: string, logger: Logger): Promise<DatabaseHa
   return {
     db,
     kind: "embedded",
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
+    ping: () => ping(db),
     close: async () => {
       try {
         await db.destroy();

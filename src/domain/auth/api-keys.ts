@@ -2,6 +2,7 @@ import type { Db } from "../../db/database.ts";
 import type { ApiKeyRow } from "../../db/schema.ts";
 import { DomainValidationError, notFound } from "../errors.ts";
 import { newId } from "../shared/ids.ts";
+import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso, isoOrNull } from "../shared/time.ts";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./api-key-token.ts";
@@ -55,15 +56,8 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Db, accountId: string, page: PageRequest): Promise<Page<ApiKey>> {
-  let q = db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("revoked_at", "is", null)
-    .orderBy("id", "desc")
-    .limit(page.limit + 1);
-  if (page.cursor) q = q.where("id", "<", page.cursor);
-  return toPage(await q.execute(), page.limit, toApiKey);
+  const q = db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId).where("revoked_at", "is", null);
+  return toPage(await keysetPage(q, page).execute(), page.limit, toApiKey);
 }
 
 /** Revocation is immediate: authentication reads the row on every request. */

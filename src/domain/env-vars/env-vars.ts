@@ -2,8 +2,9 @@ import type { Db } from "../../db/database.ts";
 import type { EnvVarRow } from "../../db/schema.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { conflict, DomainValidationError, notFound } from "../errors.ts";
-import { isUniqueViolation } from "../shared/db-errors.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
 import { newId } from "../shared/ids.ts";
+import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import type { CreateEnvVarInput, EnvVar, UpdateEnvVarInput } from "./env-vars.schemas.ts";
@@ -13,7 +14,11 @@ import type { CreateEnvVarInput, EnvVar, UpdateEnvVarInput } from "./env-vars.sc
 const aad = (row: { id: string; account_id: string }) => `env:${row.account_id}:${row.id}`;
 
 const duplicate = (err: unknown) =>
-  isUniqueViolation(err) ? conflict("An environment variable with this name already exists in this scope") : null;
+  isUniqueViolation(err)
+    ? conflict("An environment variable with this name already exists in this scope")
+    : isForeignKeyViolation(err) // the repository was deleted between the check and the insert
+      ? notFound("Repository")
+      : null;
 
 export class EnvVarService {
   readonly #box: SecretBox;
@@ -63,15 +68,9 @@ export class EnvVarService {
 
   async list(db: Db, accountId: string, repositoryId: string | undefined, page: PageRequest): Promise<Page<EnvVar>> {
     if (repositoryId) await this.#assertRepository(db, accountId, repositoryId);
-    let q = db
-      .selectFrom("environment_variables")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("id", "desc")
-      .limit(page.limit + 1);
+    let q = db.selectFrom("environment_variables").selectAll().where("account_id", "=", accountId);
     if (repositoryId) q = q.where("repository_id", "=", repositoryId);
-    if (page.cursor) q = q.where("id", "<", page.cursor);
-    return toPage(await q.execute(), page.limit, (r) => this.#toEnvVar(r));
+    return toPage(await keysetPage(q, page).execute(), page.limit, (r) => this.#toEnvVar(r));
   }
 
   async get(db: Db, accountId: string, id: string): Promise<EnvVar> {

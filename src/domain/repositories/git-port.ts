@@ -7,15 +7,33 @@ export interface GitRef {
   commit_hash: string;
 }
 
+export interface GitRefs {
+  /** Branch the remote's HEAD pointed at when the mirror was cloned, if it still exists. */
+  head: string | null;
+  branches: GitRef[];
+  tags: GitRef[];
+}
+
+export type GitEntryType = "file" | "dir" | "symlink" | "submodule";
+
+export interface GitTreeEntry {
+  name: string;
+  path: string;
+  type: GitEntryType;
+  /** Bytes for files and symlinks; null for directories and submodules. */
+  size: number | null;
+}
+
 export interface GitTree {
   commit_hash: string;
   path: string;
-  entries: { name: string; path: string; type: "file" | "dir" | "symlink" | "submodule"; size: number | null }[];
+  entries: GitTreeEntry[];
 }
 
 export interface GitFile {
   commit_hash: string;
   path: string;
+  /** Full size in bytes, also when content is truncated. */
   size: number;
   encoding: "utf-8" | "base64";
   content: string;
@@ -24,7 +42,7 @@ export interface GitFile {
 
 export interface GitSource {
   sync(repoKey: string, url: string, opts?: { force?: boolean }): Promise<void>;
-  listRefs(repoKey: string, url: string): Promise<{ head: string | null; branches: GitRef[]; tags: GitRef[] }>;
+  listRefs(repoKey: string, url: string): Promise<GitRefs>;
   resolveCommit(repoKey: string, url: string, ref: string): Promise<string>;
   listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree>;
   readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile>;

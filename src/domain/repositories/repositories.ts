@@ -4,6 +4,7 @@ import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound } from "../errors.ts";
 import { isUniqueViolation } from "../shared/db-errors.ts";
 import { newId } from "../shared/ids.ts";
+import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
@@ -101,14 +102,8 @@ export class RepositoryService {
   }
 
   async list(db: Db, accountId: string, page: PageRequest): Promise<Page<Repository>> {
-    let q = db
-      .selectFrom("repositories")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("id", "desc")
-      .limit(page.limit + 1);
-    if (page.cursor) q = q.where("id", "<", page.cursor);
-    return toPage(await q.execute(), page.limit, toRepository);
+    const q = db.selectFrom("repositories").selectAll().where("account_id", "=", accountId);
+    return toPage(await keysetPage(q, page).execute(), page.limit, toRepository);
   }
 
   async get(db: Db, accountId: string, id: string): Promise<Repository> {

@@ -5,3 +5,8 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e.code === "23505" && (constraint === undefined || e.constraint === constraint);
 }
+
+/** A foreign key pointed at a row that is gone (deleted concurrently, for instance). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return !!err && typeof err === "object" && (err as { code?: string }).code === "23503";
+}

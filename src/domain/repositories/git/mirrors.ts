@@ -8,44 +8,9 @@ import { inspectCloneUrl, type HostLookup, type InspectedCloneUrl } from "../clo
 import { classifyGitFailure, gitRemoteError, GitRemoteError, redactUrls } from "./errors.ts";
 import { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";
 import { runGit, type RunGitResult } from "./run.ts";
+import type { GitEntryType, GitFile, GitRef, GitRefs, GitTree, GitTreeEntry } from "../git-port.ts";
 
-export interface GitRef {
-  name: string;
-  commit_hash: string;
-}
-
-export interface GitRefs {
-  /** Branch the remote's HEAD pointed at when the mirror was cloned, if it still exists. */
-  head: string | null;
-  branches: GitRef[];
-  tags: GitRef[];
-}
-
-export type GitEntryType = "file" | "dir" | "symlink" | "submodule";
-
-export interface GitTreeEntry {
-  name: string;
-  path: string;
-  type: GitEntryType;
-  /** Bytes for files and symlinks; null for directories and submodules. */
-  size: number | null;
-}
-
-export interface GitTree {
-  commit_hash: string;
-  path: string;
-  entries: GitTreeEntry[];
-}
-
-export interface GitFile {
-  commit_hash: string;
-  path: string;
-  /** Full size in bytes, also when content is truncated. */
-  size: number;
-  encoding: "utf-8" | "base64";
-  content: string;
-  truncated: boolean;
-}
+export type { GitEntryType, GitFile, GitRef, GitRefs, GitTree, GitTreeEntry } from "../git-port.ts";
 
 export interface GitAuth {
   username: string;
