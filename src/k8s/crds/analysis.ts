@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { COMMIT, conditionSchema, UUID } from "./common.ts";
+
+// The Analysis custom resource: one per repository and commit. The analyzer's
+// result lives in Postgres, not here (it can be large); the resource carries
+// what a kubectl user needs to see the analysis's state.
+
+export const ANALYSIS_KIND = "Analysis";
+export const ANALYSIS_PLURAL = "analyses";
+
+export const ANALYSIS_PHASES = ["pending", "running", "completed", "failed", "cancelled"] as const;
+export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
+
+export const analysisSpecSchema = z.object({
+  analysisId: UUID,
+  accountId: UUID,
+  repositoryId: UUID,
+  repositoryUrl: z.string().min(1).max(2048),
+  commitHash: COMMIT,
+  branch: z.string().max(255).optional(),
+  language: z.enum(["en", "ja"]).optional(),
+  timeoutSeconds: z.int().min(1).max(24 * 3600),
+  cancelRequested: z.boolean().optional(),
+});
+export type AnalysisSpec = z.infer<typeof analysisSpecSchema>;
+
+export const analysisStatusSchema = z.object({
+  phase: z.enum(ANALYSIS_PHASES).optional(),
+  observedGeneration: z.int().min(0).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  jobName: z.string().optional(),
+  podName: z.string().optional(),
+  error: z.string().max(4096).nullable().optional(),
+  startTime: z.iso.datetime().optional(),
+  completionTime: z.iso.datetime().optional(),
+});
+export type AnalysisStatus = z.infer<typeof analysisStatusSchema>;
+
+export const ANALYSIS_PRINTER_COLUMNS = [
+  { name: "Status", type: "string", jsonPath: ".status.phase" },
+  { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
+  { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+];

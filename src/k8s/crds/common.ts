@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+export const GROUP = "codeplane.dev";
+export const VERSION = "v1alpha1";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const CATEGORY = "codeplane";
+
+// Kubernetes' own Condition shape (metav1.Condition), so kubectl, kstatus and
+// Argo CD read our status the way they read built-in resources.
+export const conditionSchema = z.object({
+  type: z.string().min(1).max(316),
+  status: z.enum(["True", "False", "Unknown"]),
+  reason: z.string().min(1).max(1024),
+  message: z.string().max(32768),
+  observedGeneration: z.int().min(0).optional(),
+  lastTransitionTime: z.iso.datetime(),
+});
+export type Condition = z.infer<typeof conditionSchema>;
+
+export const UUID = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+export const COMMIT = z.string().regex(/^[0-9a-f]{40}$/);

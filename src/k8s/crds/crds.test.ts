@@ -1,0 +1,37 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { renderCrds } from "./render.ts";
+
+describe("CRD manifests", () => {
+  const rendered = renderCrds();
+
+  it.each(Object.keys(rendered))("crds/%s matches the zod schemas (run `npm run crds` if not)", (file) => {
+    const committed = readFileSync(new URL(`../../../crds/${file}`, import.meta.url), "utf8");
+    expect(committed).toBe(rendered[file]);
+  });
+
+  it("are structural: every object node has a type and none forbids extra properties", () => {
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== "object") return;
+      const n = node as Record<string, unknown>;
+      if ("properties" in n || "items" in n) expect(n.type, path).toBeDefined();
+      expect(n.additionalProperties, path).not.toBe(false);
+      for (const [k, v] of Object.entries(n)) walk(v, `${path}.${k}`);
+    };
+    for (const text of Object.values(rendered)) {
+      const crd = parse(text);
+      walk(crd.spec.versions[0].schema.openAPIV3Schema, "schema");
+    }
+  });
+
+  it("follow the contract's names", () => {
+    const runs = parse(rendered["codeplane.dev_runs.yaml"]!);
+    expect(runs.metadata.name).toBe("runs.codeplane.dev");
+    expect(runs.spec.names).toMatchObject({ kind: "Run", plural: "runs", shortNames: ["cpr"], categories: ["codeplane"] });
+    expect(runs.spec.versions[0].subresources).toEqual({ status: {} });
+    expect(runs.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(["Status", "Repository", "Commit", "Compute", "Exit", "Age"]);
+    const analyses = parse(rendered["codeplane.dev_analyses.yaml"]!);
+    expect(analyses.spec.names).toMatchObject({ kind: "Analysis", plural: "analyses", shortNames: ["cpa"], categories: ["codeplane"] });
+  });
+});

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { COMMIT, conditionSchema, UUID } from "./common.ts";
+
+// The Run custom resource: the source of truth for one execution. The spec
+// says what to run and never holds a secret value (those travel in a Secret
+// the Run owns); the status is written only by the controller.
+
+export const RUN_KIND = "Run";
+export const RUN_PLURAL = "runs";
+
+export const RUN_PHASES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+export const TERMINAL_PHASES: ReadonlySet<RunPhase> = new Set(["completed", "failed", "cancelled"]);
+
+export const runSpecSchema = z.object({
+  runId: UUID.meta({ description: "The API's run id." }),
+  accountId: UUID,
+  repositoryId: UUID,
+  repositoryUrl: z.string().min(1).max(2048).meta({ description: "Clone URL; credentials are never part of it." }),
+  commitHash: COMMIT,
+  command: z.array(z.string().max(32768)).min(1).max(4096).meta({ description: "argv run in the checkout." }),
+  experimentId: z.string().max(256).optional(),
+  computeType: z.string().min(1).max(63),
+  timeoutSeconds: z.int().min(1).max(7 * 24 * 3600),
+  cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
+});
+export type RunSpec = z.infer<typeof runSpecSchema>;
+
+export const runStatusSchema = z.object({
+  phase: z.enum(RUN_PHASES).optional(),
+  observedGeneration: z.int().min(0).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  jobName: z.string().optional(),
+  podName: z.string().optional(),
+  exitCode: z.int().nullable().optional(),
+  error: z.string().max(4096).nullable().optional().meta({ description: "Why the run failed or was cancelled." }),
+  startTime: z.iso.datetime().optional(),
+  completionTime: z.iso.datetime().optional(),
+});
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const RUN_PRINTER_COLUMNS = [
+  { name: "Status", type: "string", jsonPath: ".status.phase" },
+  { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
+  { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
+  { name: "Compute", type: "string", jsonPath: ".spec.computeType" },
+  { name: "Exit", type: "integer", jsonPath: ".status.exitCode" },
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+];
