@@ -19,6 +19,15 @@
  * The seq is written by the process that produced the lines, so every reader of the pod log
  * (any API replica, any reconnect) sees the same number on the same line.
  *
+ * Reading the pod log: the entrypoint keeps every frame within 16 KiB including its newline
+ * (containerd's default max_container_log_line_size), but the runtime may still store a frame as
+ * several CRI entries (CRI-O cuts at its 8 KiB read boundaries). The kubelet joins such entries
+ * back into one line only when the log is read WITHOUT timestamps=true (with it, a timestamp lands
+ * inside the line: kubernetes/kubernetes#77603), so follow without timestamps (frames carry their
+ * own) and without limitBytes. tailLines and sinceTime count CRI entries and can start inside a
+ * frame; that first fragment parses as foreign and should be dropped. To resume, read again and
+ * skip frames whose seq was already seen.
+ *
  * The encoder lives only in the entrypoint, which must stay a single file copied into pods;
  * src/runner/entrypoint.test.ts parses its real output with this module so the two cannot drift.
  */
