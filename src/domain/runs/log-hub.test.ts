@@ -1,0 +1,448 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createRootLogger } from "../../logger.ts";
+import { LogHub, type LiveLogSource, type LogHubOptions, type LogLine, type LogStore, type RunEnd, type RunState, type RunStatus, type Subscriber } from "./log-hub.ts";
+
+const TS = "2026-11-22T04:13:09.123Z";
+const RUN = "0190f0f0-0000-7000-8000-000000000001";
+const logger = createRootLogger("silent");
+
+const mk = (seq: number, stream: "stdout" | "stderr" = seq % 3 === 0 ? "stderr" : "stdout"): LogLine => ({ seq, stream, ts: TS, line: `line ${seq}` });
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** Postgres as the hub sees it. A gate holds reads open after they took their snapshot. */
+class FakeStore implements LogStore {
+  lines = new Map<string, LogLine[]>();
+  runs = new Map<string, RunState | null>();
+  readLinesCalls = 0;
+  #gate: { promise: Promise<void>; open: () => void } | null = null;
+
+  archive(runId: string, ...seqs: number[]) {
+    const list = this.lines.get(runId) ?? [];
+    for (const s of seqs) list.push(mk(s));
+    list.sort((a, b) => a.seq - b.seq);
+    this.lines.set(runId, list);
+  }
+  setRun(runId: string, state: Partial<RunState> | null) {
+    const prev = this.runs.get(runId) ?? { status: "running", exitCode: null, logsComplete: false };
+    this.runs.set(runId, state === null ? null : { ...prev, ...state });
+  }
+  closeGate() {
+    let open!: () => void;
+    const promise = new Promise<void>((r) => (open = r));
+    this.#gate = { promise, open };
+  }
+  openGate() {
+    const g = this.#gate;
+    this.#gate = null;
+    g?.open();
+  }
+  async readLines(runId: string, afterSeq: number, limit: number) {
+    this.readLinesCalls++;
+    const snapshot = (this.lines.get(runId) ?? []).filter((l) => l.seq > afterSeq).slice(0, limit);
+    if (this.#gate) await this.#gate.promise;
+    return snapshot;
+  }
+  async maxSeq(runId: string) {
+    return (this.lines.get(runId) ?? []).at(-1)?.seq ?? 0;
+  }
+  async readRun(runId: string) {
+    return this.runs.has(runId) ? (this.runs.get(runId) ?? null) : null;
+  }
+}
+
+interface Follow {
+  runId: string;
+  afterSeq: number;
+  onLine: (l: LogLine) => void;
+  onEnd: () => void;
+  stopped: boolean;
+}
+
+/** A pod log: a follow first replays what was written after afterSeq (a turn later), then new lines. */
+class FakeLive implements LiveLogSource {
+  follows: Follow[] = [];
+  written = new Map<string, number[]>();
+  follow(runId: string, afterSeq: number, onLine: (l: LogLine) => void, onEnd: () => void) {
+    const f: Follow = { runId, afterSeq, onLine, onEnd, stopped: false };
+    const backlog = (this.written.get(runId) ?? []).filter((s) => s > afterSeq);
+    queueMicrotask(() => {
+      this.follows.push(f);
+      for (const s of backlog) if (!f.stopped) onLine(mk(s));
+    });
+    return () => void (f.stopped = true);
+  }
+  active(runId = RUN) {
+    return this.follows.filter((f) => f.runId === runId && !f.stopped);
+  }
+  /** Writes lines to the log (seqs in order; a repeat stands for an upstream reconnect replaying). */
+  emit(runId: string, ...seqs: number[]) {
+    const w = this.written.get(runId) ?? [];
+    for (const s of seqs) if (s > (w.at(-1) ?? 0)) w.push(s);
+    this.written.set(runId, w);
+    for (const f of this.active(runId)) for (const s of seqs) f.onLine(mk(s));
+  }
+}
+
+type Event = { t: "line"; l: LogLine } | { t: "status"; s: RunStatus } | { t: "end"; e: RunEnd };
+
+/** A sink that records events; `takeUntilFull` lines are taken before it reports backpressure. */
+class Recorder implements Subscriber {
+  events: Event[] = [];
+  resumeFn: (() => void) | null = null;
+  closed = false;
+  room: number;
+  constructor(room = Infinity) {
+    this.room = room;
+  }
+  line(l: LogLine) {
+    this.events.push({ t: "line", l });
+    return --this.room > 0;
+  }
+  status(s: RunStatus) {
+    this.events.push({ t: "status", s });
+  }
+  end(e: RunEnd) {
+    this.events.push({ t: "end", e });
+  }
+  onDrain(resume: () => void) {
+    this.resumeFn = resume;
+  }
+  close() {
+    this.closed = true;
+  }
+  drain(room = Infinity) {
+    this.room = room;
+    const r = this.resumeFn;
+    this.resumeFn = null;
+    r?.();
+  }
+  get seqs() {
+    return this.events.flatMap((e) => (e.t === "line" ? [e.l.seq] : []));
+  }
+  get statuses() {
+    return this.events.flatMap((e) => (e.t === "status" ? [e.s] : []));
+  }
+  get ended(): RunEnd | null {
+    const last = this.events.at(-1);
+    return last?.t === "end" ? last.e : null;
+  }
+}
+
+let hubs: LogHub[] = [];
+afterEach(() => {
+  for (const h of hubs) h.close();
+  hubs = [];
+});
+
+function setup(opts: Partial<LogHubOptions> = {}) {
+  const store = new FakeStore();
+  const live = new FakeLive();
+  const hub = new LogHub({ store, live, logger, pollIntervalMs: 10, dbPollIntervalMs: 10, ...opts });
+  hubs.push(hub);
+  return { store, live, hub };
+}
+
+const until = (fn: () => void) => vi.waitFor(fn, { timeout: 2000, interval: 5 });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("LogHub", () => {
+  it("joins history and live lines without a gap or a duplicate at the seam", async () => {
+    const { store, live, hub } = setup({ pageSize: 4 });
+    store.setRun(RUN, { status: "running" });
+    store.archive(RUN, ...range(1, 10));
+    store.closeGate();
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    expect(live.active()[0]!.afterSeq).toBe(10);
+    await until(() => expect(store.readLinesCalls).toBe(1));
+    // While the first history page is being read: live lines, only some of them archived yet.
+    live.emit(RUN, 11, 12, 13, 14, 15);
+    store.archive(RUN, 11, 12, 13);
+    expect(r.seqs).toEqual([]);
+    store.openGate();
+    await until(() => expect(r.seqs).toEqual(range(1, 15)));
+    live.emit(RUN, 16, 17);
+    expect(r.seqs).toEqual(range(1, 17));
+    expect(r.statuses).toEqual(["running"]);
+    expect(r.ended).toBeNull();
+  });
+
+  it("resumes after afterSeq, from Postgres or from the ring", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    store.archive(RUN, ...range(1, 10));
+    const a = new Recorder();
+    hub.subscribe(RUN, 7, a);
+    await until(() => expect(a.seqs).toEqual([8, 9, 10]));
+    live.emit(RUN, ...range(11, 15));
+    expect(a.seqs).toEqual(range(8, 15));
+    const reads = store.readLinesCalls;
+    const b = new Recorder();
+    hub.subscribe(RUN, 12, b);
+    await until(() => expect(b.seqs).toEqual([13, 14, 15]));
+    // Served from the ring: a late joiner near the head costs no query.
+    expect(store.readLinesCalls).toBe(reads);
+    live.emit(RUN, 16);
+    expect(a.seqs.at(-1)).toBe(16);
+    expect(b.seqs).toEqual([13, 14, 15, 16]);
+  });
+
+  it("shares one upstream per run among its subscribers and stops it after the last leaves", async () => {
+    const { store, live, hub } = setup();
+    const other = "0190f0f0-0000-7000-8000-000000000002";
+    store.setRun(RUN, { status: "running" });
+    store.setRun(other, { status: "running" });
+    const subs = Array.from({ length: 5 }, () => new Recorder());
+    const unsubs = subs.map((r) => hub.subscribe(RUN, 0, r));
+    const o = new Recorder();
+    hub.subscribe(other, 0, o);
+    await until(() => expect(live.follows).toHaveLength(2));
+    await until(() => expect(subs.every((r) => r.statuses.length === 1)).toBe(true));
+    live.emit(RUN, 1, 2);
+    await until(() => expect(subs.every((r) => r.seqs.join() === "1,2")).toBe(true));
+    expect(o.seqs).toEqual([]);
+    for (const u of unsubs.slice(0, 4)) u();
+    expect(live.active()).toHaveLength(1);
+    unsubs[4]!();
+    unsubs[4]!(); // idempotent
+    expect(live.active()).toHaveLength(0);
+    expect(live.active(other)).toHaveLength(1);
+    expect(hub.activeRuns).toBe(1);
+    const again = new Recorder();
+    hub.subscribe(RUN, 0, again);
+    await until(() => expect(live.active()).toHaveLength(1));
+    expect(live.follows).toHaveLength(3);
+  });
+
+  it("gives a client joining after the end the stored lines, then end, without following", async () => {
+    const { store, live, hub } = setup({ pageSize: 2 });
+    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+    store.archive(RUN, ...range(1, 5));
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual(["status", 1, 2, 3, 4, 5, "end"]);
+    const resumed = new Recorder();
+    hub.subscribe(RUN, 3, resumed);
+    await until(() => expect(resumed.ended).not.toBeNull());
+    expect(resumed.seqs).toEqual([4, 5]);
+    expect(live.follows).toHaveLength(0);
+    expect(hub.activeRuns).toBe(0);
+  });
+
+  it("keeps a slow subscriber from delaying a fast one, and catches it up exactly from Postgres", async () => {
+    const { store, live, hub } = setup({ ringSize: 4, pageSize: 5 });
+    store.setRun(RUN, { status: "running" });
+    const fast = new Recorder();
+    const slow = new Recorder(3);
+    hub.subscribe(RUN, 0, fast);
+    hub.subscribe(RUN, 0, slow);
+    await until(() => expect(live.active()).toHaveLength(1));
+    await until(() => expect(slow.statuses).toEqual(["running"]));
+    for (const s of range(1, 20)) {
+      store.archive(RUN, s);
+      live.emit(RUN, s);
+    }
+    expect(fast.seqs).toEqual(range(1, 20));
+    expect(slow.seqs).toEqual([1, 2, 3]);
+    expect(slow.resumeFn).not.toBeNull();
+    const reads = store.readLinesCalls;
+    slow.drain();
+    await until(() => expect(slow.seqs).toEqual(range(1, 20)));
+    expect(store.readLinesCalls).toBeGreaterThan(reads); // 4..16 had left the ring
+    live.emit(RUN, 21);
+    expect(fast.seqs.at(-1)).toBe(21);
+    expect(slow.seqs).toEqual(range(1, 21));
+  });
+
+  it("catches a slow subscriber up from the ring when the ring still holds what it lacks", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const slow = new Recorder(2);
+    hub.subscribe(RUN, 0, slow);
+    await until(() => expect(live.active()).toHaveLength(1));
+    await until(() => expect(slow.statuses).toHaveLength(1));
+    live.emit(RUN, ...range(1, 10));
+    expect(slow.seqs).toEqual([1, 2]);
+    const reads = store.readLinesCalls;
+    slow.drain(3); // takes three more, then is full again
+    await until(() => expect(slow.seqs).toEqual(range(1, 5)));
+    slow.drain();
+    await until(() => expect(slow.seqs).toEqual(range(1, 10)));
+    expect(store.readLinesCalls).toBe(reads);
+  });
+
+  it("drops lines an upstream repeats after reconnecting", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    await until(() => expect(r.statuses).toHaveLength(1));
+    live.emit(RUN, 1, 2, 3, 1, 2, 3, 4, 2, 5);
+    expect(r.seqs).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("carries on from Postgres when the live upstream ends before the logs are complete", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.emit(RUN, 1, 2);
+    store.archive(RUN, 1, 2, 3, 4);
+    live.active()[0]!.onEnd();
+    await until(() => expect(r.seqs).toEqual([1, 2, 3, 4]));
+    store.archive(RUN, 5);
+    await until(() => expect(r.seqs).toEqual([1, 2, 3, 4, 5]));
+    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+    await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
+  });
+
+  it("ends only once logs_complete is set, with the lines stored meanwhile", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.emit(RUN, 1, 2, 3);
+    store.archive(RUN, 1, 2, 3);
+    store.setRun(RUN, { status: "completed", exitCode: 0 });
+    await until(() => expect(r.statuses).toEqual(["running", "completed"]));
+    await sleep(50);
+    expect(r.ended).toBeNull();
+    // Lines the upstream never brought, stored by the controller before it marks the logs complete.
+    store.archive(RUN, 4, 6);
+    store.setRun(RUN, { logsComplete: true });
+    await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t === "status" ? e.s : e.t))).toEqual(["running", 1, 2, 3, "completed", 4, 6, "end"]);
+    expect(live.active()).toHaveLength(0);
+    expect(hub.activeRuns).toBe(0);
+  });
+
+  it("ends after the grace period with what is stored when logs_complete never comes", async () => {
+    const { store, live, hub } = setup({ terminalGraceMs: 80 });
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.emit(RUN, 1, 2);
+    store.archive(RUN, 1, 2, 3);
+    const terminalAt = Date.now();
+    store.setRun(RUN, { status: "failed", exitCode: 2 });
+    await until(() => expect(r.ended).toEqual({ status: "failed", exit_code: 2 }));
+    expect(Date.now() - terminalAt).toBeGreaterThanOrEqual(70);
+    expect(r.seqs).toEqual([1, 2, 3]);
+  });
+
+  it("follows Postgres alone when there is no live upstream", async () => {
+    const { store, hub } = setup({ live: null });
+    store.setRun(RUN, { status: "preprocessing" });
+    store.archive(RUN, 1, 2);
+    const a = new Recorder();
+    const b = new Recorder();
+    hub.subscribe(RUN, 0, a);
+    hub.subscribe(RUN, 1, b);
+    await until(() => expect(a.seqs).toEqual([1, 2]));
+    store.setRun(RUN, { status: "running" });
+    store.archive(RUN, 3, 4, 5);
+    await until(() => expect(a.seqs).toEqual([1, 2, 3, 4, 5]));
+    store.archive(RUN, 6);
+    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+    await until(() => expect(a.ended).not.toBeNull());
+    await until(() => expect(b.ended).not.toBeNull());
+    expect(a.seqs).toEqual(range(1, 6));
+    expect(b.seqs).toEqual(range(2, 6));
+    expect(a.statuses).toEqual(["preprocessing", "running", "completed"]);
+  });
+
+  it("gives every subscriber the identical complete stream whatever the timing (randomised)", async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const rand = mulberry32(seed);
+      const { store, live, hub } = setup({ ringSize: 7, pageSize: 3 });
+      store.setRun(RUN, { status: "running" });
+      const total = 120;
+      const subs: Recorder[] = [];
+      let archived = 0;
+      for (let seq = 1; seq <= total; seq++) {
+        live.emit(RUN, seq);
+        // The archiver lags the live log by a random amount.
+        while (archived < seq && rand() < 0.6) store.archive(RUN, ++archived);
+        if (rand() < 0.08) {
+          const r = new Recorder(rand() < 0.5 ? 1 + Math.floor(rand() * 10) : Infinity);
+          subs.push(r);
+          hub.subscribe(RUN, 0, r);
+        }
+        for (const r of subs) if (r.resumeFn && rand() < 0.2) r.drain(1 + Math.floor(rand() * 10));
+        if (rand() < 0.3) await sleep(1);
+      }
+      while (archived < total) store.archive(RUN, ++archived);
+      store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+      await until(() => {
+        for (const r of subs) if (r.resumeFn) r.drain();
+        expect(subs.every((r) => r.ended !== null)).toBe(true);
+      });
+      for (const r of subs) expect(r.seqs).toEqual(range(1, total));
+      expect(live.follows.length).toBeLessThanOrEqual(subs.length);
+      expect(hub.activeRuns).toBe(0);
+    }
+  });
+
+  it("skips lines the archiver never stores rather than waiting forever", async () => {
+    const { store, live, hub } = setup({ ringSize: 3, archiveWaitMs: 50 });
+    store.setRun(RUN, { status: "running" });
+    const slow = new Recorder(1);
+    hub.subscribe(RUN, 0, slow);
+    await until(() => expect(live.active()).toHaveLength(1));
+    store.archive(RUN, 1, 2); // a size limit: nothing past 2 is stored
+    live.emit(RUN, ...range(1, 8));
+    expect(slow.seqs).toEqual([1]);
+    slow.drain();
+    await until(() => expect(slow.seqs).toEqual([1, 2, 6, 7, 8]));
+    live.emit(RUN, 9);
+    expect(slow.seqs.at(-1)).toBe(9);
+  });
+
+  it("ends streams whose run is deleted, and drops a subscriber that throws", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const ok = new Recorder();
+    const bad = new Recorder();
+    bad.line = () => {
+      throw new Error("socket gone");
+    };
+    hub.subscribe(RUN, 0, ok);
+    hub.subscribe(RUN, 0, bad);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.emit(RUN, 1, 2);
+    expect(ok.seqs).toEqual([1, 2]);
+    store.setRun(RUN, null);
+    await until(() => expect(ok.ended).toEqual({ status: "running", exit_code: null }));
+    expect(bad.ended).toBeNull();
+    expect(live.active()).toHaveLength(0);
+  });
+
+  it("close() stops upstreams and closes streams without end", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    hub.close();
+    expect(r.closed).toBe(true);
+    expect(r.ended).toBeNull();
+    expect(live.active()).toHaveLength(0);
+    expect(() => hub.subscribe(RUN, 0, new Recorder())).toThrow(/closed/);
+  });
+});
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
