@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -62,6 +63,43 @@ const envSchema = z.object({
   CODEPLANE_BOOTSTRAP_ACCOUNT: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be a valid account name").default("default"),
   CODEPLANE_BOOTSTRAP_API_KEY: z.string().regex(/^cp_[0-9A-Za-z]{38}$/, "must be a codeplane API key (cp_ followed by 38 letters and digits)").optional(),
   KUBECONFIG: z.string().min(1).optional(),
+  CODEPLANE_COMPONENTS: z
+    .string()
+    .default("api,controller")
+    .transform((v, ctx) => {
+      const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+      if (!parts.length || parts.some((p) => p !== "api" && p !== "controller")) {
+        ctx.addIssue({ code: "custom", message: "must be 'api', 'controller' or 'api,controller'" });
+        return z.NEVER;
+      }
+      return { api: parts.includes("api"), controller: parts.includes("controller") };
+    }),
+  CODEPLANE_RUNNER_IMAGE: z.string().min(1).default("codeplane-runner:dev"),
+  CODEPLANE_IMAGE: z.string().min(1).default("codeplane:dev"),
+  CODEPLANE_IMAGE_PULL_POLICY: z.enum(["Always", "IfNotPresent", "Never"]).default("IfNotPresent"),
+  CODEPLANE_JOB_TTL_SECONDS: int(0, 30 * 86_400).default(3600),
+  CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
+  CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
+  CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  CODEPLANE_COMPUTE_TYPES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return DEFAULT_COMPUTE_TYPES;
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON: {\"name\": {\"requests\": {...}, \"limits\": {...}}}" });
+        return z.NEVER;
+      }
+      const r = computeTypesSchema.safeParse(json);
+      if (!r.success) {
+        ctx.addIssue({ code: "custom", message: `invalid compute types: ${z.prettifyError(r.error)}` });
+        return z.NEVER;
+      }
+      return r.data;
+    }),
   CODEPLANE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).default("codeplane"),
 });
 
@@ -85,6 +123,17 @@ export interface Config {
     maxFileBytes: number;
   };
   kubernetes: { kubeconfig: string | null; namespace: string };
+  components: { api: boolean; controller: boolean };
+  runs: {
+    runnerImage: string;
+    codeplaneImage: string;
+    imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+    jobTtlSeconds: number;
+    defaultTimeoutSeconds: number;
+    maxTimeoutSeconds: number;
+    logMaxBytes: number;
+    computeTypes: ComputeTypes;
+  };
   bootstrap: { account: string; apiKey: string | null };
 }
 
@@ -123,6 +172,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       "invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)",
     );
   }
+  if (e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS > e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS) {
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: must not exceed CODEPLANE_RUN_MAX_TIMEOUT_SECONDS");
+  }
+  if (!e.CODEPLANE_COMPUTE_TYPES["cpu-general"]) {
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_COMPUTE_TYPES: must define the default compute type 'cpu-general'");
+  }
   const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);
   const currentKey = e.CODEPLANE_ENCRYPTION_KEY ?? embeddedKey(dataDir);
   const keys: Record<string, Buffer> = {};
@@ -151,6 +206,17 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     },
     kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
+    components: e.CODEPLANE_COMPONENTS,
+    runs: {
+      runnerImage: e.CODEPLANE_RUNNER_IMAGE,
+      codeplaneImage: e.CODEPLANE_IMAGE,
+      imagePullPolicy: e.CODEPLANE_IMAGE_PULL_POLICY,
+      jobTtlSeconds: e.CODEPLANE_JOB_TTL_SECONDS,
+      defaultTimeoutSeconds: e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS,
+      maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
+      logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
+      computeTypes: e.CODEPLANE_COMPUTE_TYPES,
+    },
   };
   return deepFreeze(config);
 }

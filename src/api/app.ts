@@ -5,6 +5,7 @@ import { HttpMethodEnum, koaBody } from "koa-body";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
+import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
 import { HttpError } from "./http-error.ts";
 import { createHttpMetrics } from "./metrics.ts";
@@ -18,6 +19,7 @@ import { registerEnvVarRoutes } from "./routes/env-vars.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
 import { registerRepositoryRoutes } from "./routes/repositories.ts";
+import { registerRunRoutes } from "./routes/runs.ts";
 
 export interface AppDeps {
   db: Db;
@@ -26,6 +28,7 @@ export interface AppDeps {
   authenticators: Authenticator[];
   repositories: RepositoryService;
   envVars: EnvVarService;
+  runs: RunService;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
   rateLimit: { requests: number; windowSeconds: number };
@@ -42,6 +45,7 @@ export function createApp(deps: AppDeps): Koa {
   registerKeyRoutes(routes, deps.db);
   registerRepositoryRoutes(routes, deps.db, deps.repositories);
   registerEnvVarRoutes(routes, deps.db, deps.envVars);
+  registerRunRoutes(routes, deps.db, deps.runs);
 
   const ops = new Router();
   registerOpsRoutes(ops, {

@@ -50,12 +50,56 @@ export interface EnvironmentVariablesTable {
   updated_at: Timestamp;
 }
 
+export interface RunsTable {
+  id: string;
+  account_id: string;
+  repository_id: string;
+  commit_hash: string;
+  workflow_id: string;
+  status: "pending" | "preprocessing" | "running" | "completed" | "failed" | "cancelled";
+  status_rank: Generated<number>;
+  experiment_id: string | null;
+  compute_type: string;
+  run_config: ColumnType<RunConfig, string, string>;
+  exit_code: number | null;
+  error: string | null;
+  logs_complete: Generated<boolean>;
+  // int8 comes back from pg as a string; these are read through Number().
+  stdout_bytes: ColumnType<string, number | undefined, number>;
+  stderr_bytes: ColumnType<string, number | undefined, number>;
+  stdout_truncated: Generated<boolean>;
+  stderr_truncated: Generated<boolean>;
+  start_time: Date | null;
+  close_time: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface RunConfig {
+  command: string[];
+  parameters: Record<string, string | number | boolean | null>;
+  timeout_seconds: number;
+}
+
+export interface RunLogLinesTable {
+  run_id: string;
+  seq: ColumnType<string, number, never>;
+  stream: "stdout" | "stderr";
+  ts: Date;
+  line: string;
+  partial: Generated<boolean>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   repositories: RepositoriesTable;
   environment_variables: EnvironmentVariablesTable;
+  runs: RunsTable;
+  run_log_lines: RunLogLinesTable;
 }
+
+export type RunRow = Selectable<RunsTable>;
 
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

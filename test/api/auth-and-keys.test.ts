@@ -225,9 +225,13 @@ describe("rate limiting", () => {
 describe("operations endpoints", () => {
   it("serves health, readiness and metrics", async () => {
     expect(await (await fetch(`${svc.url}/healthz`)).json()).toEqual({ status: "ok" });
+    // This service has no cluster configured: the contract's readiness covers Postgres and Kubernetes.
     const ready = await fetch(`${svc.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok" } });
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({
+      status: "not ready",
+      checks: { database: "ok", kubernetes: "no cluster configured: set KUBECONFIG, or run in a cluster" },
+    });
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
     expect(metrics).toContain("codeplane_http_requests_total");
     expect(metrics).toMatch(/route="\/v1\/repositories"/);
@@ -246,6 +250,12 @@ describe("operations endpoints", () => {
       "/v1/repositories/{repository_id}/files",
       "/v1/repositories/{repository_id}/files/{path}",
       "/v1/repositories/{repository_id}/refs",
+      "/v1/repositories/{repository_id}/{commit_hash}/runs",
+      "/v1/runs",
+      "/v1/runs/{run_id}",
+      "/v1/runs/{run_id}/cancel",
+      "/v1/runs/{run_id}/logs/stderr",
+      "/v1/runs/{run_id}/logs/stdout",
     ]);
     expect(doc.components.schemas.Repository).toBeDefined();
     expect(doc.paths["/v1/repositories"].post.responses["422"]).toBeDefined();

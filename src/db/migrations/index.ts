@@ -1,10 +1,12 @@
 import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m0001 from "./0001_initial.ts";
+import * as m0002 from "./0002_runs.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
 const migrations: Record<string, Migration> = {
   "0001_initial": m0001,
+  "0002_runs": m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -43,7 +43,8 @@ export interface GitFile {
 export interface GitSource {
   sync(repoKey: string, url: string, opts?: { force?: boolean }): Promise<void>;
   listRefs(repoKey: string, url: string): Promise<GitRefs>;
-  resolveCommit(repoKey: string, url: string, ref: string): Promise<string>;
+  /** refLoc names where the ref came from, for the 422 a malformed ref gets. */
+  resolveCommit(repoKey: string, url: string, ref: string, refLoc?: (string | number)[]): Promise<string>;
   listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree>;
   readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile>;
   remove(repoKey: string): Promise<void>;

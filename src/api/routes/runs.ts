@@ -1,0 +1,126 @@
+import { z } from "zod";
+import type { Db } from "../../db/database.ts";
+import { readRunLog } from "../../domain/runs/run-logs.ts";
+import type { RunService } from "../../domain/runs/runs.ts";
+import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
+import { errorBodySchema, type Routes } from "../route.ts";
+import { idParam, pageOf, pageQuery } from "./common.ts";
+
+const runParam = idParam("run_id");
+const commitParams = z.strictObject({
+  repository_id: z.uuid(),
+  commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
+});
+const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
+const unavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
+
+export function registerRunRoutes(routes: Routes, db: Db, runs: RunService): void {
+  routes.add({
+    method: "post",
+    path: "/v1/repositories/{repository_id}/{commit_hash}/runs",
+    operationId: "createRun",
+    summary: "Start a run",
+    description:
+      "Runs `command` (an argv, no shell) in a checkout of the commit, as a Kubernetes Job. The account's and repository's environment variables reach the process through a per-run Secret. Give exactly one of `command` or `analyzed_experiment`.",
+    tag: "Runs",
+    scope: "runs:write",
+    params: commitParams,
+    body: createRunSchema,
+    responses: {
+      201: { description: "Created; the run starts `pending`.", schema: runSchema },
+      404: { description: "No such repository or commit.", schema: errorBodySchema },
+      503: unavailable,
+    },
+    handler: async (_ctx, { params, body, principal }) => ({
+      status: 201,
+      body: await runs.create(db, principal.accountId, params.repository_id, params.commit_hash, body),
+    }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}/{commit_hash}/runs",
+    operationId: "listCommitRuns",
+    summary: "List a commit's runs",
+    tag: "Runs",
+    scope: "runs:read",
+    params: commitParams,
+    query: pageQuery.extend({ status: runStatusEnum.optional() }),
+    responses: { 200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") }, 404: { description: "No such repository or commit.", schema: errorBodySchema } },
+    handler: async (_ctx, { params, query, principal }) => {
+      const commitHash = await runs.resolveCommit(db, principal.accountId, params.repository_id, params.commit_hash);
+      return { status: 200, body: await runs.list(db, principal.accountId, { repositoryId: params.repository_id, commitHash, status: query.status }, query) };
+    },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs",
+    operationId: "listRuns",
+    summary: "List runs",
+    tag: "Runs",
+    scope: "runs:read",
+    query: pageQuery.extend(listRunsQuerySchema.shape),
+    responses: { 200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") } },
+    handler: async (_ctx, { query, principal }) => ({
+      status: 200,
+      body: await runs.list(db, principal.accountId, { status: query.status, repositoryId: query.repository_id }, query),
+    }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}",
+    operationId: "getRun",
+    summary: "Get a run",
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    responses: { 200: { description: "The run.", schema: runSchema }, 404: runNotFound },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await runs.get(db, principal.accountId, params.run_id) }),
+  });
+
+  routes.add({
+    method: "post",
+    path: "/v1/runs/{run_id}/cancel",
+    operationId: "cancelRun",
+    summary: "Cancel a run",
+    description: "Answers 202 with the run as it is now; its pod is stopped (10 s grace period) and the status becomes `cancelled` within seconds.",
+    tag: "Runs",
+    scope: "runs:write",
+    params: runParam,
+    responses: { 202: { description: "Cancellation requested.", schema: runSchema }, 404: runNotFound, 409: { description: "The run already finished.", schema: errorBodySchema }, 503: unavailable },
+    handler: async (_ctx, { params, principal }) => ({ status: 202, body: await runs.cancel(db, principal.accountId, params.run_id) }),
+  });
+
+  routes.add({
+    method: "delete",
+    path: "/v1/runs/{run_id}",
+    operationId: "deleteRun",
+    summary: "Delete a run",
+    description: "Stops it if it is still going, and removes its resource, Job, pods, Secret, row and stored logs.",
+    tag: "Runs",
+    scope: "runs:write",
+    params: runParam,
+    responses: { 204: { description: "Deleted." }, 404: runNotFound, 503: unavailable },
+    handler: async (_ctx, { params, principal }) => {
+      await runs.delete(db, principal.accountId, params.run_id);
+      return { status: 204 };
+    },
+  });
+
+  for (const stream of ["stdout", "stderr"] as const) {
+    routes.add({
+      method: "get",
+      path: `/v1/runs/{run_id}/logs/${stream}`,
+      operationId: `getRun${stream === "stdout" ? "Stdout" : "Stderr"}`,
+      summary: `Read a run's ${stream}`,
+      description: "Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the start is kept; `truncated` says when lines were dropped).",
+      tag: "Runs",
+      scope: "runs:read",
+      params: runParam,
+      responses: { 200: { description: `The stored ${stream}.`, schema: runLogSchema }, 404: runNotFound },
+      handler: async (_ctx, { params, principal }) => ({ status: 200, body: await readRunLog(db, principal.accountId, params.run_id, stream) }),
+    });
+  }
+}

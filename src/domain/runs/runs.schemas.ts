@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { RUN_PHASES } from "../../k8s/crds/run.ts";
+
+export const runStatusEnum = z.enum(RUN_PHASES);
+
+const paramValue = z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]);
+
+export const createRunSchema = z
+  .strictObject({
+    analyzed_experiment: z.string().min(1).max(256).optional().meta({ description: "An experiment id from this commit's completed analysis." }),
+    parameters: z.record(z.string().min(1).max(256), paramValue).optional().meta({ description: "Overrides of the experiment's parameter defaults." }),
+    command: z
+      .array(z.string().max(32_768))
+      .min(1)
+      .max(4096)
+      .optional()
+      .meta({ description: "argv to run in the checkout (no shell: use [\"sh\", \"-c\", \"...\"] for one)." }),
+    compute_type: z.string().min(1).max(63).optional().meta({ description: "A named preset; default cpu-general." }),
+    timeout_seconds: z.int().min(1).optional().meta({ description: "Default and maximum are set by the operator." }),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.command === undefined) === (v.analyzed_experiment === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["command"], message: "give exactly one of command or analyzed_experiment" });
+    }
+    if (v.parameters !== undefined && v.analyzed_experiment === undefined) {
+      ctx.addIssue({ code: "custom", path: ["parameters"], message: "parameters apply only to an analyzed_experiment" });
+    }
+  })
+  .meta({ id: "CreateRun" });
+export type CreateRunInput = z.infer<typeof createRunSchema>;
+
+export const runSchema = z
+  .object({
+    run_id: z.uuid(),
+    workflow_id: z.string().meta({ description: "namespace/name of the Run custom resource." }),
+    repository_id: z.uuid(),
+    commit_hash: z.string(),
+    status: runStatusEnum,
+    experiment_id: z.string().nullable(),
+    compute_type: z.string(),
+    run_config: z.object({ command: z.array(z.string()), parameters: z.record(z.string(), paramValue), timeout_seconds: z.int() }),
+    exit_code: z.int().nullable(),
+    error: z.string().nullable(),
+    stdout_url: z.string(),
+    stderr_url: z.string(),
+    duration_seconds: z.number().nullable(),
+    start_time: z.iso.datetime().nullable(),
+    close_time: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "Run" });
+export type Run = z.infer<typeof runSchema>;
+
+export const listRunsQuerySchema = z.object({ status: runStatusEnum.optional(), repository_id: z.uuid().optional() });
+
+export const runLogSchema = z
+  .object({
+    run_id: z.uuid(),
+    stream: z.enum(["stdout", "stderr"]),
+    content: z.string(),
+    size: z.int().meta({ description: "Bytes of the stored log (up to the configured cap)." }),
+    truncated: z.boolean().meta({ description: "True when the run wrote more than the cap; the start is kept." }),
+  })
+  .meta({ id: "RunLog" });

@@ -1,0 +1,139 @@
+import type { Db } from "../../db/database.ts";
+import type { ComputeTypes } from "../../k8s/compute-types.ts";
+import type { RunSpec } from "../../k8s/crds/run.ts";
+import { runResourceName } from "../../k8s/labels.ts";
+import type { Logger } from "../../logger.ts";
+import { conflict, DomainValidationError, notFound, unavailable, type ValidationIssue } from "../errors.ts";
+import type { GitSource } from "../repositories/git-port.ts";
+import { keysetPage } from "../shared/keyset.ts";
+import { newId } from "../shared/ids.ts";
+import type { Page, PageRequest } from "../shared/pagination.ts";
+import { toPage } from "../shared/pagination.ts";
+import { isTerminal, mirrorRun, toRun } from "./run-rows.ts";
+import type { CreateRunInput, Run } from "./runs.schemas.ts";
+
+/** What the run service needs from Kubernetes (src/k8s/run-resources.ts). */
+export interface RunLauncher {
+  readonly namespace: string;
+  create(spec: RunSpec): Promise<{ metadata: { name: string; namespace: string; creationTimestamp?: Date | string } }>;
+  requestCancel(name: string): Promise<boolean>;
+  delete(name: string): Promise<void>;
+}
+
+export interface RunServiceDeps {
+  git: GitSource;
+  /** null when this process has no reachable cluster: run creation answers 503. */
+  launcher: RunLauncher | null;
+  computeTypes: ComputeTypes;
+  defaultComputeType: string;
+  defaultTimeoutSeconds: number;
+  maxTimeoutSeconds: number;
+  logger: Logger;
+}
+
+export interface RunFilter {
+  status?: Run["status"] | undefined;
+  repositoryId?: string | undefined;
+  commitHash?: string | undefined;
+}
+
+const NO_CLUSTER = "Kubernetes is not reachable, so runs cannot be started now; the rest of the API works. See /readyz.";
+
+export class RunService {
+  readonly #deps: RunServiceDeps;
+
+  constructor(deps: RunServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
+    const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
+    if (!repo) throw notFound("Repository");
+    const computeType = input.compute_type ?? this.#deps.defaultComputeType;
+    const issues: ValidationIssue[] = [];
+    if (!this.#deps.computeTypes[computeType]) {
+      const known = Object.keys(this.#deps.computeTypes).map((k) => `'${k}'`);
+      issues.push({ loc: ["body", "compute_type"], msg: `Input should be ${known.join(", ")}`, type: "enum" });
+    }
+    const timeout = input.timeout_seconds ?? this.#deps.defaultTimeoutSeconds;
+    if (timeout > this.#deps.maxTimeoutSeconds) {
+      issues.push({ loc: ["body", "timeout_seconds"], msg: `Input should be less than or equal to ${this.#deps.maxTimeoutSeconds}`, type: "less_than_equal" });
+    }
+    if (input.analyzed_experiment !== undefined) {
+      issues.push({ loc: ["body", "analyzed_experiment"], msg: "Value error, this commit has no completed analysis with that experiment", type: "value_error" });
+    }
+    if (issues.length) throw new DomainValidationError(issues);
+    const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    const launcher = this.#deps.launcher;
+    if (!launcher) throw unavailable(NO_CLUSTER);
+
+    const runId = newId();
+    const spec: RunSpec = {
+      runId,
+      accountId,
+      repositoryId: repo.id,
+      repositoryUrl: repo.url,
+      commitHash,
+      command: input.command!,
+      computeType,
+      timeoutSeconds: timeout,
+    };
+    // The resource is the source of truth and is written first; if this
+    // process dies before the row, the controller writes the row from it.
+    let resource;
+    try {
+      resource = await launcher.create(spec);
+    } catch (err) {
+      this.#deps.logger.error({ err, run_id: runId }, "could not create the Run resource");
+      throw unavailable(NO_CLUSTER, err);
+    }
+    await mirrorRun(db, {
+      namespace: resource.metadata.namespace,
+      name: resource.metadata.name,
+      createdAt: resource.metadata.creationTimestamp ? new Date(resource.metadata.creationTimestamp) : new Date(),
+      spec,
+      config: { command: spec.command, parameters: {}, timeout_seconds: timeout },
+      status: undefined,
+    });
+    return this.get(db, accountId, runId);
+  }
+
+  async get(db: Db, accountId: string, runId: string): Promise<Run> {
+    const row = await db.selectFrom("runs").selectAll().where("id", "=", runId).where("account_id", "=", accountId).executeTakeFirst();
+    if (!row) throw notFound("Run");
+    return toRun(row);
+  }
+
+  async list(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<Page<Run>> {
+    let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId);
+    if (filter.status) q = q.where("status", "=", filter.status);
+    if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
+    if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
+    return toPage(await keysetPage(q, page).execute(), page.limit, toRun);
+  }
+
+  /** Asks the controller to stop the run; the status turns `cancelled` once its pod is gone. */
+  async cancel(db: Db, accountId: string, runId: string): Promise<Run> {
+    const run = await this.get(db, accountId, runId);
+    if (isTerminal(run.status)) throw conflict(`Run already finished (${run.status})`);
+    const launcher = this.#deps.launcher;
+    if (!launcher) throw unavailable(NO_CLUSTER);
+    await launcher.requestCancel(runResourceName(runId));
+    return run;
+  }
+
+  /** Stops the run if needed and removes the resource, its Job, pods, Secret, row and logs. */
+  async delete(db: Db, accountId: string, runId: string): Promise<void> {
+    await this.get(db, accountId, runId);
+    const launcher = this.#deps.launcher;
+    if (!launcher) throw unavailable(NO_CLUSTER);
+    await launcher.delete(runResourceName(runId));
+    await db.deleteFrom("runs").where("id", "=", runId).where("account_id", "=", accountId).execute();
+  }
+
+  async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
+    const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
+    if (!repo) throw notFound("Repository");
+    return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+  }
+}
