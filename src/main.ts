@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -18,6 +21,16 @@ import { GitMirrors } from "./domain/repositories/git/index.ts";
 import { RepositoryService } from "./domain/repositories/repositories.ts";
 import { createRootLogger, type Logger } from "./logger.ts";
 import { VERSION } from "./version.ts";
+import { Controller } from "./controller/controller.ts";
+import { LeaderElector } from "./controller/leader-election.ts";
+import { RunService } from "./domain/runs/runs.ts";
+import { createKubeClients, type KubeClients } from "./k8s/client.ts";
+import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
+import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
+import { RUN_PLURAL } from "./k8s/crds/run.ts";
+import { RunResources } from "./k8s/run-resources.ts";
+
+const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
 // The composition root: the only module that knows every part, and the only
 // one that imports src/api.
@@ -42,6 +55,18 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       allowLocal: config.repositories.allowLocal,
       logger: logger.child({ component: "git" }),
     });
+    const kube = connectKubernetes(config, logger);
+    const envVars = new EnvVarService(new SecretBox(config.encryption));
+    const runs = new RunService({
+      git,
+      launcher: kube ? new RunResources(kube) : null,
+      computeTypes: config.runs.computeTypes,
+      defaultComputeType: DEFAULT_COMPUTE_TYPE,
+      defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
+      maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
+      logger: logger.child({ component: "runs" }),
+    });
+    const elector = kube && config.components.controller ? startController(config, kube, database, envVars, logger) : null;
     let shuttingDown = false;
     const app = createApp({
       db: database.db,
@@ -49,8 +74,12 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       version: VERSION,
       authenticators: [(token) => authenticateApiKey(database.db, token)],
       repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
-      envVars: new EnvVarService(new SecretBox(config.encryption)),
-      readiness: [{ name: "database", check: () => database.ping() }],
+      envVars,
+      runs,
+      readiness: [
+        { name: "database", check: () => database.ping() },
+        { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
+      ],
       http: config.http,
       rateLimit: config.rateLimit,
       isShuttingDown: () => shuttingDown,
@@ -64,6 +93,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       async close() {
         shuttingDown = true;
         await http.close();
+        await elector?.stop();
         await database.close();
       },
     };
@@ -90,6 +120,50 @@ async function bootstrapCredentials(config: Readonly<Config>, database: Database
   const file = path.join(config.dataDir, "first-api-key");
   await writeFile(file, key + "\n", { mode: 0o600 });
   logger.info({ account: config.bootstrap.account, file }, "created the first account and wrote an API key for it");
+}
+
+const NO_KUBERNETES = "no cluster configured: set KUBECONFIG, or run in a cluster";
+
+/** Kubernetes clients, or null when this process has no cluster (the rest of the API still serves). */
+function connectKubernetes(config: Readonly<Config>, logger: Logger): KubeClients | null {
+  if (!config.kubernetes.kubeconfig && !existsSync(IN_CLUSTER_TOKEN)) {
+    logger.warn("no Kubernetes cluster configured (KUBECONFIG unset, not in a cluster): runs and analyses answer 503");
+    return null;
+  }
+  try {
+    return createKubeClients(config.kubernetes);
+  } catch (err) {
+    logger.error({ err }, "could not load the Kubernetes configuration: runs and analyses answer 503");
+    return null;
+  }
+}
+
+async function pingKubernetes(kube: KubeClients): Promise<void> {
+  await kube.custom.listNamespacedCustomObject({ group: GROUP, version: CRD_VERSION, namespace: kube.namespace, plural: RUN_PLURAL, limit: 1 });
+}
+
+function startController(config: Readonly<Config>, kube: KubeClients, database: DatabaseHandle, envVars: EnvVarService, logger: Logger): LeaderElector {
+  const controller = new Controller({
+    k: kube,
+    db: database.db,
+    envVars,
+    images: { runner: config.runs.runnerImage, codeplane: config.runs.codeplaneImage, pullPolicy: config.runs.imagePullPolicy },
+    computeTypes: config.runs.computeTypes,
+    jobTtlSeconds: config.runs.jobTtlSeconds,
+    logMaxBytes: config.runs.logMaxBytes,
+    logger: logger.child({ component: "controller" }),
+  });
+  const elector = new LeaderElector({
+    api: kube.coordination,
+    namespace: kube.namespace,
+    name: "codeplane-controller",
+    identity: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    logger: logger.child({ component: "leader-election" }),
+    onStartedLeading: () => controller.start(),
+    onStoppedLeading: () => controller.stop(),
+  });
+  elector.start();
+  return elector;
 }
 
 async function withDatabase<T>(config: Readonly<Config>, logger: Logger, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {

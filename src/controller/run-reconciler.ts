@@ -1,0 +1,237 @@
+import { hostname } from "node:os";
+import type { ObjectCache, V1Job, V1Pod } from "@kubernetes/client-node";
+import type { Db } from "../db/database.ts";
+import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
+import { mirrorRun } from "../domain/runs/run-rows.ts";
+import { isForeignKeyViolation } from "../domain/shared/db-errors.ts";
+import { isAlreadyExists, isNotFound, type KubeClients } from "../k8s/client.ts";
+import type { ComputeTypes } from "../k8s/compute-types.ts";
+import { setCondition } from "../k8s/conditions.ts";
+import { API_VERSION } from "../k8s/crds/common.ts";
+import { RUN_KIND, TERMINAL_PHASES, type RunStatus } from "../k8s/crds/run.ts";
+import { runLabels, runResourceName, runSecretName } from "../k8s/labels.ts";
+import type { RunResource, RunResources } from "../k8s/run-resources.ts";
+import { buildRunJob } from "../k8s/run-job.ts";
+import type { Logger } from "../logger.ts";
+import type { LogArchiver } from "./log-archiver.ts";
+import { observeRun, type RunObservation } from "./run-observation.ts";
+
+// Reconciles one Run: gather (the Run, its Job and pod from the informer
+// caches), decide (observeRun, pure), act (create what is missing, stop what
+// must stop, write status only when it changed, mirror it into Postgres).
+
+export interface RunReconcilerDeps {
+  k: KubeClients;
+  runs: RunResources;
+  db: Db;
+  envVars: EnvVarService;
+  jobs: ObjectCache<V1Job>;
+  pods: ObjectCache<V1Pod>;
+  archiver: LogArchiver;
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  computeTypes: ComputeTypes;
+  jobTtlSeconds: number;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface ReconcileResult {
+  requeueAfterMs?: number;
+}
+
+/** While a run is live, look again this often even without events (deadline backstop). */
+const LIVE_RESYNC_MS = 15_000;
+
+function sameStatus(a: RunStatus | undefined, b: RunStatus): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+}
+
+export class RunReconciler {
+  readonly #d: RunReconcilerDeps;
+  readonly #instance = `${hostname()}-${process.pid}`;
+
+  constructor(deps: RunReconcilerDeps) {
+    this.#d = deps;
+  }
+
+  async reconcile(name: string): Promise<ReconcileResult> {
+    const d = this.#d;
+    const run = await d.runs.get(name);
+    if (!run) {
+      // The resource is gone (deleted through the API or by kubectl): so is the run.
+      const id = name.replace(/^run-/, "");
+      await d.db.deleteFrom("runs").where("workflow_id", "=", `${d.runs.namespace}/${name}`).where("id", "=", id).execute();
+      return {};
+    }
+    if (run.metadata.deletionTimestamp) return {};
+    const log = d.logger.child({ run: name });
+    const { spec } = run;
+    const config = { command: spec.command, parameters: {}, timeout_seconds: spec.timeoutSeconds };
+    const mirror = (status: RunStatus | undefined) =>
+      mirrorRun(d.db, { namespace: run.metadata.namespace, name, createdAt: new Date(run.metadata.creationTimestamp ?? Date.now()), spec, config, status });
+
+    try {
+      await mirror(run.status);
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      log.info("the run's repository or account no longer exists: deleting the run");
+      await d.runs.delete(name);
+      return {};
+    }
+
+    const previous = run.status;
+    const live = !(previous?.phase && TERMINAL_PHASES.has(previous.phase));
+    const jobName = runResourceName(spec.runId);
+    if (live && !spec.cancelRequested) {
+      const envSecret = await this.#ensureSecret(run);
+      if (!d.jobs.get(jobName, run.metadata.namespace)) await this.#ensureJob(run, envSecret);
+    }
+
+    const job = d.jobs.get(jobName, run.metadata.namespace) ?? null;
+    const pod = this.#newestPod(run);
+    const now = (d.now ?? (() => new Date()))();
+    const obs = observeRun(spec, previous, job, pod, now);
+
+    if (obs.stopJob && job) await this.#deleteJob(jobName, run.metadata.namespace);
+    const status = this.#statusFrom(run, obs, pod, now);
+    if (!sameStatus(previous, status)) {
+      const updated = await d.runs.patchStatus(name, status);
+      if (!updated) return {};
+      if (previous?.phase !== status.phase) await this.#event(run, status, obs);
+      log.info({ phase: status.phase, exit_code: status.exitCode, error: status.error }, "run status changed");
+    }
+    await mirror(status);
+
+    const terminal = TERMINAL_PHASES.has(status.phase!);
+    const main = pod?.status?.containerStatuses?.find((c) => c.name === "main");
+    if (pod && (main?.state?.running || main?.state?.terminated)) {
+      d.archiver.ensure(spec.runId, { namespace: run.metadata.namespace, pod: pod.metadata!.name!, container: "main" });
+    } else if (terminal && !d.archiver.isArchiving(spec.runId)) {
+      // The main container never ran (or its pod is gone): nothing more will come.
+      await d.db.updateTable("runs").set({ logs_complete: true }).where("id", "=", spec.runId).where("logs_complete", "=", false).execute();
+    }
+    return terminal ? {} : { requeueAfterMs: LIVE_RESYNC_MS };
+  }
+
+  #newestPod(run: RunResource): V1Pod | null {
+    const pods = this.#d.pods
+      .list(run.metadata.namespace)
+      .filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId);
+    pods.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime());
+    return pods[0] ?? null;
+  }
+
+  #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {
+    const prev = run.status;
+    const terminal = TERMINAL_PHASES.has(obs.phase);
+    const generation = run.metadata.generation ?? 0;
+    let conditions = setCondition(
+      prev?.conditions,
+      {
+        type: "Started",
+        status: obs.startTime ? "True" : "False",
+        reason: obs.startTime ? "ContainerStarted" : obs.reason,
+        message: obs.startTime ? "the run's command started" : `the run is ${obs.phase}`,
+        observedGeneration: generation,
+      },
+      now,
+    );
+    conditions = setCondition(
+      conditions,
+      {
+        type: "Finished",
+        status: terminal ? "True" : "False",
+        reason: obs.reason,
+        message: terminal ? (obs.error ?? `the run ${obs.phase}`) : `the run is ${obs.phase}`,
+        observedGeneration: generation,
+      },
+      now,
+    );
+    return {
+      phase: obs.phase,
+      observedGeneration: generation,
+      conditions,
+      jobName: runResourceName(run.spec.runId),
+      ...((pod?.metadata?.name ?? prev?.podName) && { podName: pod?.metadata?.name ?? prev?.podName }),
+      exitCode: obs.exitCode,
+      error: obs.error,
+      ...(obs.startTime && { startTime: obs.startTime }),
+      ...(terminal && obs.completionTime && { completionTime: obs.completionTime }),
+    };
+  }
+
+  async #ensureSecret(run: RunResource): Promise<string | null> {
+    const d = this.#d;
+    const env = await d.envVars.resolveForRepository(d.db, run.spec.accountId, run.spec.repositoryId);
+    if (Object.keys(env).length === 0) return null;
+    const name = runSecretName(run.spec.runId);
+    try {
+      await d.k.core.createNamespacedSecret({
+        namespace: run.metadata.namespace,
+        body: {
+          metadata: {
+            name,
+            namespace: run.metadata.namespace,
+            labels: runLabels(run.spec.accountId, run.spec.repositoryId, run.spec.runId),
+            ownerReferences: [{ apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, uid: run.metadata.uid, controller: true, blockOwnerDeletion: true }],
+          },
+          type: "Opaque",
+          immutable: true,
+          stringData: env,
+        },
+      });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    return name;
+  }
+
+  async #ensureJob(run: RunResource, envSecretName: string | null): Promise<void> {
+    const d = this.#d;
+    const compute = d.computeTypes[run.spec.computeType];
+    if (!compute) throw new Error(`unknown compute type ${run.spec.computeType}`);
+    const job = buildRunJob({
+      run: { name: run.metadata.name, namespace: run.metadata.namespace, uid: run.metadata.uid, spec: run.spec },
+      images: d.images,
+      compute,
+      envSecretName,
+      ttlSecondsAfterFinished: d.jobTtlSeconds,
+    });
+    try {
+      await d.k.batch.createNamespacedJob({ namespace: run.metadata.namespace, body: job });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+
+  async #deleteJob(name: string, namespace: string): Promise<void> {
+    try {
+      await this.#d.k.batch.deleteNamespacedJob({ name, namespace, propagationPolicy: "Background", gracePeriodSeconds: 10 });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async #event(run: RunResource, status: RunStatus, obs: RunObservation): Promise<void> {
+    const warning = status.phase === "failed";
+    try {
+      await this.#d.k.events.createNamespacedEvent({
+        namespace: run.metadata.namespace,
+        body: {
+          metadata: { generateName: `${run.metadata.name}.`, namespace: run.metadata.namespace },
+          eventTime: new Date() as never,
+          reportingController: "codeplane.dev/controller",
+          reportingInstance: this.#instance,
+          action: "Reconcile",
+          reason: obs.reason,
+          type: warning ? "Warning" : "Normal",
+          note: (status.error ?? `run is ${status.phase}`).slice(0, 1024),
+          regarding: { apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, namespace: run.metadata.namespace, uid: run.metadata.uid },
+        },
+      });
+    } catch (err) {
+      // Events are best-effort by design in Kubernetes; never fail a reconcile for one.
+      this.#d.logger.debug({ err: err instanceof Error ? err.message : String(err) }, "could not record event");
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { Writable } from "node:stream";
+import type { Log } from "@kubernetes/client-node";
+import { FrameSplitter, type ExitFrame, type LogLine } from "../domain/runs/log-frames.ts";
+import type { Logger } from "../logger.ts";
+
+// Follows a run container's framed log through the Kubernetes log API. A
+// follow can end early (API server restart, kubelet hiccup, idle timeouts);
+// the caller reconnects with the last line seen, and lines the new follow
+// repeats are dropped here by seq, so consumers see each line exactly once.
+
+export interface FollowHandlers {
+  line(l: LogLine): void;
+  exit(e: ExitFrame): void;
+}
+
+export interface FollowTarget {
+  namespace: string;
+  pod: string;
+  container: string;
+}
+
+/**
+ * One follow of the pod log, from `sinceTime` when given. Resolves when the
+ * log stream ends (for whatever reason); `abort()` ends it early.
+ */
+export async function followOnce(
+  log: Log,
+  target: FollowTarget,
+  opts: { afterSeq: number; sinceTime?: string | undefined; handlers: FollowHandlers; logger: Logger; signal?: AbortSignal },
+): Promise<{ lastSeq: number; lastTs: string | undefined; exited: boolean }> {
+  const splitter = new FrameSplitter();
+  let lastSeq = opts.afterSeq;
+  let lastTs: string | undefined;
+  let exited = false;
+  const handle = (frames: ReturnType<FrameSplitter["push"]>) => {
+    for (const f of frames) {
+      if (f.kind === "line") {
+        if (f.line.seq <= lastSeq) continue;
+        lastSeq = f.line.seq;
+        lastTs = f.line.ts;
+        opts.handlers.line(f.line);
+      } else if (f.kind === "exit") {
+        if (f.exit.seq <= lastSeq && exited) continue;
+        lastSeq = Math.max(lastSeq, f.exit.seq);
+        exited = true;
+        opts.handlers.exit(f.exit);
+      }
+    }
+  };
+  await new Promise<void>((resolve) => {
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      handle(splitter.end());
+      resolve();
+    };
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        handle(splitter.push(chunk));
+        cb();
+      },
+      final(cb) {
+        done();
+        cb();
+      },
+    });
+    sink.on("close", done);
+    sink.on("error", done);
+    log
+      .log(target.namespace, target.pod, target.container, sink, {
+        follow: true,
+        ...(opts.sinceTime && { sinceTime: opts.sinceTime }),
+      })
+      .then(
+        (controller) => {
+          if (opts.signal?.aborted) controller.abort();
+          opts.signal?.addEventListener("abort", () => controller.abort(), { once: true });
+        },
+        (err: unknown) => {
+          opts.logger.debug({ err: err instanceof Error ? err.message : String(err), pod: target.pod }, "pod log follow failed");
+          done();
+        },
+      );
+    opts.signal?.addEventListener("abort", done, { once: true });
+  });
+  return { lastSeq, lastTs, exited };
+}
+
+/** Kubelet's sinceTime has one-second resolution; back off a little and let seq drop the repeats. */
+export function resumeTime(lastTs: string | undefined): string | undefined {
+  if (!lastTs) return undefined;
+  const t = new Date(lastTs).getTime() - 2000;
+  return new Date(Math.max(0, t)).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
