@@ -20,7 +20,7 @@ OUT="$CLUSTER_DIR/images"
 mkdir -p "$OUT" "$CACHE_DIR/rootfs" "$CACHE_DIR/node"
 SUITE="${DEBIAN_SUITE:-bookworm}"
 PACKAGES="${RUNNER_PACKAGES:-ca-certificates,git,openssh-client,python3,python3-pip,python3-venv,libstdc++6,procps,tini}"
-NODE_VERSION="${NODE_VERSION:-$(node -p 'require("./node_modules/node/package.json").version' 2>/dev/null || true)}"
+NODE_VERSION="${NODE_VERSION:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$REPO_ROOT/node_modules/node/package.json" 2>/dev/null || true)}"
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
 case "$NODE_VERSION" in 24.*) ;; *) die "NODE_VERSION must be 24.x (got $NODE_VERSION)";; esac
 TAR_OPTS=(--sort=name --mtime=@0 --numeric-owner --xattrs --acls)

@@ -80,3 +80,5 @@ kubeconfig kubelet.kubeconfig kubelet-client
 kubeconfig admin.kubeconfig admin
 umask 022
 cp admin.kubeconfig "$KUBECONFIG_OUT.tmp" && chmod 600 "$KUBECONFIG_OUT.tmp" && mv "$KUBECONFIG_OUT.tmp" "$KUBECONFIG_OUT"
+# run through sudo: the user who ran it gets to read the kubeconfig
+if [ -n "${SUDO_UID:-}" ]; then chown "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$KUBECONFIG_OUT"; fi

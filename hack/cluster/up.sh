@@ -46,11 +46,22 @@ restart_if_changed() {
   echo "$sum" > "$RUN_DIR/pids/$1.conf"
 }
 
-# start <name> <health command> -- <argv...>
+# port_free <addr> <port>: nothing listens there
+port_free() { ! timeout 1 bash -c "</dev/tcp/$1/$2" 2>/dev/null; }
+
+# start <name> <health command> <ports "addr:port ..."> <argv...>
 start() {
-  local name="$1" health="$2"; shift 3
+  local name="$1" health="$2" ports="$3"; shift 3
   if running "$name" && eval "$health" >/dev/null 2>&1; then log "$name: running"; return; fi
-  if running "$name"; then kill "$(cat "$(pidfile "$name")")" 2>/dev/null || true; sleep 1; fi
+  if running "$name"; then
+    log "$name: running but unhealthy, restarting"
+    kill "$(cat "$(pidfile "$name")")" 2>/dev/null || true
+    for _ in $(seq 1 20); do running "$name" || break; sleep 0.5; done
+  fi
+  local ap
+  for ap in $ports; do
+    port_free "${ap%:*}" "${ap##*:}" || die "$name: $ap is already in use by another process ($(ss -Hltnp "sport = :${ap##*:}" 2>/dev/null | awk '{print $NF}' | head -1)); stop it or override the port (docs/local-cluster.md)"
+  done
   [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
   log "$name: starting"
   setsid "$@" > "$LOG_DIR/$name.log" 2>&1 < /dev/null &
@@ -109,7 +120,7 @@ cat > "$CLUSTER_DIR/cni/net.d/10-codeplane.conflist" <<CNI
 CNI
 
 # --- etcd ---------------------------------------------------------------------------
-start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" -- \
+start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" "127.0.0.1:$ETCD_PORT 127.0.0.1:$ETCD_PEER_PORT" \
   "$ETCD_BIN/etcd" --name codeplane --data-dir "$CLUSTER_DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
@@ -117,7 +128,7 @@ start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" -- \
   --quota-backend-bytes 2147483648 --unsafe-no-fsync --log-level warn
 
 # --- kube-apiserver -------------------------------------------------------------------
-start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" -- \
+start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" "127.0.0.1:$APISERVER_PORT" \
   "$K8S_BIN/kube-apiserver" \
   --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address "$POD_GATEWAY" \
   --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
@@ -133,7 +144,7 @@ start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" -
   --feature-gates "$FEATURE_GATES" --v=1
 
 # --- controller-manager and scheduler ---------------------------------------------------
-start kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz" -- \
+start kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz" "127.0.0.1:$KCM_PORT" \
   "$K8S_BIN/kube-controller-manager" \
   --kubeconfig "$PKI_DIR/controller-manager.kubeconfig" \
   --authentication-kubeconfig "$PKI_DIR/controller-manager.kubeconfig" \
@@ -145,7 +156,7 @@ start kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PO
   --controllers '*,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
   --profiling=false --v=1
 
-start kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/healthz" -- \
+start kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/healthz" "127.0.0.1:$SCHED_PORT" \
   "$K8S_BIN/kube-scheduler" \
   --kubeconfig "$PKI_DIR/scheduler.kubeconfig" \
   --authentication-kubeconfig "$PKI_DIR/scheduler.kubeconfig" \
@@ -197,7 +208,7 @@ state = "$RUN_DIR/containerd/state"
     max_conf_num = 1
 TOML
 restart_if_changed containerd "$CLUSTER_DIR/containerd.toml"
-start containerd "${CTR[*]} version" -- containerd --config "$CLUSTER_DIR/containerd.toml" --log-level info
+start containerd "${CTR[*]} version" "" containerd --config "$CLUSTER_DIR/containerd.toml" --log-level info
 printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 10\n' "$RUN_DIR/containerd.sock" "$RUN_DIR/containerd.sock" > "$RUN_DIR/crictl.yaml"
 
 # --- images: import what is not there yet -----------------------------------------------
@@ -248,14 +259,14 @@ resolvConf: /etc/resolv.conf
 clusterDomain: cluster.local
 KUBELET
 restart_if_changed kubelet "$CLUSTER_DIR/kubelet.yaml"
-start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" -- \
+start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" "127.0.0.1:$KUBELET_HEALTHZ_PORT $POD_GATEWAY:$KUBELET_PORT" \
   "$K8S_BIN/kubelet" --config "$CLUSTER_DIR/kubelet.yaml" \
   --kubeconfig "$PKI_DIR/kubelet.kubeconfig" --root-dir "$CLUSTER_DIR/kubelet" \
   --hostname-override "$NODE_NAME" --node-ip "$POD_GATEWAY" --v=1
 
 # --- git daemon for fixtures ---------------------------------------------------------------
 mkdir -p "$CLUSTER_DIR/git"
-start git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'" -- \
+start git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'" "$POD_GATEWAY:$GIT_PORT" \
   git daemon --reuseaddr --export-all --informative-errors --base-path="$CLUSTER_DIR/git" \
   --listen="$POD_GATEWAY" --port="$GIT_PORT" --verbose "$CLUSTER_DIR/git"
 
