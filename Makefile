@@ -8,10 +8,10 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: help install run test test-unit test-integration typecheck build bench clean
+.PHONY: help install run dev test test-unit test-integration test-e2e typecheck build bench crds clean
 
 help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
 $(STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -22,8 +22,22 @@ install: $(STAMP) ## Install dependencies (including Node 24) into node_modules
 run: $(STAMP) ## Serve the API on :8080 (embedded database unless DATABASE_URL is set)
 	node src/main.ts serve
 
-test: $(STAMP) ## Run every test suite (unit, then integration against a throw-away Postgres)
-	npm test
+dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed)
+	@set -e; \
+	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
+	node src/main.ts install; \
+	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node src/main.ts serve
+
+test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), then cluster and end-to-end
+	npm run test:unit
+	npm run test:integration
+	$(MAKE) --no-print-directory test-e2e
+
+test-e2e: $(STAMP) ## Cluster smoke and end-to-end tests (boots the local cluster unless KUBECONFIG is set)
+	@set -e; \
+	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
+	npx vitest run --config test/cluster/vitest.config.ts; \
+	npx vitest run --config test/e2e/vitest.config.ts
 
 test-unit: $(STAMP) ## Run the unit tests only
 	npm run test:unit
@@ -39,6 +53,9 @@ build: $(STAMP) ## Compile to dist/
 
 bench: $(STAMP) ## Run the API benchmark (bench/api.ts)
 	npm run bench
+
+crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/k8s/crds
+	npm run crds
 
 clean: ## Remove build output and local data
 	rm -rf dist .codeplane

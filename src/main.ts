@@ -29,6 +29,7 @@ import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
 import { RUN_PLURAL } from "./k8s/crds/run.ts";
 import { RunResources } from "./k8s/run-resources.ts";
+import { applyCrds, ensureNamespace } from "./k8s/install.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
@@ -185,6 +186,7 @@ Usage:
   codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
                                        create an API key; prints JSON with the key (shown once)
   codeplane secrets reencrypt          re-encrypt stored values under the current encryption key
+  codeplane install                    apply the CRDs and create CODEPLANE_NAMESPACE in the KUBECONFIG cluster (development; Helm does this in production)
   codeplane version                    print the version
 `;
 
@@ -241,6 +243,17 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           const account = await getAccountByName(db, values.account!);
           print({ account: account.name, ...(await createApiKey(db, account.id, input)) });
         });
+        return 0;
+      }
+      case "install": {
+        const kube = connectKubernetes(config, logger);
+        if (!kube) {
+          process.stderr.write(`codeplane: ${NO_KUBERNETES}\n`);
+          return 1;
+        }
+        const crds = await applyCrds(kube.config);
+        await ensureNamespace(kube.config, kube.namespace);
+        print({ crds, namespace: kube.namespace });
         return 0;
       }
       case "secrets":

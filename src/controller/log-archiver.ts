@@ -69,7 +69,7 @@ export class LogArchiver {
       buffer = [];
       const kept: LogLine[] = [];
       for (const l of lines) {
-        const size = Buffer.byteLength(l.line) + (l.partial ? 0 : 1);
+        const size = Buffer.byteLength(l.line) + 1;
         if (bytes[l.stream] + size > this.#deps.maxBytesPerStream) truncated[l.stream] = true;
         else {
           bytes[l.stream] += size;
@@ -80,7 +80,7 @@ export class LogArchiver {
         if (kept.length) {
           await tx
             .insertInto("run_log_lines")
-            .values(kept.map((l) => ({ run_id: runId, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line, partial: l.partial ?? false })))
+            .values(kept.map((l) => ({ run_id: runId, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line })))
             .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
             .execute();
         }

@@ -87,7 +87,6 @@ export interface RunLogLinesTable {
   stream: "stdout" | "stderr";
   ts: Date;
   line: string;
-  partial: Generated<boolean>;
 }
 
 export interface Database {

@@ -8,6 +8,9 @@ import type { Logger } from "../logger.ts";
 // the caller reconnects with the last line seen, and lines the new follow
 // repeats are dropped here by seq, so consumers see each line exactly once.
 
+/** A line split into frames is joined; beyond this it is cut, so one runaway line can't exhaust memory. */
+export const MAX_JOINED_LINE = 1024 * 1024;
+
 export interface FollowHandlers {
   line(l: LogLine): void;
   exit(e: ExitFrame): void;
@@ -32,13 +35,24 @@ export async function followOnce(
   let lastSeq = opts.afterSeq;
   let lastTs: string | undefined;
   let exited = false;
+  // Pieces of a long line, per stream, until its last piece arrives. The
+  // joined line takes the last piece's seq, so every reader numbers it alike.
+  const pieces: Record<"stdout" | "stderr", { ts: string; text: string } | null> = { stdout: null, stderr: null };
   const handle = (frames: ReturnType<FrameSplitter["push"]>) => {
     for (const f of frames) {
       if (f.kind === "line") {
         if (f.line.seq <= lastSeq) continue;
+        const held = pieces[f.line.stream];
+        if (f.line.partial) {
+          const text = (held?.text ?? "") + f.line.line;
+          pieces[f.line.stream] = { ts: held?.ts ?? f.line.ts, text: text.length > MAX_JOINED_LINE ? text.slice(0, MAX_JOINED_LINE) : text };
+          continue;
+        }
+        pieces[f.line.stream] = null;
+        const line = held ? { seq: f.line.seq, stream: f.line.stream, ts: held.ts, line: (held.text + f.line.line).slice(0, MAX_JOINED_LINE) } : f.line;
         lastSeq = f.line.seq;
         lastTs = f.line.ts;
-        opts.handlers.line(f.line);
+        opts.handlers.line(line);
       } else if (f.kind === "exit") {
         if (f.exit.seq <= lastSeq && exited) continue;
         lastSeq = Math.max(lastSeq, f.exit.seq);

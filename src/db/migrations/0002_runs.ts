@@ -38,8 +38,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("stream", "text", (c) => c.notNull().check(sql`stream in ('stdout','stderr')`))
     .addColumn("ts", "timestamptz", (c) => c.notNull())
     .addColumn("line", "text", (c) => c.notNull())
-    // A piece of a line too long for one frame; the next row of the stream continues it.
-    .addColumn("partial", "boolean", (c) => c.notNull().defaultTo(false))
     .addPrimaryKeyConstraint("run_log_lines_pkey", ["run_id", "seq"])
     .execute();
 }

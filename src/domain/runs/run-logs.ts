@@ -18,8 +18,8 @@ export async function readRunLog(db: Db, accountId: string, runId: string, strea
     .where("account_id", "=", accountId)
     .executeTakeFirst();
   if (!run) throw notFound("Run");
-  const rows = await db.selectFrom("run_log_lines").select(["line", "partial"]).where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
-  const content = rows.map((r) => (r.partial ? r.line : `${r.line}\n`)).join("");
+  const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
+  const content = rows.map((r) => `${r.line}\n`).join("");
   return {
     run_id: runId,
     stream,

@@ -1,9 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { renderCrds } from "./render.ts";
 
-// `npm run crds`: rewrites crds/ from the zod schemas.
-const dir = new URL("../../../crds/", import.meta.url);
-for (const [file, text] of Object.entries(renderCrds())) {
-  writeFileSync(new URL(file, dir), text);
-  process.stdout.write(`wrote crds/${file}\n`);
+// `npm run crds`: rewrites crds/ and the Helm chart's copy from the zod schemas.
+for (const dir of ["crds/", "charts/codeplane/crds/"]) {
+  for (const [file, text] of Object.entries(renderCrds())) {
+    writeFileSync(new URL(`../../../${dir}${file}`, import.meta.url), text);
+    process.stdout.write(`wrote ${dir}${file}\n`);
+  }
 }

@@ -1,0 +1,53 @@
+import type { LiveLogSource } from "../domain/runs/log-hub.ts";
+import type { Logger } from "../logger.ts";
+import type { KubeClients } from "./client.ts";
+import { followOnce, resumeTime } from "./pod-log.ts";
+
+// The API process's live upstream for a run: find the run's pod, follow its
+// main container's framed log, and follow again after a drop (API server or
+// kubelet restart) from where it stopped, until the command exits or the pod
+// is gone.
+
+export function kubeLiveLogSource(k: KubeClients, logger: Logger): LiveLogSource {
+  return {
+    follow(runId, afterSeq, onLine, onEnd) {
+      const abort = new AbortController();
+      void (async () => {
+        let lastSeq = afterSeq;
+        let lastTs: string | undefined;
+        for (let attempt = 0; !abort.signal.aborted; attempt++) {
+          const pods = await k.core
+            .listNamespacedPod({ namespace: k.namespace, labelSelector: `codeplane.dev/run=${runId}` })
+            .catch(() => null);
+          const pod = pods?.items.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime())[0];
+          const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;
+          if (pods && !pod && attempt > 0 && lastSeq > afterSeq) break; // the pod is gone after having run
+          if (pod && (main?.running || main?.terminated)) {
+            const r = await followOnce(k.log, { namespace: k.namespace, pod: pod.metadata!.name!, container: "main" }, {
+              afterSeq: lastSeq,
+              sinceTime: resumeTime(lastTs),
+              signal: abort.signal,
+              logger,
+              handlers: {
+                line: (l) => {
+                  lastSeq = l.seq;
+                  lastTs = l.ts;
+                  onLine(l);
+                },
+                exit: () => undefined,
+              },
+            });
+            if (r.exited || (main.terminated && attempt > 0)) break;
+          }
+          // Not started yet, or the follow dropped: look again shortly.
+          await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 250 * (attempt + 1))));
+        }
+        if (!abort.signal.aborted) onEnd();
+      })().catch((err: unknown) => {
+        logger.warn({ err, run_id: runId }, "live log follow failed");
+        if (!abort.signal.aborted) onEnd();
+      });
+      return () => abort.abort();
+    },
+  };
+}

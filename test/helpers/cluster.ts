@@ -1,0 +1,72 @@
+import { execFile as execFileCb } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+import * as k8s from "@kubernetes/client-node";
+import { applyCrds } from "../../src/k8s/install.ts";
+
+// Access to the test cluster for end-to-end tests: a fresh namespace per test
+// file, the CRDs applied, and fixture repositories published to the
+// cluster's git daemon so pods can clone them.
+
+const execFile = promisify(execFileCb);
+const root = new URL("../..", import.meta.url).pathname;
+export const KUBECONFIG = process.env.KUBECONFIG || `${root}.cluster/kubeconfig`;
+const NO_CLUSTER = "Run `make cluster-up` (or `make kind-up`) first, or point KUBECONFIG at a cluster.";
+
+export interface TestCluster {
+  kubeconfig: string;
+  namespace: string;
+  kc: k8s.KubeConfig;
+  core: k8s.CoreV1Api;
+  batch: k8s.BatchV1Api;
+  custom: k8s.CustomObjectsApi;
+  /** Publishes a bare repository to the git daemon; returns the git:// URL pods clone. */
+  publish(repoPath: string, name: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+export async function openTestCluster(prefix: string): Promise<TestCluster> {
+  if (!existsSync(KUBECONFIG)) throw new Error(`No cluster: ${KUBECONFIG} does not exist. ${NO_CLUSTER}`);
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(KUBECONFIG);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  try {
+    await core.listNamespace({ limit: 1 });
+  } catch (err) {
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`);
+  }
+  await applyCrds(kc);
+  const namespace = `${prefix}-${randomBytes(4).toString("hex")}`;
+  await core.createNamespace({ body: { metadata: { name: namespace, labels: { "app.kubernetes.io/managed-by": "codeplane-tests" } } } });
+  return {
+    kubeconfig: KUBECONFIG,
+    namespace,
+    kc,
+    core,
+    batch: kc.makeApiClient(k8s.BatchV1Api),
+    custom: kc.makeApiClient(k8s.CustomObjectsApi),
+    async publish(repoPath, name) {
+      const { stdout } = await execFile(`${root}hack/cluster/git-publish.sh`, [repoPath, name]);
+      return stdout.trim().split("\n").pop()!;
+    },
+    async cleanup() {
+      await core.deleteNamespace({ name: namespace, propagationPolicy: "Background" }).catch(() => undefined);
+    },
+  };
+}
+
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== null && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
+}
