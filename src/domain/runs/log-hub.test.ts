@@ -222,7 +222,9 @@ describe("LogHub", () => {
     const r = new Recorder();
     hub.subscribe(RUN, 0, r);
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
-    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual(["status", 1, 2, 3, 4, 5, "end"]);
+    // A terminal status comes after the last line, right before end.
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual([1, 2, 3, 4, 5, "status", "end"]);
+    expect(r.statuses).toEqual(["completed"]);
     const resumed = new Recorder();
     hub.subscribe(RUN, 3, resumed);
     await until(() => expect(resumed.ended).not.toBeNull());
@@ -309,14 +311,14 @@ describe("LogHub", () => {
     live.emit(RUN, 1, 2, 3);
     store.archive(RUN, 1, 2, 3);
     store.setRun(RUN, { status: "completed", exitCode: 0 });
-    await until(() => expect(r.statuses).toEqual(["running", "completed"]));
-    await sleep(50);
+    await sleep(60);
     expect(r.ended).toBeNull();
+    expect(r.statuses).toEqual(["running"]);
     // Lines the upstream never brought, stored by the controller before it marks the logs complete.
     store.archive(RUN, 4, 6);
     store.setRun(RUN, { logsComplete: true });
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
-    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t === "status" ? e.s : e.t))).toEqual(["running", 1, 2, 3, "completed", 4, 6, "end"]);
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t === "status" ? e.s : e.t))).toEqual(["running", 1, 2, 3, 4, 6, "completed", "end"]);
     expect(live.active()).toHaveLength(0);
     expect(hub.activeRuns).toBe(0);
   });

@@ -46,7 +46,10 @@ export interface RunEnd {
 export interface Subscriber {
   /** Takes one line. false = the line was taken but no more can be taken now (backpressure). */
   line(l: LogLine): boolean;
-  /** The run's status, once on subscribing (when known) and again on every change. */
+  /**
+   * The run's status, once on subscribing (when known) and again on every change. A terminal
+   * status is held back until every line has been given, so it comes right before end.
+   */
   status(s: RunStatus): void;
   /** Every line is delivered and the run is over; nothing else is called after this. */
   end(e: RunEnd): void;
@@ -390,8 +393,9 @@ class RunChannel {
     this.#teardown();
   }
 
-  #emitStatus(sub: Sub): void {
+  #emitStatus(sub: Sub, ending = false): void {
     if (!this.#state || sub.done || sub.sentStatus === this.#state.status) return;
+    if (!ending && TERMINAL_PHASES.has(this.#state.status)) return;
     sub.sentStatus = this.#state.status;
     try {
       sub.sink.status(this.#state.status);
@@ -505,7 +509,7 @@ class RunChannel {
 
   #end(sub: Sub, end: RunEnd): void {
     if (sub.done) return;
-    this.#emitStatus(sub);
+    this.#emitStatus(sub, true);
     this.remove(sub);
     try {
       sub.sink.end(end);

@@ -1,0 +1,217 @@
+import { EventEmitter } from "node:events";
+import type { Context } from "koa";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Subscriber } from "../domain/runs/log-hub.ts";
+import { formatLine, parseAfter, streamRun } from "./sse.ts";
+
+const TS = "2026-11-22T04:13:09.123Z";
+
+/** Just enough of http.ServerResponse: records writes, can report backpressure. */
+class FakeRes extends EventEmitter {
+  chunks: string[] = [];
+  headersFlushed = false;
+  writableEnded = false;
+  destroyed = false;
+  writableNeedDrain = false;
+  socket = { destroyed: false };
+  full = false;
+  write(chunk: string): boolean {
+    this.chunks.push(chunk);
+    if (this.full) this.writableNeedDrain = true;
+    return !this.full;
+  }
+  end(): void {
+    this.writableEnded = true;
+    setImmediate(() => this.emit("close"));
+  }
+  flushHeaders(): void {
+    this.headersFlushed = true;
+  }
+  /** The client went away. */
+  hangUp(): void {
+    this.destroyed = true;
+    this.socket.destroyed = true;
+    this.emit("close");
+  }
+  get text(): string {
+    return this.chunks.join("");
+  }
+}
+
+function fakeCtx() {
+  const res = new FakeRes();
+  const headers: Record<string, string> = {};
+  const ctx = {
+    res,
+    req: { socket: { setNoDelay: () => {} } },
+    status: 404,
+    respond: true as boolean,
+    set(h: Record<string, string>) {
+      Object.assign(headers, h);
+    },
+  };
+  return { ctx, res, headers, asKoa: ctx as unknown as Context };
+}
+
+function fakeHub() {
+  const hub = {
+    sink: null as Subscriber | null,
+    args: null as [string, number] | null,
+    unsubscribed: 0,
+    subscribe(runId: string, afterSeq: number, sink: Subscriber) {
+      hub.sink = sink;
+      hub.args = [runId, afterSeq];
+      return () => void hub.unsubscribed++;
+    },
+  };
+  return hub;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("streamRun", () => {
+  it("sends headers at once, retry first, then the contract's events, and closes after end", async () => {
+    const { res, ctx, headers, asKoa } = fakeCtx();
+    const hub = fakeHub();
+    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 4 });
+    expect(ctx.status).toBe(200);
+    expect(ctx.respond).toBe(false);
+    expect(res.headersFlushed).toBe(true);
+    expect(headers).toEqual({
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache",
+      "X-Accel-Buffering": "no",
+      Connection: "keep-alive",
+    });
+    expect(hub.args).toEqual(["r1", 4]);
+    const sink = hub.sink!;
+    sink.status("running");
+    expect(sink.line({ seq: 5, stream: "stdout", ts: TS, line: "hello" })).toBe(true);
+    sink.line({ seq: 6, stream: "stderr", ts: TS, line: "oops", partial: true });
+    sink.status("completed");
+    sink.end({ status: "completed", exit_code: 0 });
+    await done;
+    expect(res.text).toBe(
+      "retry: 3000\n\n" +
+        'event: status\ndata: {"status":"running"}\n\n' +
+        `event: stdout\nid: 5\ndata: {"seq":5,"ts":"${TS}","line":"hello"}\n\n` +
+        `event: stderr\nid: 6\ndata: {"seq":6,"ts":"${TS}","line":"oops"}\n\n` +
+        'event: status\ndata: {"status":"completed"}\n\n' +
+        'event: end\ndata: {"status":"completed","exit_code":0}\n\n',
+    );
+    expect(res.writableEnded).toBe(true);
+    expect(hub.unsubscribed).toBeGreaterThanOrEqual(1);
+  });
+
+  it("keeps every event to one data line whatever the log line holds", () => {
+    const nasty = "a\r\nb\rc\n\ndata: forged\nevent: end\u2028 € 😀 \u0000";
+    const text = formatLine({ seq: 9, stream: "stdout", ts: TS, line: nasty });
+    const fields = text.split(/\r\n|\r|\n/);
+    expect(fields).toEqual(["event: stdout", "id: 9", expect.stringMatching(/^data: /), "", ""]);
+    expect(JSON.parse(fields[2]!.slice("data: ".length))).toEqual({ seq: 9, ts: TS, line: nasty });
+  });
+
+  it("passes the response's backpressure to the hub and resumes it on drain", async () => {
+    const { res, asKoa } = fakeCtx();
+    const hub = fakeHub();
+    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 0 });
+    res.full = true;
+    expect(hub.sink!.line({ seq: 1, stream: "stdout", ts: TS, line: "x" })).toBe(false);
+    const resume = vi.fn();
+    hub.sink!.onDrain!(resume);
+    expect(resume).not.toHaveBeenCalled();
+    res.full = false;
+    res.emit("drain");
+    expect(resume).toHaveBeenCalledTimes(1);
+    res.hangUp();
+    await done;
+  });
+
+  it("pings every interval, and stops everything when the client leaves", async () => {
+    vi.useFakeTimers();
+    const { res, asKoa } = fakeCtx();
+    const hub = fakeHub();
+    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 0, pingIntervalMs: 1000, retryMs: 250 });
+    expect(res.chunks[0]).toBe("retry: 250\n\n");
+    vi.advanceTimersByTime(2500);
+    expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(2);
+    res.hangUp();
+    await done;
+    expect(hub.unsubscribed).toBe(1);
+    const before = res.chunks.length;
+    vi.advanceTimersByTime(5000);
+    // Nothing is written to a closed response, not even by a late hub call.
+    hub.sink!.line({ seq: 1, stream: "stdout", ts: TS, line: "late" });
+    expect(res.chunks.length).toBe(before);
+  });
+
+  it("skips pings while the client is not reading", () => {
+    vi.useFakeTimers();
+    const { res, asKoa } = fakeCtx();
+    void streamRun(asKoa, { hub: fakeHub(), runId: "r1", afterSeq: 0, pingIntervalMs: 100 });
+    res.writableNeedDrain = true;
+    vi.advanceTimersByTime(1000);
+    expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(0);
+    res.hangUp();
+  });
+
+  it("closes without end when the hub shuts down or refuses the subscription", async () => {
+    const a = fakeCtx();
+    const hub = fakeHub();
+    const done = streamRun(a.asKoa, { hub, runId: "r1", afterSeq: 0 });
+    hub.sink!.close!();
+    await done;
+    expect(a.res.writableEnded).toBe(true);
+    expect(a.res.text).not.toContain("event: end");
+
+    const b = fakeCtx();
+    const closed = {
+      subscribe(): () => void {
+        throw new Error("log hub is closed");
+      },
+    };
+    await streamRun(b.asKoa, { hub: closed, runId: "r1", afterSeq: 0 });
+    expect(b.res.writableEnded).toBe(true);
+  });
+
+  it("does not subscribe for a client that is already gone", async () => {
+    const { res, asKoa } = fakeCtx();
+    res.destroyed = true;
+    res.socket.destroyed = true;
+    const hub = fakeHub();
+    await streamRun(asKoa, { hub, runId: "r1", afterSeq: 0 });
+    expect(hub.sink).toBeNull();
+  });
+});
+
+describe("parseAfter", () => {
+  it.each<[string | undefined, string | undefined, number]>([
+    [undefined, undefined, 0],
+    ["", undefined, 0],
+    [undefined, "0", 0],
+    [undefined, "42", 42],
+    ["17", undefined, 17],
+    ["17", "3", 17],
+    [" 17 ", undefined, 17],
+    ["", "5", 5],
+    [undefined, "007", 7],
+    ["9007199254740991", undefined, 9007199254740991],
+  ])("Last-Event-ID %j, after %j → %d", (header, query, expected) => {
+    expect(parseAfter(header, query)).toBe(expected);
+  });
+
+  it.each<[string | undefined, string | undefined, string]>([
+    ["-1", undefined, "header"],
+    ["abc", "3", "header"],
+    ["1.5", undefined, "header"],
+    ["9007199254740992", undefined, "header"],
+    [undefined, "", "query"],
+    [undefined, "1e3", "query"],
+    [undefined, "-0", "query"],
+  ])("Last-Event-ID %j, after %j → error in the %s", (header, query, where) => {
+    const r = parseAfter(header, query);
+    expect(r).toMatchObject({ error: expect.stringContaining("non-negative integer"), loc: [where, expect.any(String)] });
+  });
+});

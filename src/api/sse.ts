@@ -1,0 +1,157 @@
+/**
+ * The run log stream as Server-Sent Events: `GET /v1/runs/{run_id}/logs/stream`.
+ *
+ * What a client receives (for the OpenAPI description):
+ *
+ *   retry: 3000                                   first: reconnect after 3 s
+ *
+ *   event: status                                 on connect (the current status) and on every change;
+ *   data: {"status":"running"}                    status: pending|preprocessing|running|completed|failed|cancelled
+ *                                                 a terminal status comes after the last line, just before end
+ *
+ *   event: stdout                                 one event per line, stdout or stderr
+ *   id: 17                                        the line's seq: 1, 2, 3, ... shared by both streams, may skip numbers
+ *   data: {"seq":17,"ts":"2026-01-02T03:04:05.678Z","line":"text without its newline"}
+ *
+ *   : ping                                        every 15 s, so proxies keep the connection open
+ *
+ *   event: end                                    every line has been sent and the run is over;
+ *   data: {"status":"completed","exit_code":0}    the server then closes (exit_code may be null)
+ *
+ * Resume with `Last-Event-ID: <seq>` (EventSource sends it on reconnect) or `?after=<seq>`: only
+ * lines with a greater seq are sent, so nothing is lost or repeated. Data is JSON, whose encoding
+ * escapes \n and \r, so every event has exactly one data line whatever the log line holds.
+ */
+import type { Context } from "koa";
+import type { LogHub, LogLine, RunEnd, RunStatus, Subscriber } from "../domain/runs/log-hub.ts";
+
+export interface StreamRunOptions {
+  hub: Pick<LogHub, "subscribe">;
+  runId: string;
+  /** Stream lines with seq > afterSeq (from parseAfter). */
+  afterSeq: number;
+  /** Default 15000. */
+  pingIntervalMs?: number;
+  /** The reconnect delay sent to the client; default 3000 (tests use less). */
+  retryMs?: number;
+}
+
+export function formatLine(l: LogLine): string {
+  return `event: ${l.stream}\nid: ${l.seq}\ndata: ${JSON.stringify({ seq: l.seq, ts: l.ts, line: l.line })}\n\n`;
+}
+
+export function formatStatus(status: RunStatus): string {
+  return `event: status\ndata: ${JSON.stringify({ status })}\n\n`;
+}
+
+export function formatEnd(e: RunEnd): string {
+  return `event: end\ndata: ${JSON.stringify({ status: e.status, exit_code: e.exit_code })}\n\n`;
+}
+
+/**
+ * Writes the stream to the response until the run's end event or the client leaving; resolves
+ * then. Bypasses Koa's response handling (ctx.respond = false), so the route must do its checks
+ * (auth, 404, 422) before calling this.
+ */
+export async function streamRun(ctx: Context, opts: StreamRunOptions): Promise<void> {
+  const res = ctx.res;
+  const pingMs = opts.pingIntervalMs ?? 15_000;
+  ctx.status = 200;
+  ctx.set({
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    // nginx (and ingress-nginx) would otherwise buffer the stream.
+    "X-Accel-Buffering": "no",
+    Connection: "keep-alive",
+  });
+  ctx.respond = false;
+  // Small events should leave at once, not wait for Nagle.
+  ctx.req.socket.setNoDelay(true);
+  res.flushHeaders();
+
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    let unsubscribe: (() => void) | null = null;
+    // Writing to a response that has ended emits an error nobody listens for: never do it.
+    const writable = () => !finished && !res.writableEnded && !res.destroyed;
+    const send = (chunk: string): boolean => (writable() ? res.write(chunk) : false);
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearInterval(ping);
+      res.off("close", finish);
+      unsubscribe?.();
+      resolve();
+    };
+    const ping = setInterval(() => {
+      // A client that is not reading already has bytes queued; no need to add to them.
+      if (!res.writableNeedDrain) send(": ping\n\n");
+    }, pingMs);
+    ping.unref();
+    // The response closes when the client goes away (or after we end it).
+    res.on("close", finish);
+    res.on("error", finish);
+
+    // A client gone before we got here has already had its close event.
+    if (!writable() || res.socket?.destroyed !== false) {
+      finish();
+      return;
+    }
+    send(`retry: ${opts.retryMs ?? 3000}\n\n`);
+    const sink: Subscriber = {
+      line: (l) => send(formatLine(l)),
+      status: (s) => void send(formatStatus(s)),
+      end: (e) => {
+        send(formatEnd(e));
+        if (writable()) res.end();
+        finish();
+      },
+      onDrain: (resume) => {
+        if (writable()) res.once("drain", resume);
+      },
+      close: () => {
+        if (writable()) res.end();
+        finish();
+      },
+    };
+    let unsub: () => void;
+    try {
+      unsub = opts.hub.subscribe(opts.runId, opts.afterSeq, sink);
+    } catch {
+      // The hub is shutting down: close, so the client reconnects (to another replica).
+      if (writable()) res.end();
+      finish();
+      return;
+    }
+    if (finished) unsub();
+    else unsubscribe = unsub;
+  });
+}
+
+const NON_NEGATIVE_INT = /^[0-9]+$/;
+
+/**
+ * The seq to resume after: `Last-Event-ID` when sent (EventSource's own reconnects), else
+ * `?after=`, else 0. A bad value is an error the route answers with 422.
+ */
+export function parseAfter(
+  lastEventId: string | undefined,
+  after: string | undefined,
+): number | { error: string; loc: ["header", "Last-Event-ID"] | ["query", "after"] } {
+  // Koa's ctx.get gives "" for a missing header; EventSource sends none before the first id.
+  if (lastEventId !== undefined && lastEventId.trim() !== "") {
+    const n = parseSeq(lastEventId.trim());
+    return n ?? { error: "Last-Event-ID must be a non-negative integer", loc: ["header", "Last-Event-ID"] };
+  }
+  if (after !== undefined) {
+    const n = parseSeq(after);
+    return n ?? { error: "after must be a non-negative integer", loc: ["query", "after"] };
+  }
+  return 0;
+}
+
+function parseSeq(text: string): number | null {
+  if (!NON_NEGATIVE_INT.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
