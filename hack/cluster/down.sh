@@ -12,13 +12,15 @@ SOCK="$RUN_DIR/containerd.sock"
 CRICTL=("$CRICTL_BIN/crictl" --config "$RUN_DIR/crictl.yaml" --timeout 10s)
 
 pidof_c() { cat "$RUN_DIR/pids/$1.pid" 2>/dev/null; }
+# alive <pid>: exists and is not a zombie (exited children of init linger as zombies)
+alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 stop() { # stop <name>: SIGTERM, wait up to 15s, then SIGKILL
   local name="$1" p; p="$(pidof_c "$name")"
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null && grep -qaF "$CLUSTER_DIR" "/proc/$p/cmdline" 2>/dev/null; then
     log "stopping $name (pid $p)"
     kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$p" 2>/dev/null && { log "$name: still alive, SIGKILL"; kill -KILL "$p" 2>/dev/null; sleep 0.5; }
+    for _ in $(seq 1 75); do alive "$p" || break; sleep 0.2; done
+    alive "$p" && { log "$name: still alive, SIGKILL"; kill -KILL "$p" 2>/dev/null; sleep 0.5; }
   fi
   rm -f "$RUN_DIR/pids/$name.pid"
 }
@@ -43,8 +45,18 @@ if api_up; then
 fi
 stop kubelet
 
-# 2. remove sandboxes through the CRI (tears down their network and unmounts shm)
+# 2. remove sandboxes through the CRI (tears down their network and unmounts shm).
+# After a crash containerd may be gone while sandboxes, network namespaces and
+# mounts remain: start it once more, just for the cleanup.
 NETNS=()
+if ! cri_up && [ -f "$CLUSTER_DIR/containerd.toml" ] && [ -d "$CLUSTER_DIR/containerd/root" ]; then
+  log "containerd is not running: starting it to clean up sandboxes"
+  mkdir -p "$RUN_DIR/pids" "$LOG_DIR"
+  printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\n' "$SOCK" "$SOCK" > "$RUN_DIR/crictl.yaml"
+  setsid containerd --config "$CLUSTER_DIR/containerd.toml" >> "$LOG_DIR/containerd.log" 2>&1 < /dev/null &
+  echo $! > "$RUN_DIR/pids/containerd.pid"
+  for _ in $(seq 1 20); do cri_up && break; sleep 0.5; done
+fi
 if cri_up; then
   mapfile -t NETNS < <("${CRICTL[@]}" inspectp $("${CRICTL[@]}" pods -q) 2>/dev/null \
     | python3 -c 'import json,sys
@@ -66,10 +78,28 @@ for p in $(pgrep -f "containerd-shim-runc-v2 .*-address $SOCK( |\$)"); do
   log "killing leftover shim $p"; kill -KILL "$p" 2>/dev/null
 done
 
+# processes still in pod cgroups (their shim was killed): kill them
+for procs in /sys/fs/cgroup/*/kubepods/cgroup.procs /sys/fs/cgroup/kubepods/cgroup.procs; do
+  [ -f "$procs" ] || continue
+  for p in $(find "$(dirname "$procs")" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u); do
+    log "killing leftover pod process $p ($(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | cut -c1-60))"
+    kill -KILL "$p" 2>/dev/null
+  done
+done
+
 # 4. control plane and git daemon
 stop kube-apiserver
 stop etcd
 stop git-daemon
+
+# leftovers of a crash (a component killed without its pid file, an orphaned
+# child): our binaries whose command line names our directories
+for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
+  case "$(cat "/proc/$p/comm" 2>/dev/null)" in
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|containerd|containerd-shim*|git-daemon)
+      log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
+  esac
+done
 
 # 5. mounts: netns bind mounts, then anything under our dirs (deepest first)
 for ns in "${NETNS[@]}"; do

@@ -41,6 +41,7 @@ cert admin "/O=system:masters/CN=codeplane-admin" clientAuth
 cert controller-manager "/CN=system:kube-controller-manager" clientAuth
 cert scheduler "/CN=system:kube-scheduler" clientAuth
 cert kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME" clientAuth
+cert front-proxy-client "/CN=front-proxy-client" clientAuth
 cert kubelet-serving "/CN=$NODE_NAME" serverAuth "IP:$POD_GATEWAY,IP:127.0.0.1,DNS:$NODE_NAME"
 
 if [ ! -s sa.key ]; then

@@ -6,7 +6,7 @@ rc=0
 check() { # check <name> <health command>
   local p; p="$(cat "$RUN_DIR/pids/$1.pid" 2>/dev/null)"
   local state="stopped"
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null && grep -qaF "$CLUSTER_DIR" "/proc/$p/cmdline" 2>/dev/null; then
     if eval "$2" >/dev/null 2>&1; then state="healthy (pid $p)"; else state="UNHEALTHY (pid $p)"; rc=1; fi
   else rc=1; fi
   printf '  %-24s %s   log: %s\n' "$1" "$state" "$LOG_DIR/$1.log"

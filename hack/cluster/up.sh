@@ -25,7 +25,10 @@ CTR=(ctr -a "$RUN_DIR/containerd.sock")
 "$HACK_DIR/pki.sh"
 
 pidfile() { echo "$RUN_DIR/pids/$1.pid"; }
-running() { local p; p="$(cat "$(pidfile "$1")" 2>/dev/null)" && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# running <name>: its pid file names a live process of ours (a reused pid is not)
+running() { local p; p="$(cat "$(pidfile "$1")" 2>/dev/null)" && [ -n "$p" ] && kill -0 "$p" 2>/dev/null \
+  && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] \
+  && grep -qaF "$CLUSTER_DIR" "/proc/$p/cmdline" 2>/dev/null; }
 
 # fail <component>: name the component, show the tail of its log, exit non-zero.
 fail() {
@@ -95,8 +98,16 @@ iptables -C FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment c
 modprobe br_netfilter 2>/dev/null || true
 modprobe overlay 2>/dev/null || true
 
+# write_if_changed <file>: stdin replaces <file> atomically, only when it differs
+# (containerd watches the CNI directory and would read a half-written file).
+write_if_changed() {
+  local tmp; tmp="$(mktemp "$1.XXXXXX")"
+  cat > "$tmp"
+  if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else chmod 644 "$tmp"; mv -f "$tmp" "$1"; fi
+}
+
 mkdir -p "$CLUSTER_DIR/cni/net.d" "$CLUSTER_DIR/cni/ipam"
-cat > "$CLUSTER_DIR/cni/net.d/10-codeplane.conflist" <<CNI
+write_if_changed "$CLUSTER_DIR/cni/net.d/10-codeplane.conflist" <<CNI
 {
   "cniVersion": "0.4.0",
   "name": "$CNI_NETWORK_NAME",
@@ -140,6 +151,10 @@ start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" "
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$PKI_DIR/sa.pub" --service-account-signing-key-file "$PKI_DIR/sa.key" \
   --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+  --requestheader-client-ca-file "$PKI_DIR/ca.crt" --requestheader-allowed-names front-proxy-client \
+  --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+  --requestheader-extra-headers-prefix X-Remote-Extra- \
+  --proxy-client-cert-file "$PKI_DIR/front-proxy-client.crt" --proxy-client-key-file "$PKI_DIR/front-proxy-client.key" \
   --allow-privileged=true --profiling=false \
   --feature-gates "$FEATURE_GATES" --v=1
 
@@ -212,7 +227,7 @@ start containerd "${CTR[*]} version" "" containerd --config "$CLUSTER_DIR/contai
 printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 10\n' "$RUN_DIR/containerd.sock" "$RUN_DIR/containerd.sock" > "$RUN_DIR/crictl.yaml"
 
 # --- images: import what is not there yet -----------------------------------------------
-have_image() { "${CTR[@]}" -n k8s.io images ls -q 2>/dev/null | grep -qx "$1"; }
+have_image() { local l; l="$("${CTR[@]}" -n k8s.io images ls -q 2>/dev/null)"; grep -qx "$1" <<< "$l"; }
 if ! have_image "$PAUSE_IMAGE" || ! have_image "docker.io/library/$RUNNER_IMAGE"; then
   if [ ! -s "$CLUSTER_DIR/images/pause.tar" ] || [ ! -s "$CLUSTER_DIR/images/runner.tar" ]; then
     "$HACK_DIR/images.sh" pause; "$HACK_DIR/images.sh" runner
@@ -267,7 +282,7 @@ start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/hea
 # --- git daemon for fixtures ---------------------------------------------------------------
 mkdir -p "$CLUSTER_DIR/git"
 start git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'" "$POD_GATEWAY:$GIT_PORT" \
-  git daemon --reuseaddr --export-all --informative-errors --base-path="$CLUSTER_DIR/git" \
+  "$(git --exec-path)/git-daemon" --reuseaddr --export-all --informative-errors --base-path="$CLUSTER_DIR/git" \
   --listen="$POD_GATEWAY" --port="$GIT_PORT" --verbose "$CLUSTER_DIR/git"
 
 # --- wait for the node --------------------------------------------------------------------
