@@ -88,7 +88,8 @@ export async function streamRun(ctx: Context, opts: StreamRunOptions): Promise<v
       if (!res.writableNeedDrain) send(": ping\n\n");
     }, pingMs);
     ping.unref();
-    // The response closes when the client goes away (or after we end it).
+    // The response closes when the client goes away (or after we end it). Not req's close: that
+    // fires as soon as the (empty) request body has been read, with the client still connected.
     res.on("close", finish);
     res.on("error", finish);
 

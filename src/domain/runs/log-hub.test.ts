@@ -286,6 +286,18 @@ describe("LogHub", () => {
     expect(r.seqs).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it("gives live lines the timestamp form Postgres gives back", async () => {
+    const { store, live, hub } = setup();
+    store.setRun(RUN, { status: "running" });
+    const r = new Recorder();
+    hub.subscribe(RUN, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.active()[0]!.onLine({ seq: 1, stream: "stdout", ts: "2026-11-22T04:13:09Z", line: "a" });
+    live.active()[0]!.onLine({ seq: 2, stream: "stdout", ts: "2026-11-22T04:13:09.123456789Z", line: "b" });
+    live.active()[0]!.onLine({ seq: 3, stream: "stdout", ts: TS, line: "c" });
+    expect(r.events.flatMap((e) => (e.t === "line" ? [e.l.ts] : []))).toEqual(["2026-11-22T04:13:09.000Z", "2026-11-22T04:13:09.123Z", TS]);
+  });
+
   it("carries on from Postgres when the live upstream ends before the logs are complete", async () => {
     const { store, live, hub } = setup();
     store.setRun(RUN, { status: "running" });

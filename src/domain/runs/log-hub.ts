@@ -328,6 +328,11 @@ class RunChannel {
 
   #onLine(l: LogLine): void {
     if (this.#closed || l.seq <= this.#lastSeq) return;
+    // Postgres gives timestamps back in this form; a live line must read the same as its stored copy.
+    if (!CANONICAL_TS.test(l.ts)) {
+      const d = new Date(l.ts);
+      if (!Number.isNaN(d.getTime())) l = { ...l, ts: d.toISOString() };
+    }
     this.#lastSeq = l.seq;
     this.#ring.push(l);
     for (const sub of [...this.#subs]) {
@@ -539,6 +544,8 @@ class RunChannel {
     this.#onClosed();
   }
 }
+
+const CANONICAL_TS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
 
 /** The upstream when there is no live log: Postgres polled for lines after the last one seen. */
 class StorePoller implements LiveLogSource {
