@@ -131,8 +131,11 @@ write_if_changed "$CLUSTER_DIR/cni/net.d/10-codeplane.conflist" <<CNI
 CNI
 
 # --- etcd ---------------------------------------------------------------------------
+# etcd reads ETCD_* environment variables as flags: ours (ETCD_PORT, ETCD_VERSION, ...) are not for it
+ETCD_ENV_UNSET=()
+for v in $(compgen -e | grep '^ETCD_' || true); do ETCD_ENV_UNSET+=(-u "$v"); done
 start etcd "curl -fsS --max-time 2 http://127.0.0.1:$ETCD_PORT/health" "127.0.0.1:$ETCD_PORT 127.0.0.1:$ETCD_PEER_PORT" \
-  "$ETCD_BIN/etcd" --name codeplane --data-dir "$CLUSTER_DIR/etcd" \
+  env "${ETCD_ENV_UNSET[@]}" "$ETCD_BIN/etcd" --name codeplane --data-dir "$CLUSTER_DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
   --initial-cluster "codeplane=http://127.0.0.1:$ETCD_PEER_PORT" \
