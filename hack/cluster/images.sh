@@ -24,7 +24,10 @@ NODE_VERSION="${NODE_VERSION:-$(python3 -c 'import json,sys; print(json.load(ope
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
 case "$NODE_VERSION" in 24.*) ;; *) die "NODE_VERSION must be 24.x (got $NODE_VERSION)";; esac
 NPM_VERSION="${NPM_VERSION:-11}"
+# rootfs keeps xattrs (file capabilities); the other layers are reproducible
+# (GNU format: no pax atime/ctime records), so an unchanged image is not re-imported
 TAR_OPTS=(--sort=name --mtime=@0 --numeric-owner --xattrs --acls)
+TAR_REPRO=(--sort=name --mtime=@0 --numeric-owner --owner=0 --group=0 --format=gnu)
 
 # The Debian mirror debootstrap uses: DEBIAN_MIRROR, else the host's apt source, else debootstrap's default.
 debian_mirror() {
@@ -89,14 +92,18 @@ node_layer() {
   rm -rf "$tmp"
   strip --strip-debug "$dir/root/usr/local/bin/node" 2>/dev/null || true
   ln -sf node "$dir/root/usr/local/bin/nodejs"
-  tar "${TAR_OPTS[@]}" --owner=0 --group=0 -C "$dir/root" -cf "$NODE_TAR.tmp" .
+  tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$NODE_TAR.tmp" .
   mv "$NODE_TAR.tmp" "$NODE_TAR"
 }
 
-import_image() { # import_image <archive>
+import_image() { # import_image <archive>: into the cluster's containerd, unless it has that exact image
   [ "$IMPORT" = 1 ] || return 0
   local sock="$RUN_DIR/containerd.sock"
   if [ -S "$sock" ] && ctr -a "$sock" version >/dev/null 2>&1; then
+    local want ref have
+    read -r ref want < <(tar -xOf "$1" index.json | python3 -c 'import json,sys; m=json.load(sys.stdin)["manifests"][0]; print(m["annotations"]["io.containerd.image.name"], m["digest"])')
+    have="$(ctr -a "$sock" -n k8s.io images ls 2>/dev/null | awk -v r="$ref" '$1==r {print $3}')"
+    if [ "$have" = "$want" ]; then log "$ref: already in the cluster ($want)"; return 0; fi
     log "importing $(basename "$1") into the cluster's containerd"
     ctr -a "$sock" -n k8s.io images import --digests=false "$1" >/dev/null
   else
@@ -145,7 +152,7 @@ build_app() {
     [ -d "$REPO_ROOT/$d" ] && cp -a "$REPO_ROOT/$d" "$dir/root/app/"
   done
   cp -a "$nm/node_modules" "$dir/root/app/"
-  tar "${TAR_OPTS[@]}" --owner=0 --group=0 -C "$dir/root" -cf "$dir/app.tar" .
+  tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$dir/app.tar" .
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$APP_IMAGE" --out "$OUT/app.tar" \
     --layer "$BASE_TAR" --layer "$NODE_TAR" --layer "$dir/app.tar" \
     --entrypoint '["node","/app/src/main.ts"]' --cmd '["serve"]' --user 10001:10001 --workdir /app \

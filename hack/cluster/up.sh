@@ -240,8 +240,13 @@ if ! have_image "$PAUSE_IMAGE" || ! have_image "docker.io/library/$RUNNER_IMAGE"
     done
   fi
 fi
-if ! have_image "docker.io/library/$APP_IMAGE" && [ -s "$CLUSTER_DIR/images/app.tar" ]; then
-  "${CTR[@]}" -n k8s.io images import "$CLUSTER_DIR/images/app.tar" >/dev/null
+if ! have_image "docker.io/library/$APP_IMAGE"; then
+  # codeplane:dev from this checkout (`make images` rebuilds it after changes)
+  if [ -s "$CLUSTER_DIR/images/app.tar" ]; then
+    log "images: importing app"; "${CTR[@]}" -n k8s.io images import "$CLUSTER_DIR/images/app.tar" >/dev/null
+  else
+    "$HACK_DIR/images.sh" app
+  fi
 fi
 
 # --- kubelet ----------------------------------------------------------------------------
