@@ -129,7 +129,7 @@ for c in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
 done
 
 # 7. state (keep pki, images, containerd image store, logs)
-rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$RUN_DIR"
+rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$CLUSTER_DIR/git" "$RUN_DIR"
 rm -f "$CLUSTER_DIR"/iptables.*.before
 
 # 8. verify

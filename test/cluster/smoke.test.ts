@@ -3,8 +3,13 @@
 // Job controller and started by kubelet/containerd, its logs are followed
 // through the pod log API while it runs, its failure is reported in the Job's
 // conditions, and deleting the Job garbage-collects the pod.
-import { existsSync } from "node:fs";
+import { execFile as execFileCb } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
+import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -12,6 +17,9 @@ const repoRoot = new URL("../..", import.meta.url).pathname;
 const kubeconfigPath = process.env.KUBECONFIG || `${repoRoot}.cluster/kubeconfig`;
 const RUNNER_IMAGE = process.env.CODEPLANE_RUNNER_IMAGE ?? "codeplane-runner:dev";
 const NO_CLUSTER = "Run `make cluster-up` (or `make kind-up`) first, or point KUBECONFIG at a cluster.";
+
+const GIT_HOST = process.env.CODEPLANE_CLUSTER_GIT_HOST ?? "10.244.0.1";
+const execFile = promisify(execFileCb);
 
 const kc = new k8s.KubeConfig();
 let core: k8s.CoreV1Api;
@@ -171,5 +179,68 @@ describe("local cluster", () => {
       (await jobPods(name)).length === 0 ? true : undefined,
     );
     await expect(batch.readNamespacedJob({ name, namespace })).rejects.toThrow();
+  });
+
+  it("serves fixture repositories to pods from the node's git daemon", async (ctx) => {
+    const reachable = await new Promise<boolean>((resolve) => {
+      const sock = connect({ host: GIT_HOST, port: 9418, timeout: 2000 }, () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.on("error", () => resolve(false));
+      sock.on("timeout", () => {
+        sock.destroy();
+        resolve(false);
+      });
+    });
+    // only the Docker-free cluster (make cluster-up) runs a git daemon; kind does not
+    if (!reachable) ctx.skip(`no git daemon at ${GIT_HOST}:9418 (only \`make cluster-up\` starts one)`);
+
+    const dir = mkdtempSync(join(tmpdir(), "cp-smoke-fixture-"));
+    try {
+      writeFileSync(join(dir, "main.py"), 'print("fixture says hi")\n');
+      const name = `smoke-${Date.now().toString(36)}`;
+      const { stdout } = await execFile(`${repoRoot}hack/cluster/git-publish.sh`, [dir, name]);
+      const url = stdout.trim().split("\n").pop()!;
+      expect(url).toBe(`git://${GIT_HOST}/${name}`);
+
+      await batch.createNamespacedJob({
+        namespace,
+        body: {
+          metadata: { name: "clone" },
+          spec: {
+            backoffLimit: 0,
+            template: {
+              spec: {
+                restartPolicy: "Never",
+                automountServiceAccountToken: false,
+                securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: "RuntimeDefault" } },
+                volumes: [{ name: "work", emptyDir: {} }],
+                containers: [
+                  {
+                    name: "main",
+                    image: RUNNER_IMAGE,
+                    imagePullPolicy: "Never",
+                    command: ["sh", "-c", `git clone -q ${url} /work/src && python3 /work/src/main.py`],
+                    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+                    volumeMounts: [{ name: "work", mountPath: "/work" }],
+                  },
+                ],
+              },
+            },
+          },
+        },
+      });
+      const done = await until("the clone Job to finish", 90_000, async () => {
+        const job = await batch.readNamespacedJob({ name: "clone", namespace });
+        return job.status?.conditions?.find((c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True");
+      });
+      const pod = (await jobPods("clone"))[0]!;
+      const logs = await core.readNamespacedPodLog({ name: pod.metadata!.name!, namespace, container: "main" });
+      expect(done.type, logs).toBe("Complete");
+      expect(logs).toContain("fixture says hi");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
