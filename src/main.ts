@@ -24,6 +24,8 @@ import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
+import { LogHub } from "./domain/runs/log-hub.ts";
+import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
 import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
@@ -67,6 +69,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
       logger: logger.child({ component: "runs" }),
     });
+    const logHub = new LogHub({ db: database.db, live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" })) : null, logger: logger.child({ component: "log-hub" }) });
     const elector = kube && config.components.controller ? startController(config, kube, database, envVars, logger) : null;
     let shuttingDown = false;
     const app = createApp({
@@ -77,6 +80,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
       envVars,
       runs,
+      logHub,
       readiness: [
         { name: "database", check: () => database.ping() },
         { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
@@ -93,6 +97,8 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       database,
       async close() {
         shuttingDown = true;
+        // Open streams end without `end`, so their clients reconnect to another replica.
+        logHub.close();
         await http.close();
         await elector?.stop();
         await database.close();

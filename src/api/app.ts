@@ -5,6 +5,7 @@ import { HttpMethodEnum, koaBody } from "koa-body";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
+import type { LogHub } from "../domain/runs/log-hub.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
 import { HttpError } from "./http-error.ts";
@@ -29,6 +30,7 @@ export interface AppDeps {
   repositories: RepositoryService;
   envVars: EnvVarService;
   runs: RunService;
+  logHub: LogHub;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
   rateLimit: { requests: number; windowSeconds: number };
@@ -45,7 +47,7 @@ export function createApp(deps: AppDeps): Koa {
   registerKeyRoutes(routes, deps.db);
   registerRepositoryRoutes(routes, deps.db, deps.repositories);
   registerEnvVarRoutes(routes, deps.db, deps.envVars);
-  registerRunRoutes(routes, deps.db, deps.runs);
+  registerRunRoutes(routes, deps.db, deps.runs, deps.logHub);
 
   const ops = new Router();
   registerOpsRoutes(ops, {

@@ -44,7 +44,8 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
   params?: PS;
   query?: QS;
   body?: BS;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** JSON unless contentType says otherwise (the SSE stream). */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   handler: (ctx: Context, input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<Reply>;
 }
 
@@ -109,7 +110,9 @@ export class Routes {
   #document(spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>): void {
     const responses: RouteConfig["responses"] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = r.schema ? { description: r.description, content: { "application/json": { schema: r.schema } } } : { description: r.description };
+      responses[status] = r.schema
+        ? { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema } } }
+        : { description: r.description };
     }
     const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
     if (spec.scope) {

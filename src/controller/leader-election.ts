@@ -1,4 +1,4 @@
-import type { CoordinationV1Api, V1Lease } from "@kubernetes/client-node";
+import { V1MicroTime, type CoordinationV1Api, type V1Lease } from "@kubernetes/client-node";
 import { isAlreadyExists, isConflict, isNotFound } from "../k8s/client.ts";
 import type { Logger } from "../logger.ts";
 
@@ -87,7 +87,7 @@ export class LeaderElector {
           namespace,
           body: {
             metadata: { name, namespace },
-            spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: now as never, renewTime: now as never, leaseTransitions: 0 },
+            spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 },
           },
         });
         return true;
@@ -108,12 +108,13 @@ export class LeaderElector {
         namespace,
         body: {
           ...lease,
+          // Times are rebuilt as MicroTime: the API server refuses millisecond precision here.
           spec: {
-            ...spec,
             holderIdentity: identity,
             leaseDurationSeconds: leaseSeconds,
-            renewTime: now as never,
-            ...(taking && { acquireTime: now as never, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+            acquireTime: new V1MicroTime(taking || !spec.acquireTime ? now : new Date(spec.acquireTime as unknown as string)),
+            renewTime: new V1MicroTime(now),
+            leaseTransitions: (spec.leaseTransitions ?? 0) + (taking ? 1 : 0),
           },
         },
       });
@@ -129,6 +130,6 @@ export class LeaderElector {
     const { api, namespace, name, identity } = this.#o;
     const lease = await api.readNamespacedLease({ name, namespace });
     if (lease.spec?.holderIdentity !== identity) return;
-    await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: "", renewTime: new Date(0) as never } } });
+    await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { holderIdentity: "", leaseDurationSeconds: lease.spec.leaseDurationSeconds ?? 1, renewTime: new V1MicroTime(0), leaseTransitions: lease.spec.leaseTransitions ?? 0 } } });
   }
 }

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
-import type { ObjectCache, V1Job, V1Pod } from "@kubernetes/client-node";
+import { isDeepStrictEqual } from "node:util";
+import { V1MicroTime, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { mirrorRun } from "../domain/runs/run-rows.ts";
@@ -42,8 +43,13 @@ export interface ReconcileResult {
 /** While a run is live, look again this often even without events (deadline backstop). */
 const LIVE_RESYNC_MS = 15_000;
 
+/**
+ * The API server hands status back with its keys in its own order and
+ * without undefined fields; compare meaning, not bytes, or every reconcile
+ * would write (and so trigger) another.
+ */
 function sameStatus(a: RunStatus | undefined, b: RunStatus): boolean {
-  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b)));
 }
 
 export class RunReconciler {
@@ -64,6 +70,12 @@ export class RunReconciler {
       return {};
     }
     if (run.metadata.deletionTimestamp) return {};
+    const hidden = await d.db.selectFrom("runs").select("id").where("id", "=", run.spec.runId).where("deleted_at", "is not", null).executeTakeFirst();
+    if (hidden) {
+      // Deleted through the API while the resource still existed: finish the job.
+      await d.runs.delete(name);
+      return {};
+    }
     const log = d.logger.child({ run: name });
     const { spec } = run;
     const config = { command: spec.command, parameters: {}, timeout_seconds: spec.timeoutSeconds };
@@ -153,8 +165,9 @@ export class RunReconciler {
       conditions,
       jobName: runResourceName(run.spec.runId),
       ...((pod?.metadata?.name ?? prev?.podName) && { podName: pod?.metadata?.name ?? prev?.podName }),
-      exitCode: obs.exitCode,
-      error: obs.error,
+      // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
+      ...(obs.exitCode !== null && { exitCode: obs.exitCode }),
+      ...(obs.error !== null && { error: obs.error }),
       ...(obs.startTime && { startTime: obs.startTime }),
       ...(terminal && obs.completionTime && { completionTime: obs.completionTime }),
     };
@@ -218,8 +231,9 @@ export class RunReconciler {
       await this.#d.k.events.createNamespacedEvent({
         namespace: run.metadata.namespace,
         body: {
-          metadata: { generateName: `${run.metadata.name}.`, namespace: run.metadata.namespace },
-          eventTime: new Date() as never,
+          // kubectl's convention: <object>.<unique hex>.
+          metadata: { name: `${run.metadata.name}.${process.hrtime.bigint().toString(16)}`, namespace: run.metadata.namespace },
+          eventTime: new V1MicroTime(),
           reportingController: "codeplane.dev/controller",
           reportingInstance: this.#instance,
           action: "Reconcile",

@@ -69,6 +69,7 @@ export interface RunsTable {
   stderr_bytes: ColumnType<string, number | undefined, number>;
   stdout_truncated: Generated<boolean>;
   stderr_truncated: Generated<boolean>;
+  deleted_at: Date | null;
   start_time: Date | null;
   close_time: Date | null;
   created_at: CreatedAt;

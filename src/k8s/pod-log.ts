@@ -49,7 +49,9 @@ export async function followOnce(
           continue;
         }
         pieces[f.line.stream] = null;
-        const line = held ? { seq: f.line.seq, stream: f.line.stream, ts: held.ts, line: (held.text + f.line.line).slice(0, MAX_JOINED_LINE) } : f.line;
+        const joined = held ? (held.text + f.line.line).slice(0, MAX_JOINED_LINE) : f.line.line;
+        // Postgres text cannot hold NUL; every reader replaces it the same way.
+        const line = { seq: f.line.seq, stream: f.line.stream, ts: held?.ts ?? f.line.ts, line: joined.replaceAll("\u0000", "\uFFFD") };
         lastSeq = f.line.seq;
         lastTs = f.line.ts;
         opts.handlers.line(line);

@@ -256,6 +256,7 @@ describe("operations endpoints", () => {
       "/v1/runs/{run_id}/cancel",
       "/v1/runs/{run_id}/logs/stderr",
       "/v1/runs/{run_id}/logs/stdout",
+      "/v1/runs/{run_id}/logs/stream",
     ]);
     expect(doc.components.schemas.Repository).toBeDefined();
     expect(doc.paths["/v1/repositories"].post.responses["422"]).toBeDefined();

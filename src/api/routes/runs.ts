@@ -3,7 +3,10 @@ import type { Db } from "../../db/database.ts";
 import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
 import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
+import type { LogHub } from "../../domain/runs/log-hub.ts";
+import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
+import { parseAfter, streamRun } from "../sse.ts";
 import { idParam, pageOf, pageQuery } from "./common.ts";
 
 const runParam = idParam("run_id");
@@ -14,7 +17,9 @@ const commitParams = z.strictObject({
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
 const unavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
 
-export function registerRunRoutes(routes: Routes, db: Db, runs: RunService): void {
+const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`{"status": ...}\` on connect and on every change (a terminal status comes after the last line); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=<seq>\`: nothing is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
+
+export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
   routes.add({
     method: "post",
     path: "/v1/repositories/{repository_id}/{commit_hash}/runs",
@@ -106,6 +111,26 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService): voi
     handler: async (_ctx, { params, principal }) => {
       await runs.delete(db, principal.accountId, params.run_id);
       return { status: 204 };
+    },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}/logs/stream",
+    operationId: "streamRunLogs",
+    summary: "Stream a run's output live",
+    description: SSE_DESCRIPTION,
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    query: z.strictObject({ after: z.string().max(20).optional().meta({ description: "Resume after this seq (Last-Event-ID wins)." }) }),
+    responses: { 200: { description: "The event stream.", schema: z.string(), contentType: "text/event-stream" }, 404: runNotFound },
+    handler: async (ctx, { params, query, principal }) => {
+      await runs.get(db, principal.accountId, params.run_id);
+      const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
+      if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
+      await streamRun(ctx, { hub, runId: params.run_id, afterSeq: after });
+      return { status: 200 };
     },
   });
 

@@ -22,6 +22,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("stderr_bytes", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("stdout_truncated", "boolean", (c) => c.notNull().defaultTo(false))
     .addColumn("stderr_truncated", "boolean", (c) => c.notNull().defaultTo(false))
+    // Set by DELETE: the row is hidden at once and removed by the controller
+    // once the Run resource is gone, so a reconcile in flight can't resurrect it.
+    .addColumn("deleted_at", "timestamptz")
     .addColumn("start_time", "timestamptz")
     .addColumn("close_time", "timestamptz")
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))

@@ -91,7 +91,7 @@ export function pgLogStore(db: Db): LogStore {
       return row?.max == null ? 0 : Number(row.max);
     },
     async readRun(runId) {
-      const row = await db.selectFrom("runs").select(["status", "exit_code", "logs_complete"]).where("id", "=", runId).executeTakeFirst();
+      const row = await db.selectFrom("runs").select(["status", "exit_code", "logs_complete"]).where("id", "=", runId).where("deleted_at", "is", null).executeTakeFirst();
       return row ? { status: row.status, exitCode: row.exit_code, logsComplete: row.logs_complete } : null;
     },
   };

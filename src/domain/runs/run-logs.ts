@@ -16,6 +16,7 @@ export async function readRunLog(db: Db, accountId: string, runId: string, strea
     .select(["id", "stdout_truncated", "stderr_truncated"])
     .where("id", "=", runId)
     .where("account_id", "=", accountId)
+    .where("deleted_at", "is", null)
     .executeTakeFirst();
   if (!run) throw notFound("Run");
   const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();

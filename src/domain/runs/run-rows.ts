@@ -80,7 +80,7 @@ export async function mirrorRun(db: Db, m: RunMirror): Promise<void> {
         start_time: sql`coalesce(excluded.start_time, runs.start_time)`,
         close_time: eb.ref("excluded.close_time"),
         updated_at: eb.ref("excluded.updated_at"),
-      })).where(sql<boolean>`runs.status_rank < excluded.status_rank or (runs.status_rank = excluded.status_rank and runs.status_rank < 3)`),
+      })).where(sql<boolean>`runs.deleted_at is null and (runs.status_rank < excluded.status_rank or (runs.status_rank = excluded.status_rank and runs.status_rank < 3))`),
     )
     .execute();
 }

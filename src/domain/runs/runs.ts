@@ -99,13 +99,13 @@ export class RunService {
   }
 
   async get(db: Db, accountId: string, runId: string): Promise<Run> {
-    const row = await db.selectFrom("runs").selectAll().where("id", "=", runId).where("account_id", "=", accountId).executeTakeFirst();
+    const row = await db.selectFrom("runs").selectAll().where("id", "=", runId).where("account_id", "=", accountId).where("deleted_at", "is", null).executeTakeFirst();
     if (!row) throw notFound("Run");
     return toRun(row);
   }
 
   async list(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<Page<Run>> {
-    let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId);
+    let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId).where("deleted_at", "is", null);
     if (filter.status) q = q.where("status", "=", filter.status);
     if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
     if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
@@ -127,8 +127,9 @@ export class RunService {
     await this.get(db, accountId, runId);
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
+    await db.updateTable("runs").set({ deleted_at: new Date() }).where("id", "=", runId).where("account_id", "=", accountId).execute();
+    // The controller removes the row (and its logs) once the resource is gone.
     await launcher.delete(runResourceName(runId));
-    await db.deleteFrom("runs").where("id", "=", runId).where("account_id", "=", accountId).execute();
   }
 
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
