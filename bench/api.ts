@@ -6,11 +6,9 @@
 // straight through `pg`, and the tree read straight through the git mirror.
 // Both sides use the same concurrency and duration. Prints req/s, p50 and p99
 // latency, and the ratio API / baseline.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createServer } from "node:net";
 import path from "node:path";
 import autocannon from "autocannon";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -24,6 +22,7 @@ import { newId } from "../src/domain/shared/ids.ts";
 import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
+import { percentile, serveInChildProcess } from "./lib.ts";
 
 const ROWS = 10_000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -34,10 +33,6 @@ interface Figures {
   p50: number;
   p99: number;
   errors: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 /** Runs `op` from CONNECTIONS concurrent loops for SECONDS, like autocannon does over HTTP. */
@@ -58,7 +53,6 @@ async function closedLoop(op: () => Promise<unknown>): Promise<Figures> {
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
   return { rps: latencies.length / SECONDS, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
@@ -75,35 +69,6 @@ function report(name: string, api: Figures, base: Figures, baseName: string): vo
   console.log(`  ${"API (HTTP)".padEnd(22)} ${f(api.rps)} ${f(api.p50)} ${f(api.p99)} ${api.errors}`);
   console.log(`  ${baseName.padEnd(22)} ${f(base.rps)} ${f(base.p50)} ${f(base.p99)} ${base.errors}`);
   console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x`);
-}
-
-async function serveInChildProcess(env: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-  const proc = spawn(process.execPath, [new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
-    env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const exited = new Promise((resolve) => proc.once("exit", resolve));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) {
-      return {
-        url,
-        close: async () => {
-          proc.kill("SIGTERM");
-          await exited;
-        },
-      };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill("SIGKILL");
-  throw new Error("the service did not start");
 }
 
 async function main(): Promise<void> {

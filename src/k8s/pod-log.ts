@@ -83,6 +83,10 @@ export async function followOnce(
     });
     sink.on("close", done);
     sink.on("error", done);
+    // The client pipes the response body into the sink without listening for
+    // its errors; an aborted or broken follow (API server restart, our own
+    // abort) would otherwise be an uncaught 'error' that ends the process.
+    sink.on("pipe", (source) => source.on("error", done));
     log
       .log(target.namespace, target.pod, target.container, sink, {
         follow: true,

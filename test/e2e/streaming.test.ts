@@ -125,6 +125,23 @@ describe("live run output over SSE", () => {
     }
   });
 
+  it("survives its last client leaving while the pod log is being followed", async () => {
+    const { url, proc, exited } = await serve();
+    try {
+      const run = await (await api(url, `/v1/repositories/${repoId}/main/runs`, { command: ["sh", "-c", "echo first; sleep 60"] })).json();
+      const client = sseClient(`${url}/v1/runs/${run.run_id}/logs/stream`, key);
+      await until("the first line", 90_000, async () => client.lines.length > 0 || undefined);
+      client.es.close();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect(proc.exitCode).toBeNull();
+      expect((await api(url, `/v1/runs/${run.run_id}/cancel`, {})).status).toBe(202);
+    } finally {
+      proc.kill("SIGTERM");
+      await exited;
+    }
+  });
+
   it("finishes a run correctly after the controller is killed mid-run and started again", async () => {
     const a = await serve();
     const run = await (await api(a.url, `/v1/repositories/${repoId}/main/runs`, { command: ["sh", "-c", 'for i in $(seq 1 8); do echo "tick $i"; sleep 1; done; exit 0'] })).json();

@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+
+// Shared by the benchmarks: the service in its own process (as deployed, so
+// the load generator does not share its event loop) and small statistics.
+
+export interface ChildService {
+  url: string;
+  pid: number;
+  /** Resident memory of the service process, in MiB. */
+  rssMiB(): number;
+  close(): Promise<void>;
+}
+
+export async function serveInChildProcess(env: Record<string, string>): Promise<ChildService> {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+  const proc = spawn(process.execPath, [new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
+    env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise((resolve) => proc.once("exit", resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) {
+      return {
+        url,
+        pid: proc.pid!,
+        rssMiB: () => {
+          const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"));
+          return m ? Number(m[1]) / 1024 : NaN;
+        },
+        close: async () => {
+          proc.kill("SIGTERM");
+          await exited;
+        },
+      };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill("SIGKILL");
+  throw new Error("the service did not start");
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export const median = (values: number[]) => percentile(values, 50);
