@@ -1,7 +1,7 @@
 import { makeInformer, type Informer, type KubernetesObject, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
-import type { KubeClients } from "../k8s/client.ts";
+import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { GROUP, VERSION } from "../k8s/crds/common.ts";
 import { RUN_PLURAL } from "../k8s/crds/run.ts";
@@ -62,8 +62,11 @@ export class Controller {
           const pod = await k.core.readNamespacedPod({ name: t.pod, namespace: t.namespace });
           const s = pod.status?.containerStatuses?.find((c) => c.name === t.container)?.state;
           return s?.terminated ? "terminated" : s?.running ? "running" : "waiting";
-        } catch {
-          return "gone";
+        } catch (err) {
+          // Only a 404 means the pod is gone; the API server being away (a
+          // restart) must not end archiving while the container still writes.
+          if (isNotFound(err)) return "gone";
+          throw err;
         }
       },
       onComplete: (runId) => this.#queue?.add(runResourceName(runId)),
