@@ -11,10 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
-import { migrateToLatest } from "../src/db/migrate.ts";
-import type { Database } from "../src/db/schema.ts";
+import { sql } from "kysely";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { GitMirrors } from "../src/domain/repositories/git/index.ts";
@@ -22,7 +19,7 @@ import { newId } from "../src/domain/shared/ids.ts";
 import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
-import { percentile, serveInChildProcess } from "./lib.ts";
+import { createBenchDatabase, percentile, serveInChildProcess } from "./lib.ts";
 
 const ROWS = 10_000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -77,15 +74,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
   const fixture = await createFixtureRepo();
   try {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query("create database bench");
-    await admin.end();
-    const url = server.urlFor("bench");
-    const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const { url, pool, db } = await createBenchDatabase(server, CONNECTIONS);
     const silent = createRootLogger("silent");
-    await migrateToLatest(db, silent);
 
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });

@@ -1,6 +1,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import type { Database } from "../src/db/schema.ts";
+import { createRootLogger } from "../src/logger.ts";
+import type { PostgresServer } from "../test/helpers/postgres-server.ts";
 
 // Shared by the benchmarks: the service in its own process (as deployed, so
 // the load generator does not share its event loop) and small statistics.
@@ -53,3 +59,16 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const median = (values: number[]) => percentile(values, 50);
+
+/** A migrated database named `bench` on the throw-away server, and a pool to it. */
+export async function createBenchDatabase(server: PostgresServer, poolMax: number): Promise<{ url: string; pool: pg.Pool; db: Kysely<Database> }> {
+  const admin = new pg.Client({ connectionString: server.adminUrl });
+  await admin.connect();
+  await admin.query("create database bench");
+  await admin.end();
+  const url = server.urlFor("bench");
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await migrateToLatest(db, createRootLogger("silent"));
+  return { url, pool, db };
+}

@@ -16,21 +16,16 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
-import { migrateToLatest } from "../src/db/migrate.ts";
-import type { Database } from "../src/db/schema.ts";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { FrameSplitter } from "../src/domain/runs/log-frames.ts";
 import { newId } from "../src/domain/shared/ids.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { buildRunJob } from "../src/k8s/run-job.ts";
-import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
-import { median, percentile, serveInChildProcess } from "./lib.ts";
+import { createBenchDatabase, median, percentile, serveInChildProcess } from "./lib.ts";
 
 const execFile = promisify(execFileCb);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -57,12 +52,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
   const fixture = await createFixtureRepo();
   try {
-    const admin = new pg.Client({ connectionString: server.adminUrl });
-    await admin.connect();
-    await admin.query("create database bench");
-    await admin.end();
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: server.urlFor("bench"), max: 2 }) }) });
-    await migrateToLatest(db, createRootLogger("silent"));
+    const { db } = await createBenchDatabase(server, 2);
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });
     await db.destroy();

@@ -60,6 +60,7 @@ export class LogArchiver {
     const bytes = { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) };
     const truncated = { stdout: false, stderr: false };
     let lastSeq = Number(max?.seq ?? 0);
+    logger.debug({ run_id: runId, after_seq: lastSeq, pod: target.pod }, "archiving the run's output");
     let lastTs: string | undefined;
     let buffer: LogLine[] = [];
 
@@ -117,6 +118,7 @@ export class LogArchiver {
         });
         lastSeq = result.lastSeq;
         lastTs = result.lastTs ?? lastTs;
+        logger.debug({ run_id: runId, last_seq: lastSeq, exited: result.exited }, "pod log follow ended");
         if (signal.aborted) return;
         if (result.exited) break;
         const state = await this.#deps.containerState(target).catch(() => "running" as const);

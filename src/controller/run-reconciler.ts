@@ -115,9 +115,12 @@ export class RunReconciler {
     await mirror(status);
 
     const terminal = TERMINAL_PHASES.has(status.phase!);
-    const main = pod?.status?.containerStatuses?.find((c) => c.name === "main");
-    if (pod && (main?.state?.running || main?.state?.terminated)) {
-      d.archiver.ensure(spec.runId, { namespace: run.metadata.namespace, pod: pod.metadata!.name!, container: "main" });
+    // Declaring the logs complete is final, so a cache that has not caught up
+    // (a controller just started) must not decide it: ask the API server.
+    const source = pod ?? (terminal ? await this.#podFromApi(run) : null);
+    const main = source?.status?.containerStatuses?.find((c) => c.name === "main");
+    if (source && (main?.state?.running || main?.state?.terminated)) {
+      d.archiver.ensure(spec.runId, { namespace: run.metadata.namespace, pod: source.metadata!.name!, container: "main" });
     } else if (terminal && !d.archiver.isArchiving(spec.runId)) {
       // The main container never ran (or its pod is gone): nothing more will come.
       await d.db.updateTable("runs").set({ logs_complete: true }).where("id", "=", spec.runId).where("logs_complete", "=", false).execute();
@@ -131,6 +134,12 @@ export class RunReconciler {
       .filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId);
     pods.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime());
     return pods[0] ?? null;
+  }
+
+  async #podFromApi(run: RunResource): Promise<V1Pod | null> {
+    const list = await this.#d.k.core.listNamespacedPod({ namespace: run.metadata.namespace, labelSelector: `codeplane.dev/run=${run.spec.runId}` });
+    list.items.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime());
+    return list.items[0] ?? null;
   }
 
   #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
-import { openTestCluster, until, type TestCluster } from "../helpers/cluster.ts";
-import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { until, type TestCluster } from "../helpers/cluster.ts";
+import { startE2E, type E2E } from "../helpers/e2e.ts";
+import type { Tenant, TestService } from "../helpers/service.ts";
 
 // Runs end to end: the API creates a Run, the controller launches a Job on a
 // real kubelet, the pod clones the commit from the cluster's git daemon, and
@@ -9,36 +9,23 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 
 let cluster: TestCluster;
 let svc: TestService;
-let fixture: FixtureRepo;
 let alice: Tenant;
 let bob: Tenant;
 let repoId: string;
 let tip: string;
+let e: E2E;
 
 const PRINT = "#!/bin/sh\necho out1\necho err1 >&2\necho out2\necho err2 >&2\nexit 3\n";
 
 beforeAll(async () => {
-  cluster = await openTestCluster("cp-e2e-runs");
-  fixture = await createFixtureRepo();
-  tip = await fixture.commit("main", { "print.sh": { exec: PRINT } });
-  const url = await cluster.publish(fixture.path, `e2e-runs-${cluster.namespace}`);
-  svc = await startTestService({
-    KUBECONFIG: cluster.kubeconfig,
-    CODEPLANE_NAMESPACE: cluster.namespace,
-    CODEPLANE_IMAGE_PULL_POLICY: "Never",
-    CODEPLANE_LOG_LEVEL: "info",
+  e = await startE2E("cp-e2e-runs", {
+    env: { CODEPLANE_LOG_LEVEL: "info" },
+    prepare: async (f) => void (tip = await f.commit("main", { "print.sh": { exec: PRINT } })),
   });
-  alice = await svc.tenant();
+  ({ cluster, svc, alice, repoId } = e);
   bob = await svc.tenant();
-  const res = await alice.api("/v1/repositories", { method: "POST", json: { url, name: "fixture" } });
-  expect(res.status, await res.clone().text()).toBe(201);
-  repoId = (await res.json()).id;
 });
-afterAll(async () => {
-  await svc?.close();
-  await cluster?.cleanup();
-  await fixture?.cleanup();
-});
+afterAll(() => e?.close());
 
 async function startRun(json: unknown, t: Tenant = alice): Promise<{ run_id: string; status: string; workflow_id: string }> {
   const res = await t.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { openSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
@@ -32,7 +33,9 @@ async function freePort(): Promise<number> {
 
 async function serve(): Promise<{ url: string; proc: ChildProcess; exited: Promise<unknown> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [MAIN, "serve"], { env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  // Service logs go to a file per process, for a failure to be explained.
+  const logFile = openSync(`${env.CODEPLANE_DATA_DIR}-${procs.length}.log`, "a");
+  const proc = spawn(process.execPath, [MAIN, "serve"], { env: { ...env, PORT: String(port) }, stdio: ["ignore", logFile, logFile] });
   procs.push(proc);
   const exited = new Promise((r) => proc.once("exit", r));
   const url = `http://127.0.0.1:${port}`;
@@ -60,7 +63,7 @@ beforeAll(async () => {
     CODEPLANE_HOST: "127.0.0.1",
     CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
     CODEPLANE_MIGRATE_ON_START: "false",
-    CODEPLANE_LOG_LEVEL: "warn",
+    CODEPLANE_LOG_LEVEL: "info",
     CODEPLANE_RATE_LIMIT_REQUESTS: "0",
     KUBECONFIG: cluster.kubeconfig,
     CODEPLANE_NAMESPACE: cluster.namespace,

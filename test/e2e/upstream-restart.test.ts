@@ -2,9 +2,8 @@ import { execFile as execFileCb } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestCluster, until, type TestCluster } from "../helpers/cluster.ts";
-import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
-import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { until } from "../helpers/cluster.ts";
+import { startE2E, type E2E } from "../helpers/e2e.ts";
 import { sseClient } from "../helpers/sse-client.ts";
 
 // The API server is killed and started again while a run streams: the pod-log
@@ -13,25 +12,11 @@ import { sseClient } from "../helpers/sse-client.ts";
 
 const execFile = promisify(execFileCb);
 const root = new URL("../..", import.meta.url).pathname;
-let cluster: TestCluster;
-let svc: TestService;
-let fixture: FixtureRepo;
-let alice: Tenant;
-let repoId: string;
-
+let e: E2E;
 beforeAll(async () => {
-  cluster = await openTestCluster("cp-e2e-restart");
-  fixture = await createFixtureRepo();
-  const url = await cluster.publish(fixture.path, `e2e-restart-${cluster.namespace}`);
-  svc = await startTestService({ KUBECONFIG: cluster.kubeconfig, CODEPLANE_NAMESPACE: cluster.namespace, CODEPLANE_IMAGE_PULL_POLICY: "Never" });
-  alice = await svc.tenant();
-  repoId = (await (await alice.api("/v1/repositories", { method: "POST", json: { url, name: "fixture" } })).json()).id;
+  e = await startE2E("cp-e2e-restart");
 });
-afterAll(async () => {
-  await svc?.close();
-  await cluster?.cleanup();
-  await fixture?.cleanup();
-});
+afterAll(() => e?.close());
 
 describe("an API server restart mid-stream", () => {
   it("loses and repeats nothing, live or stored", async () => {
@@ -44,12 +29,12 @@ describe("an API server restart mid-stream", () => {
     }
     const lines = 60;
     const run = await (
-      await alice.api(`/v1/repositories/${repoId}/main/runs`, {
+      await e.alice.api(`/v1/repositories/${e.repoId}/main/runs`, {
         method: "POST",
         json: { command: ["sh", "-c", `i=0; while [ $i -lt ${lines} ]; do i=$((i+1)); echo "tick $i"; sleep 0.5; done`] },
       })
     ).json();
-    const client = sseClient(`${svc.url}/v1/runs/${run.run_id}/logs/stream`, alice.key);
+    const client = sseClient(`${e.svc.url}/v1/runs/${run.run_id}/logs/stream`, e.alice.key);
     await until("the first lines", 90_000, async () => client.lines.length >= 5 || undefined);
     process.kill(pid, "SIGKILL");
     await new Promise((r) => setTimeout(r, 3000));
@@ -57,7 +42,7 @@ describe("an API server restart mid-stream", () => {
     await client.ended;
     expect(client.lines.map((l) => l.data.line)).toEqual(Array.from({ length: lines }, (_, i) => `tick ${i + 1}`));
     expect(client.events[client.events.length - 1]).toEqual({ type: "end", data: { status: "completed", exit_code: 0 } });
-    const stored = await (await alice.api(`/v1/runs/${run.run_id}/logs/stdout`)).json();
+    const stored = await (await e.alice.api(`/v1/runs/${run.run_id}/logs/stdout`)).json();
     expect(stored.content).toBe(Array.from({ length: lines }, (_, i) => `tick ${i + 1}\n`).join(""));
   });
 });
