@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { V1MicroTime, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
-import { mirrorRun } from "../domain/runs/run-rows.ts";
+import { mirrorRun, runConfigOf } from "../domain/runs/run-rows.ts";
 import { isForeignKeyViolation } from "../domain/shared/db-errors.ts";
 import { isAlreadyExists, isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
@@ -12,6 +12,7 @@ import { API_VERSION } from "../k8s/crds/common.ts";
 import { RUN_KIND, TERMINAL_PHASES, type RunStatus } from "../k8s/crds/run.ts";
 import { runLabels, runResourceName, runSecretName } from "../k8s/labels.ts";
 import type { RunResource, RunResources } from "../k8s/run-resources.ts";
+import { newestPod } from "../k8s/pods.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import type { Logger } from "../logger.ts";
 import type { LogArchiver } from "./log-archiver.ts";
@@ -78,7 +79,7 @@ export class RunReconciler {
     }
     const log = d.logger.child({ run: name });
     const { spec } = run;
-    const config = { command: spec.command, parameters: {}, timeout_seconds: spec.timeoutSeconds };
+    const config = runConfigOf(spec);
     const mirror = (status: RunStatus | undefined) =>
       mirrorRun(d.db, { namespace: run.metadata.namespace, name, createdAt: new Date(run.metadata.creationTimestamp ?? Date.now()), spec, config, status });
 
@@ -95,8 +96,9 @@ export class RunReconciler {
     const live = !(previous?.phase && TERMINAL_PHASES.has(previous.phase));
     const jobName = runResourceName(spec.runId);
     if (live && !spec.cancelRequested) {
-      const envSecret = await this.#ensureSecret(run);
-      if (!d.jobs.get(jobName, run.metadata.namespace)) await this.#ensureJob(run, envSecret);
+      // The Secret matters only to the Job's pods, so it is built (which
+      // decrypts every variable) only when the Job is about to be created.
+      if (!d.jobs.get(jobName, run.metadata.namespace)) await this.#ensureJob(run, await this.#ensureSecret(run));
     }
 
     const job = d.jobs.get(jobName, run.metadata.namespace) ?? null;
@@ -129,17 +131,12 @@ export class RunReconciler {
   }
 
   #newestPod(run: RunResource): V1Pod | null {
-    const pods = this.#d.pods
-      .list(run.metadata.namespace)
-      .filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId);
-    pods.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime());
-    return pods[0] ?? null;
+    return newestPod(this.#d.pods.list(run.metadata.namespace).filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId));
   }
 
   async #podFromApi(run: RunResource): Promise<V1Pod | null> {
     const list = await this.#d.k.core.listNamespacedPod({ namespace: run.metadata.namespace, labelSelector: `codeplane.dev/run=${run.spec.runId}` });
-    list.items.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime());
-    return list.items[0] ?? null;
+    return newestPod(list.items);
   }
 
   #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {

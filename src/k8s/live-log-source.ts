@@ -2,6 +2,7 @@ import type { LiveLogSource } from "../domain/runs/log-hub.ts";
 import type { Logger } from "../logger.ts";
 import type { KubeClients } from "./client.ts";
 import { followOnce, resumeTime } from "./pod-log.ts";
+import { newestPod } from "./pods.ts";
 
 // The API process's live upstream for a run: find the run's pod, follow its
 // main container's framed log, and follow again after a drop (API server or
@@ -19,7 +20,7 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger): LiveLogSource
           const pods = await k.core
             .listNamespacedPod({ namespace: k.namespace, labelSelector: `codeplane.dev/run=${runId}` })
             .catch(() => null);
-          const pod = pods?.items.sort((a, b) => new Date(b.metadata?.creationTimestamp ?? 0).getTime() - new Date(a.metadata?.creationTimestamp ?? 0).getTime())[0];
+          const pod = pods ? newestPod(pods.items) : null;
           const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;
           if (pods && !pod && attempt > 0 && lastSeq > afterSeq) break; // the pod is gone after having run
           if (pod && (main?.running || main?.terminated)) {

@@ -9,7 +9,7 @@ import { keysetPage } from "../shared/keyset.ts";
 import { newId } from "../shared/ids.ts";
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
-import { isTerminal, mirrorRun, toRun } from "./run-rows.ts";
+import { isTerminal, mirrorRun, runConfigOf, toRun } from "./run-rows.ts";
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 
 /** What the run service needs from Kubernetes (src/k8s/run-resources.ts). */
@@ -47,8 +47,7 @@ export class RunService {
   }
 
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
-    const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
-    if (!repo) throw notFound("Repository");
+    const repo = await this.#repository(db, accountId, repositoryId);
     const computeType = input.compute_type ?? this.#deps.defaultComputeType;
     const issues: ValidationIssue[] = [];
     if (!this.#deps.computeTypes[computeType]) {
@@ -92,7 +91,7 @@ export class RunService {
       name: resource.metadata.name,
       createdAt: resource.metadata.creationTimestamp ? new Date(resource.metadata.creationTimestamp) : new Date(),
       spec,
-      config: { command: spec.command, parameters: {}, timeout_seconds: timeout },
+      config: runConfigOf(spec),
       status: undefined,
     });
     return this.get(db, accountId, runId);
@@ -133,8 +132,13 @@ export class RunService {
   }
 
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
+    const repo = await this.#repository(db, accountId, repositoryId);
+    return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+  }
+
+  async #repository(db: Db, accountId: string, repositoryId: string): Promise<{ id: string; url: string }> {
     const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
     if (!repo) throw notFound("Repository");
-    return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    return repo;
   }
 }
