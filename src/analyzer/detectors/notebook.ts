@@ -1,0 +1,4 @@
+import type { Detector } from "../detector.ts";
+
+// Placeholder until the notebook detector lands.
+export const detectNotebook: Detector = () => ({ experiments: [], envVars: [] });

@@ -1,0 +1,195 @@
+import { lstatSync, openSync, readdirSync, readSync, closeSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+
+// The repository as the analyzer sees it: regular files only, found by a walk
+// that never follows a symlink (so a symlink loop or a link to /etc is just a
+// counted skip), with limits on depth, file count and bytes read so that a
+// hostile or enormous repository costs bounded time and memory.
+
+export interface RepoFile {
+  /** Repository-relative, "/"-separated. */
+  path: string;
+  size: number;
+  executable: boolean;
+}
+
+export interface WalkLimits {
+  maxFiles: number;
+  maxDepth: number;
+  /** Files larger than this are listed but never read. */
+  maxFileBytes: number;
+  /** Total bytes all reads may return; past it readText returns null. */
+  maxTotalReadBytes: number;
+}
+
+export const DEFAULT_LIMITS: WalkLimits = {
+  maxFiles: 100_000,
+  maxDepth: 48,
+  maxFileBytes: 2 * 1024 * 1024,
+  maxTotalReadBytes: 1024 * 1024 * 1024,
+};
+
+/** Folders that hold dependencies, caches or build output rather than the project's own code. */
+export const SKIPPED_DIRS = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  ".venv",
+  "venv",
+  "env",
+  "__pycache__",
+  ".tox",
+  ".nox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  "site-packages",
+  ".ipynb_checkpoints",
+  ".next",
+  ".nuxt",
+  ".cache",
+  "bower_components",
+  "vendor",
+  "target",
+  "dist",
+  "build",
+  "coverage",
+]);
+
+export interface WalkResult {
+  files: RepoFile[];
+  symlinks: number;
+  /** A limit cut the walk short: some files were never listed. */
+  truncated: boolean;
+}
+
+export function walk(root: string, limits: WalkLimits = DEFAULT_LIMITS): WalkResult {
+  const files: RepoFile[] = [];
+  let symlinks = 0;
+  let truncated = false;
+  const visit = (rel: string, depth: number) => {
+    if (truncated) return;
+    if (depth > limits.maxDepth) {
+      truncated = true;
+      return;
+    }
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(rel === "" ? root : join(root, rel), { withFileTypes: true });
+    } catch {
+      return; // unreadable folder: skip it rather than fail the analysis
+    }
+    // Sorted, so results (and which files a limit cuts off) are deterministic.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const path = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isSymbolicLink()) {
+        symlinks += 1;
+        continue;
+      }
+      if (e.isDirectory()) {
+        if (!SKIPPED_DIRS.has(e.name)) visit(path, depth + 1);
+        if (truncated) return;
+        continue;
+      }
+      if (!e.isFile()) continue;
+      if (files.length >= limits.maxFiles) {
+        truncated = true;
+        return;
+      }
+      let size = 0;
+      let executable = false;
+      try {
+        const st = lstatSync(join(root, path));
+        size = st.size;
+        executable = (st.mode & 0o111) !== 0;
+      } catch {
+        continue;
+      }
+      files.push({ path, size, executable });
+    }
+  };
+  visit("", 0);
+  return { files, symlinks, truncated };
+}
+
+/** Reads files within the limits and tells text from binary; counts what it refused. */
+export class FileReader {
+  readonly #root: string;
+  readonly #limits: WalkLimits;
+  #readBytes = 0;
+  readonly skipped = { binary: 0, too_large: 0 };
+  #refused = new Set<string>();
+  budgetExhausted = false;
+
+  constructor(root: string, limits: WalkLimits = DEFAULT_LIMITS) {
+    this.#root = root;
+    this.#limits = limits;
+  }
+
+  /** The file as UTF-8 text, or null when it is binary, too large, unreadable or past the read budget. */
+  readText(file: RepoFile): string | null {
+    if (file.size > this.#limits.maxFileBytes) {
+      this.#refuse(file, "too_large");
+      return null;
+    }
+    if (this.#readBytes + file.size > this.#limits.maxTotalReadBytes) {
+      this.budgetExhausted = true;
+      return null;
+    }
+    let buf: Buffer;
+    try {
+      buf = readCapped(join(this.#root, file.path), this.#limits.maxFileBytes);
+    } catch {
+      return null;
+    }
+    this.#readBytes += buf.length;
+    if (isBinary(buf)) {
+      this.#refuse(file, "binary");
+      return null;
+    }
+    return buf.toString("utf8");
+  }
+
+  #refuse(file: RepoFile, why: "binary" | "too_large") {
+    if (this.#refused.has(file.path)) return;
+    this.#refused.add(file.path);
+    this.skipped[why] += 1;
+  }
+}
+
+// Reads at most max bytes even if the file grew after it was listed.
+function readCapped(path: string, max: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(64 * 1024, max + 1 - total));
+      if (buf.length === 0) break;
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+    }
+    return Buffer.concat(chunks, total).subarray(0, max);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Git's own rule: a NUL byte in the first 8000 bytes makes a file binary. */
+export function isBinary(buf: Uint8Array): boolean {
+  const n = Math.min(buf.length, 8000);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
+  return false;
+}
+
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let n = 0;
+  let i = -1;
+  while ((i = text.indexOf("\n", i + 1)) !== -1) n++;
+  return text.endsWith("\n") ? n : n + 1;
+}

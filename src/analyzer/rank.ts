@@ -1,0 +1,104 @@
+import type { Experiment, ExperimentKind } from "./model.ts";
+
+// Which experiments a user most likely came to run. A transparent score over
+// signals a person would use (the name, how near the root it is, whether the
+// README talks about it, whether it takes parameters), not a model, so the
+// order can be explained and table-tested.
+
+const MAIN_NAMES = new Map<string, number>([
+  ["train", 30],
+  ["main", 30],
+  ["run", 28],
+  ["app", 24],
+  ["start", 24],
+  ["serve", 22],
+  ["server", 22],
+  ["cli", 20],
+  ["predict", 22],
+  ["inference", 22],
+  ["infer", 22],
+  ["evaluate", 18],
+  ["eval", 18],
+  ["experiment", 20],
+  ["demo", 18],
+  ["example", 14],
+  ["benchmark", 10],
+  ["bench", 10],
+]);
+
+// Chores: worth listing, rarely what a user came to run.
+const CHORES = new Set([
+  "test",
+  "tests",
+  "lint",
+  "format",
+  "fmt",
+  "clean",
+  "install",
+  "setup",
+  "build",
+  "typecheck",
+  "check",
+  "prettier",
+  "eslint",
+  "help",
+  "all",
+  "deps",
+  "precommit",
+  "pre-commit",
+  "prepare",
+  "prepublish",
+  "prepublishonly",
+  "postinstall",
+  "preinstall",
+  "release",
+  "publish",
+  "docs",
+  "coverage",
+  "conftest",
+  "manage",
+]);
+
+const KIND_WEIGHT: Record<ExperimentKind, number> = {
+  "python-script": 10,
+  "python-module": 9,
+  "go-main": 8,
+  "node-bin": 7,
+  notebook: 6,
+  "npm-script": 6,
+  "make-target": 5,
+  "shell-script": 4,
+};
+
+/** The word an experiment is known by: a script's base name, an npm script's or make target's name. */
+export function experimentName(e: Experiment): string {
+  const ref = e.id.slice(e.id.indexOf(":") + 1);
+  const last = ref.split("/").filter(Boolean).pop() ?? ref;
+  return last.replace(/\.[^.]+$/, "").toLowerCase();
+}
+
+export function scoreExperiment(e: Experiment, readme: string): number {
+  const name = experimentName(e);
+  let score = KIND_WEIGHT[e.kind];
+  for (const part of name.split(/[-_.:]/)) {
+    if (MAIN_NAMES.has(part)) {
+      score += MAIN_NAMES.get(part)!;
+      break;
+    }
+  }
+  if (CHORES.has(name) || CHORES.has(name.split(/[-_:]/)[0] ?? "")) score -= 40;
+  const depth = e.path.split("/").length - 1;
+  score += depth === 0 ? 15 : depth === 1 ? 8 : 0;
+  if (/(^|\/)(tests?|spec|__tests__|testdata|fixtures?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$/.test(e.path)) score -= 30;
+  score += Math.min(10, e.parameters.length * 2);
+  if (readme && (readme.includes(e.entry_point) || (e.path.includes(".") && readme.includes(e.path)))) score += 20;
+  return score;
+}
+
+/** Up to `max` experiment ids, most likely first; ties go to the id's order so the result is deterministic. */
+export function rankExperiments(experiments: readonly Experiment[], readme: string, max = 3): string[] {
+  const scored = experiments.map((e) => ({ id: e.id, score: scoreExperiment(e, readme) }));
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const positive = scored.filter((s) => s.score > 0);
+  return (positive.length ? positive : scored.slice(0, 1)).slice(0, max).map((s) => s.id);
+}
