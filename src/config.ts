@@ -81,6 +81,8 @@ const envSchema = z.object({
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  CODEPLANE_ANALYSIS_TIMEOUT_SECONDS: int(30, 86_400).default(900),
+  CODEPLANE_ANALYSIS_COMPUTE_TYPE: z.string().min(1).max(63).default("cpu-general"),
   CODEPLANE_COMPUTE_TYPES: z
     .string()
     .optional()
@@ -134,6 +136,12 @@ export interface Config {
     logMaxBytes: number;
     computeTypes: ComputeTypes;
   };
+  analyses: {
+    /** The Job's deadline; the analyzer's own time budget is a little less, so it reports what it found. */
+    timeoutSeconds: number;
+    /** The compute preset (from computeTypes) whose requests and limits analysis pods get. */
+    computeType: string;
+  };
   bootstrap: { account: string; apiKey: string | null };
 }
 
@@ -171,6 +179,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     throw new ConfigError(
       "invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)",
     );
+  }
+  if (!e.CODEPLANE_COMPUTE_TYPES[e.CODEPLANE_ANALYSIS_COMPUTE_TYPE]) {
+    throw new ConfigError(`invalid configuration:\n  CODEPLANE_ANALYSIS_COMPUTE_TYPE: '${e.CODEPLANE_ANALYSIS_COMPUTE_TYPE}' is not one of CODEPLANE_COMPUTE_TYPES`);
   }
   if (e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS > e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: must not exceed CODEPLANE_RUN_MAX_TIMEOUT_SECONDS");
@@ -217,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
     },
+    analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },
   };
   return deepFreeze(config);
 }

@@ -24,13 +24,16 @@ import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
-import { LogHub } from "./domain/runs/log-hub.ts";
+import { LogHub, pgLogStore } from "./domain/runs/log-hub.ts";
+import { AnalysisService } from "./domain/analyses/analyses.ts";
+import { ANALYSIS_LOGS } from "./db/log-owners.ts";
+import { ANALYSIS_LABEL, RUN_LABEL } from "./k8s/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
 import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
 import { RUN_PLURAL } from "./k8s/crds/run.ts";
-import { RunResources } from "./k8s/run-resources.ts";
+import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
 import { applyCrds, ensureNamespace } from "./k8s/install.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
@@ -69,7 +72,23 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
       logger: logger.child({ component: "runs" }),
     });
-    const logHub = new LogHub({ db: database.db, live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" })) : null, logger: logger.child({ component: "log-hub" }) });
+    const analyses = new AnalysisService({
+      git,
+      launcher: kube ? new AnalysisResources(kube) : null,
+      timeoutSeconds: config.analyses.timeoutSeconds,
+      logger: logger.child({ component: "analyses" }),
+    });
+    runs.useAnalyses(analyses);
+    const logHub = new LogHub({
+      db: database.db,
+      live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), RUN_LABEL) : null,
+      logger: logger.child({ component: "log-hub" }),
+    });
+    const analysisLogHub = new LogHub({
+      store: pgLogStore(database.db, ANALYSIS_LOGS),
+      live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), ANALYSIS_LABEL) : null,
+      logger: logger.child({ component: "analysis-log-hub" }),
+    });
     const elector = kube && config.components.controller ? startController(config, kube, database, envVars, logger) : null;
     let shuttingDown = false;
     const app = createApp({
@@ -81,6 +100,8 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       envVars,
       runs,
       logHub,
+      analyses,
+      analysisLogHub,
       readiness: [
         { name: "database", check: () => database.ping() },
         { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
@@ -99,6 +120,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         shuttingDown = true;
         // Open streams end without `end`, so their clients reconnect to another replica.
         logHub.close();
+        analysisLogHub.close();
         await http.close();
         await elector?.stop();
         await database.close();
@@ -158,6 +180,7 @@ function startController(config: Readonly<Config>, kube: KubeClients, database: 
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     logMaxBytes: config.runs.logMaxBytes,
+    analysisComputeType: config.analyses.computeType,
     logger: logger.child({ component: "controller" }),
   });
   const elector = new LeaderElector({
@@ -193,6 +216,8 @@ Usage:
                                        create an API key; prints JSON with the key (shown once)
   codeplane secrets reencrypt          re-encrypt stored values under the current encryption key
   codeplane install                    apply the CRDs and create CODEPLANE_NAMESPACE in the KUBECONFIG cluster (development; Helm does this in production)
+  codeplane analyze <dir> [--language en|ja] [--frames]
+                                       analyse a checkout (what analysis Jobs run); prints the result as JSON
   codeplane version                    print the version
 `;
 
@@ -201,6 +226,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (!command || command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
+  }
+  if (command === "analyze") {
+    // Runs in analysis Jobs: needs no configuration, database or cluster.
+    const { analyzeCommand } = await import("./analyzer/cli.ts");
+    return analyzeCommand(argv.slice(1));
   }
   if (command === "version" || command === "--version") {
     process.stdout.write(`${VERSION}\n`);

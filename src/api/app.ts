@@ -21,6 +21,8 @@ import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
 import { registerRepositoryRoutes } from "./routes/repositories.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
+import { registerAnalysisRoutes } from "./routes/analyses.ts";
+import type { AnalysisService } from "../domain/analyses/analyses.ts";
 
 export interface AppDeps {
   db: Db;
@@ -31,6 +33,9 @@ export interface AppDeps {
   envVars: EnvVarService;
   runs: RunService;
   logHub: LogHub;
+  analyses: AnalysisService;
+  /** The log hub over analyses' logs. */
+  analysisLogHub: LogHub;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
   rateLimit: { requests: number; windowSeconds: number };
@@ -48,6 +53,7 @@ export function createApp(deps: AppDeps): Koa {
   registerRepositoryRoutes(routes, deps.db, deps.repositories);
   registerEnvVarRoutes(routes, deps.db, deps.envVars);
   registerRunRoutes(routes, deps.db, deps.runs, deps.logHub);
+  registerAnalysisRoutes(routes, deps.db, deps.analyses, deps.analysisLogHub);
 
   const ops = new Router();
   registerOpsRoutes(ops, {

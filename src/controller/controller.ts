@@ -4,17 +4,21 @@ import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { GROUP, VERSION } from "../k8s/crds/common.ts";
+import { ANALYSIS_PLURAL } from "../k8s/crds/analysis.ts";
 import { RUN_PLURAL } from "../k8s/crds/run.ts";
-import { runResourceName } from "../k8s/labels.ts";
-import { RunResources, type RunResource } from "../k8s/run-resources.ts";
+import { analysisResourceName, runResourceName } from "../k8s/labels.ts";
+import { AnalysisResources, RunResources, type AnalysisResource, type RunResource } from "../k8s/run-resources.ts";
+import { ANALYSIS_LOGS, RUN_LOGS } from "../db/log-owners.ts";
+import { AnalysisReconciler } from "./analysis-reconciler.ts";
 import type { Logger } from "../logger.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { RunReconciler } from "./run-reconciler.ts";
 import { WorkQueue } from "./work-queue.ts";
 
-// The controller: informers on Runs and the Jobs and pods they own feed a
-// keyed queue; each key is reconciled by RunReconciler, one at a time. It
-// runs only while this replica holds the leader lease.
+// The controller: informers on Runs, Analyses and the Jobs and pods they own
+// feed one keyed queue (keys are resource names: run-<id>, analysis-<id>);
+// each key is reconciled by its kind's reconciler, one at a time. It runs
+// only while this replica holds the leader lease.
 
 export interface ControllerOptions {
   k: KubeClients;
@@ -24,17 +28,19 @@ export interface ControllerOptions {
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
   logMaxBytes: number;
+  /** The compute preset analysis pods get. */
+  analysisComputeType: string;
   concurrency?: number;
   logger: Logger;
 }
 
-const MANAGED = "app.kubernetes.io/managed-by=codeplane,app.kubernetes.io/component=run";
+const MANAGED = "app.kubernetes.io/managed-by=codeplane,app.kubernetes.io/component in (run,analysis)";
 
 export class Controller {
   readonly #o: ControllerOptions;
   #informers: Informer<KubernetesObject>[] = [];
   #queue: WorkQueue | null = null;
-  #archiver: LogArchiver | null = null;
+  #archivers: LogArchiver[] = [];
   #stopped = false;
 
   constructor(opts: ControllerOptions) {
@@ -51,9 +57,13 @@ export class Controller {
     );
     const jobInformer = makeInformer<V1Job>(k.config, `/apis/batch/v1/namespaces/${ns}/jobs`, () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: MANAGED }), MANAGED);
     const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: MANAGED }), MANAGED);
+    const analysisInformer = makeInformer<AnalysisResource>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ANALYSIS_PLURAL}`, async () =>
+      (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: ANALYSIS_PLURAL })) as never,
+    );
 
-    this.#archiver = new LogArchiver({
+    const archiver = (owner: typeof RUN_LOGS, onComplete: (id: string) => void) => new LogArchiver({
       db: this.#o.db,
+      owner,
       log: k.log,
       logger: logger.child({ component: "log-archiver" }),
       maxBytesPerStream: this.#o.logMaxBytes,
@@ -69,8 +79,11 @@ export class Controller {
           throw err;
         }
       },
-      onComplete: (runId) => this.#queue?.add(runResourceName(runId)),
+      onComplete,
     });
+    const runArchiver = archiver(RUN_LOGS, (id) => this.#queue?.add(runResourceName(id)));
+    const analysisArchiver = archiver(ANALYSIS_LOGS, (id) => this.#queue?.add(analysisResourceName(id)));
+    this.#archivers = [runArchiver, analysisArchiver];
     const reconciler = new RunReconciler({
       k,
       runs,
@@ -78,31 +91,46 @@ export class Controller {
       envVars: this.#o.envVars,
       jobs: jobInformer as ObjectCache<V1Job>,
       pods: podInformer as ObjectCache<V1Pod>,
-      archiver: this.#archiver,
+      archiver: runArchiver,
       images: this.#o.images,
       computeTypes: this.#o.computeTypes,
       jobTtlSeconds: this.#o.jobTtlSeconds,
       logger: logger.child({ component: "run-reconciler" }),
     });
+    const analysisReconciler = new AnalysisReconciler({
+      k,
+      analyses: new AnalysisResources(k),
+      db: this.#o.db,
+      jobs: jobInformer as ObjectCache<V1Job>,
+      pods: podInformer as ObjectCache<V1Pod>,
+      archiver: analysisArchiver,
+      images: this.#o.images,
+      computeTypes: this.#o.computeTypes,
+      computeType: this.#o.analysisComputeType,
+      jobTtlSeconds: this.#o.jobTtlSeconds,
+      logger: logger.child({ component: "analysis-reconciler" }),
+    });
     const queue = new WorkQueue(
       async (name) => {
-        const result = await reconciler.reconcile(name);
+        const result = name.startsWith("analysis-") ? await analysisReconciler.reconcile(name) : await reconciler.reconcile(name);
         if (result.requeueAfterMs) queue.addAfter(name, result.requeueAfterMs);
       },
       {
         concurrency: this.#o.concurrency ?? 8,
-        onError: (key, err, attempt) => logger.warn({ run: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
+        onError: (key, err, attempt) => logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
       },
     );
     this.#queue = queue;
 
     const runKey = (o: KubernetesObject) => o.metadata?.name && queue.add(o.metadata.name);
     const ownerKey = (o: KubernetesObject) => {
-      const id = o.metadata?.labels?.["codeplane.dev/run"];
-      if (id) queue.add(runResourceName(id));
+      const labels = o.metadata?.labels ?? {};
+      if (labels["codeplane.dev/run"]) queue.add(runResourceName(labels["codeplane.dev/run"]));
+      if (labels["codeplane.dev/analysis"]) queue.add(analysisResourceName(labels["codeplane.dev/analysis"]));
     };
     for (const [informer, key] of [
       [runInformer, runKey],
+      [analysisInformer, runKey],
       [jobInformer, ownerKey],
       [podInformer, ownerKey],
     ] as const) {
@@ -121,17 +149,19 @@ export class Controller {
     await jobInformer.start();
     await podInformer.start();
     await runInformer.start();
-    // Resume: every Run is looked at once after a start, so no transition
+    await analysisInformer.start();
+    // Resume: every resource is looked at once after a start, so no transition
     // that happened while no controller ran is lost.
     for (const r of runInformer.list(ns)) runKey(r);
-    logger.info({ runs: runInformer.list(ns).length }, "controller started");
+    for (const a of analysisInformer.list(ns)) runKey(a);
+    logger.info({ runs: runInformer.list(ns).length, analyses: analysisInformer.list(ns).length }, "controller started");
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     await Promise.all(this.#informers.map((i) => i.stop().catch(() => undefined)));
     this.#informers = [];
-    this.#archiver?.stopAll();
+    for (const a of this.#archivers) a.stopAll();
     await this.#queue?.stop();
     this.#queue = null;
   }

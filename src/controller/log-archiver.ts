@@ -1,6 +1,7 @@
 import type { Log } from "@kubernetes/client-node";
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { untyped, type LogOwner } from "../db/log-owners.ts";
 import type { LogLine } from "../domain/runs/log-frames.ts";
 import { followOnce, resumeTime, type FollowTarget } from "../k8s/pod-log.ts";
 import type { Logger } from "../logger.ts";
@@ -12,6 +13,8 @@ import type { Logger } from "../logger.ts";
 
 export interface ArchiverDeps {
   db: Db;
+  /** Whose logs: runs or analyses. */
+  owner: LogOwner;
   log: Log;
   logger: Logger;
   /** Per stream; lines past it are dropped and the stream marked truncated. */
@@ -53,14 +56,15 @@ export class LogArchiver {
   }
 
   async #run(runId: string, target: FollowTarget, signal: AbortSignal): Promise<void> {
-    const { db, logger } = this.#deps;
-    const max = await db.selectFrom("run_log_lines").select(sql<string | null>`max(seq)`.as("seq")).where("run_id", "=", runId).executeTakeFirst();
-    const row = await db.selectFrom("runs").select(["stdout_bytes", "stderr_bytes", "logs_complete"]).where("id", "=", runId).executeTakeFirst();
+    const { logger, owner } = this.#deps;
+    const db = untyped(this.#deps.db);
+    const max = await db.selectFrom(owner.linesTable).select(sql<string | null>`max(seq)`.as("seq")).where(owner.key, "=", runId).executeTakeFirst();
+    const row = await db.selectFrom(owner.table).select(["stdout_bytes", "stderr_bytes", "logs_complete"]).where("id", "=", runId).executeTakeFirst();
     if (!row || row.logs_complete) return;
     const bytes = { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) };
     const truncated = { stdout: false, stderr: false };
     let lastSeq = Number(max?.seq ?? 0);
-    logger.debug({ run_id: runId, after_seq: lastSeq, pod: target.pod }, "archiving the run's output");
+    logger.debug({ [owner.key]: runId, after_seq: lastSeq, pod: target.pod }, "archiving the run's output");
     let lastTs: string | undefined;
     let buffer: LogLine[] = [];
 
@@ -80,13 +84,13 @@ export class LogArchiver {
       await db.transaction().execute(async (tx) => {
         if (kept.length) {
           await tx
-            .insertInto("run_log_lines")
-            .values(kept.map((l) => ({ run_id: runId, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line })))
-            .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
+            .insertInto(owner.linesTable)
+            .values(kept.map((l) => ({ [owner.key]: runId, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line })))
+            .onConflict((oc) => oc.columns([owner.key, "seq"]).doNothing())
             .execute();
         }
         await tx
-          .updateTable("runs")
+          .updateTable(owner.table)
           .set({
             stdout_bytes: bytes.stdout,
             stderr_bytes: bytes.stderr,
@@ -132,7 +136,7 @@ export class LogArchiver {
         await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 4))));
       }
       await flush();
-      await db.updateTable("runs").set({ logs_complete: true }).where("id", "=", runId).execute();
+      await db.updateTable(owner.table).set({ logs_complete: true }).where("id", "=", runId).execute();
       this.#deps.onComplete?.(runId);
     } finally {
       clearInterval(timer);

@@ -73,7 +73,9 @@ function disruption(pod: V1Pod | null): string | null {
   return null;
 }
 
-export function observeRun(spec: RunSpec, previous: RunStatus | undefined, job: V1Job | null, pod: V1Pod | null, now: Date): RunObservation {
+export function observeRun(
+  spec: Pick<RunSpec, "cancelRequested" | "timeoutSeconds">,
+  previous: RunStatus | undefined, job: V1Job | null, pod: V1Pod | null, now: Date): RunObservation {
   const main = mainStatus(pod);
   const terminated = main?.state?.terminated;
   const startTime = iso(main?.state?.running?.startedAt ?? terminated?.startedAt) ?? previous?.startTime;

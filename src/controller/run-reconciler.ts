@@ -1,11 +1,9 @@
-import { hostname } from "node:os";
-import { isDeepStrictEqual } from "node:util";
-import { V1MicroTime, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
+import type { ObjectCache, V1Job, V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { mirrorRun, runConfigOf } from "../domain/runs/run-rows.ts";
 import { isForeignKeyViolation } from "../domain/shared/db-errors.ts";
-import { isAlreadyExists, isNotFound, type KubeClients } from "../k8s/client.ts";
+import { isAlreadyExists, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { setCondition } from "../k8s/conditions.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
@@ -16,6 +14,7 @@ import { newestPod } from "../k8s/pods.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import type { Logger } from "../logger.ts";
 import type { LogArchiver } from "./log-archiver.ts";
+import { deleteJob, podFromApi, recordEvent, sameStatus } from "./reconcile-support.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
 
 // Reconciles one Run: gather (the Run, its Job and pod from the informer
@@ -44,18 +43,8 @@ export interface ReconcileResult {
 /** While a run is live, look again this often even without events (deadline backstop). */
 const LIVE_RESYNC_MS = 15_000;
 
-/**
- * The API server hands status back with its keys in its own order and
- * without undefined fields; compare meaning, not bytes, or every reconcile
- * would write (and so trigger) another.
- */
-function sameStatus(a: RunStatus | undefined, b: RunStatus): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b)));
-}
-
 export class RunReconciler {
   readonly #d: RunReconcilerDeps;
-  readonly #instance = `${hostname()}-${process.pid}`;
 
   constructor(deps: RunReconcilerDeps) {
     this.#d = deps;
@@ -106,12 +95,12 @@ export class RunReconciler {
     const now = (d.now ?? (() => new Date()))();
     const obs = observeRun(spec, previous, job, pod, now);
 
-    if (obs.stopJob && job) await this.#deleteJob(jobName, run.metadata.namespace);
+    if (obs.stopJob && job) await deleteJob(d.k, jobName, run.metadata.namespace);
     const status = this.#statusFrom(run, obs, pod, now);
     if (!sameStatus(previous, status)) {
       const updated = await d.runs.patchStatus(name, status);
       if (!updated) return {};
-      if (previous?.phase !== status.phase) await this.#event(run, status, obs);
+      if (previous?.phase !== status.phase) await recordEvent(d.k, log, { kind: RUN_KIND, name, namespace: run.metadata.namespace, uid: run.metadata.uid }, { reason: obs.reason, warning: status.phase === "failed", note: status.error ?? `run is ${status.phase}` });
       log.info({ phase: status.phase, exit_code: status.exitCode, error: status.error }, "run status changed");
     }
     await mirror(status);
@@ -119,7 +108,7 @@ export class RunReconciler {
     const terminal = TERMINAL_PHASES.has(status.phase!);
     // Declaring the logs complete is final, so a cache that has not caught up
     // (a controller just started) must not decide it: ask the API server.
-    const source = pod ?? (terminal ? await this.#podFromApi(run) : null);
+    const source = pod ?? (terminal ? await podFromApi(d.k, run.metadata.namespace, `codeplane.dev/run=${spec.runId}`) : null);
     const main = source?.status?.containerStatuses?.find((c) => c.name === "main");
     if (source && (main?.state?.running || main?.state?.terminated)) {
       d.archiver.ensure(spec.runId, { namespace: run.metadata.namespace, pod: source.metadata!.name!, container: "main" });
@@ -134,10 +123,6 @@ export class RunReconciler {
     return newestPod(this.#d.pods.list(run.metadata.namespace).filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId));
   }
 
-  async #podFromApi(run: RunResource): Promise<V1Pod | null> {
-    const list = await this.#d.k.core.listNamespacedPod({ namespace: run.metadata.namespace, labelSelector: `codeplane.dev/run=${run.spec.runId}` });
-    return newestPod(list.items);
-  }
 
   #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {
     const prev = run.status;
@@ -220,38 +205,6 @@ export class RunReconciler {
       await d.k.batch.createNamespacedJob({ namespace: run.metadata.namespace, body: job });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-    }
-  }
-
-  async #deleteJob(name: string, namespace: string): Promise<void> {
-    try {
-      await this.#d.k.batch.deleteNamespacedJob({ name, namespace, propagationPolicy: "Background", gracePeriodSeconds: 10 });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  }
-
-  async #event(run: RunResource, status: RunStatus, obs: RunObservation): Promise<void> {
-    const warning = status.phase === "failed";
-    try {
-      await this.#d.k.events.createNamespacedEvent({
-        namespace: run.metadata.namespace,
-        body: {
-          // kubectl's convention: <object>.<unique hex>.
-          metadata: { name: `${run.metadata.name}.${process.hrtime.bigint().toString(16)}`, namespace: run.metadata.namespace },
-          eventTime: new V1MicroTime(),
-          reportingController: "codeplane.dev/controller",
-          reportingInstance: this.#instance,
-          action: "Reconcile",
-          reason: obs.reason,
-          type: warning ? "Warning" : "Normal",
-          note: (status.error ?? `run is ${status.phase}`).slice(0, 1024),
-          regarding: { apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, namespace: run.metadata.namespace, uid: run.metadata.uid },
-        },
-      });
-    } catch (err) {
-      // Events are best-effort by design in Kubernetes; never fail a reconcile for one.
-      this.#d.logger.debug({ err: err instanceof Error ? err.message : String(err) }, "could not record event");
     }
   }
 }

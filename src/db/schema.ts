@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { AnalyzerResult } from "../analyzer/model.ts";
 
 // Kysely's view of the tables created by src/db/migrations. Timestamps are
 // written as Date and read back as Date (pg and PGlite both parse timestamptz).
@@ -90,6 +91,39 @@ export interface RunLogLinesTable {
   line: string;
 }
 
+export interface AnalysesTable {
+  id: string;
+  account_id: string;
+  repository_id: string;
+  commit_hash: string;
+  branch: string | null;
+  language: "en" | "ja";
+  workflow_id: string;
+  status: "pending" | "running" | "completed" | "failed" | "cancelled";
+  status_rank: Generated<number>;
+  exit_code: number | null;
+  error: string | null;
+  result: ColumnType<AnalyzerResult | null, string | null, string | null>;
+  logs_complete: Generated<boolean>;
+  stdout_bytes: ColumnType<string, number | undefined, number>;
+  stderr_bytes: ColumnType<string, number | undefined, number>;
+  stdout_truncated: Generated<boolean>;
+  stderr_truncated: Generated<boolean>;
+  deleted_at: Date | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface AnalysisLogLinesTable {
+  analysis_id: string;
+  seq: ColumnType<string, number, never>;
+  stream: "stdout" | "stderr";
+  ts: Date;
+  line: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -97,7 +131,11 @@ export interface Database {
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
   run_log_lines: RunLogLinesTable;
+  analyses: AnalysesTable;
+  analysis_log_lines: AnalysisLogLinesTable;
 }
+
+export type AnalysisRow = Selectable<AnalysesTable>;
 
 export type RunRow = Selectable<RunsTable>;
 

@@ -9,7 +9,8 @@ import { newestPod } from "./pods.ts";
 // kubelet restart) from where it stopped, until the command exits or the pod
 // is gone.
 
-export function kubeLiveLogSource(k: KubeClients, logger: Logger): LiveLogSource {
+/** label: the pod label holding the id (codeplane.dev/run or codeplane.dev/analysis). */
+export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string): LiveLogSource {
   return {
     follow(runId, afterSeq, onLine, onEnd) {
       const abort = new AbortController();
@@ -18,7 +19,7 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger): LiveLogSource
         let lastTs: string | undefined;
         for (let attempt = 0; !abort.signal.aborted; attempt++) {
           const pods = await k.core
-            .listNamespacedPod({ namespace: k.namespace, labelSelector: `codeplane.dev/run=${runId}` })
+            .listNamespacedPod({ namespace: k.namespace, labelSelector: `${label}=${runId}` })
             .catch(() => null);
           const pod = pods ? newestPod(pods.items) : null;
           const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { Log } from "@kubernetes/client-node";
-import { FrameSplitter, type ExitFrame, type LogLine } from "../domain/runs/log-frames.ts";
+import { FrameSplitter, type ExitFrame, type LogLine, type ResultPiece } from "../domain/runs/log-frames.ts";
 import type { Logger } from "../logger.ts";
 
 // Follows a run container's framed log through the Kubernetes log API. A
@@ -14,6 +14,8 @@ export const MAX_JOINED_LINE = 1024 * 1024;
 export interface FollowHandlers {
   line(l: LogLine): void;
   exit(e: ExitFrame): void;
+  /** Pieces of a result document (analyses); not lines, so they never reach line(). */
+  result?(r: ResultPiece): void;
 }
 
 export interface FollowTarget {
@@ -55,6 +57,8 @@ export async function followOnce(
         lastSeq = f.line.seq;
         lastTs = f.line.ts;
         opts.handlers.line(line);
+      } else if (f.kind === "result") {
+        opts.handlers.result?.(f.result);
       } else if (f.kind === "exit") {
         if (f.exit.seq <= lastSeq && exited) continue;
         lastSeq = Math.max(lastSeq, f.exit.seq);

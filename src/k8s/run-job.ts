@@ -26,7 +26,7 @@ export interface RunJobInput {
 // Checkout, then dependencies: together they are the run's "preprocessing".
 // Fetching the exact commit first is cheap where the server allows it; a full
 // fetch is the fallback for servers that don't serve unadvertised commits.
-export const CHECKOUT_SCRIPT = `set -eu
+export const GIT_CHECKOUT_SCRIPT = `set -eu
 git init -q "$CODEPLANE_SOURCE_DIR"
 cd "$CODEPLANE_SOURCE_DIR"
 git remote add origin "$CODEPLANE_REPOSITORY_URL"
@@ -35,7 +35,9 @@ if ! git fetch -q --depth 1 origin "$CODEPLANE_COMMIT" 2>/dev/null; then
 fi
 git -c advice.detachedHead=false checkout -q --detach "$CODEPLANE_COMMIT"
 echo "checked out $CODEPLANE_COMMIT"
-if [ -f requirements.txt ]; then
+`;
+
+export const CHECKOUT_SCRIPT = `${GIT_CHECKOUT_SCRIPT}if [ -f requirements.txt ]; then
   echo "installing Python dependencies (requirements.txt)"
   python3 -m pip install --user --no-input --disable-pip-version-check -r requirements.txt
 fi
@@ -48,7 +50,7 @@ elif [ -f package.json ]; then
 fi
 `;
 
-const restricted: V1SecurityContext = {
+export const restricted: V1SecurityContext = {
   allowPrivilegeEscalation: false,
   readOnlyRootFilesystem: true,
   runAsNonRoot: true,
@@ -61,6 +63,26 @@ const mounts = [
   { name: "tools", mountPath: TOOLS_DIR },
   { name: "tmp", mountPath: "/tmp" },
 ];
+
+export const checkoutEnv = (repositoryUrl: string) => [
+  { name: "CODEPLANE_REPOSITORY_URL", value: repositoryUrl },
+  { name: "GIT_TERMINAL_PROMPT", value: "0" },
+];
+
+/** The pod-level isolation every codeplane workload gets: non-root, no service-account token, no service links. */
+export const restrictedPodSecurity = {
+  restartPolicy: "Never",
+  automountServiceAccountToken: false,
+  enableServiceLinks: false,
+  securityContext: {
+    runAsNonRoot: true,
+    runAsUser: RUNNER_UID,
+    runAsGroup: RUNNER_UID,
+    fsGroup: RUNNER_UID,
+    seccompProfile: { type: "RuntimeDefault" },
+  },
+  terminationGracePeriodSeconds: 10,
+} as const;
 
 const baseEnv = (spec: RunSpec) => [
   { name: "HOME", value: `${WORKSPACE}/home` },
@@ -93,7 +115,7 @@ export function buildRunJob(input: RunJobInput): V1Job {
     image: images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["sh", "-c", CHECKOUT_SCRIPT],
-    env: [...baseEnv(spec), { name: "CODEPLANE_REPOSITORY_URL", value: spec.repositoryUrl }, { name: "GIT_TERMINAL_PROMPT", value: "0" }],
+    env: [...baseEnv(spec), ...checkoutEnv(spec.repositoryUrl)],
     securityContext: restricted,
     resources,
     volumeMounts: mounts,
@@ -128,17 +150,8 @@ export function buildRunJob(input: RunJobInput): V1Job {
       template: {
         metadata: { labels },
         spec: {
-          restartPolicy: "Never",
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: RUNNER_UID,
-            runAsGroup: RUNNER_UID,
-            fsGroup: RUNNER_UID,
-            seccompProfile: { type: "RuntimeDefault" },
-          },
-          terminationGracePeriodSeconds: 10,
+          ...restrictedPodSecurity,
+          securityContext: { ...restrictedPodSecurity.securityContext },
           nodeSelector: { ...compute.nodeSelector },
           tolerations: compute.tolerations.map((t) => ({ ...t })),
           initContainers: [tools, checkout],

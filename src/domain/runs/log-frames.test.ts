@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FrameSplitter, parseFrame, type Frame } from "./log-frames.ts";
+import { assembleResult, FrameSplitter, FrameWriter, parseFrame, type Frame } from "./log-frames.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
 
@@ -145,5 +145,48 @@ describe("FrameSplitter", () => {
       { kind: "foreign", text: "x".repeat(10) },
     ]);
     expect([...s.push("\n"), ...s.end()]).toEqual([{ kind: "foreign", text: "xxxxx" }]);
+  });
+});
+
+describe("result frames", () => {
+  const framesOf = (write: (w: FrameWriter) => void) => {
+    let out = "";
+    write(new FrameWriter((c) => (out += c)));
+    const splitter = new FrameSplitter();
+    return [...splitter.push(out), ...splitter.end()];
+  };
+
+  it.each([
+    ["empty document", ""],
+    ["one piece", JSON.stringify({ a: 1 })],
+    ["many pieces with escapes and non-ASCII", JSON.stringify({ s: "\"quoted\"\n日本語 ".repeat(3000) })],
+  ])("round-trips %s through the writer and parser", (_name, doc) => {
+    const frames = framesOf((w) => {
+      w.line("stderr", "progress");
+      w.result(doc, 1000);
+      w.exit(0);
+    });
+    expect(frames.every((f) => f.kind !== "foreign")).toBe(true);
+    const pieces = frames.flatMap((f) => (f.kind === "result" ? [f.result] : []));
+    expect(pieces.length).toBe(Math.max(1, Math.ceil(doc.length / 1000)));
+    expect(assembleResult(pieces)).toBe(doc);
+    // Every frame fits in a CRI log line.
+    for (const f of frames) if (f.kind === "result") expect(Buffer.byteLength(JSON.stringify(f.result.piece))).toBeLessThan(16 * 1024);
+  });
+
+  it("assembles from repeated and reordered pieces (a resumed read)", () => {
+    const pieces = framesOf((w) => w.result("abcdefghij", 3)).flatMap((f) => (f.kind === "result" ? [f.result] : []));
+    expect(assembleResult([...pieces].reverse().concat(pieces))).toBe("abcdefghij");
+  });
+
+  it("is null until the last piece has arrived", () => {
+    const pieces = framesOf((w) => w.result("abcdefghij", 3)).flatMap((f) => (f.kind === "result" ? [f.result] : []));
+    expect(assembleResult(pieces.slice(0, -1))).toBeNull();
+    expect(assembleResult([])).toBeNull();
+  });
+
+  it("parses r and r+ frames and refuses a non-string payload", () => {
+    expect(parseFrame('@cp1 3 r+ 2026-01-02T03:04:05.678Z "ab"')).toEqual({ kind: "result", result: { seq: 3, ts: "2026-01-02T03:04:05.678Z", piece: "ab", partial: true } });
+    expect(parseFrame('@cp1 3 r 2026-01-02T03:04:05.678Z {"a":1}').kind).toBe("foreign");
   });
 });

@@ -12,8 +12,10 @@
  *            o+ / e+  a piece of a line too long for one frame: the next o / e frame
  *            continues the same line (like the CRI log format's P tag; the last piece is plain o / e)
  *            x  the command's exit
+ *            r / r+  a piece of a result document (the analyzer's JSON); pieces concatenate in seq
+ *            order and the last one is plain r. Not a line of output: readers that show logs skip it.
  *   ts       UTC RFC 3339 with milliseconds, when the line was read: 2026-01-02T03:04:05.678Z
- *   payload  o, e: a JSON string (so \r, control characters and any Unicode are unambiguous)
+ *   payload  o, e, r: a JSON string (so \r, control characters and any Unicode are unambiguous)
  *            x: a JSON object {"code":N,"signal":null|"SIGKILL"}
  *
  * The seq is written by the process that produced the lines, so every reader of the pod log
@@ -54,11 +56,23 @@ export interface ExitFrame {
  * other than the entrypoint wrote to the log (an image's own banner, a container that does not
  * run the entrypoint). It has no seq; callers show it as stdout.
  */
-export type Frame = { kind: "line"; line: LogLine } | { kind: "exit"; exit: ExitFrame } | { kind: "foreign"; text: string };
+export interface ResultPiece {
+  seq: number;
+  ts: string;
+  piece: string;
+  /** More pieces follow; the last one has partial false. */
+  partial: boolean;
+}
+
+export type Frame =
+  | { kind: "line"; line: LogLine }
+  | { kind: "exit"; exit: ExitFrame }
+  | { kind: "result"; result: ResultPiece }
+  | { kind: "foreign"; text: string };
 
 export const FRAME_MAGIC = "@cp1 ";
 
-const FRAME_RE = /^@cp1 ([1-9][0-9]{0,15}) (o\+?|e\+?|x) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z) (.*)$/s;
+const FRAME_RE = /^@cp1 ([1-9][0-9]{0,15}) (o\+?|e\+?|r\+?|x) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z) (.*)$/s;
 
 /** Parses one pod-log line (its trailing "\n" already removed; a trailing "\r" is ignored). Never throws. */
 export function parseFrame(text: string): Frame {
@@ -84,6 +98,7 @@ export function parseFrame(text: string): Frame {
     return { kind: "exit", exit: { seq, code, signal: signal ?? null, ts } };
   }
   if (typeof payload !== "string") return { kind: "foreign", text };
+  if (kind.startsWith("r")) return { kind: "result", result: { seq, ts, piece: payload, partial: kind === "r+" } };
   const line: LogLine = { seq, stream: kind.startsWith("o") ? "stdout" : "stderr", ts, line: payload };
   if (kind.endsWith("+")) line.partial = true;
   return { kind: "line", line };
@@ -146,4 +161,61 @@ export class FrameSplitter {
     }
     return frames;
   }
+}
+
+/**
+ * Writes frames for a program of ours that produces framed output itself (the
+ * analyzer) rather than through the entrypoint. Lines must not contain "\n";
+ * they are short progress messages, so no piece splitting is needed for them.
+ */
+export class FrameWriter {
+  #seq = 0;
+  readonly #write: (chunk: string) => void;
+
+  constructor(write: (chunk: string) => void) {
+    this.#write = write;
+  }
+
+  #frame(kind: string, payload: string): void {
+    this.#seq += 1;
+    this.#write(`${FRAME_MAGIC}${this.#seq} ${kind} ${new Date().toISOString()} ${payload}\n`);
+  }
+
+  line(stream: "stdout" | "stderr", text: string): void {
+    for (const part of text.split("\n")) this.#frame(stream === "stdout" ? "o" : "e", JSON.stringify(part.slice(0, 4000)));
+  }
+
+  /** A document of any size, as pieces small enough for one CRI log line each. */
+  result(document: string, pieceChars = 4000): void {
+    for (let i = 0; i < document.length || i === 0; i += pieceChars) {
+      const last = i + pieceChars >= document.length;
+      this.#frame(last ? "r" : "r+", JSON.stringify(document.slice(i, i + pieceChars)));
+    }
+  }
+
+  exit(code: number): void {
+    this.#frame("x", JSON.stringify({ code, signal: null }));
+  }
+}
+
+/** Joins result pieces (in any order, repeats allowed) into the document; null when the last piece is missing. */
+export function assembleResult(pieces: Iterable<ResultPiece>): string | null {
+  const bySeq = new Map<number, ResultPiece>();
+  for (const p of pieces) bySeq.set(p.seq, p);
+  const ordered = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  // The document is the run of pieces that ends at the last non-partial one.
+  let end = -1;
+  for (let i = ordered.length - 1; i >= 0; i--) {
+    if (!ordered[i]!.partial) {
+      end = i;
+      break;
+    }
+  }
+  if (end === -1) return null;
+  let start = end;
+  while (start > 0 && ordered[start - 1]!.partial && ordered[start - 1]!.seq === ordered[start]!.seq - 1) start -= 1;
+  return ordered
+    .slice(start, end + 1)
+    .map((p) => p.piece)
+    .join("");
 }

@@ -14,6 +14,7 @@
  * status ran out) and a read of Postgres started after that has found nothing it lacks.
  */
 import type { Db } from "../../db/database.ts";
+import { RUN_LOGS, untyped, type LogOwner } from "../../db/log-owners.ts";
 import { TERMINAL_PHASES, type RunPhase } from "../../k8s/crds/run.ts";
 import type { Logger } from "../../logger.ts";
 import type { LogLine } from "./log-frames.ts";
@@ -72,13 +73,15 @@ export interface LogStore {
   readRun(runId: string): Promise<RunState | null>;
 }
 
-export function pgLogStore(db: Db): LogStore {
+/** Postgres as the hub's store, for runs or (with ANALYSIS_LOGS) analyses. */
+export function pgLogStore(typedDb: Db, owner: LogOwner = RUN_LOGS): LogStore {
+  const db = untyped(typedDb);
   return {
     async readLines(runId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom("run_log_lines")
+      const rows: { seq: string; stream: "stdout" | "stderr"; ts: Date; line: string }[] = await db
+        .selectFrom(owner.linesTable)
         .select(["seq", "stream", "ts", "line"])
-        .where("run_id", "=", runId)
+        .where(owner.key, "=", runId)
         .where("seq", ">", String(afterSeq))
         .orderBy("seq")
         .limit(limit)
@@ -87,11 +90,16 @@ export function pgLogStore(db: Db): LogStore {
       return rows.map((r) => ({ seq: Number(r.seq), stream: r.stream, ts: r.ts.toISOString(), line: r.line }));
     },
     async maxSeq(runId) {
-      const row = await db.selectFrom("run_log_lines").select((eb) => eb.fn.max("seq").as("max")).where("run_id", "=", runId).executeTakeFirst();
+      const row = await db.selectFrom(owner.linesTable).select((eb) => eb.fn.max("seq").as("max")).where(owner.key, "=", runId).executeTakeFirst();
       return row?.max == null ? 0 : Number(row.max);
     },
     async readRun(runId) {
-      const row = await db.selectFrom("runs").select(["status", "exit_code", "logs_complete"]).where("id", "=", runId).where("deleted_at", "is", null).executeTakeFirst();
+      const row: { status: RunStatus; exit_code: number | null; logs_complete: boolean } | undefined = await db
+        .selectFrom(owner.table)
+        .select(["status", "exit_code", "logs_complete"])
+        .where("id", "=", runId)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
       return row ? { status: row.status, exitCode: row.exit_code, logsComplete: row.logs_complete } : null;
     },
   };

@@ -35,7 +35,7 @@ export function toRun(r: RunRow): Run {
 }
 
 /** The run_config the API shows, derived from the resource's spec. */
-export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.command, parameters: {}, timeout_seconds: spec.timeoutSeconds });
+export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.command, parameters: spec.parameters ?? {}, timeout_seconds: spec.timeoutSeconds });
 
 export interface RunMirror {
   namespace: string;

@@ -7,7 +7,7 @@ const paramValue = z.union([z.string().max(4096), z.number(), z.boolean(), z.nul
 
 export const createRunSchema = z
   .strictObject({
-    analyzed_experiment: z.string().min(1).max(256).optional().meta({ description: "An experiment id from this commit's completed analysis." }),
+    analyzed_experiment: z.string().min(1).max(512).optional().meta({ description: "An experiment id from this commit's completed analysis." }),
     parameters: z.record(z.string().min(1).max(256), paramValue).optional().meta({ description: "Overrides of the experiment's parameter defaults." }),
     command: z
       .array(z.string().max(32_768))

@@ -11,6 +11,8 @@ import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
 import { isTerminal, mirrorRun, runConfigOf, toRun } from "./run-rows.ts";
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
+import type { AnalysisService } from "../analyses/analyses.ts";
+import { buildExperimentCommand } from "../analyses/experiment-command.ts";
 
 /** What the run service needs from Kubernetes (src/k8s/run-resources.ts). */
 export interface RunLauncher {
@@ -41,9 +43,15 @@ const NO_CLUSTER = "Kubernetes is not reachable, so runs cannot be started now; 
 
 export class RunService {
   readonly #deps: RunServiceDeps;
+  #analyses: AnalysisService | null = null;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
+  }
+
+  /** Runs of analysed experiments look their experiment up here. */
+  useAnalyses(analyses: AnalysisService): void {
+    this.#analyses = analyses;
   }
 
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
@@ -58,11 +66,16 @@ export class RunService {
     if (timeout > this.#deps.maxTimeoutSeconds) {
       issues.push({ loc: ["body", "timeout_seconds"], msg: `Input should be less than or equal to ${this.#deps.maxTimeoutSeconds}`, type: "less_than_equal" });
     }
-    if (input.analyzed_experiment !== undefined) {
-      issues.push({ loc: ["body", "analyzed_experiment"], msg: "Value error, this commit has no completed analysis with that experiment", type: "value_error" });
-    }
     if (issues.length) throw new DomainValidationError(issues);
     const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    let command = input.command;
+    let experimentId: string | undefined;
+    let parameters: RunSpec["parameters"];
+    if (input.analyzed_experiment !== undefined) {
+      const built = await this.#experimentCommand(db, accountId, repo.id, commitHash, input.analyzed_experiment, input.parameters ?? {});
+      ({ command, parameters } = built);
+      experimentId = input.analyzed_experiment;
+    }
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
 
@@ -73,7 +86,8 @@ export class RunService {
       repositoryId: repo.id,
       repositoryUrl: repo.url,
       commitHash,
-      command: input.command!,
+      command: command!,
+      ...(experimentId !== undefined && { experimentId, parameters }),
       computeType,
       timeoutSeconds: timeout,
     };
@@ -134,6 +148,27 @@ export class RunService {
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
     const repo = await this.#repository(db, accountId, repositoryId);
     return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+  }
+
+  async #experimentCommand(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string, overrides: NonNullable<CreateRunInput["parameters"]>) {
+    const found = await this.#analyses?.experiment(db, accountId, repositoryId, commitHash, experimentId);
+    if (!found) {
+      throw new DomainValidationError([
+        { loc: ["body", "analyzed_experiment"], msg: "Value error, this commit has no completed analysis with that experiment", type: "value_error" },
+      ]);
+    }
+    const built = buildExperimentCommand(found.experiment, overrides);
+    if (Array.isArray(built)) throw new DomainValidationError(built);
+    if (found.missingEnvVars.length) {
+      throw new DomainValidationError([
+        {
+          loc: ["body", "analyzed_experiment"],
+          msg: `Value error, missing environment variables: ${found.missingEnvVars.join(", ")} (set them with POST /v1/environment-variables)`,
+          type: "value_error",
+        },
+      ]);
+    }
+    return built;
   }
 
   async #repository(db: Db, accountId: string, repositoryId: string): Promise<{ id: string; url: string }> {

@@ -17,8 +17,8 @@ export const analysisSpecSchema = z.object({
   repositoryId: UUID,
   repositoryUrl: z.string().min(1).max(2048),
   commitHash: COMMIT,
-  branch: z.string().max(255).optional(),
-  language: z.enum(["en", "ja"]).optional(),
+  branch: z.string().max(255).optional().meta({ description: "The branch the commit was asked for by, if any." }),
+  language: z.enum(["en", "ja"]).meta({ description: "The language of the summary text." }),
   timeoutSeconds: z.int().min(1).max(24 * 3600),
   cancelRequested: z.boolean().optional(),
 });
@@ -29,6 +29,8 @@ export const analysisStatusSchema = z.object({
   observedGeneration: z.int().min(0).optional(),
   conditions: z.array(conditionSchema).optional(),
   jobName: z.string().optional(),
+  exitCode: z.int().nullable().optional().meta({ description: "The analyzer's exit code." }),
+  experiments: z.int().min(0).optional().meta({ description: "How many runnable experiments the analysis found." }),
   podName: z.string().optional(),
   error: z.string().max(4096).nullable().optional(),
   startTime: z.iso.datetime().optional(),
@@ -40,5 +42,6 @@ export const ANALYSIS_PRINTER_COLUMNS = [
   { name: "Status", type: "string", jsonPath: ".status.phase" },
   { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
   { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
+  { name: "Experiments", type: "integer", jsonPath: ".status.experiments" },
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
 ];

@@ -19,7 +19,11 @@ export const runSpecSchema = z.object({
   repositoryUrl: z.string().min(1).max(2048).meta({ description: "Clone URL; credentials are never part of it." }),
   commitHash: COMMIT,
   command: z.array(z.string().max(32768)).min(1).max(4096).meta({ description: "argv run in the checkout." }),
-  experimentId: z.string().max(256).optional(),
+  experimentId: z.string().max(512).optional().meta({ description: "The analysed experiment this run executes." }),
+  parameters: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .optional()
+    .meta({ description: "The experiment's parameter values (defaults with the request's overrides); never secret." }),
   computeType: z.string().min(1).max(63),
   timeoutSeconds: z.int().min(1).max(7 * 24 * 3600),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),

@@ -1,0 +1,30 @@
+import { assembleResult, FrameSplitter, type ResultPiece } from "../domain/runs/log-frames.ts";
+import { isNotFound, type KubeClients } from "../k8s/client.ts";
+import type { AnalyzerOutput } from "./analysis-observation.ts";
+
+// The analyzer hands its result back through its own log (result frames), so
+// it works on any cluster: no shared volume, no API access from the pod. A
+// finished container's log is complete, so one plain read has all of it.
+
+/** "lost" when the pod is gone; throws on other errors so the reconcile is retried. */
+export async function readAnalyzerOutput(k: KubeClients, namespace: string, pod: string): Promise<AnalyzerOutput | "lost"> {
+  let text: string;
+  try {
+    text = await k.core.readNamespacedPodLog({ name: pod, namespace, container: "main" });
+  } catch (err) {
+    if (isNotFound(err)) return "lost";
+    throw err;
+  }
+  return parseAnalyzerOutput(text);
+}
+
+export function parseAnalyzerOutput(text: string): AnalyzerOutput {
+  const splitter = new FrameSplitter({ maxLineLength: 64 * 1024 });
+  const pieces: ResultPiece[] = [];
+  let lastError: string | null = null;
+  for (const f of [...splitter.push(text), ...splitter.end()]) {
+    if (f.kind === "result") pieces.push(f.result);
+    else if (f.kind === "line" && f.line.stream === "stderr" && f.line.line.trim()) lastError = f.line.line.trim().slice(0, 2000);
+  }
+  return { document: assembleResult(pieces), lastError };
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { experimentSchema, repoSummarySchema } from "../../analyzer/model.ts";
+import { ANALYSIS_PHASES } from "../../k8s/crds/analysis.ts";
+
+export const analysisStatusEnum = z.enum(ANALYSIS_PHASES);
+
+export const createAnalysisSchema = z
+  .strictObject({
+    branch: z.string().min(1).max(255).optional().meta({ description: "The branch this commit is analysed for (recorded with the analysis)." }),
+    language: z.enum(["en", "ja"]).optional().meta({ description: "The language of repo_summary.text; default en." }),
+  })
+  .meta({ id: "CreateAnalysis" });
+export type CreateAnalysisInput = z.infer<typeof createAnalysisSchema>;
+
+export const envVarsReportSchema = z
+  .object({
+    valid: z.boolean().meta({ description: "True when no required variable is missing." }),
+    required_env_vars: z.array(z.string()).meta({ description: "Variables the code reads without a fallback (or lists in a .env template)." }),
+    missing_env_vars: z
+      .array(z.string())
+      .meta({ description: "Required variables that are not configured for this account or repository, computed when the analysis is read." }),
+  })
+  .meta({ id: "AnalysisEnvVars" });
+
+export const analysisSchema = z
+  .object({
+    id: z.uuid(),
+    repository_id: z.uuid(),
+    commit_hash: z.string(),
+    branch: z.string().nullable(),
+    language: z.enum(["en", "ja"]),
+    status: analysisStatusEnum,
+    workflow_id: z.string().meta({ description: "namespace/name of the Analysis custom resource." }),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    repo_summary: repoSummarySchema.nullable().meta({ description: "null until the analysis has completed." }),
+    experiments: z.array(experimentSchema).meta({ description: "Runnable entry points; empty until the analysis has completed." }),
+    primary_ids: z.array(z.string()).meta({ description: "The experiments most likely to be what a user wants to run, best first." }),
+    env_vars: envVarsReportSchema.nullable().meta({ description: "null until the analysis has completed." }),
+    error: z.string().nullable(),
+    logs_url: z.string().meta({ description: "The analysis's log stream (SSE)." }),
+  })
+  .meta({ id: "Analysis" });
+export type Analysis = z.infer<typeof analysisSchema>;

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { analyzerBudgetSeconds, buildAnalysisJob } from "./analysis-job.ts";
+import { DEFAULT_COMPUTE_TYPES } from "./compute-types.ts";
+import type { AnalysisSpec } from "./crds/analysis.ts";
+
+const spec: AnalysisSpec = {
+  analysisId: "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b",
+  accountId: "0190b1c2-0000-7000-8000-000000000001",
+  repositoryId: "0190b1c2-0000-7000-8000-000000000002",
+  repositoryUrl: "https://example.com/org/repo.git",
+  commitHash: "b".repeat(40),
+  language: "ja",
+  timeoutSeconds: 900,
+};
+
+describe("buildAnalysisJob", () => {
+  const job = buildAnalysisJob({
+    analysis: { name: `analysis-${spec.analysisId}`, namespace: "codeplane", uid: "uid-9", spec },
+    images: { codeplane: "registry.example/codeplane:1.2.3", pullPolicy: "IfNotPresent" },
+    compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
+    ttlSecondsAfterFinished: 600,
+  });
+  const pod = job.spec!.template.spec!;
+  const all = [...pod.initContainers!, ...pod.containers];
+
+  it("is named after the analysis and owned by it", () => {
+    expect(job.metadata!.name).toBe(`analysis-${spec.analysisId}`);
+    expect(job.metadata!.ownerReferences).toEqual([
+      { apiVersion: "codeplane.dev/v1alpha1", kind: "Analysis", name: `analysis-${spec.analysisId}`, uid: "uid-9", controller: true, blockOwnerDeletion: true },
+    ]);
+    expect(job.metadata!.labels).toMatchObject({ "app.kubernetes.io/component": "analysis", "codeplane.dev/analysis": spec.analysisId });
+    expect(job.spec!.template.metadata!.labels).toEqual(job.metadata!.labels);
+  });
+
+  it("runs only codeplane's own image, with no secrets, token or repository-provided code", () => {
+    expect(all.map((c) => c.image)).toEqual(["registry.example/codeplane:1.2.3", "registry.example/codeplane:1.2.3"]);
+    expect(all.every((c) => !c.envFrom?.length)).toBe(true);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    for (const c of all) expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+    // The checkout installs nothing (no pip, no npm): analysing must not run the repository's code.
+    expect(pod.initContainers![0]!.command!.join(" ")).not.toMatch(/pip|npm/);
+  });
+
+  it("runs the analyzer with framed output, the requested language and a budget inside the deadline", () => {
+    expect(pod.containers[0]!.command).toEqual([
+      "node",
+      "/app/src/main.ts",
+      "analyze",
+      "/workspace/src",
+      "--frames",
+      "--language",
+      "ja",
+      "--time-budget-seconds",
+      String(analyzerBudgetSeconds(900)),
+    ]);
+    expect(job.spec!.activeDeadlineSeconds).toBe(900);
+    expect(job.spec!.backoffLimit).toBe(0);
+  });
+
+  it.each([
+    [30, 10],
+    [60, 18],
+    [900, 690],
+    [3600, 2850],
+  ])("a %ss deadline leaves the analyzer %ss", (timeout, budget) => {
+    expect(analyzerBudgetSeconds(timeout)).toBe(budget);
+    expect(budget).toBeLessThan(timeout);
+  });
+});

@@ -1,0 +1,106 @@
+import type { V1Container, V1Job } from "@kubernetes/client-node";
+import type { ComputePreset } from "./compute-types.ts";
+import { API_VERSION } from "./crds/common.ts";
+import { ANALYSIS_KIND, type AnalysisSpec } from "./crds/analysis.ts";
+import { analysisLabels, analysisResourceName } from "./labels.ts";
+import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedPodSecurity, SOURCE_DIR, WORKSPACE } from "./run-job.ts";
+
+// Pure: an Analysis in, the Job that analyses the commit out. The checkout and
+// the analyzer both run from codeplane's own image: nothing from the
+// repository is installed or executed, and the pod gets no environment
+// variables or credentials beyond the clone URL. The analyzer writes framed
+// progress and its result to its log, which the controller reads back.
+
+/** Where the codeplane image keeps its CLI. */
+export const CODEPLANE_MAIN_IN_IMAGE = "/app/src/main.ts";
+
+export interface AnalysisJobInput {
+  analysis: { name: string; namespace: string; uid: string; spec: AnalysisSpec };
+  images: { codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  compute: ComputePreset;
+  ttlSecondsAfterFinished: number;
+}
+
+/** The analyzer stops looking this long before the Job's deadline, so it still reports what it found. */
+export function analyzerBudgetSeconds(timeoutSeconds: number): number {
+  return Math.max(10, Math.floor(timeoutSeconds * 0.8) - 30);
+}
+
+export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
+  const { analysis, images, compute } = input;
+  const { spec } = analysis;
+  const labels = analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId);
+  const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
+  const mounts = [
+    { name: "workspace", mountPath: WORKSPACE },
+    { name: "tmp", mountPath: "/tmp" },
+  ];
+  const env = [
+    { name: "HOME", value: `${WORKSPACE}/home` },
+    { name: "CODEPLANE_ANALYSIS_ID", value: spec.analysisId },
+    { name: "CODEPLANE_COMMIT", value: spec.commitHash },
+    { name: "CODEPLANE_SOURCE_DIR", value: SOURCE_DIR },
+  ];
+  const checkout: V1Container = {
+    name: "checkout",
+    image: images.codeplane,
+    imagePullPolicy: images.pullPolicy,
+    command: ["sh", "-c", GIT_CHECKOUT_SCRIPT],
+    env: [...env, ...checkoutEnv(spec.repositoryUrl)],
+    securityContext: restricted,
+    resources,
+    volumeMounts: mounts,
+    terminationMessagePolicy: "FallbackToLogsOnError",
+  };
+  const main: V1Container = {
+    name: "main",
+    image: images.codeplane,
+    imagePullPolicy: images.pullPolicy,
+    command: [
+      "node",
+      CODEPLANE_MAIN_IN_IMAGE,
+      "analyze",
+      SOURCE_DIR,
+      "--frames",
+      "--language",
+      spec.language,
+      "--time-budget-seconds",
+      String(analyzerBudgetSeconds(spec.timeoutSeconds)),
+    ],
+    env,
+    securityContext: restricted,
+    resources,
+    volumeMounts: mounts,
+    terminationMessagePolicy: "FallbackToLogsOnError",
+  };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: {
+      name: analysisResourceName(spec.analysisId),
+      namespace: analysis.namespace,
+      labels,
+      ownerReferences: [{ apiVersion: API_VERSION, kind: ANALYSIS_KIND, name: analysis.name, uid: analysis.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: spec.timeoutSeconds,
+      ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
+      template: {
+        metadata: { labels },
+        spec: {
+          ...restrictedPodSecurity,
+          securityContext: { ...restrictedPodSecurity.securityContext },
+          nodeSelector: { ...compute.nodeSelector },
+          tolerations: compute.tolerations.map((t) => ({ ...t })),
+          initContainers: [checkout],
+          containers: [main],
+          volumes: [
+            { name: "workspace", emptyDir: {} },
+            { name: "tmp", emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
