@@ -68,8 +68,10 @@ export function walk(root: string, limits: WalkLimits = DEFAULT_LIMITS): WalkRes
   const files: RepoFile[] = [];
   let symlinks = 0;
   let truncated = false;
+  // The file limit ends the walk; the depth limit only skips the too-deep folder.
+  let full = false;
   const visit = (rel: string, depth: number) => {
-    if (truncated) return;
+    if (full) return;
     if (depth > limits.maxDepth) {
       truncated = true;
       return;
@@ -90,12 +92,12 @@ export function walk(root: string, limits: WalkLimits = DEFAULT_LIMITS): WalkRes
       }
       if (e.isDirectory()) {
         if (!SKIPPED_DIRS.has(e.name)) visit(path, depth + 1);
-        if (truncated) return;
+        if (full) return;
         continue;
       }
       if (!e.isFile()) continue;
       if (files.length >= limits.maxFiles) {
-        truncated = true;
+        truncated = full = true;
         return;
       }
       let size = 0;
