@@ -1,4 +1,186 @@
-import type { Detector } from "../detector.ts";
+import type { AnalyzerContext, Detector } from "../detector.ts";
+import type { EnvVarUse, Experiment, ExperimentKind } from "../model.ts";
+import { entryFacts, mainBlock, type EntryFacts } from "./python-entry.ts";
+import { envVarUses, mayReadEnvironment } from "./python-env.ts";
+import { docstring } from "./python-literals.ts";
+import { readImports, type FromImport } from "./python-names.ts";
 
-// Placeholder until the python detector lands.
-export const detectPython: Detector = () => ({ experiments: [], envVars: [] });
+// Python: every file with a top-level `if __name__ == "__main__":` block is a
+// script (`python3 path`); every package folder with a __main__.py is a module
+// (`python3 -m pkg`). Every non-test file is read for environment variables and
+// for the well-known libraries it imports.
+
+const FRAMEWORKS: Record<string, string> = {
+  torch: "PyTorch",
+  tensorflow: "TensorFlow",
+  jax: "JAX",
+  sklearn: "scikit-learn",
+  transformers: "Hugging Face Transformers",
+  pandas: "pandas",
+  numpy: "NumPy",
+  fastapi: "FastAPI",
+  flask: "Flask",
+  django: "Django",
+  streamlit: "Streamlit",
+  click: "Click",
+  lightning: "PyTorch Lightning",
+  pytorch_lightning: "PyTorch Lightning",
+};
+
+export function frameworksOf(modules: readonly string[]): string[] {
+  return modules.map((m) => FRAMEWORKS[m.split(".")[0]!]).filter((f): f is string => f !== undefined);
+}
+
+/** Test code reads variables the test runner sets; it says little about what running the project needs. */
+export function isTestFile(path: string): boolean {
+  const parts = path.split("/");
+  const base = parts.pop()!;
+  return parts.some((p) => p === "tests" || p === "test") || /^test_.*\.py$/.test(base) || /_test\.py$/.test(base) || base === "conftest.py";
+}
+
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+/** `a/b/__main__.py` → "a.b" when every folder is an importable name; null otherwise. */
+function mainPackage(path: string): string | null {
+  const parts = path.split("/");
+  if (parts.pop() !== "__main__.py" || parts.length === 0 || !parts.every((p) => IDENTIFIER.test(p))) return null;
+  return parts.join(".");
+}
+
+interface FileFacts {
+  modules: string[];
+  envVars: EnvVarUse[];
+  entry: EntryFacts | null;
+  /** For a __main__.py: the modules it imports names from, to look in when it declares no parameters itself. */
+  imported: { candidates: string[]; names: Set<string> }[];
+}
+
+export const detectPython: Detector = (ctx) => {
+  const experiments: Experiment[] = [];
+  const envVars: EnvVarUse[] = [];
+  const frameworks = new Set<string>();
+  for (const file of ctx.files) {
+    if (ctx.outOfTime()) break;
+    if (!file.path.endsWith(".py")) continue;
+    const source = ctx.readText(file.path);
+    if (source === null) continue;
+    const test = isTestFile(file.path);
+    const pkg = mainPackage(file.path);
+    const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
+      const imports = readImports(root);
+      const runnable = pkg !== null || mainBlock(root) !== null;
+      return {
+        modules: test ? [] : imports.topLevelModules,
+        envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, file.path) : [],
+        entry: runnable ? entryFacts(root, imports, file.path) : null,
+        imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
+      };
+    });
+    if (!parsed) continue;
+    const facts = parsed.value;
+    for (const f of frameworksOf(facts.modules)) frameworks.add(f);
+    envVars.push(...facts.envVars);
+    if (!facts.entry) continue;
+    const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+    if (!test) envVars.push(...entry.envVars);
+    if (/\s/.test(file.path)) continue; // the command line could not hold it unquoted
+    if (pkg !== null) {
+      const folder = file.path.slice(0, -"/__main__.py".length);
+      const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
+      experiments.push(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg));
+    } else {
+      const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+      experiments.push(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, name));
+    }
+  }
+  experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
+  envVars.sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
+  return { experiments, envVars, frameworks: [...frameworks].sort() };
+};
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function experiment(kind: ExperimentKind, id: string, path: string, command: string[], facts: EntryFacts, fallbackTitle: string): Experiment {
+  const doc = facts.docstring ?? "";
+  const lines = doc.split("\n");
+  const first = lines.findIndex((l) => l.trim() !== "");
+  const title = first >= 0 ? lines[first]!.trim() : fallbackTitle;
+  // A reStructuredText title is underlined ("ast\n~~~"); the underline is not text.
+  const underlined = first >= 0 && /^([=\-~^*#+`"'])\1+$/.test(lines[first + 1]?.trim() ?? "");
+  const rest = first >= 0 ? lines.slice(first + (underlined ? 2 : 1)).join("\n").trim() : "";
+  const description = facts.cliDescription ?? (rest || null);
+  return {
+    id,
+    title: title.slice(0, 512),
+    description: description === null ? null : description.slice(0, 4096),
+    entry_point: command.join(" "),
+    command,
+    language: "python",
+    kind,
+    path,
+    inputs: facts.inputs.slice(0, 256),
+    outputs: facts.outputs.slice(0, 256),
+    parameters: facts.parameters,
+  };
+}
+
+/**
+ * The files a package's `from .cli import main` (or `from pkg.cli import
+ * main`, `from . import cli`) may point at, most specific first.
+ */
+function importedModules(fromImports: readonly FromImport[], pkg: string): FileFacts["imported"] {
+  const out: FileFacts["imported"] = [];
+  const pkgParts = pkg.split(".");
+  for (const from of fromImports) {
+    const bases: string[][] = [];
+    if (from.level > 0) {
+      if (from.level - 1 >= pkgParts.length) continue;
+      bases.push([...pkgParts.slice(0, pkgParts.length - (from.level - 1)), ...(from.module ? from.module.split(".") : [])]);
+    } else {
+      const module = from.module.split(".");
+      bases.push(module);
+      // A src/ layout: `from tool.cli import main` inside src/tool/__main__.py.
+      const at = pkgParts.indexOf(module[0]!);
+      if (at > 0) bases.push([...pkgParts.slice(0, at), ...module]);
+    }
+    const names = new Set(from.names.map((n) => n.local));
+    const candidates: string[] = [];
+    for (const base of bases) {
+      if (!from.module) {
+        for (const n of from.names) candidates.push(`${[...base, n.imported].join("/")}.py`, `${[...base, n.imported].join("/")}/__init__.py`);
+      }
+      candidates.push(`${base.join("/")}.py`, `${base.join("/")}/__init__.py`);
+    }
+    out.push({ candidates, names });
+  }
+  return out;
+}
+
+/** A __main__.py that hands over to a function of its package: that module's parameters and files. */
+function withImportedCli(ctx: AnalyzerContext, entry: EntryFacts, imported: FileFacts["imported"]): EntryFacts {
+  for (const { candidates, names } of imported) {
+    for (const path of candidates) {
+      if (!ctx.byPath.has(path)) continue;
+      const source = ctx.readText(path);
+      if (source === null) continue;
+      const facts = ctx.syntax.parse("python", source, (root) => entryFacts(root, readImports(root), path, names))?.value;
+      if (!facts?.parameters.length) continue;
+      return {
+        docstring: entry.docstring,
+        parameters: facts.parameters,
+        cliDescription: entry.cliDescription ?? facts.cliDescription,
+        inputs: [...new Set([...entry.inputs, ...facts.inputs])].sort(),
+        outputs: [...new Set([...entry.outputs, ...facts.outputs])].sort(),
+        envVars: [...entry.envVars, ...facts.envVars],
+      };
+    }
+  }
+  return entry;
+}
+
+function packageDocstring(ctx: AnalyzerContext, path: string): string | null {
+  if (!ctx.byPath.has(path)) return null;
+  const source = ctx.readText(path);
+  if (source === null) return null;
+  return ctx.syntax.parse("python", source, (root) => docstring(root))?.value ?? null;
+}

@@ -1,0 +1,182 @@
+import type { EnvVarUse, Parameter } from "../model.ts";
+import { children, descendants, lineOf, type Node } from "../syntax.ts";
+import { callArguments, docstring, literal, stringLiteral, type CallArguments } from "./python-literals.ts";
+import { qualifiedName, type PythonImports } from "./python-names.ts";
+import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./python-params.ts";
+
+// click parameters: the options and arguments stacked on a function decorated
+// with @click.command() or @click.group(). A group's sub-commands are left out:
+// their parameters only apply after a sub-command word.
+
+export interface ClickFacts {
+  parameters: Parameter[];
+  /** Parameters whose type says whether the file is read or written (`click.File("w")`). */
+  roles: Map<string, FileRole>;
+  /** The command's `help=`, else its docstring up to click's \f cut. */
+  description: string | null;
+  /** Options that fall back to an environment variable (`envvar=`). */
+  envVars: EnvVarUse[];
+}
+
+const CLICK_MODULES = new Set(["click", "rich_click"]);
+
+function clickName(node: Node | null, imports: PythonImports): string | null {
+  const name = qualifiedName(node, imports);
+  if (!name) return null;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && CLICK_MODULES.has(name.slice(0, dot)) ? name.slice(dot + 1) : null;
+}
+
+interface Decorator {
+  /** "command", "option", ... for click's own decorators. */
+  kind: string;
+  call: Node | null;
+  node: Node;
+}
+
+function clickDecorators(definition: Node, imports: PythonImports): Decorator[] {
+  const out: Decorator[] = [];
+  for (const dec of children(definition)) {
+    if (dec.type !== "decorator") continue;
+    const expr = dec.firstNamedChild;
+    if (!expr) continue;
+    const call = expr.type === "call" ? expr : null;
+    const kind = clickName(call ? call.childForFieldName("function") : expr, imports);
+    if (kind) out.push({ kind, call, node: dec });
+  }
+  return out;
+}
+
+/**
+ * The command a file runs: the decorated function named in `preferred` (the
+ * names its main block calls), else the first one in the file.
+ */
+export function clickFacts(root: Node, imports: PythonImports, preferred: ReadonlySet<string>, path: string): ClickFacts | null {
+  let chosen: { fn: Node; decorators: Decorator[] } | null = null;
+  for (const def of descendants(root, "decorated_definition")) {
+    const fn = def.childForFieldName("definition");
+    if (fn?.type !== "function_definition") continue;
+    const decorators = clickDecorators(def, imports);
+    if (!decorators.some((d) => d.kind === "command" || d.kind === "group")) continue;
+    const name = fn.childForFieldName("name")?.text ?? "";
+    if (preferred.has(name)) {
+      chosen = { fn, decorators };
+      break;
+    }
+    chosen ??= { fn, decorators };
+  }
+  if (!chosen) return null;
+
+  const command = chosen.decorators.find((d) => d.kind === "command" || d.kind === "group")!;
+  const help = command.call ? stringLiteral(callArguments(command.call).keywords.get("help")) : null;
+  const doc = help ?? docstring(chosen.fn.childForFieldName("body"));
+  const description = doc === null ? null : doc.split("\f")[0]!.trim() || null;
+
+  const parameters: Parameter[] = [];
+  const roles = new Map<string, FileRole>();
+  const envVars: EnvVarUse[] = [];
+  for (const d of chosen.decorators) {
+    if (!d.call || (d.kind !== "option" && d.kind !== "argument")) continue;
+    const args = callArguments(d.call);
+    const declared = d.kind === "option" ? optionParameter(args, imports) : argumentParameter(args, imports);
+    if (declared) {
+      parameters.push(declared.parameter);
+      if (declared.role && !roles.has(declared.parameter.name)) roles.set(declared.parameter.name, declared.role);
+    }
+    for (const name of envvarNames(args.keywords.get("envvar"))) envVars.push({ name, path, line: lineOf(d.node), required: false });
+  }
+  return { parameters, roles, description, envVars };
+}
+
+function declarations(args: CallArguments): string[] | null {
+  const decls: string[] = [];
+  for (const node of args.positional) {
+    const s = stringLiteral(node);
+    if (s === null) return null;
+    decls.push(s);
+  }
+  return decls.length ? decls : null;
+}
+
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+function optionParameter(args: CallArguments, imports: PythonImports): Declared | null {
+  const decls = declarations(args);
+  if (!decls) return null;
+  const kw = args.keywords;
+  let explicitName: string | null = null;
+  const switches: string[] = [];
+  let secondary = false;
+  for (const decl of decls) {
+    if (!decl.startsWith("-") && IDENTIFIER.test(decl)) {
+      explicitName = decl;
+      continue;
+    }
+    // "--shout/--no-shout": the first half turns it on.
+    const on = decl.includes("/") ? decl.slice(0, decl.indexOf("/")).trim() : decl;
+    if (decl.includes("/")) secondary = true;
+    if (on.startsWith("-")) switches.push(on);
+  }
+  if (switches.length === 0) return null;
+  // click names the parameter after its first --option (else its first -o).
+  const source = switches.find((s) => s.startsWith("--")) ?? switches[0]!;
+  const name = explicitName ?? source.replace(/^-+/, "").replace(/-/g, "_").toLowerCase();
+  const cli_option = preferredOption(switches);
+  const defaultLit = literal(kw.get("default"));
+  const help = stringLiteral(kw.get("help"));
+  const description = help === null ? null : foldWhitespace(help) || null;
+  const isTrue = (key: string) => literal(kw.get(key))?.value === true;
+
+  if (secondary || isTrue("is_flag") || isTrue("count") || kw.has("flag_value")) {
+    const value = typeof defaultLit?.value === "boolean" ? defaultLit.value : false;
+    return { parameter: { name, value, category: "flag", cli_option, choices: null, description, required: false } };
+  }
+  const type = typeInfo(kw.get("type"), imports);
+  const category = type?.category ?? literalCategory(defaultLit);
+  // A prompt with nothing to fall back on waits for a terminal a run does not have.
+  const prompts = kw.has("prompt") && literal(kw.get("prompt"))?.value !== false;
+  const required = isTrue("required") || (prompts && (!defaultLit || defaultLit.value === null));
+  const parameter: Parameter = {
+    name,
+    value: defaultValue(defaultLit, category, ["true", "false"]),
+    category,
+    cli_option,
+    choices: type?.choices ?? null,
+    description,
+    required,
+  };
+  return { parameter, ...(type?.role && { role: type.role }) };
+}
+
+function argumentParameter(args: CallArguments, imports: PythonImports): Declared | null {
+  const decls = declarations(args);
+  if (!decls) return null;
+  const name = decls[0]!.replace(/-/g, "_").toLowerCase();
+  const kw = args.keywords;
+  const defaultLit = literal(kw.get("default"));
+  const type = typeInfo(kw.get("type"), imports);
+  const category = type?.category ?? literalCategory(defaultLit);
+  const requiredLit = literal(kw.get("required"));
+  const variadic = literal(kw.get("nargs"))?.value === -1;
+  const required = requiredLit ? requiredLit.value === true : !kw.has("default") && !variadic;
+  const parameter: Parameter = {
+    name,
+    value: defaultValue(defaultLit, category, ["true", "false"]),
+    category,
+    cli_option: null,
+    choices: type?.choices ?? null,
+    description: null,
+    required,
+  };
+  return { parameter, ...(type?.role && { role: type.role }) };
+}
+
+function envvarNames(node: Node | undefined): string[] {
+  if (!node) return [];
+  const single = stringLiteral(node);
+  if (single !== null) return single && single.length <= 256 ? [single] : [];
+  if (node.type !== "list" && node.type !== "tuple") return [];
+  return children(node)
+    .map((c) => stringLiteral(c))
+    .filter((s): s is string => !!s && s.length <= 256);
+}

@@ -1,0 +1,431 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AnalyzerContext } from "../detector.ts";
+import type { EnvVarUse, Experiment, Parameter } from "../model.ts";
+import { Syntax } from "../syntax.ts";
+import { literal } from "./python-literals.ts";
+import { detectPython } from "./python.ts";
+
+let syntax: Syntax;
+beforeAll(async () => {
+  syntax = await Syntax.load();
+});
+
+/** A context over in-memory files; null stands for a file that cannot be read (binary, too large). */
+function context(files: Record<string, string | null>, outOfTime = () => false): AnalyzerContext {
+  const list = Object.keys(files)
+    .sort()
+    .map((path) => ({ path, size: files[path]?.length ?? 0, executable: false }));
+  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax, outOfTime };
+}
+
+const param = (p: Partial<Parameter> & { name: string }): Parameter => ({
+  value: null,
+  category: "string",
+  cli_option: `--${p.name}`,
+  choices: null,
+  description: null,
+  required: false,
+  ...p,
+});
+
+const script = (path: string, e: Partial<Experiment> = {}): Experiment => ({
+  id: `python:${path}`,
+  title: path.slice(path.lastIndexOf("/") + 1),
+  description: null,
+  entry_point: `python3 ${path}`,
+  command: ["python3", path],
+  language: "python",
+  kind: "python-script",
+  path,
+  inputs: [],
+  outputs: [],
+  parameters: [],
+  ...e,
+});
+
+const MAIN = 'if __name__ == "__main__":\n    main()\n';
+
+describe("python: which files are scripts", () => {
+  it.each([
+    ["double quotes", MAIN, true],
+    ["single quotes, reversed", "if '__main__' == __name__:\n    pass\n", true],
+    ["parenthesised", 'if (__name__ == "__main__"):\n    pass\n', true],
+    ["inside a function", 'def f():\n    if __name__ == "__main__":\n        pass\n', false],
+    ["not equal", 'if __name__ != "__main__":\n    pass\n', false],
+    ["another module name", 'if __name__ == "main":\n    pass\n', false],
+    ["no block", "print('hi')\n", false],
+  ])("%s", (_, source, found) => {
+    const out = detectPython(context({ "run.py": source }));
+    expect(out.experiments.map((e) => e.id)).toEqual(found ? ["python:run.py"] : []);
+  });
+
+  it("skips unreadable files, survives syntax errors and keeps the good file", () => {
+    const out = detectPython(
+      context({
+        "bin.py": null,
+        "broken.py": 'def main(:\n    x = os.environ["A"\nif __name__ == "__main__":\n    main(\n',
+        "empty.py": "",
+        "good.py": MAIN,
+        "notes.txt": MAIN,
+      }),
+    );
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:good.py"]);
+  });
+
+  it("stops when the time budget is spent", () => {
+    let calls = 0;
+    const out = detectPython(context({ "a.py": MAIN, "b.py": MAIN }, () => ++calls > 1));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:a.py"]);
+  });
+
+  it("leaves out a script whose path a command line cannot hold unquoted, but keeps its variables", () => {
+    const out = detectPython(context({ "my scripts/run.py": `import os\nos.environ["TOKEN"]\n${MAIN}` }));
+    expect(out.experiments).toEqual([]);
+    expect(out.envVars).toEqual([{ name: "TOKEN", path: "my scripts/run.py", line: 2, required: true }]);
+  });
+
+  it("takes the title and description from the module docstring", () => {
+    const out = detectPython(
+      context({
+        "a.py": `"""\n    Train the model.\n\n    Reads data/ and writes models/.\n    """\n${MAIN}`,
+        "b.py": `"""Only a title."""\n${MAIN}`,
+        "c.py": `"""Title line.\n\nLong text.\n"""\nimport argparse\np = argparse.ArgumentParser(description="From the parser.")\n${MAIN}`,
+        "d.py": `"""Title line.\n\nLong text.\n"""\nimport argparse\np = argparse.ArgumentParser(description=__doc__)\n${MAIN}`,
+        "e.py": `x = 1\n"""not a docstring"""\n${MAIN}`,
+        "f.py": `"""\nserve\n=====\n\nServes the model.\n"""\n${MAIN}`,
+      }),
+    );
+    expect(out.experiments.map((e) => [e.title, e.description])).toEqual([
+      ["Train the model.", "Reads data/ and writes models/."],
+      ["Only a title.", null],
+      ["Title line.", "From the parser."],
+      ["Title line.", "Long text."],
+      ["e.py", null],
+      ["serve", "Serves the model."],
+    ]);
+  });
+});
+
+describe("python: argparse parameters", () => {
+  const source = `
+import argparse
+from pathlib import Path
+
+SIZE = 3
+
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", type=Path, help="input  folder")
+    parser.add_argument("extra", nargs="?", default="x")
+    parser.add_argument("--learning-rate", "--lr", "-l", type=float, default=0.1, help="step (default: %(default)s, 100%%)")
+    parser.add_argument("-n", type=int, default="5")
+    parser.add_argument("--size", type=int, default=SIZE)
+    parser.add_argument("--mode", choices=["a", "b"], default="a", required=True)
+    parser.add_argument("--level", type=int, choices=[1, 2, 3])
+    parser.add_argument("--dry-run", action="store_true", help="print only")
+    parser.add_argument("--no-cache", dest="cache", action="store_false")
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--use-amp", type=str2bool, default=False)
+    parser.add_argument("--out", type=argparse.FileType("w"), default="out.txt")
+    parser.add_argument("--ratio", default=-0.5)
+    parser.add_argument("--name", default=None)
+    parser.add_argument("--version", action="version", version="1")
+    parser.add_argument("-h", "--help", action="help")
+    parser.add_argument(OPTION_NAME, default=1)
+    group = parser.add_argument_group("model")
+    group.add_argument("--layers", type=int, default=2)
+    exclusive = group.add_mutually_exclusive_group()
+    exclusive.add_argument("--fast", action="store_true")
+    parser.add_argument_group("io").add_argument("--save-dir", type=Path, default="./checkpoints")
+    sub = parser.add_subparsers()
+    fit = sub.add_parser("fit")
+    fit.add_argument("--only-for-fit")
+    other.add_argument("--unrelated")
+    return parser.parse_args()
+
+${MAIN}`;
+
+  it("reads every argument of the parser and its groups, and only those", () => {
+    const [e] = detectPython(context({ "train.py": source })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "data", category: "path", cli_option: null, description: "input folder", required: true }),
+      param({ name: "extra", value: "x", cli_option: null }),
+      param({ name: "learning_rate", value: 0.1, category: "number", cli_option: "--learning-rate", description: "step (default: 0.1, 100%)" }),
+      param({ name: "n", value: 5, category: "integer", cli_option: "-n" }),
+      param({ name: "size", category: "integer" }),
+      param({ name: "mode", value: "a", choices: ["a", "b"], required: true }),
+      param({ name: "level", category: "integer", choices: [1, 2, 3] }),
+      param({ name: "dry_run", value: false, category: "flag", cli_option: "--dry-run", description: "print only" }),
+      param({ name: "cache", value: false, category: "flag", cli_option: "--no-cache" }),
+      param({ name: "verbose", value: false, category: "flag" }),
+      param({ name: "color", value: true, category: "flag" }),
+      param({ name: "use_amp", value: "False", cli_option: "--use-amp" }),
+      param({ name: "out", value: "out.txt", category: "path" }),
+      param({ name: "ratio", value: -0.5, category: "number" }),
+      param({ name: "name" }),
+      param({ name: "layers", value: 2, category: "integer" }),
+      param({ name: "fast", value: false, category: "flag" }),
+      param({ name: "save_dir", value: "./checkpoints", category: "path", cli_option: "--save-dir" }),
+    ]);
+    expect([e!.inputs, e!.outputs]).toEqual([[], ["checkpoints", "out.txt"]]);
+  });
+
+  it("follows import aliases and keeps the first of two arguments with one name", () => {
+    const aliased = `
+from argparse import ArgumentParser as AP
+import argparse as ap
+class Cli:
+    def __init__(self):
+        self.parser = AP(description="Aliased.")
+        self.parser.add_argument("--k", type=int, default=1)
+        self.parser.add_argument("--k", type=int, default=2)
+        other = ap.ArgumentParser()
+        other.add_argument("--m", type=ap.FileType("rb"), default="in.bin")
+${MAIN}`;
+    const [e] = detectPython(context({ "cli.py": aliased })).experiments;
+    expect(e!.description).toBe("Aliased.");
+    expect(e!.parameters).toEqual([param({ name: "k", value: 1, category: "integer" }), param({ name: "m", value: "in.bin", category: "path" })]);
+    expect(e!.inputs).toEqual(["in.bin"]);
+  });
+
+  it("reports nothing when there is no parser", () => {
+    const [e] = detectPython(context({ "x.py": `parser.add_argument("--a")\n${MAIN}` })).experiments;
+    expect(e!.parameters).toEqual([]);
+  });
+});
+
+describe("python: click parameters", () => {
+  const source = `
+import click
+from click import option as opt
+
+@click.group()
+@click.option("--debug", is_flag=True)
+def tools(debug):
+    pass
+
+@click.command(help="Resize images.")
+@click.argument("src", type=click.Path(exists=True))
+@click.argument("rest", nargs=-1)
+@click.argument("dest", required=False)
+@opt("--size", "-s", default=128, help="Longest side.")
+@click.option("--format", "fmt", type=click.Choice(["png", "jpg"]), default="png")
+@click.option("--level", type=click.Choice([1, 2]))
+@click.option("--shout/--no-shout", default=True)
+@click.option("--ratio", type=click.FloatRange(0, 1), default=0.5)
+@click.option("--Retries", type=click.INT)
+@click.option("--user", prompt=True)
+@click.option("--token", envvar=["APP_TOKEN", "TOKEN"])
+@click.option("--log", type=click.File("w"), default="log.txt")
+@click.option("--exact", type=bool, default=True)
+@click.option(*NAMES)
+@click.version_option()
+@click.pass_context
+def resize(ctx, src, rest, dest, size, fmt, level, shout, ratio, retries, user, token, log, exact):
+    """Not used: help= wins."""
+
+${'if __name__ == "__main__":\n    resize()\n'}`;
+
+  it("reads the command the main block calls", () => {
+    const out = detectPython(context({ "tool.py": source }));
+    const [e] = out.experiments;
+    expect(e!.description).toBe("Resize images.");
+    expect(e!.parameters).toEqual([
+      param({ name: "src", category: "path", cli_option: null, required: true }),
+      param({ name: "rest", cli_option: null }),
+      param({ name: "dest", cli_option: null }),
+      param({ name: "size", value: 128, category: "integer", description: "Longest side." }),
+      param({ name: "fmt", value: "png", cli_option: "--format", choices: ["png", "jpg"] }),
+      param({ name: "level", category: "integer", choices: [1, 2] }),
+      param({ name: "shout", value: true, category: "flag" }),
+      param({ name: "ratio", value: 0.5, category: "number" }),
+      param({ name: "retries", category: "integer", cli_option: "--Retries" }),
+      param({ name: "user", required: true }),
+      param({ name: "token" }),
+      param({ name: "log", value: "log.txt", category: "path" }),
+      param({ name: "exact", value: "true" }),
+    ]);
+    expect(e!.outputs).toEqual(["log.txt"]);
+    expect(out.envVars).toEqual([
+      { name: "APP_TOKEN", path: "tool.py", line: 21, required: false },
+      { name: "TOKEN", path: "tool.py", line: 21, required: false },
+    ]);
+  });
+
+  it("takes the first command when the main block calls none, and the docstring up to \\f", () => {
+    const src = `
+import click as c
+
+@c.command
+@c.option("--n", default=1)
+def run(n):
+    """Run it.
+
+    More.
+    \\f
+    Hidden.
+    """
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(run())
+`;
+    const [e] = detectPython(context({ "r.py": src })).experiments;
+    expect([e!.description, e!.parameters]).toEqual(["Run it.\n\nMore.", [param({ name: "n", value: 1, category: "integer" })]]);
+  });
+});
+
+describe("python: modules", () => {
+  it("runs a package's __main__.py with -m and follows it to the module it hands over to", () => {
+    const out = detectPython(
+      context({
+        "app/__init__.py": '"""The app.\n\nDoes things."""\n',
+        "app/__main__.py": "from .cli import main\nmain()\n",
+        "app/cli.py": 'import argparse\ndef main():\n    p = argparse.ArgumentParser(description="App CLI.")\n    p.add_argument("--port", type=int, default=8080)\n',
+        "src/tool/__main__.py": "from tool.commands import cli\ncli()\n",
+        "src/tool/commands.py": 'import click\n@click.command()\n@click.option("--dry", is_flag=True)\ndef cli(dry):\n    pass\n',
+        "my-app/__main__.py": '"""Hyphen."""\nif __name__ == "__main__":\n    pass\n',
+        "__main__.py": '"""Root."""\n',
+      }),
+    );
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.title, e.description, e.parameters.map((p) => p.name)])).toEqual([
+      ["python-module:app", "python3 -m app", "The app.", "App CLI.", ["port"]],
+      ["python:my-app/__main__.py", "python3 my-app/__main__.py", "Hyphen.", null, []],
+      ["python-module:src.tool", "python3 -m src.tool", "src.tool", null, ["dry"]],
+    ]);
+    expect(out.experiments[0]).toMatchObject({ kind: "python-module", path: "app/__main__.py", command: ["python3", "-m", "app"] });
+  });
+});
+
+describe("python: files read and written", () => {
+  it("reports literal paths only", () => {
+    const src = `
+import pandas as pd, numpy
+import torch, joblib
+from matplotlib import pyplot as plt
+from numpy import save as np_save
+def main():
+    open("a.txt")
+    open("b.txt", "r")
+    open("c.txt", "wb")
+    open(file="d.txt", mode="a")
+    open("e.txt", mode)
+    open(f"{x}.txt", "w")
+    open("https://example.com/x")
+    open("-")
+    pd.read_csv("./data/train.csv")
+    pd.read_parquet(path="data/p.parquet")
+    numpy.load("arr.npy")
+    np_save("out.npy", x)
+    torch.save(model, "model.pt")
+    torch.load("init.pt")
+    joblib.dump(clf, filename="clf.joblib")
+    df.to_csv("results/{}.csv".format(1))
+    df.to_csv("results/out.csv")
+    plt.savefig("fig.png")
+    model.save_pretrained("hf-model")
+${MAIN}`;
+    const [e] = detectPython(context({ "io.py": src })).experiments;
+    expect(e!.inputs).toEqual(["a.txt", "arr.npy", "b.txt", "data/p.parquet", "data/train.csv", "init.pt"]);
+    expect(e!.outputs).toEqual(["c.txt", "clf.joblib", "d.txt", "fig.png", "hf-model", "model.pt", "out.npy", "results/out.csv"]);
+  });
+
+  it("counts the defaults of parameters named as inputs or outputs", () => {
+    const src = `
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--data-dir", default="data/")
+p.add_argument("--input", type=argparse.FileType(), default="in.csv")
+p.add_argument("--output_path", default="out/preds.csv")
+p.add_argument("--model-dir", default="models")
+p.add_argument("--train", default="train.csv")
+p.add_argument("--output-format", default="json")
+${MAIN}`;
+    const [e] = detectPython(context({ "p.py": src })).experiments;
+    expect([e!.inputs, e!.outputs]).toEqual([
+      ["data/", "in.csv"],
+      ["models", "out/preds.csv"],
+    ]);
+  });
+});
+
+describe("python: environment variables", () => {
+  it("reads every form, skips writes, test files and non-literal names", () => {
+    const src = `import os
+from os import environ as env, getenv
+import os as o
+a = os.environ["A"]
+b = os.environ.get("B")
+c = os.environ.get("C", "x")
+d = os.getenv("D")
+e = os.getenv("E", "1")
+f = getenv("F", default=None)
+g = env["G"]
+h = o.environ.setdefault("H", "1")
+os.environ["WRITTEN"] = "1"
+del os.environ["DELETED"]
+os.environ["APPENDED"] += ":x"
+i = os.environ[name]
+j = os.environ.pop("J", None)
+k = os.environ.pop("K")
+`;
+    const out = detectPython(context({ "conf.py": src, "tests/helpers.py": src, "pkg/test_x.py": src, "pkg/x_test.py": src, "conftest.py": src }));
+    expect(out.envVars).toEqual(
+      (
+        [
+          ["A", 4, true],
+          ["B", 5, false],
+          ["C", 6, false],
+          ["D", 7, true],
+          ["E", 8, false],
+          ["F", 9, false],
+          ["G", 10, true],
+          ["H", 11, false],
+          ["APPENDED", 14, true],
+          ["J", 16, false],
+          ["K", 17, true],
+        ] as const
+      ).map(([name, line, required]): EnvVarUse => ({ name, path: "conf.py", line, required })),
+    );
+    expect(out.experiments).toEqual([]);
+  });
+});
+
+describe("python: frameworks", () => {
+  it("names well-known libraries imported at the top level of non-test files", () => {
+    const out = detectPython(
+      context({
+        "a.py": "import torch.nn as nn\nfrom sklearn.linear_model import Ridge\ntry:\n    import pytorch_lightning as pl\nexcept ImportError:\n    pl = None\n",
+        "b.py": "def f():\n    import tensorflow\nfrom . import jax\nimport numpyro\n",
+        "tests/test_a.py": "import flask\n",
+      }),
+    );
+    expect(out.frameworks).toEqual(["PyTorch", "PyTorch Lightning", "scikit-learn"]);
+  });
+});
+
+describe("python literals", () => {
+  it.each([
+    ['"a\\tb"', "a\tb"],
+    ["r'a\\tb'", "a\\tb"],
+    ['"a" \'b\'', "ab"],
+    ['f"{{x}}"', "{x}"],
+    ['f"{x}"', null],
+    ['b"x"', null],
+    ['"\\x41\\u00e9\\101"', "Aé" + "A"],
+    ["1_000", 1000],
+    ["0x10", 16],
+    ["-3", -3],
+    ["1e-3", 0.001],
+    ["2j", null],
+    ["True", true],
+    ["None", null],
+    ["x", undefined],
+  ])("%s", (src, expected) => {
+    const lit = syntax.parse("python", `v = ${src}\n`, (root) => literal(root.firstNamedChild?.firstNamedChild?.childForFieldName("right")))?.value;
+    if (expected === undefined) expect(lit).toBeNull();
+    else if (expected === null && src !== "None") expect(lit).toBeNull();
+    else expect(lit?.value).toEqual(expected);
+  });
+});
