@@ -20,6 +20,11 @@ describe("CRD manifests", () => {
       const n = node as Record<string, unknown>;
       if ("properties" in n || "items" in n) expect(n.type, path).toBeDefined();
       expect(n.additionalProperties, path).not.toBe(false);
+      // The API server refuses unions (anyOf branches with types) and nullable enums.
+      expect(n.anyOf, path).toBeUndefined();
+      expect(n.oneOf, path).toBeUndefined();
+      // A node without a type must keep unknown fields, or it cannot hold anything.
+      if (/\.(properties\.[^.]+|additionalProperties|items)$/.test(path) && !Array.isArray(n) && !("type" in n)) expect(n["x-kubernetes-preserve-unknown-fields"], path).toBe(true);
       for (const [k, v] of Object.entries(n)) walk(v, `${path}.${k}`);
     };
     for (const text of Object.values(rendered)) {
