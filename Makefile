@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: help install run dev test test-unit test-integration test-e2e typecheck build bench bench-runs crds clean
+.PHONY: help install run dev test test-unit test-integration test-e2e typecheck build bench bench-runs bench-analyze crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ build: $(STAMP) ## Compile to dist/
 
 bench: $(STAMP) ## Run the API benchmark (bench/api.ts)
 	npm run bench
+
+bench-analyze: $(STAMP) ## Run the analyzer benchmark (bench/analyze.ts; 20k generated files and this project)
+	npm run bench:analyze
 
 bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi

@@ -58,12 +58,14 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
       progress(`time budget spent: skipping ${name}`);
       continue;
     }
+    const t0 = Date.now();
     const out = detect(ctx);
+    const ms = Date.now() - t0;
     experiments.push(...out.experiments);
     frameworks.push(...(out.frameworks ?? []));
     for (const use of out.envVars) mergeEnvVar(envVars, use);
     if (out.experiments.length || out.envVars.length) {
-      progress(`${name}: ${out.experiments.length} experiment(s), ${new Set(out.envVars.map((e) => e.name)).size} environment variable(s)`);
+      progress(`${name}: ${out.experiments.length} experiment(s), ${new Set(out.envVars.map((e) => e.name)).size} environment variable(s) (${ms} ms)`);
     }
   }
   const unique = dedupe(experiments);

@@ -1,0 +1,132 @@
+// Analyzer benchmark: `make bench-analyze` (or `npm run bench:analyze`).
+//
+// Generates a large repository (BENCH_FILES files, about BENCH_LINES lines in
+// all: Python with argparse and environment variables, JavaScript, Go,
+// Markdown, a few packages and Makefiles) and also takes this project's own
+// tracked files (git archive HEAD). For each it runs, in a fresh child process
+// so peak memory is the analyzer's own:
+//   - the analyzer (codeplane analyze), and
+//   - the baseline: the same walk reading every file and counting its lines,
+//     which is the least any analyzer that looks at every file must do.
+// Prints wall time, files/s, lines/s, peak RSS, and the ratio analyzer / baseline.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const LINES = Number(process.env.BENCH_LINES ?? 2_000_000);
+const here = import.meta.dirname;
+
+interface Measure {
+  ms: number;
+  maxRssMiB: number;
+  files: number;
+  lines: number;
+  experiments?: number;
+  envVars?: number;
+}
+
+async function child(mode: string, dir: string): Promise<void> {
+  const started = performance.now();
+  let out: Omit<Measure, "ms" | "maxRssMiB">;
+  if (mode === "analyzer") {
+    const { analyzeRepository } = await import("../src/analyzer/analyze.ts");
+    const r = await analyzeRepository(dir, { timeBudgetMs: 30 * 60_000, onProgress: (m) => process.stderr.write(`${m}\n`) });
+    out = {
+      files: r.stats.files_scanned,
+      lines: r.repo_summary.languages.reduce((n, l) => n + l.lines, 0),
+      experiments: r.experiments.length,
+      envVars: r.env_vars.length,
+    };
+  } else {
+    const { walk, FileReader, countLines } = await import("../src/analyzer/files.ts");
+    const listing = walk(dir);
+    const reader = new FileReader(dir);
+    let lines = 0;
+    for (const f of listing.files) lines += countLines(reader.readText(f) ?? "");
+    out = { files: listing.files.length, lines };
+  }
+  const ms = performance.now() - started;
+  process.stdout.write(JSON.stringify({ ...out, ms, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+}
+
+function measure(mode: "analyzer" | "baseline", dir: string): Measure {
+  const r = spawnSync(process.execPath, [path.join(here, "analyze.ts"), "--child", mode, dir], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${mode} failed: ${r.stderr}`);
+  if (process.env.BENCH_VERBOSE) process.stderr.write(r.stderr);
+  return JSON.parse(r.stdout) as Measure;
+}
+
+function generate(dir: string): void {
+  const linesPerFile = Math.max(10, Math.round(LINES / FILES));
+  const body = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join("\n") + "\n";
+  for (let i = 0; i < FILES; i++) {
+    const pkg = path.join(dir, `pkg${Math.floor(i / 200)}`, `mod${Math.floor(i / 20) % 10}`);
+    mkdirSync(pkg, { recursive: true });
+    const kind = i % 10;
+    const filler = linesPerFile - 12;
+    if (kind < 5) {
+      const main = i % 50 === 0;
+      writeFileSync(
+        path.join(pkg, `m${i}.py`),
+        `"""Module ${i}."""\nimport os\nimport argparse\n\n` +
+          body(filler, (k) => `def f${k}(x):\n    return x * ${k} + len(os.environ.get("OPT_${k % 7}", ""))`.split("\n")[k % 2]!) +
+          `TOKEN = os.environ["TOKEN_${i % 13}"]\n` +
+          (main
+            ? `if __name__ == "__main__":\n    p = argparse.ArgumentParser(description="job ${i}")\n    p.add_argument("--n", type=int, default=${i})\n    p.add_argument("--mode", choices=["a", "b"], default="a")\n    p.parse_args()\n`
+            : "\n"),
+      );
+    } else if (kind < 8) {
+      writeFileSync(path.join(pkg, `m${i}.js`), `"use strict";\n` + body(filler + 8, (k) => `const v${k} = process.env.JS_${k % 5} ?? "${k}";`) + `module.exports = { v0 };\n`);
+    } else if (kind === 8) {
+      writeFileSync(path.join(pkg, `m${i}.go`), `package mod\n\nimport "os"\n\n` + body(filler + 6, (k) => `var V${k} = os.Getenv("GO_${k % 3}")`) + "\n");
+    } else {
+      writeFileSync(path.join(pkg, `n${i}.md`), `# Note ${i}\n\n` + body(filler + 10, (k) => `Line ${k} of a note about module ${i}.`));
+    }
+    if (i % 1000 === 0) {
+      writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: `p${i}`, scripts: { start: "node index.js", test: "node --test" } }));
+      writeFileSync(path.join(pkg, "Makefile"), `EPOCHS ?= 3\n.PHONY: train\ntrain: ## train it\n\tpython3 m${i}.py --n $(EPOCHS)\n`);
+    }
+  }
+}
+
+function row(name: string, a: Measure, b: Measure): string {
+  const fps = (m: Measure) => Math.round((m.files / m.ms) * 1000);
+  return [
+    `${name}: ${a.files} files, ${a.lines} lines; ${a.experiments} experiments, ${a.envVars} env vars`,
+    `  analyzer  ${(a.ms / 1000).toFixed(2)} s  ${fps(a)} files/s  ${Math.round((a.lines / a.ms) * 1000)} lines/s  peak RSS ${a.maxRssMiB.toFixed(0)} MiB`,
+    `  baseline  ${(b.ms / 1000).toFixed(2)} s  ${fps(b)} files/s  ${Math.round((b.lines / b.ms) * 1000)} lines/s  peak RSS ${b.maxRssMiB.toFixed(0)} MiB  (walk + read + count lines)`,
+    `  ratio     time ${(a.ms / b.ms).toFixed(2)}x the baseline, memory ${(a.maxRssMiB / b.maxRssMiB).toFixed(2)}x`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), "cp-bench-analyze-"));
+  try {
+    const big = path.join(work, "generated");
+    mkdirSync(big);
+    const t = performance.now();
+    generate(big);
+    process.stdout.write(`generated ${FILES} files in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+    const self = path.join(work, "self");
+    mkdirSync(self);
+    execFileSync("sh", ["-c", `git -C "${path.join(here, "..")}" archive HEAD | tar -x -C "${self}"`]);
+    for (const [name, dir] of [
+      ["generated", big],
+      ["this project", self],
+    ] as const) {
+      // Baseline first so the analyzer does not profit from a cache the baseline warmed... and
+      // then again after, so neither does the baseline: the faster of its two runs counts.
+      const b1 = measure("baseline", dir);
+      const a = measure("analyzer", dir);
+      const b2 = measure("baseline", dir);
+      process.stdout.write(`${row(name, a, b1.ms <= b2.ms ? b1 : b2)}\n`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "--child") await child(process.argv[3]!, process.argv[4]!);
+else await main();
