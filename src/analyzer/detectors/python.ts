@@ -27,6 +27,8 @@ const FRAMEWORKS: Record<string, string> = {
   pytorch_lightning: "PyTorch Lightning",
 };
 
+const FRAMEWORK_MODULES = Object.keys(FRAMEWORKS);
+
 export function frameworksOf(modules: readonly string[]): string[] {
   return modules.map((m) => FRAMEWORKS[m.split(".")[0]!]).filter((f): f is string => f !== undefined);
 }
@@ -66,6 +68,10 @@ export const detectPython: Detector = (ctx) => {
     if (source === null) continue;
     const test = isTestFile(file.path);
     const pkg = mainPackage(file.path);
+    // Most files are not runnable, read no environment variable and import no
+    // notable library; a look at the text spares parsing them (what is parsed
+    // is still decided by the tree, never by the text).
+    if (pkg === null && !source.includes("__main__") && (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))) continue;
     const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
       const imports = readImports(root);
       const runnable = pkg !== null || mainBlock(root) !== null;
