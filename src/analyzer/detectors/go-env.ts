@@ -10,6 +10,8 @@ import { goString } from "./go-literals.ts";
 
 export function goEnvUses(root: Node, path: string, osAlias: string, cmpAlias: string | null): EnvVarUse[] {
   const out: EnvVarUse[] = [];
+  // Comparisons per scope, found once: a file of many Getenv calls would otherwise walk its tree once per call.
+  const comparisons = new Map<number, Node[]>();
   for (const call of descendants(root, "call_expression")) {
     const fn = call.childForFieldName("function");
     if (fn?.type !== "selector_expression" || fn.childForFieldName("operand")?.text !== osAlias) continue;
@@ -17,7 +19,7 @@ export function goEnvUses(root: Node, path: string, osAlias: string, cmpAlias: s
     if (method !== "Getenv" && method !== "LookupEnv") continue;
     const name = goString(argumentsOf(call)[0]);
     if (!name || name.length > 256 || /\s/.test(name)) continue;
-    out.push({ name, path, line: lineOf(call), required: method === "Getenv" && !handlesEmpty(call, cmpAlias) });
+    out.push({ name, path, line: lineOf(call), required: method === "Getenv" && !handlesEmpty(call, cmpAlias, comparisons) });
   }
   return out;
 }
@@ -33,7 +35,7 @@ function unparenParent(node: Node): { node: Node; parent: Node | null } {
   return { node: n, parent: n.parent };
 }
 
-function handlesEmpty(call: Node, cmpAlias: string | null): boolean {
+function handlesEmpty(call: Node, cmpAlias: string | null, comparisons: Map<number, Node[]>): boolean {
   const { node, parent } = unparenParent(call);
   if (!parent) return false;
   if (parent.type === "binary_expression") return isComparison(parent) && !guardStops(parent);
@@ -50,7 +52,10 @@ function handlesEmpty(call: Node, cmpAlias: string | null): boolean {
     const names = holder.type === "var_spec" ? holder.childrenForFieldName("name").filter((n): n is Node => n !== null) : children(holder.childForFieldName("left") ?? holder);
     const target = names[values.findIndex((v) => v.equals(node))];
     if (target?.type !== "identifier") return false;
-    return testedInScope(scopeOf(holder), target.text);
+    const scope = scopeOf(holder);
+    let inScope = comparisons.get(scope.id);
+    if (!inScope) comparisons.set(scope.id, (inScope = descendants(scope, "binary_expression")));
+    return testedInScope(inScope, target.text);
   }
   return false;
 }
@@ -66,8 +71,8 @@ function scopeOf(node: Node): Node {
 }
 
 /** A comparison of v (or len(v)) somewhere in scope that is not just a guard stopping the program. */
-function testedInScope(scope: Node, name: string): boolean {
-  for (const b of descendants(scope, "binary_expression")) {
+function testedInScope(comparisons: readonly Node[], name: string): boolean {
+  for (const b of comparisons) {
     const op = b.childForFieldName("operator")?.text ?? "";
     const sides = [b.childForFieldName("left"), b.childForFieldName("right")];
     const tests = (isComparison(b) && sides.some((s) => s?.type === "identifier" && s.text === name)) || (["==", "!=", ">", "<", ">=", "<="].includes(op) && sides.some((s) => isLenOf(s, name)));
