@@ -43,6 +43,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
       const f = byPath.get(path);
       return f ? reader.readText(f) : null;
     },
+    isBinary: (path) => reader.isBinary(path),
     syntax,
     outOfTime: () => {
       if (!timedOut && Date.now() > deadline) timedOut = true;

@@ -14,6 +14,8 @@ export interface AnalyzerContext {
   readonly byPath: ReadonlyMap<string, RepoFile>;
   /** UTF-8 text, or null when binary, too large or past the read budget. Cached. */
   readText(path: string): string | null;
+  /** After readText returned null: whether the file held binary data (rather than being too large). */
+  isBinary?(path: string): boolean;
   readonly syntax: Syntax;
   /** True once the analysis's time budget is spent: stop and return what was found. */
   outOfTime(): boolean;

@@ -123,6 +123,7 @@ export class FileReader {
   #readBytes = 0;
   readonly skipped = { binary: 0, too_large: 0 };
   #refused = new Set<string>();
+  #binary = new Set<string>();
   budgetExhausted = false;
 
   constructor(root: string, limits: WalkLimits = DEFAULT_LIMITS) {
@@ -154,7 +155,12 @@ export class FileReader {
     return buf.toString("utf8");
   }
 
+  isBinary(path: string): boolean {
+    return this.#binary.has(path);
+  }
+
   #refuse(file: RepoFile, why: "binary" | "too_large") {
+    if (why === "binary") this.#binary.add(file.path);
     if (this.#refused.has(file.path)) return;
     this.#refused.add(file.path);
     this.skipped[why] += 1;

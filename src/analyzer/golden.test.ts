@@ -23,7 +23,8 @@ function comparable(r: AnalyzerResult) {
 
 let syntax: Syntax;
 beforeAll(async () => {
-  syntax = await Syntax.load();
+  // A generous per-file parse budget: golden output must not depend on how busy the machine is.
+  syntax = await Syntax.load({ timeoutMsPerFile: 60_000 });
 });
 
 describe("analyzer golden fixtures", () => {

@@ -79,7 +79,7 @@ export const repoSummarySchema = z.object({
   frameworks: z.array(z.string().max(128)).max(128).meta({ description: "Notable libraries and frameworks found in the manifests." }),
   truncated: z.boolean().meta({ description: "A size or time budget was reached: some files were not looked at." }),
   skipped: z.object({
-    binary: z.int().min(0),
+    binary: z.int().min(0).meta({ description: "Files that were to be read (source, manifests, READMEs) but hold binary data." }),
     too_large: z.int().min(0),
     symlinks: z.int().min(0),
     unparsable: z.int().min(0),

@@ -152,7 +152,7 @@ export function countLanguages(ctx: AnalyzerContext): LanguageCount {
       if (text !== null) {
         language ??= languageOfShebang(text);
         lines = countLines(text);
-      }
+      } else if (ctx.isBinary?.(file.path)) continue; // a name is not a language when the bytes say otherwise
     }
     if (language === null) continue;
     const stat = stats.get(language) ?? { name: language, files: 0, lines: 0, bytes: 0 };

@@ -247,6 +247,10 @@ describe("operations endpoints", () => {
       "/v1/environment-variables/{env_var_id}",
       "/v1/repositories",
       "/v1/repositories/{repository_id}",
+      "/v1/repositories/{repository_id}/analysis",
+      "/v1/repositories/{repository_id}/analysis/{commit_hash}",
+      "/v1/repositories/{repository_id}/analysis/{commit_hash}/cancel",
+      "/v1/repositories/{repository_id}/analysis/{commit_hash}/logs/stream",
       "/v1/repositories/{repository_id}/files",
       "/v1/repositories/{repository_id}/files/{path}",
       "/v1/repositories/{repository_id}/refs",
@@ -259,6 +263,10 @@ describe("operations endpoints", () => {
       "/v1/runs/{run_id}/logs/stream",
     ]);
     expect(doc.components.schemas.Repository).toBeDefined();
+    expect(doc.components.schemas.Analysis).toBeDefined();
+    // One analysis per commit: a repeated POST answers 200 with the existing one.
+    expect(doc.paths["/v1/repositories/{repository_id}/analysis/{commit_hash}"].post.responses).toHaveProperty("200");
+    expect(doc.paths["/v1/repositories/{repository_id}/analysis/{commit_hash}"].post.responses).toHaveProperty("201");
     expect(doc.paths["/v1/repositories"].post.responses["422"]).toBeDefined();
     const docs = await fetch(`${svc.url}/docs`);
     expect(docs.headers.get("content-type")).toContain("text/html");
