@@ -1,25 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "./detector.ts";
-import type { RepoFile } from "./files.ts";
-import type { Syntax } from "./syntax.ts";
 import { countLanguages, languageOfPath, languageOfShebang } from "./summary-languages.ts";
+import { memoryContext, type MemoryFile } from "./memory-context.ts";
 
-interface MemoryFile {
-  text: string | null;
-  size?: number;
-  executable?: boolean;
-}
 
-function context(files: Record<string, string | MemoryFile>, outOfTime: () => boolean = () => false): AnalyzerContext {
-  const get = (p: string): MemoryFile => {
-    const f = files[p]!;
-    return typeof f === "string" ? { text: f } : f;
-  };
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: get(path).size ?? Buffer.byteLength(get(path).text ?? ""), executable: get(path).executable ?? false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => get(p).text, syntax: null as unknown as Syntax, outOfTime };
-}
+const context = (files: Record<string, string | MemoryFile>, outOfTime: () => boolean = () => false) => memoryContext(files, { outOfTime });
 
 describe("languageOfPath", () => {
   it.each([

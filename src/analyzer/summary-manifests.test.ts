@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "./detector.ts";
-import type { RepoFile } from "./files.ts";
-import type { Syntax } from "./syntax.ts";
 import { findManifests, manifestFrameworks, mergeFrameworks, requirementName } from "./summary-manifests.ts";
+import { memoryContext } from "./memory-context.ts";
 
-function context(files: Record<string, string | null>): AnalyzerContext {
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: 1, executable: false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax: null as unknown as Syntax, outOfTime: () => false };
-}
+const context = (files: Record<string, string | null>) => memoryContext(files);
 
 describe("findManifests", () => {
   it("lists manifests anywhere, sorted", () => {

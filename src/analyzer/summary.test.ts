@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "./detector.ts";
-import type { RepoFile } from "./files.ts";
 import type { Experiment } from "./model.ts";
 import { repoSummarySchema } from "./model.ts";
 import { buildRepoSummary } from "./summary.ts";
-import type { Syntax } from "./syntax.ts";
+import { memoryContext } from "./memory-context.ts";
 
-function context(files: Record<string, string>): AnalyzerContext {
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: Buffer.byteLength(files[path]!), executable: false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax: null as unknown as Syntax, outOfTime: () => false };
-}
+const context = (files: Record<string, string>) => memoryContext(files);
 
 const experiment = (id: string, path: string, entry: string): Experiment => ({
   id,

@@ -1,24 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "../detector.ts";
-import type { RepoFile } from "../files.ts";
-import type { Syntax } from "../syntax.ts";
 import { detectDotenv, templateKeys } from "./dotenv.ts";
+import { memoryContext } from "../memory-context.ts";
 
-function context(files: Record<string, string | null>, outOfTime = () => false): AnalyzerContext {
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: files[path]?.length ?? 10, executable: false }));
-  return {
-    files: list,
-    byPath: new Map(list.map((f) => [f.path, f])),
-    readText: (path) => {
-      if (path.endsWith("/.env") || path === ".env") throw new Error("the real .env must never be read");
-      return files[path] ?? null;
-    },
-    syntax: null as unknown as Syntax,
+const context = (files: Record<string, string | null>, outOfTime = () => false) =>
+  memoryContext(files, {
     outOfTime,
-  };
-}
+    onRead: (path) => {
+      if (path.endsWith("/.env") || path === ".env") throw new Error("the real .env must never be read");
+    },
+  });
 
 describe("templateKeys", () => {
   it.each<[string, string, { name: string; line: number }[]]>([

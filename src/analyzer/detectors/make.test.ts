@@ -1,23 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "../detector.ts";
-import type { RepoFile } from "../files.ts";
 import type { Parameter } from "../model.ts";
-import type { Syntax } from "../syntax.ts";
 import { detectMake } from "./make.ts";
+import { memoryContext } from "../memory-context.ts";
 
 // In-memory repository: path → text (null = unreadable, like a binary file).
-function context(files: Record<string, string | null>, outOfTime = () => false): AnalyzerContext {
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: files[path]?.length ?? 10, executable: false }));
-  return {
-    files: list,
-    byPath: new Map(list.map((f) => [f.path, f])),
-    readText: (path) => files[path] ?? null,
-    syntax: null as unknown as Syntax, // the make detector parses by itself
-    outOfTime,
-  };
-}
+const context = (files: Record<string, string | null>, outOfTime = () => false) => memoryContext(files, { outOfTime });
 
 const param = (name: string, value: Parameter["value"], category: Parameter["category"] = "string", description: string | null = null): Parameter => ({
   name,

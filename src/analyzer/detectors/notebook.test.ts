@@ -1,20 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "../detector.ts";
 import type { Parameter } from "../model.ts";
 import { Syntax } from "../syntax.ts";
 import { detectNotebook } from "./notebook.ts";
+import { memoryContext } from "../memory-context.ts";
 
 let syntax: Syntax;
 beforeAll(async () => {
   syntax = await Syntax.load();
 });
 
-function context(files: Record<string, string | null>, outOfTime = () => false): AnalyzerContext {
-  const list = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: files[path]?.length ?? 0, executable: false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax, outOfTime };
-}
+const context = (files: Record<string, string | null>, outOfTime = () => false) => memoryContext(files, { syntax, outOfTime });
 
 interface CellSpec {
   type?: "code" | "markdown" | "raw";

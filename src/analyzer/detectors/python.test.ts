@@ -1,22 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "../detector.ts";
 import type { EnvVarUse, Experiment, Parameter } from "../model.ts";
 import { Syntax } from "../syntax.ts";
 import { literal } from "./python-literals.ts";
 import { detectPython } from "./python.ts";
+import { memoryContext } from "../memory-context.ts";
 
 let syntax: Syntax;
 beforeAll(async () => {
   syntax = await Syntax.load();
 });
 
-/** A context over in-memory files; null stands for a file that cannot be read (binary, too large). */
-function context(files: Record<string, string | null>, outOfTime = () => false): AnalyzerContext {
-  const list = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: files[path]?.length ?? 0, executable: false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax, outOfTime };
-}
+const context = (files: Record<string, string | null>, outOfTime = () => false) => memoryContext(files, { syntax, outOfTime });
 
 const param = (p: Partial<Parameter> & { name: string }): Parameter => ({
   value: null,

@@ -1,30 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AnalyzerContext } from "../detector.ts";
-import type { RepoFile } from "../files.ts";
 import type { Parameter } from "../model.ts";
 import { Syntax } from "../syntax.ts";
 import { detectShell, shebangInterpreter } from "./shell.ts";
+import { memoryContext, type MemoryFile } from "../memory-context.ts";
 
 let syntax: Syntax;
 beforeAll(async () => {
   syntax = await Syntax.load();
 });
 
-interface MemoryFile {
-  text: string | null;
-  executable?: boolean;
-}
 
-function context(files: Record<string, string | MemoryFile>, outOfTime = () => false): AnalyzerContext {
-  const get = (path: string): MemoryFile | undefined => {
-    const f = files[path];
-    return typeof f === "string" ? { text: f } : f;
-  };
-  const list: RepoFile[] = Object.keys(files)
-    .sort()
-    .map((path) => ({ path, size: get(path)?.text?.length ?? 10, executable: get(path)?.executable ?? false }));
-  return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => get(p)?.text ?? null, syntax, outOfTime };
-}
+const context = (files: Record<string, string | MemoryFile>, outOfTime = () => false) => memoryContext(files, { syntax, outOfTime });
 
 const positional = (n: number, value: Parameter["value"], required: boolean, category: Parameter["category"] = "string"): Parameter => ({
   name: `arg${n}`,
