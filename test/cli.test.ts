@@ -152,3 +152,37 @@ describe("codeplane serve", () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 });
+
+describe("codeplane analyze", () => {
+  const fixture = new URL("./fixtures/analyzer/mixed/repo", import.meta.url).pathname;
+
+  it("prints the analysis of a folder as JSON without any configuration", async () => {
+    const { stdout, stderr, code } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--language", "ja"], { env: { PATH: process.env.PATH ?? "" } }).then(
+      (r) => ({ ...r, code: 0 }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ version: 1, repo_summary: { language: "ja" }, primary_ids: ["python:train.py", "make:train", "make:serve"] });
+    expect(stderr).toMatch(/^listed \d+ files/m);
+  });
+
+  it("with --frames writes progress and the result as log frames the controller can read back", async () => {
+    const { stdout } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--frames"], { env: { PATH: process.env.PATH ?? "" } });
+    const { parseAnalyzerOutput } = await import("../src/controller/analyzer-output.ts");
+    const { checkAnalyzerResult } = await import("../src/controller/analysis-observation.ts");
+    const check = checkAnalyzerResult(parseAnalyzerOutput(stdout).document);
+    expect(check.ok).toBe(true);
+    expect(stdout.trimEnd().split("\n").at(-1)).toMatch(/^@cp1 \d+ x \S+ \{"code":0,"signal":null\}$/);
+  });
+
+  it.each([
+    [["analyze"], 2],
+    [["analyze", ".", "--language", "fr"], 2],
+    [["analyze", ".", "--nope"], 2],
+  ])("refuses bad arguments %j with exit %i", async (args, exit) => {
+    const r = await cli(...args);
+    expect(r.code).toBe(exit);
+    expect(r.stderr).toMatch(/usage: codeplane analyze/);
+  });
+});
