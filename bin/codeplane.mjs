@@ -1,9 +1,19 @@
 #!/usr/bin/env node
 // Runs the compiled CLI when the package was built (npm pack, container
 // images), and the TypeScript source directly otherwise: Node 24 strips types.
+// `analyze` (what every analysis pod runs) goes straight to the analyzer: it
+// needs none of the service, whose imports cost about a second to load.
 import { existsSync } from "node:fs";
 
-const compiled = new URL("../dist/main.js", import.meta.url);
-const entry = existsSync(compiled) ? compiled : new URL("../src/main.ts", import.meta.url);
-const { runCli } = await import(entry.href);
-process.exitCode = await runCli(process.argv.slice(2), process.env);
+const [command, ...rest] = process.argv.slice(2);
+const pick = (compiled, source) => {
+  const built = new URL(`../dist/${compiled}`, import.meta.url);
+  return (existsSync(built) ? built : new URL(`../src/${source}`, import.meta.url)).href;
+};
+if (command === "analyze") {
+  const { analyzeCommand } = await import(pick("analyzer/cli.js", "analyzer/cli.ts"));
+  process.exitCode = await analyzeCommand(rest);
+} else {
+  const { runCli } = await import(pick("main.js", "main.ts"));
+  process.exitCode = await runCli(process.argv.slice(2), process.env);
+}

@@ -45,7 +45,7 @@ describe("buildAnalysisJob", () => {
   it("runs the analyzer with framed output, the requested language and a budget inside the deadline", () => {
     expect(pod.containers[0]!.command).toEqual([
       "node",
-      "/app/src/main.ts",
+      "/app/bin/codeplane.mjs",
       "analyze",
       "/workspace/src",
       "--frames",

@@ -11,8 +11,8 @@ import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedPodSecurity, SO
 // variables or credentials beyond the clone URL. The analyzer writes framed
 // progress and its result to its log, which the controller reads back.
 
-/** Where the codeplane image keeps its CLI. */
-export const CODEPLANE_MAIN_IN_IMAGE = "/app/src/main.ts";
+/** Where the codeplane image keeps its CLI (`codeplane`). */
+export const CODEPLANE_CLI_IN_IMAGE = "/app/bin/codeplane.mjs";
 
 export interface AnalysisJobInput {
   analysis: { name: string; namespace: string; uid: string; spec: AnalysisSpec };
@@ -58,7 +58,7 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
     imagePullPolicy: images.pullPolicy,
     command: [
       "node",
-      CODEPLANE_MAIN_IN_IMAGE,
+      CODEPLANE_CLI_IN_IMAGE,
       "analyze",
       SOURCE_DIR,
       "--frames",
