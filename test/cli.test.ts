@@ -180,6 +180,7 @@ describe("codeplane analyze", () => {
     [["analyze"], 2],
     [["analyze", ".", "--language", "fr"], 2],
     [["analyze", ".", "--nope"], 2],
+    [["analyze", ".", "--threads", "3"], 2],
   ])("refuses bad arguments %j with exit %i", async (args, exit) => {
     const r = await cli(...args);
     expect(r.code).toBe(exit);

@@ -1,8 +1,10 @@
-import type { AnalyzerContext } from "./detector.ts";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import { DETECTORS } from "./detectors/index.ts";
-import { DEFAULT_LIMITS, FileReader, walk, type RepoFile, type WalkLimits } from "./files.ts";
+import { DEFAULT_LIMITS, FileReader, walk, type WalkLimits } from "./files.ts";
 import { analyzerResultSchema, type AnalyzerResult, type EnvVarUse, type Experiment } from "./model.ts";
 import { rankExperiments } from "./rank.ts";
+import { analyzerContext, runDetectors, type DetectorOutputs, type WorkerMessage, type WorkerTask } from "./run-detectors.ts";
 import { buildRepoSummary } from "./summary.ts";
 import { Syntax } from "./syntax.ts";
 
@@ -18,9 +20,19 @@ export interface AnalyzeOptions {
   onProgress?: (message: string) => void;
   /** Loaded once per process when analysing many repositories (benchmarks, tests). */
   syntax?: Syntax;
+  /**
+   * Run the Python and notebook detectors in a worker thread while the rest
+   * run here. Default: when the machine has more than one core and the
+   * repository has at least PARALLEL_MIN_FILES files (below that a worker's
+   * start-up costs more than it saves). The result is the same either way.
+   */
+  parallel?: boolean;
 }
 
 const README_RE = /^readme(\.(md|markdown|rst|txt))?$/i;
+export const PARALLEL_MIN_FILES = 1000;
+/** The detectors a worker takes: together about half the work on a typical large repository. */
+const WORKER_DETECTORS = new Set(["python", "notebook"]);
 
 export async function analyzeRepository(root: string, options: AnalyzeOptions = {}): Promise<AnalyzerResult> {
   const started = Date.now();
@@ -34,42 +46,44 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const syntax = options.syntax ?? (await Syntax.load());
   const unparsableBefore = syntax.unparsable;
   const parsedBefore = syntax.parsed;
-  const byPath = new Map<string, RepoFile>(listing.files.map((f) => [f.path, f]));
-  let timedOut = false;
-  const ctx: AnalyzerContext = {
-    files: listing.files,
-    byPath,
-    readText: (path) => {
-      const f = byPath.get(path);
-      return f ? reader.readText(f) : null;
-    },
-    isBinary: (path) => reader.isBinary(path),
-    syntax,
-    outOfTime: () => {
-      if (!timedOut && Date.now() > deadline) timedOut = true;
-      return timedOut;
-    },
-  };
+  const ctx = analyzerContext(root, listing.files, reader, syntax, deadline);
+
+  const parallel = options.parallel ?? (availableParallelism() > 1 && listing.files.length >= PARALLEL_MIN_FILES);
+  const here = new Set(DETECTORS.map((d) => d.name).filter((n) => !parallel || !WORKER_DETECTORS.has(n)));
+  const worker = parallel ? startWorker({ root, files: listing.files, limits, deadline, names: [...WORKER_DETECTORS] }, progress) : null;
+  const outputs: DetectorOutputs = runDetectors(ctx, here, progress);
+  let workerTimedOut = false;
+  let workerParsed = 0;
+  let workerUnparsable = 0;
+  if (worker) {
+    const done = await worker;
+    if (done.kind === "done") {
+      outputs.push(...done.outputs);
+      reader.absorb(done.refusals);
+      if (done.budgetExhausted) reader.budgetExhausted = true;
+      workerTimedOut = done.timedOut;
+      workerParsed = done.parsed;
+      workerUnparsable = done.unparsable;
+    } else {
+      // A worker that could not start or died: the same detectors, here.
+      progress(`parallel analysis failed (${done.message}); continuing in one thread`);
+      outputs.push(...runDetectors(ctx, WORKER_DETECTORS, progress));
+    }
+  }
 
   const experiments: Experiment[] = [];
   const envVars = new Map<string, EnvVarUse>();
   const frameworks: string[] = [];
-  for (const { name, detect } of DETECTORS) {
-    if (ctx.outOfTime()) {
-      progress(`time budget spent: skipping ${name}`);
-      continue;
-    }
-    const t0 = Date.now();
-    const out = detect(ctx);
-    const ms = Date.now() - t0;
+  const byName = new Map(outputs);
+  for (const { name } of DETECTORS) {
+    const out = byName.get(name);
+    if (!out) continue;
     experiments.push(...out.experiments);
     frameworks.push(...(out.frameworks ?? []));
     for (const use of out.envVars) mergeEnvVar(envVars, use);
-    if (out.experiments.length || out.envVars.length) {
-      progress(`${name}: ${out.experiments.length} experiment(s), ${new Set(out.envVars.map((e) => e.name)).size} environment variable(s) (${ms} ms)`);
-    }
   }
   const unique = dedupe(experiments);
+  const timedOut = ctx.timedOut() || workerTimedOut;
 
   const readmeFile = listing.files.find((f) => !f.path.includes("/") && README_RE.test(f.path));
   const readme = (readmeFile && reader.readText(readmeFile)) || "";
@@ -80,7 +94,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     frameworks,
     experiments: unique,
     truncated,
-    skipped: { ...reader.skipped, symlinks: listing.symlinks, unparsable: syntax.unparsable - unparsableBefore },
+    skipped: { ...reader.skipped, symlinks: listing.symlinks, unparsable: syntax.unparsable - unparsableBefore + workerUnparsable },
   });
   const result: AnalyzerResult = {
     version: 1,
@@ -88,7 +102,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     experiments: unique.slice(0, 1000),
     primary_ids: rankExperiments(unique, readme),
     env_vars: [...envVars.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 1000),
-    stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore, duration_ms: Date.now() - started },
+    stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + workerParsed, duration_ms: Date.now() - started },
   };
   progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);
   // Our own output must pass the check the controller will apply.
@@ -106,4 +120,33 @@ function mergeEnvVar(into: Map<string, EnvVarUse>, use: EnvVarUse): void {
 function dedupe(experiments: Experiment[]): Experiment[] {
   const seen = new Set<string>();
   return experiments.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true)));
+}
+
+function startWorker(task: WorkerTask, progress: (message: string) => void): Promise<Exclude<WorkerMessage, { kind: "progress" }>> {
+  // The source runs as .ts (type stripping), a build as .js: the worker is the sibling file of this one.
+  const file = new URL(import.meta.url.endsWith(".ts") ? "./detector-worker.ts" : "./detector-worker.js", import.meta.url);
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (m: Exclude<WorkerMessage, { kind: "progress" }>) => {
+      if (settled) return;
+      settled = true;
+      resolve(m);
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(file, { workerData: task });
+    } catch (err) {
+      settle({ kind: "error", message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    worker.on("message", (m: WorkerMessage) => {
+      if (m.kind === "progress") progress(m.message);
+      else {
+        settle(m);
+        void worker.terminate();
+      }
+    });
+    worker.on("error", (err) => settle({ kind: "error", message: err.message }));
+    worker.on("exit", (code) => settle({ kind: "error", message: `worker exited with code ${code}` }));
+  });
 }

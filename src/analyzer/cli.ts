@@ -8,7 +8,7 @@ import { analyzeRepository } from "./analyze.ts";
 // (no shared volume, no write access to the API); without it, the result is
 // printed as JSON for a person at a terminal.
 
-export const ANALYZE_USAGE = "codeplane analyze <dir> [--language en|ja] [--time-budget-seconds N] [--frames]";
+export const ANALYZE_USAGE = "codeplane analyze <dir> [--language en|ja] [--time-budget-seconds N] [--threads 1|2] [--frames]";
 
 export async function analyzeCommand(args: string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
   let parsed;
@@ -17,7 +17,7 @@ export async function analyzeCommand(args: string[], out: NodeJS.WritableStream 
       args,
       allowPositionals: true,
       strict: true,
-      options: { language: { type: "string", default: "en" }, frames: { type: "boolean", default: false }, "time-budget-seconds": { type: "string" } },
+      options: { language: { type: "string", default: "en" }, frames: { type: "boolean", default: false }, "time-budget-seconds": { type: "string" }, threads: { type: "string" } },
     });
   } catch (err) {
     process.stderr.write(`codeplane analyze: ${err instanceof Error ? err.message : String(err)}\nusage: ${ANALYZE_USAGE}\n`);
@@ -26,7 +26,8 @@ export async function analyzeCommand(args: string[], out: NodeJS.WritableStream 
   const { values, positionals } = parsed;
   const language = values.language;
   const budget = values["time-budget-seconds"] === undefined ? undefined : Number(values["time-budget-seconds"]);
-  if (positionals.length !== 1 || (language !== "en" && language !== "ja") || (budget !== undefined && !(budget > 0))) {
+  const threads = values.threads;
+  if (positionals.length !== 1 || (language !== "en" && language !== "ja") || (budget !== undefined && !(budget > 0)) || (threads !== undefined && threads !== "1" && threads !== "2")) {
     process.stderr.write(`usage: ${ANALYZE_USAGE}\n`);
     return 2;
   }
@@ -36,6 +37,7 @@ export async function analyzeCommand(args: string[], out: NodeJS.WritableStream 
     const result = await analyzeRepository(positionals[0]!, {
       language,
       ...(budget !== undefined && { timeBudgetMs: budget * 1000 }),
+      ...(threads !== undefined && { parallel: threads === "2" }),
       onProgress: say,
     });
     if (frames) {

@@ -116,6 +116,11 @@ export function walk(root: string, limits: WalkLimits = DEFAULT_LIMITS): WalkRes
   return { files, symlinks, truncated };
 }
 
+export interface Refusals {
+  binary: string[];
+  too_large: string[];
+}
+
 /** Reads files within the limits and tells text from binary; counts what it refused. */
 export class FileReader {
   readonly #root: string;
@@ -159,7 +164,19 @@ export class FileReader {
     return this.#binary.has(path);
   }
 
-  #refuse(file: RepoFile, why: "binary" | "too_large") {
+  /** What this reader refused, by path, so another reader (in another thread) can take it over. */
+  refusals(): Refusals {
+    const binary = [...this.#binary];
+    return { binary, too_large: [...this.#refused].filter((p) => !this.#binary.has(p)) };
+  }
+
+  /** Counts another reader's refusals as this one's, once per file. */
+  absorb(r: Refusals): void {
+    for (const path of r.binary) this.#refuse({ path }, "binary");
+    for (const path of r.too_large) this.#refuse({ path }, "too_large");
+  }
+
+  #refuse(file: Pick<RepoFile, "path">, why: "binary" | "too_large") {
     if (why === "binary") this.#binary.add(file.path);
     if (this.#refused.has(file.path)) return;
     this.#refused.add(file.path);

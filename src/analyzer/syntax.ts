@@ -19,6 +19,24 @@ const GRAMMAR_FILES: Record<Grammar, string> = {
   bash: "tree-sitter-bash.wasm",
 };
 
+// The runtime and the grammars are loaded once per thread (loading them twice
+// at once breaks the runtime); each Syntax gets parsers of its own.
+let languages: Promise<Map<Grammar, Language>> | null = null;
+
+function loadLanguages(): Promise<Map<Grammar, Language>> {
+  languages ??= (async () => {
+    const require = createRequire(import.meta.url);
+    await TreeSitter.Parser.init();
+    const out = new Map<Grammar, Language>();
+    for (const [grammar, file] of Object.entries(GRAMMAR_FILES) as [Grammar, string][]) {
+      out.set(grammar, await TreeSitter.Language.load(require.resolve(`@vscode/tree-sitter-wasm/wasm/${file}`)));
+    }
+    return out;
+  })();
+  languages.catch(() => (languages = null));
+  return languages;
+}
+
 export interface ParseOutcome<T> {
   value: T;
   /** The source has syntax errors; the tree still holds what could be parsed around them. */
@@ -38,13 +56,10 @@ export class Syntax {
   }
 
   static async load(options: { timeoutMsPerFile?: number } = {}): Promise<Syntax> {
-    const { Parser, Language } = TreeSitter;
-    const require = createRequire(import.meta.url);
-    await Parser.init();
+    const languages = await loadLanguages();
     const parsers = new Map<Grammar, ParserType>();
-    for (const [grammar, file] of Object.entries(GRAMMAR_FILES) as [Grammar, string][]) {
-      const language: Language = await Language.load(require.resolve(`@vscode/tree-sitter-wasm/wasm/${file}`));
-      const parser = new Parser();
+    for (const [grammar, language] of languages) {
+      const parser = new TreeSitter.Parser();
       parser.setLanguage(language);
       parsers.set(grammar, parser);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzerBudgetSeconds, buildAnalysisJob } from "./analysis-job.ts";
+import { analyzerBudgetSeconds, analyzerThreads, buildAnalysisJob, cpuCount } from "./analysis-job.ts";
 import { DEFAULT_COMPUTE_TYPES } from "./compute-types.ts";
 import type { AnalysisSpec } from "./crds/analysis.ts";
 
@@ -53,6 +53,8 @@ describe("buildAnalysisJob", () => {
       "ja",
       "--time-budget-seconds",
       String(analyzerBudgetSeconds(900)),
+      "--threads",
+      "1",
     ]);
     expect(job.spec!.activeDeadlineSeconds).toBe(900);
     expect(job.spec!.backoffLimit).toBe(0);
@@ -66,5 +68,22 @@ describe("buildAnalysisJob", () => {
   ])("a %ss deadline leaves the analyzer %ss", (timeout, budget) => {
     expect(analyzerBudgetSeconds(timeout)).toBe(budget);
     expect(budget).toBeLessThan(timeout);
+  });
+});
+
+describe("analyzer threads", () => {
+  it.each<[string | undefined, number | null, 1 | 2]>([
+    ["1", 1, 1],
+    ["500m", 0.5, 1],
+    ["1500m", 1.5, 1],
+    ["2", 2, 2],
+    ["4", 4, 2],
+    ["2.5", 2.5, 2],
+    [undefined, null, 1],
+    ["lots", null, 1],
+  ])("a CPU limit of %s is %s CPUs: %i thread(s)", (limit, cpus, threads) => {
+    expect(cpuCount(limit)).toBe(cpus);
+    const preset = { ...DEFAULT_COMPUTE_TYPES["cpu-general"]!, limits: { ...(limit !== undefined && { cpu: limit }), memory: "1Gi" } };
+    expect(analyzerThreads(preset)).toBe(threads);
   });
 });

@@ -26,6 +26,20 @@ export function analyzerBudgetSeconds(timeoutSeconds: number): number {
   return Math.max(10, Math.floor(timeoutSeconds * 0.8) - 30);
 }
 
+/** CPUs in a Kubernetes quantity ("2", "1500m"); null when it does not say. */
+export function cpuCount(quantity: string | undefined): number | null {
+  if (!quantity) return null;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(m?)$/.exec(quantity.trim());
+  if (!m) return null;
+  return Number(m[1]) / (m[2] ? 1000 : 1);
+}
+
+/**
+ * The analyzer parses in a second thread only when the pod may use two CPUs:
+ * under a one-CPU limit a second thread would only cost memory.
+ */
+export const analyzerThreads = (compute: ComputePreset): 1 | 2 => ((cpuCount(compute.limits.cpu) ?? 1) >= 2 ? 2 : 1);
+
 export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
   const { analysis, images, compute } = input;
   const { spec } = analysis;
@@ -66,6 +80,8 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
       spec.language,
       "--time-budget-seconds",
       String(analyzerBudgetSeconds(spec.timeoutSeconds)),
+      "--threads",
+      String(analyzerThreads(compute)),
     ],
     env,
     securityContext: restricted,
