@@ -5,7 +5,6 @@ import { isForeignKeyViolation, isUniqueViolation } from "../domain/shared/db-er
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
 import { isAlreadyExists, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { setCondition } from "../k8s/conditions.ts";
 import { ANALYSIS_KIND, type AnalysisStatus } from "../k8s/crds/analysis.ts";
 import { analysisResourceName } from "../k8s/labels.ts";
 import { newestPod } from "../k8s/pods.ts";
@@ -14,7 +13,7 @@ import type { Logger } from "../logger.ts";
 import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
 import { readAnalyzerOutput } from "./analyzer-output.ts";
 import type { LogArchiver } from "./log-archiver.ts";
-import { deleteJob, podFromApi, recordEvent, sameStatus } from "./reconcile-support.ts";
+import { deleteJob, lifecycleConditions, podFromApi, recordEvent, sameStatus } from "./reconcile-support.ts";
 
 // Reconciles one Analysis the way RunReconciler reconciles a Run: gather (the
 // resource, its Job and pod), decide (observeAnalysis, pure), act. Once the
@@ -126,25 +125,17 @@ export class AnalysisReconciler {
     const prev = analysis.status;
     const terminal = TERMINAL.has(obs.phase);
     const generation = analysis.metadata.generation ?? 0;
-    let conditions = setCondition(
+    const conditions = lifecycleConditions(
       prev?.conditions,
       {
-        type: "Started",
-        status: obs.startTime ? "True" : "False",
-        reason: obs.startTime ? "AnalyzerStarted" : obs.reason,
-        message: obs.startTime ? "the analyzer started" : `the analysis is ${obs.phase}`,
-        observedGeneration: generation,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: "Finished",
-        status: terminal ? "True" : "False",
+        noun: "analysis",
+        phase: obs.phase,
+        terminal,
         reason: obs.reason,
-        message: terminal ? (obs.error ?? `the analysis ${obs.phase}`) : `the analysis is ${obs.phase}`,
-        observedGeneration: generation,
+        error: obs.error,
+        startTime: obs.startTime,
+        started: { reason: "AnalyzerStarted", message: "the analyzer started" },
+        generation,
       },
       now,
     );

@@ -2,7 +2,8 @@ import { hostname } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import { V1MicroTime, type V1Pod } from "@kubernetes/client-node";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
-import { API_VERSION } from "../k8s/crds/common.ts";
+import { setCondition } from "../k8s/conditions.ts";
+import { API_VERSION, type Condition } from "../k8s/crds/common.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
 
@@ -61,4 +62,43 @@ export async function deleteJob(k: KubeClients, name: string, namespace: string)
 export async function podFromApi(k: KubeClients, namespace: string, labelSelector: string): Promise<V1Pod | null> {
   const list = await k.core.listNamespacedPod({ namespace, labelSelector });
   return newestPod(list.items);
+}
+
+export interface LifecycleFacts {
+  /** "run" or "analysis", for the messages kubectl shows. */
+  noun: string;
+  phase: string;
+  terminal: boolean;
+  reason: string;
+  error: string | null;
+  startTime?: string | undefined;
+  /** Reason and message of Started once the main container has started. */
+  started: { reason: string; message: string };
+  generation: number;
+}
+
+/** The Started and Finished conditions both resources carry, updated from one observation. */
+export function lifecycleConditions(previous: Condition[] | undefined, f: LifecycleFacts, now: Date): Condition[] {
+  const conditions = setCondition(
+    previous,
+    {
+      type: "Started",
+      status: f.startTime ? "True" : "False",
+      reason: f.startTime ? f.started.reason : f.reason,
+      message: f.startTime ? f.started.message : `the ${f.noun} is ${f.phase}`,
+      observedGeneration: f.generation,
+    },
+    now,
+  );
+  return setCondition(
+    conditions,
+    {
+      type: "Finished",
+      status: f.terminal ? "True" : "False",
+      reason: f.reason,
+      message: f.terminal ? (f.error ?? `the ${f.noun} ${f.phase}`) : `the ${f.noun} is ${f.phase}`,
+      observedGeneration: f.generation,
+    },
+    now,
+  );
 }

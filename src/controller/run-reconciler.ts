@@ -5,7 +5,6 @@ import { mirrorRun, runConfigOf } from "../domain/runs/run-rows.ts";
 import { isForeignKeyViolation } from "../domain/shared/db-errors.ts";
 import { isAlreadyExists, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { setCondition } from "../k8s/conditions.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
 import { RUN_KIND, TERMINAL_PHASES, type RunStatus } from "../k8s/crds/run.ts";
 import { runLabels, runResourceName, runSecretName } from "../k8s/labels.ts";
@@ -14,7 +13,7 @@ import { newestPod } from "../k8s/pods.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import type { Logger } from "../logger.ts";
 import type { LogArchiver } from "./log-archiver.ts";
-import { deleteJob, podFromApi, recordEvent, sameStatus } from "./reconcile-support.ts";
+import { deleteJob, lifecycleConditions, podFromApi, recordEvent, sameStatus } from "./reconcile-support.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
 
 // Reconciles one Run: gather (the Run, its Job and pod from the informer
@@ -123,30 +122,21 @@ export class RunReconciler {
     return newestPod(this.#d.pods.list(run.metadata.namespace).filter((p) => p.metadata?.labels?.["codeplane.dev/run"] === run.spec.runId));
   }
 
-
   #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {
     const prev = run.status;
     const terminal = TERMINAL_PHASES.has(obs.phase);
     const generation = run.metadata.generation ?? 0;
-    let conditions = setCondition(
+    const conditions = lifecycleConditions(
       prev?.conditions,
       {
-        type: "Started",
-        status: obs.startTime ? "True" : "False",
-        reason: obs.startTime ? "ContainerStarted" : obs.reason,
-        message: obs.startTime ? "the run's command started" : `the run is ${obs.phase}`,
-        observedGeneration: generation,
-      },
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      {
-        type: "Finished",
-        status: terminal ? "True" : "False",
+        noun: "run",
+        phase: obs.phase,
+        terminal,
         reason: obs.reason,
-        message: terminal ? (obs.error ?? `the run ${obs.phase}`) : `the run is ${obs.phase}`,
-        observedGeneration: generation,
+        error: obs.error,
+        startTime: obs.startTime,
+        started: { reason: "ContainerStarted", message: "the run's command started" },
+        generation,
       },
       now,
     );
