@@ -1,9 +1,8 @@
 import type { V1Container, V1Job } from "@kubernetes/client-node";
 import type { ComputePreset } from "./compute-types.ts";
-import { API_VERSION } from "./crds/common.ts";
 import { ANALYSIS_KIND, type AnalysisSpec } from "./crds/analysis.ts";
 import { analysisLabels, analysisResourceName } from "./labels.ts";
-import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedPodSecurity, SOURCE_DIR, WORKSPACE } from "./run-job.ts";
+import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedJob, SOURCE_DIR, WORKSPACE } from "./run-job.ts";
 
 // Pure: an Analysis in, the Job that analyses the commit out. The checkout and
 // the analyzer both run from codeplane's own image: nothing from the
@@ -89,34 +88,19 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
     volumeMounts: mounts,
     terminationMessagePolicy: "FallbackToLogsOnError",
   };
-  return {
-    apiVersion: "batch/v1",
-    kind: "Job",
-    metadata: {
-      name: analysisResourceName(spec.analysisId),
-      namespace: analysis.namespace,
-      labels,
-      ownerReferences: [{ apiVersion: API_VERSION, kind: ANALYSIS_KIND, name: analysis.name, uid: analysis.uid, controller: true, blockOwnerDeletion: true }],
-    },
-    spec: {
-      backoffLimit: 0,
-      activeDeadlineSeconds: spec.timeoutSeconds,
-      ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
-      template: {
-        metadata: { labels },
-        spec: {
-          ...restrictedPodSecurity,
-          securityContext: { ...restrictedPodSecurity.securityContext },
-          nodeSelector: { ...compute.nodeSelector },
-          tolerations: compute.tolerations.map((t) => ({ ...t })),
-          initContainers: [checkout],
-          containers: [main],
-          volumes: [
-            { name: "workspace", emptyDir: {} },
-            { name: "tmp", emptyDir: {} },
-          ],
-        },
-      },
-    },
-  };
+  return restrictedJob({
+    name: analysisResourceName(spec.analysisId),
+    namespace: analysis.namespace,
+    labels,
+    owner: { kind: ANALYSIS_KIND, name: analysis.name, uid: analysis.uid },
+    timeoutSeconds: spec.timeoutSeconds,
+    ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
+    compute,
+    initContainers: [checkout],
+    containers: [main],
+    volumes: [
+      { name: "workspace", emptyDir: {} },
+      { name: "tmp", emptyDir: {} },
+    ],
+  });
 }

@@ -1,4 +1,4 @@
-import type { V1Container, V1Job, V1SecurityContext } from "@kubernetes/client-node";
+import type { V1Container, V1Job, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
 import type { ComputePreset } from "./compute-types.ts";
 import { API_VERSION } from "./crds/common.ts";
 import { RUN_KIND, type RunSpec } from "./crds/run.ts";
@@ -70,7 +70,7 @@ export const checkoutEnv = (repositoryUrl: string) => [
 ];
 
 /** The pod-level isolation every codeplane workload gets: non-root, no service-account token, no service links. */
-export const restrictedPodSecurity = {
+const restrictedPodSecurity = {
   restartPolicy: "Never",
   automountServiceAccountToken: false,
   enableServiceLinks: false,
@@ -134,33 +134,63 @@ export function buildRunJob(input: RunJobInput): V1Job {
     terminationMessagePolicy: "FallbackToLogsOnError",
   };
 
+  return restrictedJob({
+    name: runResourceName(spec.runId),
+    namespace: run.namespace,
+    labels,
+    owner: { kind: RUN_KIND, name: run.name, uid: run.uid },
+    timeoutSeconds: spec.timeoutSeconds,
+    ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
+    compute,
+    initContainers: [tools, checkout],
+    containers: [main],
+    volumes: [
+      { name: "workspace", emptyDir: {} },
+      { name: "tools", emptyDir: { medium: "Memory", sizeLimit: "16Mi" } },
+      { name: "tmp", emptyDir: {} },
+    ],
+  });
+}
+
+export interface RestrictedJobInput {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  /** The Run or Analysis that controls the Job, so deleting it cleans up. */
+  owner: { kind: string; name: string; uid: string };
+  timeoutSeconds: number;
+  ttlSecondsAfterFinished: number;
+  compute: ComputePreset;
+  initContainers: V1Container[];
+  containers: V1Container[];
+  volumes: V1Volume[];
+}
+
+/** The Job around a workload's containers: one attempt, a deadline, a TTL, owned, scheduled by its compute preset, restricted pod. */
+export function restrictedJob(j: RestrictedJobInput): V1Job {
   return {
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
-      name: runResourceName(spec.runId),
-      namespace: run.namespace,
-      labels,
-      ownerReferences: [{ apiVersion: API_VERSION, kind: RUN_KIND, name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+      name: j.name,
+      namespace: j.namespace,
+      labels: j.labels,
+      ownerReferences: [{ apiVersion: API_VERSION, kind: j.owner.kind, name: j.owner.name, uid: j.owner.uid, controller: true, blockOwnerDeletion: true }],
     },
     spec: {
       backoffLimit: 0,
-      activeDeadlineSeconds: spec.timeoutSeconds,
-      ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
+      activeDeadlineSeconds: j.timeoutSeconds,
+      ttlSecondsAfterFinished: j.ttlSecondsAfterFinished,
       template: {
-        metadata: { labels },
+        metadata: { labels: j.labels },
         spec: {
           ...restrictedPodSecurity,
           securityContext: { ...restrictedPodSecurity.securityContext },
-          nodeSelector: { ...compute.nodeSelector },
-          tolerations: compute.tolerations.map((t) => ({ ...t })),
-          initContainers: [tools, checkout],
-          containers: [main],
-          volumes: [
-            { name: "workspace", emptyDir: {} },
-            { name: "tools", emptyDir: { medium: "Memory", sizeLimit: "16Mi" } },
-            { name: "tmp", emptyDir: {} },
-          ],
+          nodeSelector: { ...j.compute.nodeSelector },
+          tolerations: j.compute.tolerations.map((t) => ({ ...t })),
+          initContainers: j.initContainers,
+          containers: j.containers,
+          volumes: j.volumes,
         },
       },
     },
