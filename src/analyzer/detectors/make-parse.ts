@@ -246,41 +246,52 @@ function endsWithContinuation(line: string): boolean {
  * reference or function call, and `\#` is a literal hash.
  */
 export function splitComment(line: string): { code: string; comment: string | null } {
-  let depth = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c === "\\") {
-      i += 1;
-      continue;
-    }
-    if (c === "$" && (line[i + 1] === "(" || line[i + 1] === "{")) {
-      depth += 1;
-      i += 1;
-      continue;
-    }
-    if (depth > 0) {
-      if (c === "(" || c === "{") depth += 1;
-      else if (c === ")" || c === "}") depth -= 1;
-      continue;
-    }
-    if (c === "#") return { code: line.slice(0, i), comment: line.slice(i + 1) };
-  }
-  return { code: line, comment: null };
+  const i = scanOutsideReferences(line, { escapes: true }, (c) => c === "#");
+  return i === -1 ? { code: line, comment: null } : { code: line.slice(0, i), comment: line.slice(i + 1) };
 }
 
 type Statement = { kind: "assign"; name: string; op: AssignOp; value: string } | { kind: "rule"; targets: string; rest: string };
 
 /** Tells `VAR op value` from `targets: prerequisites` by the first operator outside variable references. */
 export function splitStatement(s: string): Statement | null {
+  const i = scanOutsideReferences(s, { singleCharacterReferences: true }, (c) => c === "=" || c === ":");
+  if (i === -1) return null;
+  if (s[i] === "=") {
+    const prev = s[i - 1];
+    const compound = prev === "?" || prev === "+" || prev === "!";
+    const op = (compound ? `${prev}=` : "=") as AssignOp;
+    return { kind: "assign", name: s.slice(0, compound ? i - 1 : i).trim(), op, value: s.slice(i + 1) };
+  }
+  for (const op of [":::=", "::=", ":="] as const) {
+    if (s.startsWith(op, i)) return { kind: "assign", name: s.slice(0, i).trim(), op, value: s.slice(i + op.length) };
+  }
+  const double = s[i + 1] === ":";
+  return { kind: "rule", targets: s.slice(0, i), rest: s.slice(i + (double ? 2 : 1)) };
+}
+
+function indexOutsideReferences(s: string, ch: string): number {
+  return scanOutsideReferences(s, {}, (c) => c === ch);
+}
+
+/**
+ * The index of the first character outside variable references and function
+ * calls (`$(...)`, `${...}`, nested) for which found is true, or -1. With
+ * escapes, `\x` is skipped; with singleCharacterReferences, so is `$x`.
+ */
+function scanOutsideReferences(s: string, opts: { escapes?: boolean; singleCharacterReferences?: boolean }, found: (c: string) => boolean): number {
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i];
+    const c = s[i]!;
+    if (opts.escapes && c === "\\") {
+      i += 1;
+      continue;
+    }
     if (c === "$" && (s[i + 1] === "(" || s[i + 1] === "{")) {
       depth += 1;
       i += 1;
       continue;
     }
-    if (c === "$") {
+    if (opts.singleCharacterReferences && c === "$") {
       i += 1;
       continue;
     }
@@ -289,34 +300,7 @@ export function splitStatement(s: string): Statement | null {
       else if (c === ")" || c === "}") depth -= 1;
       continue;
     }
-    if (c === "=") {
-      const prev = s[i - 1];
-      const compound = prev === "?" || prev === "+" || prev === "!";
-      const op = (compound ? `${prev}=` : "=") as AssignOp;
-      return { kind: "assign", name: s.slice(0, compound ? i - 1 : i).trim(), op, value: s.slice(i + 1) };
-    }
-    if (c === ":") {
-      for (const op of [":::=", "::=", ":="] as const) {
-        if (s.startsWith(op, i)) return { kind: "assign", name: s.slice(0, i).trim(), op, value: s.slice(i + op.length) };
-      }
-      const double = s[i + 1] === ":";
-      return { kind: "rule", targets: s.slice(0, i), rest: s.slice(i + (double ? 2 : 1)) };
-    }
-  }
-  return null;
-}
-
-function indexOutsideReferences(s: string, ch: string): number {
-  let depth = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "$" && (s[i + 1] === "(" || s[i + 1] === "{")) {
-      depth += 1;
-      i += 1;
-    } else if (depth > 0) {
-      if (c === "(" || c === "{") depth += 1;
-      else if (c === ")" || c === "}") depth -= 1;
-    } else if (c === ch) return i;
+    if (found(c)) return i;
   }
   return -1;
 }
