@@ -6,7 +6,7 @@ import { buildAnalysisJob } from "../k8s/analysis-job.ts";
 import { isAlreadyExists, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { ANALYSIS_KIND, type AnalysisStatus } from "../k8s/crds/analysis.ts";
-import { analysisResourceName } from "../k8s/labels.ts";
+import { ANALYSIS_LABEL, analysisResourceName } from "../k8s/labels.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { AnalysisResource, AnalysisResources } from "../k8s/run-resources.ts";
 import type { Logger } from "../logger.ts";
@@ -82,11 +82,14 @@ export class AnalysisReconciler {
     if (live && !spec.cancelRequested && !d.jobs.get(jobName, ns)) await this.#ensureJob(analysis);
 
     const job = d.jobs.get(jobName, ns) ?? null;
-    const pod = newestPod(d.pods.list(ns).filter((p) => p.metadata?.labels?.["codeplane.dev/analysis"] === spec.analysisId));
+    const pod = newestPod(d.pods.list(ns).filter((p) => p.metadata?.labels?.[ANALYSIS_LABEL] === spec.analysisId));
     const now = (d.now ?? (() => new Date()))();
+    // The cache may lag behind a pod that just finished: ask the API server, at most once per reconcile.
+    let fromApi: Promise<V1Pod | null> | undefined;
+    const podNow = async () => pod ?? (await (fromApi ??= podFromApi(d.k, ns, `${ANALYSIS_LABEL}=${spec.analysisId}`)));
     let obs = observeAnalysis(spec, previous, job, pod, now, null);
     if (obs.needsOutput) {
-      const source = pod ?? (await podFromApi(d.k, ns, `codeplane.dev/analysis=${spec.analysisId}`));
+      const source = await podNow();
       const output = source?.metadata?.name ? await readAnalyzerOutput(d.k, ns, source.metadata.name) : "lost";
       obs = observeAnalysis(spec, previous, job, pod, now, output);
     }
@@ -111,7 +114,7 @@ export class AnalysisReconciler {
     await mirror(status);
 
     const terminal = TERMINAL.has(status.phase!);
-    const source = pod ?? (terminal ? await podFromApi(d.k, ns, `codeplane.dev/analysis=${spec.analysisId}`) : null);
+    const source = terminal ? await podNow() : pod;
     const main = source?.status?.containerStatuses?.find((c) => c.name === "main");
     if (source && (main?.state?.running || main?.state?.terminated)) {
       d.archiver.ensure(spec.analysisId, { namespace: ns, pod: source.metadata!.name!, container: "main" });
