@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
-import { FrameSplitter } from "../src/domain/runs/log-frames.ts";
+import { FrameSplitter } from "../src/logs/frames.ts";
 import { newId } from "../src/domain/shared/ids.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { buildRunJob } from "../src/k8s/run-job.ts";

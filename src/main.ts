@@ -24,9 +24,10 @@ import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
-import { LogHub, pgLogStore } from "./domain/runs/log-hub.ts";
+import { LogHub } from "./logs/hub.ts";
+import { pgLogStore } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
-import { ANALYSIS_LOGS } from "./db/log-owners.ts";
+import { ANALYSIS_TABLE, RUN_TABLE } from "./db/workload-tables.ts";
 import { ANALYSIS_LABEL, RUN_LABEL } from "./k8s/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
@@ -80,12 +81,12 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     });
     runs.useAnalyses(analyses);
     const logHub = new LogHub({
-      db: database.db,
+      store: pgLogStore(database.db, RUN_TABLE),
       live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), RUN_LABEL) : null,
       logger: logger.child({ component: "log-hub" }),
     });
     const analysisLogHub = new LogHub({
-      store: pgLogStore(database.db, ANALYSIS_LOGS),
+      store: pgLogStore(database.db, ANALYSIS_TABLE),
       live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), ANALYSIS_LABEL) : null,
       logger: logger.child({ component: "analysis-log-hub" }),
     });

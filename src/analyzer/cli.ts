@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { FrameWriter } from "../domain/runs/log-frames.ts";
+import { FrameWriter } from "../logs/frames.ts";
 import { analyzeRepository } from "./analyze.ts";
 
 // `codeplane analyze <dir>`: the analysis Job's main container. With --frames

@@ -5,7 +5,7 @@ import { HttpMethodEnum, koaBody } from "koa-body";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
-import type { LogHub } from "../domain/runs/log-hub.ts";
+import type { LogHub } from "../logs/hub.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
 import { HttpError } from "./http-error.ts";

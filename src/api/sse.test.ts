@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Context } from "koa";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Subscriber } from "../domain/runs/log-hub.ts";
+import type { Subscriber } from "../logs/hub.ts";
 import { formatLine, parseAfter, streamRun } from "./sse.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";

@@ -23,7 +23,7 @@
  * escapes \n and \r, so every event has exactly one data line whatever the log line holds.
  */
 import type { Context } from "koa";
-import type { LogHub, LogLine, RunEnd, RunStatus, Subscriber } from "../domain/runs/log-hub.ts";
+import type { LogHub, LogLine, RunEnd, RunStatus, Subscriber } from "../logs/hub.ts";
 
 export interface StreamRunOptions {
   hub: Pick<LogHub, "subscribe">;

@@ -1,4 +1,4 @@
-import { assembleResult, FrameSplitter, type ResultPiece } from "../domain/runs/log-frames.ts";
+import { assembleResult, FrameSplitter, type ResultPiece } from "../logs/frames.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { AnalyzerOutput } from "./analysis-observation.ts";
 

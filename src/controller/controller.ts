@@ -8,7 +8,7 @@ import { ANALYSIS_PLURAL } from "../k8s/crds/analysis.ts";
 import { RUN_PLURAL } from "../k8s/crds/run.ts";
 import { analysisResourceName, runResourceName } from "../k8s/labels.ts";
 import { AnalysisResources, RunResources, type AnalysisResource, type RunResource } from "../k8s/run-resources.ts";
-import { ANALYSIS_LOGS, RUN_LOGS } from "../db/log-owners.ts";
+import { ANALYSIS_TABLE, RUN_TABLE } from "../db/workload-tables.ts";
 import { AnalysisReconciler } from "./analysis-reconciler.ts";
 import type { Logger } from "../logger.ts";
 import { LogArchiver } from "./log-archiver.ts";
@@ -61,7 +61,7 @@ export class Controller {
       (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: ANALYSIS_PLURAL })) as never,
     );
 
-    const archiver = (owner: typeof RUN_LOGS, onComplete: (id: string) => void) => new LogArchiver({
+    const archiver = (owner: typeof RUN_TABLE, onComplete: (id: string) => void) => new LogArchiver({
       db: this.#o.db,
       owner,
       log: k.log,
@@ -81,8 +81,8 @@ export class Controller {
       },
       onComplete,
     });
-    const runArchiver = archiver(RUN_LOGS, (id) => this.#queue?.add(runResourceName(id)));
-    const analysisArchiver = archiver(ANALYSIS_LOGS, (id) => this.#queue?.add(analysisResourceName(id)));
+    const runArchiver = archiver(RUN_TABLE, (id) => this.#queue?.add(runResourceName(id)));
+    const analysisArchiver = archiver(ANALYSIS_TABLE, (id) => this.#queue?.add(analysisResourceName(id)));
     this.#archivers = [runArchiver, analysisArchiver];
     const reconciler = new RunReconciler({
       k,

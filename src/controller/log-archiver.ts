@@ -1,8 +1,8 @@
 import type { Log } from "@kubernetes/client-node";
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import { untyped, type LogOwner } from "../db/log-owners.ts";
-import type { LogLine } from "../domain/runs/log-frames.ts";
+import { untyped, type WorkloadTable } from "../db/workload-tables.ts";
+import type { LogLine } from "../logs/frames.ts";
 import { followOnce, resumeTime, type FollowTarget } from "../k8s/pod-log.ts";
 import type { Logger } from "../logger.ts";
 
@@ -14,7 +14,7 @@ import type { Logger } from "../logger.ts";
 export interface ArchiverDeps {
   db: Db;
   /** Whose logs: runs or analyses. */
-  owner: LogOwner;
+  owner: WorkloadTable;
   log: Log;
   logger: Logger;
   /** Per stream; lines past it are dropped and the stream marked truncated. */

@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
 import type { RunPhase, RunSpec, RunStatus } from "../k8s/crds/run.ts";
-import { TERMINAL_PHASES } from "../k8s/crds/run.ts";
+import { RUN_LIFECYCLE } from "../k8s/crds/run.ts";
 
 // Pure: what the cluster says about a run (its Job and pod), turned into the
 // run's phase, exit code and a human error. No I/O, so every failure mode
@@ -91,7 +91,7 @@ export function observeRun(
   });
 
   // A finished run never changes again: an old or reordered event can't move it back.
-  if (previous?.phase && TERMINAL_PHASES.has(previous.phase)) {
+  if (previous?.phase && RUN_LIFECYCLE.isTerminal(previous.phase)) {
     return {
       phase: previous.phase,
       reason: "Finished",

@@ -6,7 +6,7 @@ import { isForeignKeyViolation } from "../domain/shared/db-errors.ts";
 import { isAlreadyExists, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
-import { RUN_KIND, TERMINAL_PHASES, type RunStatus } from "../k8s/crds/run.ts";
+import { RUN_KIND, RUN_LIFECYCLE, type RunStatus } from "../k8s/crds/run.ts";
 import { runLabels, runResourceName, runSecretName } from "../k8s/labels.ts";
 import type { RunResource, RunResources } from "../k8s/run-resources.ts";
 import { newestPod } from "../k8s/pods.ts";
@@ -81,7 +81,7 @@ export class RunReconciler {
     }
 
     const previous = run.status;
-    const live = !(previous?.phase && TERMINAL_PHASES.has(previous.phase));
+    const live = !(previous?.phase && RUN_LIFECYCLE.isTerminal(previous.phase));
     const jobName = runResourceName(spec.runId);
     if (live && !spec.cancelRequested) {
       // The Secret matters only to the Job's pods, so it is built (which
@@ -104,7 +104,7 @@ export class RunReconciler {
     }
     await mirror(status);
 
-    const terminal = TERMINAL_PHASES.has(status.phase!);
+    const terminal = RUN_LIFECYCLE.isTerminal(status.phase!);
     // Declaring the logs complete is final, so a cache that has not caught up
     // (a controller just started) must not decide it: ask the API server.
     const source = pod ?? (terminal ? await podFromApi(d.k, run.metadata.namespace, `codeplane.dev/run=${spec.runId}`) : null);
@@ -124,7 +124,7 @@ export class RunReconciler {
 
   #statusFrom(run: RunResource, obs: RunObservation, pod: V1Pod | null, now: Date): RunStatus {
     const prev = run.status;
-    const terminal = TERMINAL_PHASES.has(obs.phase);
+    const terminal = RUN_LIFECYCLE.isTerminal(obs.phase);
     const generation = run.metadata.generation ?? 0;
     const conditions = lifecycleConditions(
       prev?.conditions,

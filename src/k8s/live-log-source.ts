@@ -1,4 +1,4 @@
-import type { LiveLogSource } from "../domain/runs/log-hub.ts";
+import type { LiveLogSource } from "../logs/hub.ts";
 import type { Logger } from "../logger.ts";
 import type { KubeClients } from "./client.ts";
 import { followOnce, resumeTime } from "./pod-log.ts";

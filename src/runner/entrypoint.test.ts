@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FrameSplitter, type ExitFrame, type Frame, type LogLine } from "../domain/runs/log-frames.ts";
+import { FrameSplitter, type ExitFrame, type Frame, type LogLine } from "../logs/frames.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SOURCE = join(here, "entrypoint.ts");

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseAfter, streamRun } from "../../src/api/sse.ts";
 import type { RunsTable } from "../../src/db/schema.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
-import { LogHub, type LiveLogSource, type LogLine } from "../../src/domain/runs/log-hub.ts";
+import { LogHub, type LiveLogSource, type LogLine } from "../../src/logs/hub.ts";
+import { pgLogStore } from "../../src/db/log-store.ts";
+import { RUN_TABLE } from "../../src/db/workload-tables.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { createRootLogger } from "../../src/logger.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
@@ -59,7 +61,7 @@ beforeAll(async () => {
     .insertInto("repositories")
     .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r.git", provider: "git", default_branch: "main", created_at: now, updated_at: now })
     .execute();
-  hub = new LogHub({ db: database.db, live: pods, logger: createRootLogger("silent"), pollIntervalMs: 40, dbPollIntervalMs: 40 });
+  hub = new LogHub({ store: pgLogStore(database.db, RUN_TABLE), live: pods, logger: createRootLogger("silent"), pollIntervalMs: 40, dbPollIntervalMs: 40 });
 
   const app = new Koa();
   app.use(async (ctx) => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import type { AnalysisService } from "../../domain/analyses/analyses.ts";
 import { analysisSchema, createAnalysisSchema } from "../../domain/analyses/analyses.schemas.ts";
-import type { LogHub } from "../../domain/runs/log-hub.ts";
+import type { LogHub } from "../../logs/hub.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { parseAfter, streamRun } from "../sse.ts";

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.ts";
 import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
 import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
-import type { LogHub } from "../../domain/runs/log-hub.ts";
+import type { LogHub } from "../../logs/hub.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { parseAfter, streamRun } from "../sse.ts";

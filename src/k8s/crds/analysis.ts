@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { COMMIT, conditionSchema, UUID } from "./common.ts";
+import { defineLifecycle } from "./lifecycle.ts";
 
 // The Analysis custom resource: one per repository and commit. The analyzer's
 // result lives in Postgres, not here (it can be large); the resource carries
@@ -8,7 +9,8 @@ import { COMMIT, conditionSchema, UUID } from "./common.ts";
 export const ANALYSIS_KIND = "Analysis";
 export const ANALYSIS_PLURAL = "analyses";
 
-export const ANALYSIS_PHASES = ["pending", "running", "completed", "failed", "cancelled"] as const;
+export const ANALYSIS_LIFECYCLE = defineLifecycle(["pending", "running"], ["completed", "failed", "cancelled"]);
+export const ANALYSIS_PHASES = ANALYSIS_LIFECYCLE.phases;
 export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
 
 export const analysisSpecSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { COMMIT, conditionSchema, UUID } from "./common.ts";
+import { defineLifecycle } from "./lifecycle.ts";
 
 // The Run custom resource: the source of truth for one execution. The spec
 // says what to run and never holds a secret value (those travel in a Secret
@@ -8,9 +9,9 @@ import { COMMIT, conditionSchema, UUID } from "./common.ts";
 export const RUN_KIND = "Run";
 export const RUN_PLURAL = "runs";
 
-export const RUN_PHASES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"] as const;
+export const RUN_LIFECYCLE = defineLifecycle(["pending", "preprocessing", "running"], ["completed", "failed", "cancelled"]);
+export const RUN_PHASES = RUN_LIFECYCLE.phases;
 export type RunPhase = (typeof RUN_PHASES)[number];
-export const TERMINAL_PHASES: ReadonlySet<RunPhase> = new Set(["completed", "failed", "cancelled"]);
 
 export const runSpecSchema = z.object({
   runId: UUID.meta({ description: "The API's run id." }),

@@ -13,14 +13,12 @@
  * subscriber when the run is terminal, logs_complete is set (or a grace period after the terminal
  * status ran out) and a read of Postgres started after that has found nothing it lacks.
  */
-import type { Db } from "../../db/database.ts";
-import { RUN_LOGS, untyped, type LogOwner } from "../../db/log-owners.ts";
-import { TERMINAL_PHASES, type RunPhase } from "../../k8s/crds/run.ts";
-import type { Logger } from "../../logger.ts";
-import type { LogLine } from "./log-frames.ts";
+import type { Logger } from "../logger.ts";
+import type { LogLine } from "./frames.ts";
 
 export type { LogLine };
-export type RunStatus = RunPhase;
+/** The workload's phase, as its kind names it (pending, running, completed, ...). */
+export type RunStatus = string;
 
 /**
  * The live upstream for one run: a follow of its pod's log (implemented elsewhere). Must call
@@ -34,6 +32,8 @@ export interface LiveLogSource {
 
 export interface RunState {
   status: RunStatus;
+  /** The status is final: once the logs are complete, nothing more will come. */
+  terminal: boolean;
   exitCode: number | null;
   logsComplete: boolean;
 }
@@ -73,42 +73,9 @@ export interface LogStore {
   readRun(runId: string): Promise<RunState | null>;
 }
 
-/** Postgres as the hub's store, for runs or (with ANALYSIS_LOGS) analyses. */
-export function pgLogStore(typedDb: Db, owner: LogOwner = RUN_LOGS): LogStore {
-  const db = untyped(typedDb);
-  return {
-    async readLines(runId, afterSeq, limit) {
-      const rows: { seq: string; stream: "stdout" | "stderr"; ts: Date; line: string }[] = await db
-        .selectFrom(owner.linesTable)
-        .select(["seq", "stream", "ts", "line"])
-        .where(owner.key, "=", runId)
-        .where("seq", ">", String(afterSeq))
-        .orderBy("seq")
-        .limit(limit)
-        .execute();
-      // bigint comes back from pg as a string.
-      return rows.map((r) => ({ seq: Number(r.seq), stream: r.stream, ts: r.ts.toISOString(), line: r.line }));
-    },
-    async maxSeq(runId) {
-      const row = await db.selectFrom(owner.linesTable).select((eb) => eb.fn.max("seq").as("max")).where(owner.key, "=", runId).executeTakeFirst();
-      return row?.max == null ? 0 : Number(row.max);
-    },
-    async readRun(runId) {
-      const row: { status: RunStatus; exit_code: number | null; logs_complete: boolean } | undefined = await db
-        .selectFrom(owner.table)
-        .select(["status", "exit_code", "logs_complete"])
-        .where("id", "=", runId)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst();
-      return row ? { status: row.status, exitCode: row.exit_code, logsComplete: row.logs_complete } : null;
-    },
-  };
-}
-
 export interface LogHubOptions {
-  /** Postgres, or (unit tests) the store over it. */
-  db?: Db;
-  store?: LogStore;
+  /** Where lines and status are read from: Postgres (src/db/log-store.ts) or, in unit tests, a fake. */
+  store: LogStore;
   /** null when no cluster is reachable from this process: new lines are then polled from Postgres. */
   live: LiveLogSource | null;
   logger: Logger;
@@ -147,8 +114,7 @@ export class LogHub {
   #closed = false;
 
   constructor(opts: LogHubOptions) {
-    const store = opts.store ?? (opts.db ? pgLogStore(opts.db) : null);
-    if (!store) throw new Error("LogHub needs db or store");
+    const store = opts.store;
     const ringSize = opts.ringSize ?? 5000;
     if (!Number.isInteger(ringSize) || ringSize < 1) throw new Error("ringSize must be a positive integer");
     this.#settings = {
@@ -367,7 +333,7 @@ class RunChannel {
     const changed = this.#state?.status !== state.status;
     this.#state = state;
     if (changed) for (const sub of [...this.#subs]) this.#emitStatus(sub);
-    if (!TERMINAL_PHASES.has(state.status)) return;
+    if (!state.terminal) return;
     if (state.logsComplete) this.#makeFinal();
     else if (!this.#graceTimer && !this.#final) {
       this.#graceTimer = setTimeout(() => {
@@ -408,7 +374,7 @@ class RunChannel {
 
   #emitStatus(sub: Sub, ending = false): void {
     if (!this.#state || sub.done || sub.sentStatus === this.#state.status) return;
-    if (!ending && TERMINAL_PHASES.has(this.#state.status)) return;
+    if (!ending && this.#state.terminal) return;
     sub.sentStatus = this.#state.status;
     try {
       sub.sink.status(this.#state.status);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createRootLogger } from "../../logger.ts";
-import { LogHub, type LiveLogSource, type LogHubOptions, type LogLine, type LogStore, type RunEnd, type RunState, type RunStatus, type Subscriber } from "./log-hub.ts";
+import { createRootLogger } from "../logger.ts";
+import { LogHub, type LiveLogSource, type LogHubOptions, type LogLine, type LogStore, type RunEnd, type RunState, type RunStatus, type Subscriber } from "./hub.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
 const RUN = "0190f0f0-0000-7000-8000-000000000001";
@@ -23,8 +23,10 @@ class FakeStore implements LogStore {
     this.lines.set(runId, list);
   }
   setRun(runId: string, state: Partial<RunState> | null) {
-    const prev = this.runs.get(runId) ?? { status: "running", exitCode: null, logsComplete: false };
-    this.runs.set(runId, state === null ? null : { ...prev, ...state });
+    const prev = this.runs.get(runId) ?? { status: "running", terminal: false, exitCode: null, logsComplete: false };
+    const next = { ...prev, ...state };
+    // The store, not the hub, knows which phases are final (the workload's lifecycle).
+    this.runs.set(runId, state === null ? null : { ...next, terminal: ["completed", "failed", "cancelled"].includes(next.status) });
   }
   closeGate() {
     let open!: () => void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleResult, FrameSplitter, FrameWriter, parseFrame, type Frame } from "./log-frames.ts";
+import { assembleResult, FrameSplitter, FrameWriter, parseFrame, type Frame } from "./frames.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
 

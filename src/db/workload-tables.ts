@@ -1,0 +1,49 @@
+import type { Kysely } from "kysely";
+import { ANALYSIS_LIFECYCLE } from "../k8s/crds/analysis.ts";
+import type { Lifecycle } from "../k8s/crds/lifecycle.ts";
+import { RUN_LIFECYCLE } from "../k8s/crds/run.ts";
+import type { Db } from "./database.ts";
+
+// Runs and analyses are mirrored and keep their output the same way: a row
+// with a status ordered by rank, start and end times, byte counters,
+// truncation flags, logs_complete and deleted_at, and a table of lines keyed
+// by (owner, seq). The mirror, the log archiver and the log store work on
+// either through this descriptor; a new kind of workload is a new one.
+
+export interface WorkloadTable {
+  /** For logs and metrics. */
+  readonly kind: "run" | "analysis";
+  readonly table: "runs" | "analyses";
+  readonly linesTable: "run_log_lines" | "analysis_log_lines";
+  /** The lines table's column naming the owner. */
+  readonly key: "run_id" | "analysis_id";
+  readonly startColumn: "start_time" | "started_at";
+  readonly endColumn: "close_time" | "completed_at";
+  readonly lifecycle: Lifecycle<string>;
+}
+
+export const RUN_TABLE: WorkloadTable = {
+  kind: "run",
+  table: "runs",
+  linesTable: "run_log_lines",
+  key: "run_id",
+  startColumn: "start_time",
+  endColumn: "close_time",
+  lifecycle: RUN_LIFECYCLE as Lifecycle<string>,
+};
+
+export const ANALYSIS_TABLE: WorkloadTable = {
+  kind: "analysis",
+  table: "analyses",
+  linesTable: "analysis_log_lines",
+  key: "analysis_id",
+  startColumn: "started_at",
+  endColumn: "completed_at",
+  lifecycle: ANALYSIS_LIFECYCLE as Lifecycle<string>,
+};
+
+/**
+ * The two schemas have the same workload columns, which Kysely's types cannot
+ * say about a table chosen at run time; this is the one place that steps outside them.
+ */
+export const untyped = (db: Db): Kysely<any> => db as unknown as Kysely<any>;

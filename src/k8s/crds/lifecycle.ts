@@ -1,0 +1,31 @@
+// A workload's phases, declared once: the order a phase may move in and
+// which phases are final. The controller, the Postgres mirror (its ordering
+// rank) and the log stream all read terminal-ness from here, so no list of
+// phases or rank number is written anywhere else.
+
+export interface Lifecycle<P extends string> {
+  /** Every phase, live ones first, in the order they can follow each other. */
+  readonly phases: readonly [P, ...P[]];
+  readonly initial: P;
+  readonly terminal: ReadonlySet<P>;
+  /** Orders writes of the mirrored status: a lower rank never overwrites a higher one. */
+  rank(phase: P): number;
+  /** The rank every terminal phase shares: one terminal status never replaces another. */
+  readonly terminalRank: number;
+  isTerminal(phase: string | undefined | null): boolean;
+}
+
+export function defineLifecycle<const L extends string, const T extends string>(live: readonly [L, ...L[]], terminal: readonly [T, ...T[]]): Lifecycle<L | T> {
+  const phases = [...live, ...terminal] as [L | T, ...(L | T)[]];
+  const terminalSet = new Set<L | T>(terminal);
+  const ranks = new Map<string, number>(live.map((p, i) => [p, i]));
+  const terminalRank = live.length;
+  return Object.freeze({
+    phases,
+    initial: live[0],
+    terminal: terminalSet,
+    rank: (phase: L | T) => ranks.get(phase) ?? terminalRank,
+    terminalRank,
+    isTerminal: (phase: string | undefined | null) => phase != null && terminalSet.has(phase as L | T),
+  });
+}
