@@ -1,8 +1,8 @@
 import { EventEmitter } from "node:events";
 import type { Context } from "koa";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Subscriber } from "../logs/hub.ts";
-import { formatLine, parseAfter, streamRun } from "./sse.ts";
+import type { Subscriber } from "../logs/contracts.ts";
+import { formatLine, parseAfter, streamLogs } from "./sse.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
 
@@ -58,9 +58,9 @@ function fakeHub() {
     sink: null as Subscriber | null,
     args: null as [string, number] | null,
     unsubscribed: 0,
-    subscribe(runId: string, afterSeq: number, sink: Subscriber) {
+    subscribe(id: string, afterSeq: number, sink: Subscriber) {
       hub.sink = sink;
-      hub.args = [runId, afterSeq];
+      hub.args = [id, afterSeq];
       return () => void hub.unsubscribed++;
     },
   };
@@ -71,11 +71,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("streamRun", () => {
+describe("streamLogs", () => {
   it("sends headers at once, retry first, then the contract's events, and closes after end", async () => {
     const { res, ctx, headers, asKoa } = fakeCtx();
     const hub = fakeHub();
-    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 4 });
+    const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 4 });
     expect(ctx.status).toBe(200);
     expect(ctx.respond).toBe(false);
     expect(res.headersFlushed).toBe(true);
@@ -116,7 +116,7 @@ describe("streamRun", () => {
   it("passes the response's backpressure to the hub and resumes it on drain", async () => {
     const { res, asKoa } = fakeCtx();
     const hub = fakeHub();
-    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 0 });
+    const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 0 });
     res.full = true;
     expect(hub.sink!.line({ seq: 1, stream: "stdout", ts: TS, line: "x" })).toBe(false);
     const resume = vi.fn();
@@ -133,7 +133,7 @@ describe("streamRun", () => {
     vi.useFakeTimers();
     const { res, asKoa } = fakeCtx();
     const hub = fakeHub();
-    const done = streamRun(asKoa, { hub, runId: "r1", afterSeq: 0, pingIntervalMs: 1000, retryMs: 250 });
+    const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 0, pingIntervalMs: 1000, retryMs: 250 });
     expect(res.chunks[0]).toBe("retry: 250\n\n");
     vi.advanceTimersByTime(2500);
     expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(2);
@@ -150,7 +150,7 @@ describe("streamRun", () => {
   it("skips pings while the client is not reading", () => {
     vi.useFakeTimers();
     const { res, asKoa } = fakeCtx();
-    void streamRun(asKoa, { hub: fakeHub(), runId: "r1", afterSeq: 0, pingIntervalMs: 100 });
+    void streamLogs(asKoa, { hub: fakeHub(), id: "r1", afterSeq: 0, pingIntervalMs: 100 });
     res.writableNeedDrain = true;
     vi.advanceTimersByTime(1000);
     expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(0);
@@ -160,7 +160,7 @@ describe("streamRun", () => {
   it("closes without end when the hub shuts down or refuses the subscription", async () => {
     const a = fakeCtx();
     const hub = fakeHub();
-    const done = streamRun(a.asKoa, { hub, runId: "r1", afterSeq: 0 });
+    const done = streamLogs(a.asKoa, { hub, id: "r1", afterSeq: 0 });
     hub.sink!.close!();
     await done;
     expect(a.res.writableEnded).toBe(true);
@@ -172,7 +172,7 @@ describe("streamRun", () => {
         throw new Error("log hub is closed");
       },
     };
-    await streamRun(b.asKoa, { hub: closed, runId: "r1", afterSeq: 0 });
+    await streamLogs(b.asKoa, { hub: closed, id: "r1", afterSeq: 0 });
     expect(b.res.writableEnded).toBe(true);
   });
 
@@ -181,7 +181,7 @@ describe("streamRun", () => {
     res.destroyed = true;
     res.socket.destroyed = true;
     const hub = fakeHub();
-    await streamRun(asKoa, { hub, runId: "r1", afterSeq: 0 });
+    await streamLogs(asKoa, { hub, id: "r1", afterSeq: 0 });
     expect(hub.sink).toBeNull();
   });
 });

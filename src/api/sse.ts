@@ -1,12 +1,13 @@
 /**
- * The run log stream as Server-Sent Events: `GET /v1/runs/{run_id}/logs/stream`.
+ * A workload's log stream as Server-Sent Events: `GET /v1/runs/{run_id}/logs/stream` and
+ * `GET /v1/repositories/{repository_id}/analysis/{commit_hash}/logs/stream`.
  *
  * What a client receives (for the OpenAPI description):
  *
  *   retry: 3000                                   first: reconnect after 3 s
  *
  *   event: status                                 on connect (the current status) and on every change;
- *   data: {"status":"running"}                    status: pending|preprocessing|running|completed|failed|cancelled
+ *   data: {"status":"running"}                    status: the workload's phase, e.g. a run's pending|preprocessing|running|completed|failed|cancelled
  *                                                 a terminal status comes after the last line, just before end
  *
  *   event: stdout                                 one event per line, stdout or stderr
@@ -15,7 +16,7 @@
  *
  *   : ping                                        every 15 s, so proxies keep the connection open
  *
- *   event: end                                    every line has been sent and the run is over;
+ *   event: end                                    every line has been sent and the workload is over;
  *   data: {"status":"completed","exit_code":0}    the server then closes (exit_code may be null)
  *
  * Resume with `Last-Event-ID: <seq>` (EventSource sends it on reconnect) or `?after=<seq>`: only
@@ -23,11 +24,13 @@
  * escapes \n and \r, so every event has exactly one data line whatever the log line holds.
  */
 import type { Context } from "koa";
-import type { LogHub, LogLine, RunEnd, RunStatus, Subscriber } from "../logs/hub.ts";
+import type { LogLine, StreamEnd, StreamStatus, Subscriber } from "../logs/contracts.ts";
+import type { LogHub } from "../logs/hub.ts";
 
-export interface StreamRunOptions {
+export interface StreamLogsOptions {
   hub: Pick<LogHub, "subscribe">;
-  runId: string;
+  /** The workload's id: a run's or an analysis's, whichever kind the hub serves. */
+  id: string;
   /** Stream lines with seq > afterSeq (from parseAfter). */
   afterSeq: number;
   /** Default 15000. */
@@ -40,20 +43,20 @@ export function formatLine(l: LogLine): string {
   return `event: ${l.stream}\nid: ${l.seq}\ndata: ${JSON.stringify({ seq: l.seq, ts: l.ts, line: l.line })}\n\n`;
 }
 
-export function formatStatus(status: RunStatus): string {
+export function formatStatus(status: StreamStatus): string {
   return `event: status\ndata: ${JSON.stringify({ status })}\n\n`;
 }
 
-export function formatEnd(e: RunEnd): string {
+export function formatEnd(e: StreamEnd): string {
   return `event: end\ndata: ${JSON.stringify({ status: e.status, exit_code: e.exit_code })}\n\n`;
 }
 
 /**
- * Writes the stream to the response until the run's end event or the client leaving; resolves
+ * Writes the stream to the response until its end event or the client leaving; resolves
  * then. Bypasses Koa's response handling (ctx.respond = false), so the route must do its checks
  * (auth, 404, 422) before calling this.
  */
-export async function streamRun(ctx: Context, opts: StreamRunOptions): Promise<void> {
+export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise<void> {
   const res = ctx.res;
   const pingMs = opts.pingIntervalMs ?? 15_000;
   ctx.status = 200;
@@ -117,7 +120,7 @@ export async function streamRun(ctx: Context, opts: StreamRunOptions): Promise<v
     };
     let unsub: () => void;
     try {
-      unsub = opts.hub.subscribe(opts.runId, opts.afterSeq, sink);
+      unsub = opts.hub.subscribe(opts.id, opts.afterSeq, sink);
     } catch {
       // The hub is shutting down: close, so the client reconnects (to another replica).
       if (writable()) res.end();

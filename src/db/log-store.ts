@@ -1,4 +1,4 @@
-import type { LogLine, LogStore, RunState } from "../logs/hub.ts";
+import type { LogLine, LogStore, StreamState } from "../logs/contracts.ts";
 import type { Db } from "./database.ts";
 import { untyped, type WorkloadTable } from "./workload-tables.ts";
 
@@ -22,7 +22,7 @@ export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
       const row = await db.selectFrom(owner.linesTable).select((eb) => eb.fn.max("seq").as("max")).where(owner.key, "=", id).executeTakeFirst();
       return row?.max == null ? 0 : Number(row.max);
     },
-    async readRun(id): Promise<RunState | null> {
+    async readState(id): Promise<StreamState | null> {
       const row: { status: string; exit_code: number | null; logs_complete: boolean } | undefined = await db
         .selectFrom(owner.table)
         .select(["status", "exit_code", "logs_complete"])

@@ -1,25 +1,25 @@
-import type { LiveLogSource } from "../logs/hub.ts";
+import type { LiveLogSource } from "../logs/contracts.ts";
 import type { Logger } from "../logger.ts";
 import type { KubeClients } from "./client.ts";
 import { followOnce, resumeTime } from "./pod-log.ts";
 import { newestPod } from "./pods.ts";
 
-// The API process's live upstream for a run: find the run's pod, follow its
-// main container's framed log, and follow again after a drop (API server or
-// kubelet restart) from where it stopped, until the command exits or the pod
-// is gone.
+// The API process's live upstream for a workload (a run or an analysis): find
+// the workload's pod, follow its main container's framed log, and follow again
+// after a drop (API server or kubelet restart) from where it stopped, until the
+// command exits or the pod is gone.
 
 /** label: the pod label holding the id (codeplane.dev/run or codeplane.dev/analysis). */
 export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string): LiveLogSource {
   return {
-    follow(runId, afterSeq, onLine, onEnd) {
+    follow(id, afterSeq, onLine, onEnd) {
       const abort = new AbortController();
       void (async () => {
         let lastSeq = afterSeq;
         let lastTs: string | undefined;
         for (let attempt = 0; !abort.signal.aborted; attempt++) {
           const pods = await k.core
-            .listNamespacedPod({ namespace: k.namespace, labelSelector: `${label}=${runId}` })
+            .listNamespacedPod({ namespace: k.namespace, labelSelector: `${label}=${id}` })
             .catch(() => null);
           const pod = pods ? newestPod(pods.items) : null;
           const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;
@@ -46,7 +46,7 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string)
         }
         if (!abort.signal.aborted) onEnd();
       })().catch((err: unknown) => {
-        logger.warn({ err, run_id: runId }, "live log follow failed");
+        logger.warn({ err, stream_id: id }, "live log follow failed");
         if (!abort.signal.aborted) onEnd();
       });
       return () => abort.abort();

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRootLogger } from "../logger.ts";
-import { LogHub, type LiveLogSource, type LogHubOptions, type LogLine, type LogStore, type RunEnd, type RunState, type RunStatus, type Subscriber } from "./hub.ts";
+import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import { LogHub, type LogHubOptions } from "./hub.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
-const RUN = "0190f0f0-0000-7000-8000-000000000001";
+const ID = "0190f0f0-0000-7000-8000-000000000001";
 const logger = createRootLogger("silent");
 
 const mk = (seq: number, stream: "stdout" | "stderr" = seq % 3 === 0 ? "stderr" : "stdout"): LogLine => ({ seq, stream, ts: TS, line: `line ${seq}` });
@@ -12,21 +13,21 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 /** Postgres as the hub sees it. A gate holds reads open after they took their snapshot. */
 class FakeStore implements LogStore {
   lines = new Map<string, LogLine[]>();
-  runs = new Map<string, RunState | null>();
+  states = new Map<string, StreamState | null>();
   readLinesCalls = 0;
   #gate: { promise: Promise<void>; open: () => void } | null = null;
 
-  archive(runId: string, ...seqs: number[]) {
-    const list = this.lines.get(runId) ?? [];
+  archive(id: string, ...seqs: number[]) {
+    const list = this.lines.get(id) ?? [];
     for (const s of seqs) list.push(mk(s));
     list.sort((a, b) => a.seq - b.seq);
-    this.lines.set(runId, list);
+    this.lines.set(id, list);
   }
-  setRun(runId: string, state: Partial<RunState> | null) {
-    const prev = this.runs.get(runId) ?? { status: "running", terminal: false, exitCode: null, logsComplete: false };
+  setState(id: string, state: Partial<StreamState> | null) {
+    const prev = this.states.get(id) ?? { status: "running", terminal: false, exitCode: null, logsComplete: false };
     const next = { ...prev, ...state };
     // The store, not the hub, knows which phases are final (the workload's lifecycle).
-    this.runs.set(runId, state === null ? null : { ...next, terminal: ["completed", "failed", "cancelled"].includes(next.status) });
+    this.states.set(id, state === null ? null : { ...next, terminal: ["completed", "failed", "cancelled"].includes(next.status) });
   }
   closeGate() {
     let open!: () => void;
@@ -38,22 +39,22 @@ class FakeStore implements LogStore {
     this.#gate = null;
     g?.open();
   }
-  async readLines(runId: string, afterSeq: number, limit: number) {
+  async readLines(id: string, afterSeq: number, limit: number) {
     this.readLinesCalls++;
-    const snapshot = (this.lines.get(runId) ?? []).filter((l) => l.seq > afterSeq).slice(0, limit);
+    const snapshot = (this.lines.get(id) ?? []).filter((l) => l.seq > afterSeq).slice(0, limit);
     if (this.#gate) await this.#gate.promise;
     return snapshot;
   }
-  async maxSeq(runId: string) {
-    return (this.lines.get(runId) ?? []).at(-1)?.seq ?? 0;
+  async maxSeq(id: string) {
+    return (this.lines.get(id) ?? []).at(-1)?.seq ?? 0;
   }
-  async readRun(runId: string) {
-    return this.runs.has(runId) ? (this.runs.get(runId) ?? null) : null;
+  async readState(id: string) {
+    return this.states.has(id) ? (this.states.get(id) ?? null) : null;
   }
 }
 
 interface Follow {
-  runId: string;
+  id: string;
   afterSeq: number;
   onLine: (l: LogLine) => void;
   onEnd: () => void;
@@ -64,28 +65,28 @@ interface Follow {
 class FakeLive implements LiveLogSource {
   follows: Follow[] = [];
   written = new Map<string, number[]>();
-  follow(runId: string, afterSeq: number, onLine: (l: LogLine) => void, onEnd: () => void) {
-    const f: Follow = { runId, afterSeq, onLine, onEnd, stopped: false };
-    const backlog = (this.written.get(runId) ?? []).filter((s) => s > afterSeq);
+  follow(id: string, afterSeq: number, onLine: (l: LogLine) => void, onEnd: () => void) {
+    const f: Follow = { id, afterSeq, onLine, onEnd, stopped: false };
+    const backlog = (this.written.get(id) ?? []).filter((s) => s > afterSeq);
     queueMicrotask(() => {
       this.follows.push(f);
       for (const s of backlog) if (!f.stopped) onLine(mk(s));
     });
     return () => void (f.stopped = true);
   }
-  active(runId = RUN) {
-    return this.follows.filter((f) => f.runId === runId && !f.stopped);
+  active(id = ID) {
+    return this.follows.filter((f) => f.id === id && !f.stopped);
   }
   /** Writes lines to the log (seqs in order; a repeat stands for an upstream reconnect replaying). */
-  emit(runId: string, ...seqs: number[]) {
-    const w = this.written.get(runId) ?? [];
+  emit(id: string, ...seqs: number[]) {
+    const w = this.written.get(id) ?? [];
     for (const s of seqs) if (s > (w.at(-1) ?? 0)) w.push(s);
-    this.written.set(runId, w);
-    for (const f of this.active(runId)) for (const s of seqs) f.onLine(mk(s));
+    this.written.set(id, w);
+    for (const f of this.active(id)) for (const s of seqs) f.onLine(mk(s));
   }
 }
 
-type Event = { t: "line"; l: LogLine } | { t: "status"; s: RunStatus } | { t: "end"; e: RunEnd };
+type Event = { t: "line"; l: LogLine } | { t: "status"; s: StreamStatus } | { t: "end"; e: StreamEnd };
 
 /** A sink that records events; `takeUntilFull` lines are taken before it reports backpressure. */
 class Recorder implements Subscriber {
@@ -100,10 +101,10 @@ class Recorder implements Subscriber {
     this.events.push({ t: "line", l });
     return --this.room > 0;
   }
-  status(s: RunStatus) {
+  status(s: StreamStatus) {
     this.events.push({ t: "status", s });
   }
-  end(e: RunEnd) {
+  end(e: StreamEnd) {
     this.events.push({ t: "end", e });
   }
   onDrain(resume: () => void) {
@@ -124,7 +125,7 @@ class Recorder implements Subscriber {
   get statuses() {
     return this.events.flatMap((e) => (e.t === "status" ? [e.s] : []));
   }
-  get ended(): RunEnd | null {
+  get ended(): StreamEnd | null {
     const last = this.events.at(-1);
     return last?.t === "end" ? last.e : null;
   }
@@ -150,21 +151,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("LogHub", () => {
   it("joins history and live lines without a gap or a duplicate at the seam", async () => {
     const { store, live, hub } = setup({ pageSize: 4 });
-    store.setRun(RUN, { status: "running" });
-    store.archive(RUN, ...range(1, 10));
+    store.setState(ID, { status: "running" });
+    store.archive(ID, ...range(1, 10));
     store.closeGate();
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
     expect(live.active()[0]!.afterSeq).toBe(10);
     await until(() => expect(store.readLinesCalls).toBe(1));
     // While the first history page is being read: live lines, only some of them archived yet.
-    live.emit(RUN, 11, 12, 13, 14, 15);
-    store.archive(RUN, 11, 12, 13);
+    live.emit(ID, 11, 12, 13, 14, 15);
+    store.archive(ID, 11, 12, 13);
     expect(r.seqs).toEqual([]);
     store.openGate();
     await until(() => expect(r.seqs).toEqual(range(1, 15)));
-    live.emit(RUN, 16, 17);
+    live.emit(ID, 16, 17);
     expect(r.seqs).toEqual(range(1, 17));
     expect(r.statuses).toEqual(["running"]);
     expect(r.ended).toBeNull();
@@ -172,36 +173,36 @@ describe("LogHub", () => {
 
   it("resumes after afterSeq, from Postgres or from the ring", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
-    store.archive(RUN, ...range(1, 10));
+    store.setState(ID, { status: "running" });
+    store.archive(ID, ...range(1, 10));
     const a = new Recorder();
-    hub.subscribe(RUN, 7, a);
+    hub.subscribe(ID, 7, a);
     await until(() => expect(a.seqs).toEqual([8, 9, 10]));
-    live.emit(RUN, ...range(11, 15));
+    live.emit(ID, ...range(11, 15));
     expect(a.seqs).toEqual(range(8, 15));
     const reads = store.readLinesCalls;
     const b = new Recorder();
-    hub.subscribe(RUN, 12, b);
+    hub.subscribe(ID, 12, b);
     await until(() => expect(b.seqs).toEqual([13, 14, 15]));
     // Served from the ring: a late joiner near the head costs no query.
     expect(store.readLinesCalls).toBe(reads);
-    live.emit(RUN, 16);
+    live.emit(ID, 16);
     expect(a.seqs.at(-1)).toBe(16);
     expect(b.seqs).toEqual([13, 14, 15, 16]);
   });
 
-  it("shares one upstream per run among its subscribers and stops it after the last leaves", async () => {
+  it("shares one upstream per stream among its subscribers and stops it after the last leaves", async () => {
     const { store, live, hub } = setup();
     const other = "0190f0f0-0000-7000-8000-000000000002";
-    store.setRun(RUN, { status: "running" });
-    store.setRun(other, { status: "running" });
+    store.setState(ID, { status: "running" });
+    store.setState(other, { status: "running" });
     const subs = Array.from({ length: 5 }, () => new Recorder());
-    const unsubs = subs.map((r) => hub.subscribe(RUN, 0, r));
+    const unsubs = subs.map((r) => hub.subscribe(ID, 0, r));
     const o = new Recorder();
     hub.subscribe(other, 0, o);
     await until(() => expect(live.follows).toHaveLength(2));
     await until(() => expect(subs.every((r) => r.statuses.length === 1)).toBe(true));
-    live.emit(RUN, 1, 2);
+    live.emit(ID, 1, 2);
     await until(() => expect(subs.every((r) => r.seqs.join() === "1,2")).toBe(true));
     expect(o.seqs).toEqual([]);
     for (const u of unsubs.slice(0, 4)) u();
@@ -210,43 +211,43 @@ describe("LogHub", () => {
     unsubs[4]!(); // idempotent
     expect(live.active()).toHaveLength(0);
     expect(live.active(other)).toHaveLength(1);
-    expect(hub.activeRuns).toBe(1);
+    expect(hub.activeStreams).toBe(1);
     const again = new Recorder();
-    hub.subscribe(RUN, 0, again);
+    hub.subscribe(ID, 0, again);
     await until(() => expect(live.active()).toHaveLength(1));
     expect(live.follows).toHaveLength(3);
   });
 
   it("gives a client joining after the end the stored lines, then end, without following", async () => {
     const { store, live, hub } = setup({ pageSize: 2 });
-    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
-    store.archive(RUN, ...range(1, 5));
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
+    store.archive(ID, ...range(1, 5));
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
     // A terminal status comes after the last line, right before end.
     expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual([1, 2, 3, 4, 5, "status", "end"]);
     expect(r.statuses).toEqual(["completed"]);
     const resumed = new Recorder();
-    hub.subscribe(RUN, 3, resumed);
+    hub.subscribe(ID, 3, resumed);
     await until(() => expect(resumed.ended).not.toBeNull());
     expect(resumed.seqs).toEqual([4, 5]);
     expect(live.follows).toHaveLength(0);
-    expect(hub.activeRuns).toBe(0);
+    expect(hub.activeStreams).toBe(0);
   });
 
   it("keeps a slow subscriber from delaying a fast one, and catches it up exactly from Postgres", async () => {
     const { store, live, hub } = setup({ ringSize: 4, pageSize: 5 });
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const fast = new Recorder();
     const slow = new Recorder(3);
-    hub.subscribe(RUN, 0, fast);
-    hub.subscribe(RUN, 0, slow);
+    hub.subscribe(ID, 0, fast);
+    hub.subscribe(ID, 0, slow);
     await until(() => expect(live.active()).toHaveLength(1));
     await until(() => expect(slow.statuses).toEqual(["running"]));
     for (const s of range(1, 20)) {
-      store.archive(RUN, s);
-      live.emit(RUN, s);
+      store.archive(ID, s);
+      live.emit(ID, s);
     }
     expect(fast.seqs).toEqual(range(1, 20));
     expect(slow.seqs).toEqual([1, 2, 3]);
@@ -255,19 +256,19 @@ describe("LogHub", () => {
     slow.drain();
     await until(() => expect(slow.seqs).toEqual(range(1, 20)));
     expect(store.readLinesCalls).toBeGreaterThan(reads); // 4..16 had left the ring
-    live.emit(RUN, 21);
+    live.emit(ID, 21);
     expect(fast.seqs.at(-1)).toBe(21);
     expect(slow.seqs).toEqual(range(1, 21));
   });
 
   it("catches a slow subscriber up from the ring when the ring still holds what it lacks", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const slow = new Recorder(2);
-    hub.subscribe(RUN, 0, slow);
+    hub.subscribe(ID, 0, slow);
     await until(() => expect(live.active()).toHaveLength(1));
     await until(() => expect(slow.statuses).toHaveLength(1));
-    live.emit(RUN, ...range(1, 10));
+    live.emit(ID, ...range(1, 10));
     expect(slow.seqs).toEqual([1, 2]);
     const reads = store.readLinesCalls;
     slow.drain(3); // takes three more, then is full again
@@ -279,20 +280,20 @@ describe("LogHub", () => {
 
   it("drops lines an upstream repeats after reconnecting", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
     await until(() => expect(r.statuses).toHaveLength(1));
-    live.emit(RUN, 1, 2, 3, 1, 2, 3, 4, 2, 5);
+    live.emit(ID, 1, 2, 3, 1, 2, 3, 4, 2, 5);
     expect(r.seqs).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("gives live lines the timestamp form Postgres gives back", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
     live.active()[0]!.onLine({ seq: 1, stream: "stdout", ts: "2026-11-22T04:13:09Z", line: "a" });
     live.active()[0]!.onLine({ seq: 2, stream: "stdout", ts: "2026-11-22T04:13:09.123456789Z", line: "b" });
@@ -302,51 +303,51 @@ describe("LogHub", () => {
 
   it("carries on from Postgres when the live upstream ends before the logs are complete", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
-    live.emit(RUN, 1, 2);
-    store.archive(RUN, 1, 2, 3, 4);
+    live.emit(ID, 1, 2);
+    store.archive(ID, 1, 2, 3, 4);
     live.active()[0]!.onEnd();
     await until(() => expect(r.seqs).toEqual([1, 2, 3, 4]));
-    store.archive(RUN, 5);
+    store.archive(ID, 5);
     await until(() => expect(r.seqs).toEqual([1, 2, 3, 4, 5]));
-    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
   });
 
   it("ends only once logs_complete is set, with the lines stored meanwhile", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
-    live.emit(RUN, 1, 2, 3);
-    store.archive(RUN, 1, 2, 3);
-    store.setRun(RUN, { status: "completed", exitCode: 0 });
+    live.emit(ID, 1, 2, 3);
+    store.archive(ID, 1, 2, 3);
+    store.setState(ID, { status: "completed", exitCode: 0 });
     await sleep(60);
     expect(r.ended).toBeNull();
     expect(r.statuses).toEqual(["running"]);
     // Lines the upstream never brought, stored by the controller before it marks the logs complete.
-    store.archive(RUN, 4, 6);
-    store.setRun(RUN, { logsComplete: true });
+    store.archive(ID, 4, 6);
+    store.setState(ID, { logsComplete: true });
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
     expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t === "status" ? e.s : e.t))).toEqual(["running", 1, 2, 3, 4, 6, "completed", "end"]);
     expect(live.active()).toHaveLength(0);
-    expect(hub.activeRuns).toBe(0);
+    expect(hub.activeStreams).toBe(0);
   });
 
   it("ends after the grace period with what is stored when logs_complete never comes", async () => {
     const { store, live, hub } = setup({ terminalGraceMs: 80 });
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
-    live.emit(RUN, 1, 2);
-    store.archive(RUN, 1, 2, 3);
+    live.emit(ID, 1, 2);
+    store.archive(ID, 1, 2, 3);
     const terminalAt = Date.now();
-    store.setRun(RUN, { status: "failed", exitCode: 2 });
+    store.setState(ID, { status: "failed", exitCode: 2 });
     await until(() => expect(r.ended).toEqual({ status: "failed", exit_code: 2 }));
     expect(Date.now() - terminalAt).toBeGreaterThanOrEqual(70);
     expect(r.seqs).toEqual([1, 2, 3]);
@@ -354,18 +355,18 @@ describe("LogHub", () => {
 
   it("follows Postgres alone when there is no live upstream", async () => {
     const { store, hub } = setup({ live: null });
-    store.setRun(RUN, { status: "preprocessing" });
-    store.archive(RUN, 1, 2);
+    store.setState(ID, { status: "preprocessing" });
+    store.archive(ID, 1, 2);
     const a = new Recorder();
     const b = new Recorder();
-    hub.subscribe(RUN, 0, a);
-    hub.subscribe(RUN, 1, b);
+    hub.subscribe(ID, 0, a);
+    hub.subscribe(ID, 1, b);
     await until(() => expect(a.seqs).toEqual([1, 2]));
-    store.setRun(RUN, { status: "running" });
-    store.archive(RUN, 3, 4, 5);
+    store.setState(ID, { status: "running" });
+    store.archive(ID, 3, 4, 5);
     await until(() => expect(a.seqs).toEqual([1, 2, 3, 4, 5]));
-    store.archive(RUN, 6);
-    store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+    store.archive(ID, 6);
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
     await until(() => expect(a.ended).not.toBeNull());
     await until(() => expect(b.ended).not.toBeNull());
     expect(a.seqs).toEqual(range(1, 6));
@@ -377,63 +378,63 @@ describe("LogHub", () => {
     for (let seed = 1; seed <= 6; seed++) {
       const rand = mulberry32(seed);
       const { store, live, hub } = setup({ ringSize: 7, pageSize: 3 });
-      store.setRun(RUN, { status: "running" });
+      store.setState(ID, { status: "running" });
       const total = 120;
       const subs: Recorder[] = [];
       let archived = 0;
       for (let seq = 1; seq <= total; seq++) {
-        live.emit(RUN, seq);
+        live.emit(ID, seq);
         // The archiver lags the live log by a random amount.
-        while (archived < seq && rand() < 0.6) store.archive(RUN, ++archived);
+        while (archived < seq && rand() < 0.6) store.archive(ID, ++archived);
         if (rand() < 0.08) {
           const r = new Recorder(rand() < 0.5 ? 1 + Math.floor(rand() * 10) : Infinity);
           subs.push(r);
-          hub.subscribe(RUN, 0, r);
+          hub.subscribe(ID, 0, r);
         }
         for (const r of subs) if (r.resumeFn && rand() < 0.2) r.drain(1 + Math.floor(rand() * 10));
         if (rand() < 0.3) await sleep(1);
       }
-      while (archived < total) store.archive(RUN, ++archived);
-      store.setRun(RUN, { status: "completed", exitCode: 0, logsComplete: true });
+      while (archived < total) store.archive(ID, ++archived);
+      store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
       await until(() => {
         for (const r of subs) if (r.resumeFn) r.drain();
         expect(subs.every((r) => r.ended !== null)).toBe(true);
       });
       for (const r of subs) expect(r.seqs).toEqual(range(1, total));
       expect(live.follows.length).toBeLessThanOrEqual(subs.length);
-      expect(hub.activeRuns).toBe(0);
+      expect(hub.activeStreams).toBe(0);
     }
   });
 
   it("skips lines the archiver never stores rather than waiting forever", async () => {
     const { store, live, hub } = setup({ ringSize: 3, archiveWaitMs: 50 });
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const slow = new Recorder(1);
-    hub.subscribe(RUN, 0, slow);
+    hub.subscribe(ID, 0, slow);
     await until(() => expect(live.active()).toHaveLength(1));
-    store.archive(RUN, 1, 2); // a size limit: nothing past 2 is stored
-    live.emit(RUN, ...range(1, 8));
+    store.archive(ID, 1, 2); // a size limit: nothing past 2 is stored
+    live.emit(ID, ...range(1, 8));
     expect(slow.seqs).toEqual([1]);
     slow.drain();
     await until(() => expect(slow.seqs).toEqual([1, 2, 6, 7, 8]));
-    live.emit(RUN, 9);
+    live.emit(ID, 9);
     expect(slow.seqs.at(-1)).toBe(9);
   });
 
-  it("ends streams whose run is deleted, and drops a subscriber that throws", async () => {
+  it("ends streams whose workload is deleted, and drops a subscriber that throws", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const ok = new Recorder();
     const bad = new Recorder();
     bad.line = () => {
       throw new Error("socket gone");
     };
-    hub.subscribe(RUN, 0, ok);
-    hub.subscribe(RUN, 0, bad);
+    hub.subscribe(ID, 0, ok);
+    hub.subscribe(ID, 0, bad);
     await until(() => expect(live.active()).toHaveLength(1));
-    live.emit(RUN, 1, 2);
+    live.emit(ID, 1, 2);
     expect(ok.seqs).toEqual([1, 2]);
-    store.setRun(RUN, null);
+    store.setState(ID, null);
     await until(() => expect(ok.ended).toEqual({ status: "running", exit_code: null }));
     expect(bad.ended).toBeNull();
     expect(live.active()).toHaveLength(0);
@@ -441,15 +442,15 @@ describe("LogHub", () => {
 
   it("close() stops upstreams and closes streams without end", async () => {
     const { store, live, hub } = setup();
-    store.setRun(RUN, { status: "running" });
+    store.setState(ID, { status: "running" });
     const r = new Recorder();
-    hub.subscribe(RUN, 0, r);
+    hub.subscribe(ID, 0, r);
     await until(() => expect(live.active()).toHaveLength(1));
     hub.close();
     expect(r.closed).toBe(true);
     expect(r.ended).toBeNull();
     expect(live.active()).toHaveLength(0);
-    expect(() => hub.subscribe(RUN, 0, new Recorder())).toThrow(/closed/);
+    expect(() => hub.subscribe(ID, 0, new Recorder())).toThrow(/closed/);
   });
 });
 

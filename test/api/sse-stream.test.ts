@@ -1,4 +1,4 @@
-// The SSE stream end to end: LogHub over a real migrated Postgres, streamRun in a tiny Koa app
+// The SSE stream end to end: LogHub over a real migrated Postgres, streamLogs in a tiny Koa app
 // on a loopback port, and a real EventSource client. The live upstream is a fake pod log; the
 // "controller" is the test writing run_log_lines and the runs row directly.
 import { createServer, type Server } from "node:http";
@@ -6,10 +6,11 @@ import type { AddressInfo, Socket } from "node:net";
 import { EventSource } from "eventsource";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { parseAfter, streamRun } from "../../src/api/sse.ts";
+import { parseAfter, streamLogs } from "../../src/api/sse.ts";
 import type { RunsTable } from "../../src/db/schema.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
-import { LogHub, type LiveLogSource, type LogLine } from "../../src/logs/hub.ts";
+import type { LiveLogSource, LogLine } from "../../src/logs/contracts.ts";
+import { LogHub } from "../../src/logs/hub.ts";
 import { pgLogStore } from "../../src/db/log-store.ts";
 import { RUN_TABLE } from "../../src/db/workload-tables.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
@@ -76,7 +77,7 @@ beforeAll(async () => {
     }
     served.push({ runId, lastEventId: ctx.get("Last-Event-ID"), after, socket: ctx.req.socket });
     const ping = typeof ctx.query.ping === "string" ? Number(ctx.query.ping) : 15_000;
-    await streamRun(ctx, { hub, runId, afterSeq: after, pingIntervalMs: ping, retryMs: 50 });
+    await streamLogs(ctx, { hub, id: runId, afterSeq: after, pingIntervalMs: ping, retryMs: 50 });
   });
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -5,7 +5,7 @@ import { analysisSchema, createAnalysisSchema } from "../../domain/analyses/anal
 import type { LogHub } from "../../logs/hub.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { parseAfter, streamRun } from "../sse.ts";
+import { parseAfter, streamLogs } from "../sse.ts";
 import { pageOf, pageQuery } from "./common.ts";
 
 const repoParams = z.strictObject({ repository_id: z.uuid() });
@@ -110,7 +110,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
       const id = await analyses.idOf(db, principal.accountId, params.repository_id, params.commit_hash);
       const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
       if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
-      await streamRun(ctx, { hub, runId: id, afterSeq: after });
+      await streamLogs(ctx, { hub, id, afterSeq: after });
       return { status: 200 };
     },
   });

@@ -6,7 +6,7 @@ import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatu
 import type { LogHub } from "../../logs/hub.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { parseAfter, streamRun } from "../sse.ts";
+import { parseAfter, streamLogs } from "../sse.ts";
 import { idParam, pageOf, pageQuery } from "./common.ts";
 
 const runParam = idParam("run_id");
@@ -129,7 +129,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
       await runs.get(db, principal.accountId, params.run_id);
       const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
       if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
-      await streamRun(ctx, { hub, runId: params.run_id, afterSeq: after });
+      await streamLogs(ctx, { hub, id: params.run_id, afterSeq: after });
       return { status: 200 };
     },
   });

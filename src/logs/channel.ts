@@ -1,0 +1,387 @@
+import type { Logger } from "../logger.ts";
+import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import { Ring } from "./ring.ts";
+import { StorePoller } from "./store-poller.ts";
+
+/** The hub's options with defaults filled in; shared by all of its channels. */
+export interface ChannelSettings {
+  store: LogStore;
+  live: LiveLogSource | null;
+  logger: Logger;
+  pollIntervalMs: number;
+  ringSize: number;
+  dbPollIntervalMs: number;
+  terminalGraceMs: number;
+  pageSize: number;
+  archiveWaitMs: number;
+}
+
+interface Sub {
+  sink: Subscriber;
+  /** The last seq given to the sink. */
+  delivered: number;
+  /** Caught up with the ring: takes lines as they arrive. */
+  live: boolean;
+  /** line() returned false; waiting for drain. */
+  paused: boolean;
+  pumping: boolean;
+  done: boolean;
+  /** Waiting for the archiver to store lines the ring no longer holds. */
+  waitTimer: NodeJS.Timeout | null;
+  /** When Postgres was first found lacking lines the ring no longer holds (null: not lacking). */
+  gapSince: number | null;
+  sentStatus: StreamStatus | null;
+}
+
+/**
+ * One stream with at least one subscriber: one upstream follow, one poll of the workload's row
+ * and one ring, shared by its subscribers, each of which is pumped on its own (see ./hub.ts).
+ * Closes itself, and tells the hub through onClosed, when its last subscriber leaves.
+ */
+export class StreamChannel {
+  readonly #id: string;
+  readonly #s: ChannelSettings;
+  readonly #log: Logger;
+  readonly #onClosed: () => void;
+  readonly #subs = new Set<Sub>();
+  readonly #ring: Ring;
+  #state: StreamState | null = null;
+  /** Upstream started, ring floor known: subscribers may be pumped. */
+  #ready = false;
+  /** Postgres now holds every line that will be served (logs_complete, or the grace ran out). */
+  #final = false;
+  #closed = false;
+  /** Highest seq taken from the upstream: repeats at or below it are dropped. */
+  #lastSeq = 0;
+  #stopUpstream: (() => void) | null = null;
+  /** Bumped per follow, so callbacks from a stopped follow are ignored. */
+  #followGen = 0;
+  #statusTimer: NodeJS.Timeout | null = null;
+  #graceTimer: NodeJS.Timeout | null = null;
+  #initTimer: NodeJS.Timeout | null = null;
+  #polling = false;
+
+  constructor(id: string, settings: ChannelSettings, onClosed: () => void) {
+    this.#id = id;
+    this.#s = settings;
+    this.#log = settings.logger.child({ stream_id: id, component: "log-hub" });
+    this.#onClosed = onClosed;
+    this.#ring = new Ring(settings.ringSize);
+    void this.#init();
+  }
+
+  add(afterSeq: number, sink: Subscriber): Sub {
+    const sub: Sub = { sink, delivered: afterSeq, live: false, paused: false, pumping: false, done: false, waitTimer: null, gapSince: null, sentStatus: null };
+    this.#subs.add(sub);
+    this.#emitStatus(sub);
+    if (this.#ready) void this.#pump(sub);
+    return sub;
+  }
+
+  remove(sub: Sub): void {
+    if (sub.done) return;
+    sub.done = true;
+    if (sub.waitTimer) clearTimeout(sub.waitTimer);
+    sub.waitTimer = null;
+    this.#subs.delete(sub);
+    if (this.#subs.size === 0) this.#teardown();
+  }
+
+  shutdown(): void {
+    for (const sub of [...this.#subs]) {
+      this.remove(sub);
+      try {
+        sub.sink.close?.();
+      } catch (err) {
+        this.#log.warn({ err }, "closing a log stream failed");
+      }
+    }
+    this.#teardown();
+  }
+
+  async #init(): Promise<void> {
+    try {
+      const state = await this.#s.store.readState(this.#id);
+      if (this.#closed) return;
+      if (!state) return this.#vanished();
+      this.#applyState(state);
+      if (!this.#final) {
+        // Whatever is stored by now is read from Postgres; the upstream only has to supply what
+        // comes after. Lines are archived in seq order, so nothing at or below this is missing.
+        const stored = await this.#s.store.maxSeq(this.#id);
+        if (this.#closed) return;
+        this.#lastSeq = stored;
+        this.#ring.reset(stored);
+        this.#follow(this.#s.live);
+        this.#statusTimer = setInterval(() => void this.#poll(), this.#s.pollIntervalMs);
+        this.#statusTimer.unref();
+      }
+      this.#ready = true;
+      for (const sub of [...this.#subs]) void this.#pump(sub);
+    } catch (err) {
+      if (this.#closed) return;
+      this.#log.warn({ err }, "reading the workload's state for its log stream failed; retrying");
+      this.#initTimer = setTimeout(() => {
+        this.#initTimer = null;
+        void this.#init();
+      }, this.#s.pollIntervalMs);
+      this.#initTimer.unref();
+    }
+  }
+
+  #follow(source: LiveLogSource | null): void {
+    const gen = ++this.#followGen;
+    const isLive = source !== null;
+    const upstream = source ?? new StorePoller(this.#s.store, this.#s.dbPollIntervalMs, this.#s.pageSize, this.#log);
+    this.#stopUpstream = upstream.follow(
+      this.#id,
+      this.#lastSeq,
+      (l) => {
+        if (gen === this.#followGen) this.#onLine(l);
+      },
+      () => {
+        if (gen !== this.#followGen || this.#closed || this.#final) return;
+        this.#stopUpstream = null;
+        // The pod log is gone (or never came) before the workload's lines were all stored: carry on
+        // from Postgres, where the controller is still archiving them.
+        if (isLive) {
+          this.#log.debug("live log ended before the workload's logs were complete; following Postgres");
+          this.#follow(null);
+        }
+      },
+    );
+  }
+
+  #stopFollowing(): void {
+    this.#followGen++;
+    const stop = this.#stopUpstream;
+    this.#stopUpstream = null;
+    if (stop) {
+      try {
+        stop();
+      } catch (err) {
+        this.#log.warn({ err }, "stopping the log upstream failed");
+      }
+    }
+  }
+
+  #onLine(l: LogLine): void {
+    if (this.#closed || l.seq <= this.#lastSeq) return;
+    // Postgres gives timestamps back in this form; a live line must read the same as its stored copy.
+    if (!CANONICAL_TS.test(l.ts)) {
+      const d = new Date(l.ts);
+      if (!Number.isNaN(d.getTime())) l = { ...l, ts: d.toISOString() };
+    }
+    this.#lastSeq = l.seq;
+    this.#ring.push(l);
+    for (const sub of [...this.#subs]) {
+      if (sub.live && !sub.paused && !sub.done && l.seq > sub.delivered) this.#deliver(sub, l);
+    }
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#polling || this.#closed || this.#final) return;
+    this.#polling = true;
+    try {
+      const state = await this.#s.store.readState(this.#id);
+      if (this.#closed) return;
+      if (!state) this.#vanished();
+      else this.#applyState(state);
+    } catch (err) {
+      this.#log.warn({ err }, "polling the workload's status failed");
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #applyState(state: StreamState): void {
+    const changed = this.#state?.status !== state.status;
+    this.#state = state;
+    if (changed) for (const sub of [...this.#subs]) this.#emitStatus(sub);
+    if (!state.terminal) return;
+    if (state.logsComplete) this.#makeFinal();
+    else if (!this.#graceTimer && !this.#final) {
+      this.#graceTimer = setTimeout(() => {
+        this.#graceTimer = null;
+        this.#log.warn({ grace_ms: this.#s.terminalGraceMs }, "workload ended but its logs were not marked complete in time; ending streams with what is stored");
+        this.#makeFinal();
+      }, this.#s.terminalGraceMs);
+      this.#graceTimer.unref();
+    }
+  }
+
+  #makeFinal(): void {
+    if (this.#final) return;
+    this.#final = true;
+    if (this.#graceTimer) clearTimeout(this.#graceTimer);
+    this.#graceTimer = null;
+    if (this.#statusTimer) clearInterval(this.#statusTimer);
+    this.#statusTimer = null;
+    this.#stopFollowing();
+    if (!this.#ready) return;
+    // Every subscriber now reads Postgres once more for anything the upstream did not bring, then ends.
+    for (const sub of [...this.#subs]) {
+      if (sub.done || sub.paused) continue;
+      if (sub.waitTimer) clearTimeout(sub.waitTimer);
+      sub.waitTimer = null;
+      sub.live = false;
+      void this.#pump(sub);
+    }
+  }
+
+  /** The workload's row is gone (deleted, and its lines with it): end with what was last known. */
+  #vanished(): void {
+    this.#log.info("workload disappeared while its log was streamed");
+    const end: StreamEnd = { status: this.#state?.status ?? "cancelled", exit_code: this.#state?.exitCode ?? null };
+    for (const sub of [...this.#subs]) this.#end(sub, end);
+    this.#teardown();
+  }
+
+  #emitStatus(sub: Sub, ending = false): void {
+    if (!this.#state || sub.done || sub.sentStatus === this.#state.status) return;
+    if (!ending && this.#state.terminal) return;
+    sub.sentStatus = this.#state.status;
+    try {
+      sub.sink.status(this.#state.status);
+    } catch (err) {
+      this.#sinkFailed(sub, err);
+    }
+  }
+
+  /** Gives one line; false when the subscriber paused or failed. */
+  #deliver(sub: Sub, l: LogLine): boolean {
+    sub.delivered = l.seq;
+    let more: boolean;
+    try {
+      more = sub.sink.line(l);
+    } catch (err) {
+      this.#sinkFailed(sub, err);
+      return false;
+    }
+    if (!more) this.#pause(sub);
+    return more;
+  }
+
+  #pause(sub: Sub): void {
+    sub.paused = true;
+    sub.live = false;
+    let resumed = false;
+    // Always on a later turn: a sink may call resume from inside onDrain, while a pump is running.
+    const resume = () => {
+      if (resumed || sub.done) return;
+      resumed = true;
+      setImmediate(() => {
+        if (sub.done) return;
+        sub.paused = false;
+        void this.#pump(sub);
+      });
+    };
+    if (sub.sink.onDrain) sub.sink.onDrain(resume);
+    else setTimeout(resume, 10).unref();
+  }
+
+  /** Delivers the ring's lines after what the subscriber has; false when it paused. */
+  #deliverRing(sub: Sub): boolean {
+    for (let i = this.#ring.firstAfter(sub.delivered); i < this.#ring.length; i++) {
+      if (!this.#deliver(sub, this.#ring.at(i))) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Brings one subscriber up to date: Postgres pages while the ring no longer holds what it
+   * lacks, then the ring, then live. Synchronous from the ring check to "live", so no line can
+   * slip in between. When the channel is final, ends the subscriber once Postgres has nothing more.
+   */
+  async #pump(sub: Sub): Promise<void> {
+    if (sub.pumping || sub.done || sub.paused || !this.#ready) return;
+    sub.pumping = true;
+    try {
+      while (!sub.done && !sub.paused && !this.#closed) {
+        const final = this.#final;
+        if (!final && sub.delivered >= this.#ring.floor) {
+          if (this.#deliverRing(sub)) sub.live = true;
+          return;
+        }
+        let page: LogLine[];
+        try {
+          page = await this.#s.store.readLines(this.#id, sub.delivered, this.#s.pageSize);
+        } catch (err) {
+          this.#log.warn({ err }, "reading stored log lines failed; retrying");
+          this.#wait(sub);
+          return;
+        }
+        if (sub.done || this.#closed) return;
+        if (page.length > 0) sub.gapSince = null;
+        for (const l of page) {
+          if (l.seq > sub.delivered && !this.#deliver(sub, l)) return;
+        }
+        if (page.length >= this.#s.pageSize) continue;
+        if (final) {
+          // A read begun after the stream became final found nothing more. Anything the upstream
+          // brought beyond that (only possible when the grace ran out) still goes out.
+          if (this.#deliverRing(sub)) this.#end(sub, { status: this.#state!.status, exit_code: this.#state!.exitCode });
+          return;
+        }
+        if (this.#final || sub.delivered >= this.#ring.floor) continue;
+        // The ring has moved past lines the archiver has not stored yet: wait for them, but not
+        // forever, since lines past the stored size limit never will be.
+        const now = Date.now();
+        sub.gapSince ??= now;
+        if (now - sub.gapSince < this.#s.archiveWaitMs) {
+          this.#wait(sub);
+          return;
+        }
+        this.#log.warn({ after_seq: sub.delivered, ring_floor: this.#ring.floor }, "stored log lines never caught up; skipping to the newest lines");
+        sub.gapSince = null;
+        if (this.#deliverRing(sub)) sub.live = true;
+        return;
+      }
+    } finally {
+      sub.pumping = false;
+    }
+  }
+
+  #wait(sub: Sub): void {
+    if (sub.waitTimer || sub.done) return;
+    sub.waitTimer = setTimeout(() => {
+      sub.waitTimer = null;
+      void this.#pump(sub);
+    }, this.#s.dbPollIntervalMs);
+    sub.waitTimer.unref();
+  }
+
+  #end(sub: Sub, end: StreamEnd): void {
+    if (sub.done) return;
+    this.#emitStatus(sub, true);
+    this.remove(sub);
+    try {
+      sub.sink.end(end);
+    } catch (err) {
+      this.#log.warn({ err }, "ending a log stream failed");
+    }
+  }
+
+  #sinkFailed(sub: Sub, err: unknown): void {
+    this.#log.warn({ err }, "log stream subscriber failed; dropping it");
+    this.remove(sub);
+  }
+
+  #teardown(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopFollowing();
+    if (this.#statusTimer) clearInterval(this.#statusTimer);
+    if (this.#graceTimer) clearTimeout(this.#graceTimer);
+    if (this.#initTimer) clearTimeout(this.#initTimer);
+    this.#statusTimer = this.#graceTimer = this.#initTimer = null;
+    for (const sub of this.#subs) {
+      sub.done = true;
+      if (sub.waitTimer) clearTimeout(sub.waitTimer);
+    }
+    this.#subs.clear();
+    this.#onClosed();
+  }
+}
+
+const CANONICAL_TS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;

@@ -1,0 +1,65 @@
+/**
+ * What the log hub (./hub.ts) asks of the code around it and gives to it. A stream is one
+ * workload's log (a run's or an analysis's), named by the workload's id; the implementations
+ * live with what they wrap (Postgres in src/db, the pod log in src/k8s, SSE in src/api), so
+ * nothing here may import from those.
+ */
+import type { LogLine } from "./frames.ts";
+
+export type { LogLine };
+
+/** The workload's phase, as its kind names it (pending, running, completed, ...). */
+export type StreamStatus = string;
+
+/**
+ * The live upstream for one stream: a follow of its workload's pod log (implemented elsewhere).
+ * Must call onLine for each line in seq order (it may repeat lines after a reconnect; the hub
+ * drops seq <= last delivered), onEnd when the stream is over for good. Returns a stop function.
+ * Lines must be whole lines (pieces of a long line joined), as they are archived.
+ */
+export interface LiveLogSource {
+  follow(id: string, afterSeq: number, onLine: (l: LogLine) => void, onEnd: () => void): () => void;
+}
+
+export interface StreamState {
+  status: StreamStatus;
+  /** The status is final: once the logs are complete, nothing more will come. */
+  terminal: boolean;
+  exitCode: number | null;
+  logsComplete: boolean;
+}
+
+export interface StreamEnd {
+  status: StreamStatus;
+  exit_code: number | null;
+}
+
+/** One streaming client, as the hub sees it. Calls never overlap and come in stream order. */
+export interface Subscriber {
+  /** Takes one line. false = the line was taken but no more can be taken now (backpressure). */
+  line(l: LogLine): boolean;
+  /**
+   * The workload's status, once on subscribing (when known) and again on every change. A
+   * terminal status is held back until every line has been given, so it comes right before end.
+   */
+  status(s: StreamStatus): void;
+  /** Every line is delivered and the workload is over; nothing else is called after this. */
+  end(e: StreamEnd): void;
+  /**
+   * Called after line() returned false: call resume once more lines can be taken. Without it the
+   * hub retries on a short timer.
+   */
+  onDrain?(resume: () => void): void;
+  /** The hub is shutting down: close the stream without end, so the client reconnects elsewhere. */
+  close?(): void;
+}
+
+/** The little the hub reads from Postgres; an interface so unit tests can fake it. */
+export interface LogStore {
+  /** Lines with seq > afterSeq in seq order, at most limit of them. */
+  readLines(id: string, afterSeq: number, limit: number): Promise<LogLine[]>;
+  /** The highest stored seq, 0 when none. */
+  maxSeq(id: string): Promise<number>;
+  /** The workload's row as the hub needs it; null when it does not exist (any more). */
+  readState(id: string): Promise<StreamState | null>;
+}
