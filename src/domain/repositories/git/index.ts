@@ -11,5 +11,7 @@ export {
   type GitTree,
   type GitTreeEntry,
 } from "./mirrors.ts";
+export { MirrorCache, type MirrorCacheOptions } from "./mirror-cache.ts";
+export { MirrorReader, type MirrorAccess, type MirrorReaderOptions } from "./mirror-reader.ts";
 export { GitRemoteError, type GitFailureReason } from "./errors.ts";
 export { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureRepo, FIXTURE_UTF8, type FixtureRepo } from "../../../../test/helpers/git-fixture.ts";
 import { DomainError, DomainValidationError } from "../../errors.ts";
 import { GitRemoteError } from "./errors.ts";
-import { GitMirrors, utf8Boundary, type GitMirrorsOptions } from "./mirrors.ts";
+import { GitMirrors, type GitMirrorsOptions } from "./mirrors.ts";
 
 // Real git against a real (local, file://) repository: the mirror is only as
 // good as its handling of git's actual behaviour, so none of it is mocked.
@@ -356,12 +356,6 @@ describe("readFile truncation on character boundaries", () => {
     const key = newKey();
     const file = await t.mirrors.readFile(key, fixture.url, "main", "utf8.txt");
     expect(file).toMatchObject({ encoding: "utf-8", content: expected, truncated: true, size: bytes.length });
-  });
-
-  it("utf8Boundary never splits a sequence", () => {
-    const s = Buffer.from("aé日🎉");
-    const cuts = Array.from({ length: s.length + 1 }, (_, n) => utf8Boundary(s.subarray(0, n)));
-    expect(cuts).toEqual([0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10]);
   });
 });
 
