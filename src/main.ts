@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { createApp } from "./api/app.ts";
+import { createApp, type ApiServices } from "./api/app.ts";
 import { listen } from "./api/server.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
@@ -27,7 +27,7 @@ import { RunService } from "./domain/runs/runs.ts";
 import { LogHub } from "./logs/hub.ts";
 import { pgLogStore } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
-import { ANALYSIS_TABLE, RUN_TABLE } from "./db/workload-tables.ts";
+import { ANALYSIS_TABLE, RUN_TABLE, type WorkloadTable } from "./db/workload-tables.ts";
 import { ANALYSIS_LABEL, RUN_LABEL } from "./k8s/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
@@ -64,45 +64,13 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     });
     const kube = connectKubernetes(config, logger);
     const envVars = new EnvVarService(new SecretBox(config.encryption));
-    const runs = new RunService({
-      git,
-      launcher: kube ? new RunResources(kube) : null,
-      computeTypes: config.runs.computeTypes,
-      defaultComputeType: DEFAULT_COMPUTE_TYPE,
-      defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
-      maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
-      logger: logger.child({ component: "runs" }),
-    });
-    const analyses = new AnalysisService({
-      git,
-      launcher: kube ? new AnalysisResources(kube) : null,
-      timeoutSeconds: config.analyses.timeoutSeconds,
-      logger: logger.child({ component: "analyses" }),
-    });
-    runs.useAnalyses(analyses);
-    const logHub = new LogHub({
-      store: pgLogStore(database.db, RUN_TABLE),
-      live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), RUN_LABEL) : null,
-      logger: logger.child({ component: "log-hub" }),
-    });
-    const analysisLogHub = new LogHub({
-      store: pgLogStore(database.db, ANALYSIS_TABLE),
-      live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), ANALYSIS_LABEL) : null,
-      logger: logger.child({ component: "analysis-log-hub" }),
-    });
+    const api = config.components.api ? apiServices(config, database, git, kube, envVars, logger) : null;
     const elector = kube && config.components.controller ? startController(config, kube, database, envVars, logger) : null;
     let shuttingDown = false;
     const app = createApp({
-      db: database.db,
       logger,
       version: VERSION,
-      authenticators: [(token) => authenticateApiKey(database.db, token)],
-      repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
-      envVars,
-      runs,
-      logHub,
-      analyses,
-      analysisLogHub,
+      api,
       readiness: [
         { name: "database", check: () => database.ping() },
         { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
@@ -112,7 +80,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       isShuttingDown: () => shuttingDown,
     });
     const http = await listen(app, { ...config.http, logger });
-    logger.info({ port: http.port, database: database.kind, version: VERSION }, "codeplane is serving");
+    logger.info({ port: http.port, database: database.kind, version: VERSION, components: config.components }, "codeplane is serving");
     return {
       port: http.port,
       url: `http://127.0.0.1:${http.port}`,
@@ -120,8 +88,8 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       async close() {
         shuttingDown = true;
         // Open streams end without `end`, so their clients reconnect to another replica.
-        logHub.close();
-        analysisLogHub.close();
+        api?.logHub.close();
+        api?.analysisLogHub.close();
         await http.close();
         await elector?.stop();
         await database.close();
@@ -131,6 +99,42 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     await database.close();
     throw err;
   }
+}
+
+/** The /v1 API's services, for a process that serves the API (CODEPLANE_COMPONENTS includes api). */
+function apiServices(config: Readonly<Config>, database: DatabaseHandle, git: GitMirrors, kube: KubeClients | null, envVars: EnvVarService, logger: Logger): ApiServices {
+  const analyses = new AnalysisService({
+    git,
+    launcher: kube ? new AnalysisResources(kube) : null,
+    timeoutSeconds: config.analyses.timeoutSeconds,
+    logger: logger.child({ component: "analyses" }),
+  });
+  const runs = new RunService({
+    git,
+    experiments: analyses,
+    launcher: kube ? new RunResources(kube) : null,
+    computeTypes: config.runs.computeTypes,
+    defaultComputeType: DEFAULT_COMPUTE_TYPE,
+    defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
+    maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
+    logger: logger.child({ component: "runs" }),
+  });
+  const logHub = (table: WorkloadTable, label: string, component: string) =>
+    new LogHub({
+      store: pgLogStore(database.db, table),
+      live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), label) : null,
+      logger: logger.child({ component }),
+    });
+  return {
+    db: database.db,
+    authenticators: [(token) => authenticateApiKey(database.db, token)],
+    repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
+    envVars,
+    runs,
+    logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub"),
+    analyses,
+    analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
+  };
 }
 
 /**

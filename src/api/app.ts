@@ -24,10 +24,9 @@ import { registerRunRoutes } from "./routes/runs.ts";
 import { registerAnalysisRoutes } from "./routes/analyses.ts";
 import type { AnalysisService } from "../domain/analyses/analyses.ts";
 
-export interface AppDeps {
+/** What the /v1 API serves from. */
+export interface ApiServices {
   db: Db;
-  logger: Logger;
-  version: string;
   authenticators: Authenticator[];
   repositories: RepositoryService;
   envVars: EnvVarService;
@@ -36,6 +35,13 @@ export interface AppDeps {
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
   analysisLogHub: LogHub;
+}
+
+export interface AppDeps {
+  logger: Logger;
+  version: string;
+  /** null in a process that runs only the controller: it serves health, readiness and metrics, and no /v1 route. */
+  api: ApiServices | null;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
   rateLimit: { requests: number; windowSeconds: number };
@@ -49,17 +55,20 @@ export function createApp(deps: AppDeps): Koa {
 
   const api = new Router();
   const routes = new Routes(api, new OpenAPIRegistry());
-  registerKeyRoutes(routes, deps.db);
-  registerRepositoryRoutes(routes, deps.db, deps.repositories);
-  registerEnvVarRoutes(routes, deps.db, deps.envVars);
-  registerRunRoutes(routes, deps.db, deps.runs, deps.logHub);
-  registerAnalysisRoutes(routes, deps.db, deps.analyses, deps.analysisLogHub);
+  const s = deps.api;
+  if (s) {
+    registerKeyRoutes(routes, s.db);
+    registerRepositoryRoutes(routes, s.db, s.repositories);
+    registerEnvVarRoutes(routes, s.db, s.envVars);
+    registerRunRoutes(routes, s.db, s.runs, s.logHub);
+    registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
+  }
 
   const ops = new Router();
   registerOpsRoutes(ops, {
     checks: deps.readiness,
     metrics: metrics.registry,
-    openapi: () => buildOpenApiDocument(routes.registry, deps.version),
+    openapi: s ? () => buildOpenApiDocument(routes.registry, deps.version) : null,
     logger: deps.logger,
     isShuttingDown: deps.isShuttingDown ?? (() => false),
   });
@@ -70,7 +79,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger, metrics));
   app.use(errorHandler(deps.logger));
   app.use(ops.routes()).use(ops.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
-  const auth = authenticate(deps.authenticators);
+  if (!s) return app;
+  const auth = authenticate(s.authenticators);
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith("/v1/")) return next();

@@ -1,22 +1,8 @@
 import { assembleResult, FrameSplitter, type ResultPiece } from "../logs/frames.ts";
-import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { AnalyzerOutput } from "./analysis-observation.ts";
 
 // The analyzer hands its result back through its own log (result frames), so
-// it works on any cluster: no shared volume, no API access from the pod. A
-// finished container's log is complete, so one plain read has all of it.
-
-/** "lost" when the pod is gone; throws on other errors so the reconcile is retried. */
-export async function readAnalyzerOutput(k: KubeClients, namespace: string, pod: string): Promise<AnalyzerOutput | "lost"> {
-  let text: string;
-  try {
-    text = await k.core.readNamespacedPodLog({ name: pod, namespace, container: "main" });
-  } catch (err) {
-    if (isNotFound(err)) return "lost";
-    throw err;
-  }
-  return parseAnalyzerOutput(text);
-}
+// it works on any cluster: no shared volume, no API access from the pod.
 
 export function parseAnalyzerOutput(text: string): AnalyzerOutput {
   const splitter = new FrameSplitter({ maxLineLength: 64 * 1024 });

@@ -1,24 +1,30 @@
 import { makeInformer, type Informer, type KubernetesObject, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
+import type { WorkloadTable } from "../db/workload-tables.ts";
+import { saveAnalysisResult, ANALYSIS_ROWS } from "../domain/analyses/analysis-rows.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
+import { RUN_ROWS } from "../domain/runs/run-rows.ts";
+import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload-rows.ts";
+import { kubeClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { GROUP, VERSION } from "../k8s/crds/common.ts";
 import { ANALYSIS_PLURAL } from "../k8s/crds/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
+import { GROUP, VERSION } from "../k8s/crds/common.ts";
 import { RUN_PLURAL } from "../k8s/crds/run.ts";
-import { analysisResourceName, runResourceName } from "../k8s/labels.ts";
-import { AnalysisResources, RunResources, type AnalysisResource, type RunResource } from "../k8s/run-resources.ts";
-import { ANALYSIS_TABLE, RUN_TABLE } from "../db/workload-tables.ts";
-import { AnalysisReconciler } from "./analysis-reconciler.ts";
+import { AnalysisResources, RunResources } from "../k8s/run-resources.ts";
 import type { Logger } from "../logger.ts";
+import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
-import { RunReconciler } from "./run-reconciler.ts";
+import { runWorkload } from "./run-workload.ts";
 import { WorkQueue } from "./work-queue.ts";
+import { resourceNameOf, type Workload, type WorkloadObservation } from "./workload.ts";
+import { WorkloadReconciler, type ResourceClient } from "./workload-reconciler.ts";
 
-// The controller: informers on Runs, Analyses and the Jobs and pods they own
-// feed one keyed queue (keys are resource names: run-<id>, analysis-<id>);
-// each key is reconciled by its kind's reconciler, one at a time. It runs
-// only while this replica holds the leader lease.
+// The controller: informers on every workload kind (Runs, Analyses) and the
+// Jobs and pods they own feed one keyed queue (keys are resource names:
+// run-<id>, analysis-<id>); each key is reconciled by its kind's reconciler,
+// one at a time. It runs only while this replica holds the leader lease.
 
 export interface ControllerOptions {
   k: KubeClients;
@@ -36,6 +42,21 @@ export interface ControllerOptions {
 
 const MANAGED = "app.kubernetes.io/managed-by=codeplane,app.kubernetes.io/component in (run,analysis)";
 
+/** One kind of workload as the controller wires it: its descriptor, resources and rows. */
+interface Registration {
+  plural: string;
+  workload: Workload<WorkloadSpec, WorkloadStatus, WorkloadObservation>;
+  resources: ResourceClient<WorkloadSpec, WorkloadStatus>;
+  rows: WorkloadRowKind<WorkloadSpec>;
+}
+
+const register = <Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(r: {
+  plural: string;
+  workload: Workload<Spec, Status, Obs>;
+  resources: ResourceClient<Spec, Status>;
+  rows: WorkloadRowKind<Spec>;
+}) => r as unknown as Registration;
+
 export class Controller {
   readonly #o: ControllerOptions;
   #informers: Informer<KubernetesObject>[] = [];
@@ -47,23 +68,111 @@ export class Controller {
     this.#o = opts;
   }
 
+  #registrations(): Registration[] {
+    const { k, db, envVars } = this.#o;
+    return [
+      register({
+        plural: RUN_PLURAL,
+        workload: runWorkload({
+          resolveEnv: (accountId, repositoryId) => envVars.resolveForRepository(db, accountId, repositoryId),
+          images: this.#o.images,
+          computeTypes: this.#o.computeTypes,
+          jobTtlSeconds: this.#o.jobTtlSeconds,
+        }),
+        resources: new RunResources(k),
+        rows: RUN_ROWS,
+      }),
+      register({
+        plural: ANALYSIS_PLURAL,
+        workload: analysisWorkload({
+          saveResult: (id, result) => saveAnalysisResult(db, id, result),
+          images: this.#o.images,
+          computeTypes: this.#o.computeTypes,
+          computeType: this.#o.analysisComputeType,
+          jobTtlSeconds: this.#o.jobTtlSeconds,
+        }),
+        resources: new AnalysisResources(k),
+        rows: ANALYSIS_ROWS,
+      }),
+    ];
+  }
+
   async start(): Promise<void> {
     const { k, logger } = this.#o;
     this.#stopped = false;
     const ns = k.namespace;
-    const runs = new RunResources(k);
-    const runInformer = makeInformer<RunResource>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${RUN_PLURAL}`, async () =>
-      (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: RUN_PLURAL })) as never,
-    );
+    const cluster = kubeClusterActions(k, logger.child({ component: "events" }));
     const jobInformer = makeInformer<V1Job>(k.config, `/apis/batch/v1/namespaces/${ns}/jobs`, () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: MANAGED }), MANAGED);
     const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: MANAGED }), MANAGED);
-    const analysisInformer = makeInformer<AnalysisResource>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${ANALYSIS_PLURAL}`, async () =>
-      (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: ANALYSIS_PLURAL })) as never,
-    );
 
-    const archiver = (owner: typeof RUN_TABLE, onComplete: (id: string) => void) => new LogArchiver({
+    const kinds = this.#registrations().map((r) => {
+      const informer = makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${r.plural}`, async () =>
+        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: r.plural })) as never,
+      );
+      const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)));
+      const reconciler = new WorkloadReconciler({
+        workload: r.workload,
+        resources: r.resources,
+        rows: workloadRows(this.#o.db, r.rows),
+        cluster,
+        jobs: jobInformer as ObjectCache<V1Job>,
+        pods: podInformer as ObjectCache<V1Pod>,
+        archiver,
+        logger: logger.child({ component: `${r.workload.noun}-reconciler` }),
+      });
+      return { ...r, informer, archiver, reconciler };
+    });
+    this.#archivers = kinds.map((x) => x.archiver);
+
+    const queue = new WorkQueue(
+      async (name) => {
+        const kind = kinds.find((x) => x.reconciler.handles(name));
+        if (!kind) return;
+        const result = await kind.reconciler.reconcile(name);
+        if (result.requeueAfterMs) queue.addAfter(name, result.requeueAfterMs);
+      },
+      {
+        concurrency: this.#o.concurrency ?? 8,
+        onError: (key, err, attempt) => logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
+      },
+    );
+    this.#queue = queue;
+
+    const resourceKey = (o: KubernetesObject) => o.metadata?.name && queue.add(o.metadata.name);
+    const ownerKey = (o: KubernetesObject) => {
+      const labels = o.metadata?.labels ?? {};
+      for (const { workload } of kinds) {
+        const id = labels[workload.podLabel];
+        if (id) queue.add(resourceNameOf(workload, id));
+      }
+    };
+    for (const [informer, key] of [...kinds.map((x) => [x.informer, resourceKey] as const), [jobInformer, ownerKey] as const, [podInformer, ownerKey] as const]) {
+      const inf = informer as Informer<KubernetesObject>;
+      inf.on("add", key);
+      inf.on("update", key);
+      inf.on("delete", key);
+      inf.on("error", (err: unknown) => {
+        if (this.#stopped) return;
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, "watch failed; restarting");
+        setTimeout(() => void inf.start().catch(() => undefined), 2000).unref();
+      });
+      this.#informers.push(inf);
+    }
+    // Jobs and pods first, so the first reconciles see the children that exist.
+    await jobInformer.start();
+    await podInformer.start();
+    for (const x of kinds) await x.informer.start();
+    // Resume: every resource is looked at once after a start, so no transition
+    // that happened while no controller ran is lost.
+    for (const x of kinds) for (const r of x.informer.list(ns)) resourceKey(r);
+    logger.info(Object.fromEntries(kinds.map((x) => [x.plural, x.informer.list(ns).length])), "controller started");
+  }
+
+  #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {
+    const { k, logger } = this.#o;
+    return new LogArchiver({
       db: this.#o.db,
-      owner,
+      owner: table,
       log: k.log,
       logger: logger.child({ component: "log-archiver" }),
       maxBytesPerStream: this.#o.logMaxBytes,
@@ -81,80 +190,6 @@ export class Controller {
       },
       onComplete,
     });
-    const runArchiver = archiver(RUN_TABLE, (id) => this.#queue?.add(runResourceName(id)));
-    const analysisArchiver = archiver(ANALYSIS_TABLE, (id) => this.#queue?.add(analysisResourceName(id)));
-    this.#archivers = [runArchiver, analysisArchiver];
-    const reconciler = new RunReconciler({
-      k,
-      runs,
-      db: this.#o.db,
-      envVars: this.#o.envVars,
-      jobs: jobInformer as ObjectCache<V1Job>,
-      pods: podInformer as ObjectCache<V1Pod>,
-      archiver: runArchiver,
-      images: this.#o.images,
-      computeTypes: this.#o.computeTypes,
-      jobTtlSeconds: this.#o.jobTtlSeconds,
-      logger: logger.child({ component: "run-reconciler" }),
-    });
-    const analysisReconciler = new AnalysisReconciler({
-      k,
-      analyses: new AnalysisResources(k),
-      db: this.#o.db,
-      jobs: jobInformer as ObjectCache<V1Job>,
-      pods: podInformer as ObjectCache<V1Pod>,
-      archiver: analysisArchiver,
-      images: this.#o.images,
-      computeTypes: this.#o.computeTypes,
-      computeType: this.#o.analysisComputeType,
-      jobTtlSeconds: this.#o.jobTtlSeconds,
-      logger: logger.child({ component: "analysis-reconciler" }),
-    });
-    const queue = new WorkQueue(
-      async (name) => {
-        const result = name.startsWith("analysis-") ? await analysisReconciler.reconcile(name) : await reconciler.reconcile(name);
-        if (result.requeueAfterMs) queue.addAfter(name, result.requeueAfterMs);
-      },
-      {
-        concurrency: this.#o.concurrency ?? 8,
-        onError: (key, err, attempt) => logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
-      },
-    );
-    this.#queue = queue;
-
-    const runKey = (o: KubernetesObject) => o.metadata?.name && queue.add(o.metadata.name);
-    const ownerKey = (o: KubernetesObject) => {
-      const labels = o.metadata?.labels ?? {};
-      if (labels["codeplane.dev/run"]) queue.add(runResourceName(labels["codeplane.dev/run"]));
-      if (labels["codeplane.dev/analysis"]) queue.add(analysisResourceName(labels["codeplane.dev/analysis"]));
-    };
-    for (const [informer, key] of [
-      [runInformer, runKey],
-      [analysisInformer, runKey],
-      [jobInformer, ownerKey],
-      [podInformer, ownerKey],
-    ] as const) {
-      const inf = informer as Informer<KubernetesObject>;
-      inf.on("add", key);
-      inf.on("update", key);
-      inf.on("delete", key);
-      inf.on("error", (err: unknown) => {
-        if (this.#stopped) return;
-        logger.warn({ err: err instanceof Error ? err.message : String(err) }, "watch failed; restarting");
-        setTimeout(() => void inf.start().catch(() => undefined), 2000).unref();
-      });
-      this.#informers.push(inf);
-    }
-    // Jobs and pods first, so the first reconciles see the children that exist.
-    await jobInformer.start();
-    await podInformer.start();
-    await runInformer.start();
-    await analysisInformer.start();
-    // Resume: every resource is looked at once after a start, so no transition
-    // that happened while no controller ran is lost.
-    for (const r of runInformer.list(ns)) runKey(r);
-    for (const a of analysisInformer.list(ns)) runKey(a);
-    logger.info({ runs: runInformer.list(ns).length, analyses: analysisInformer.list(ns).length }, "controller started");
   }
 
   async stop(): Promise<void> {

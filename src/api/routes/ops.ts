@@ -52,7 +52,14 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "
 
 export function registerOpsRoutes(
   router: Router,
-  opts: { checks: ReadinessCheck[]; metrics: Registry; openapi: () => object; logger: Logger; isShuttingDown: () => boolean },
+  opts: {
+    checks: ReadinessCheck[];
+    metrics: Registry;
+    /** The API's description; null in a process that serves no API (CODEPLANE_COMPONENTS=controller): no /openapi.json or /docs. */
+    openapi: (() => object) | null;
+    logger: Logger;
+    isShuttingDown: () => boolean;
+  },
 ): void {
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
@@ -76,9 +83,11 @@ export function registerOpsRoutes(
     ctx.body = await opts.metrics.metrics();
   });
 
+  const openapi = opts.openapi;
+  if (!openapi) return;
   let cachedDoc: string | null = null;
   router.get("/openapi.json", (ctx) => {
-    cachedDoc ??= JSON.stringify(opts.openapi());
+    cachedDoc ??= JSON.stringify(openapi());
     ctx.type = "application/json";
     ctx.body = cachedDoc;
   });

@@ -1,14 +1,17 @@
 import type { Db } from "../../db/database.ts";
-import type { AnalysisSpec } from "../../k8s/crds/analysis.ts";
+import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
+import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.ts";
 import { analysisResourceName } from "../../k8s/labels.ts";
 import type { Logger } from "../../logger.ts";
 import type { Experiment } from "../../analyzer/model.ts";
 import { conflict, notFound, unavailable } from "../errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";
+import { configuredEnvNames } from "../env-vars/env-var-rows.ts";
+import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
-import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
-import { isAnalysisTerminal, requiredEnvVars, toAnalysis } from "./analysis-rows.ts";
+import { hideWorkload } from "../workloads/workload-rows.ts";
+import { deleteAnalysisRow, findAnalysis, findLiveAnalysis, insertPendingAnalysis, listAnalyses, requiredEnvVars, toAnalysis } from "./analysis-rows.ts";
 import type { Analysis, CreateAnalysisInput } from "./analyses.schemas.ts";
 
 /** What the analysis service needs from Kubernetes (AnalysisResources in src/k8s/run-resources.ts). */
@@ -45,7 +48,7 @@ export class AnalysisService {
 
   /** One analysis per repository and commit: returns the existing one (created false) or starts one. */
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateAnalysisInput): Promise<{ analysis: Analysis; created: boolean }> {
-    const repo = await this.#repository(db, accountId, repositoryId);
+    const repo = await requireRepository(db, accountId, repositoryId);
     const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
     // A branch name in the path is remembered as the branch, unless the body names one.
     const branch = input.branch ?? (commitHash.startsWith(ref.toLowerCase()) ? null : ref);
@@ -63,23 +66,15 @@ export class AnalysisService {
     const spec = this.#spec(id, accountId, repo, commitHash, branch, language);
     // The row comes first here (unlike runs): the unique index on the live
     // (repository, commit) is what makes concurrent POSTs agree on one analysis.
-    const inserted = await db
-      .insertInto("analyses")
-      .values({
-        id,
-        account_id: accountId,
-        repository_id: repo.id,
-        commit_hash: commitHash,
-        branch,
-        language,
-        workflow_id: `${launcher.namespace}/${analysisResourceName(id)}`,
-        status: "pending",
-        status_rank: 0,
-        updated_at: new Date(),
-      })
-      .onConflict((oc) => oc.columns(["repository_id", "commit_hash"]).where("deleted_at", "is", null).doNothing())
-      .returning("id")
-      .executeTakeFirst();
+    const inserted = await insertPendingAnalysis(db, {
+      id,
+      accountId,
+      repositoryId: repo.id,
+      commitHash,
+      branch,
+      language,
+      workflowId: `${launcher.namespace}/${analysisResourceName(id)}`,
+    });
     if (!inserted) {
       const winner = await this.#live(db, repo.id, commitHash);
       if (!winner) throw conflict("The analysis of this commit changed concurrently; try again");
@@ -88,7 +83,7 @@ export class AnalysisService {
     try {
       await launcher.create(spec);
     } catch (err) {
-      await db.deleteFrom("analyses").where("id", "=", id).execute();
+      await deleteAnalysisRow(db, id);
       this.#deps.logger.error({ err, analysis_id: id }, "could not create the Analysis resource");
       throw unavailable(NO_CLUSTER, err);
     }
@@ -106,18 +101,15 @@ export class AnalysisService {
   }
 
   async list(db: Db, accountId: string, repositoryId: string, page: PageRequest): Promise<Page<Analysis>> {
-    await this.#repository(db, accountId, repositoryId);
-    const rows = await keysetPage(
-      db.selectFrom("analyses").selectAll().where("account_id", "=", accountId).where("repository_id", "=", repositoryId).where("deleted_at", "is", null),
-      page,
-    ).execute();
+    await requireRepository(db, accountId, repositoryId);
+    const rows = await listAnalyses(db, accountId, repositoryId, page);
     const configured = await configuredEnvNames(db, accountId, repositoryId);
     return toPage(rows, page.limit, (r) => toAnalysis(r, configured));
   }
 
   async cancel(db: Db, accountId: string, repositoryId: string, ref: string): Promise<Analysis> {
     const row = await this.#find(db, accountId, repositoryId, ref);
-    if (isAnalysisTerminal(row.status)) throw conflict(`Analysis already finished (${row.status})`);
+    if (ANALYSIS_LIFECYCLE.isTerminal(row.status)) throw conflict(`Analysis already finished (${row.status})`);
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
     await launcher.requestCancel(analysisResourceName(row.id));
@@ -129,7 +121,7 @@ export class AnalysisService {
     const row = await this.#find(db, accountId, repositoryId, ref);
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
-    await db.updateTable("analyses").set({ deleted_at: new Date() }).where("id", "=", row.id).execute();
+    await hideWorkload(db, ANALYSIS_TABLE, accountId, row.id);
     // The controller removes the row once the resource is gone.
     await launcher.delete(analysisResourceName(row.id));
   }
@@ -145,7 +137,7 @@ export class AnalysisService {
   }
 
   async #find(db: Db, accountId: string, repositoryId: string, ref: string) {
-    const repo = await this.#repository(db, accountId, repositoryId);
+    const repo = await requireRepository(db, accountId, repositoryId);
     // A full hash needs no trip to the mirror (and works for commits the mirror has not fetched).
     const commitHash = FULL_HASH.test(ref) ? ref : await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
     const row = await this.#live(db, repo.id, commitHash);
@@ -154,19 +146,13 @@ export class AnalysisService {
   }
 
   async #present(db: Db, accountId: string, id: string): Promise<Analysis> {
-    const row = await db.selectFrom("analyses").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+    const row = await findAnalysis(db, accountId, id);
     if (!row) throw notFound("Analysis");
     return toAnalysis(row, await configuredEnvNames(db, accountId, row.repository_id));
   }
 
   #live(db: Db, repositoryId: string, commitHash: string) {
-    return db
-      .selectFrom("analyses")
-      .selectAll()
-      .where("repository_id", "=", repositoryId)
-      .where("commit_hash", "=", commitHash)
-      .where("deleted_at", "is", null)
-      .executeTakeFirst();
+    return findLiveAnalysis(db, repositoryId, commitHash);
   }
 
   #spec(id: string, accountId: string, repo: { id: string; url: string }, commitHash: string, branch: string | null, language: "en" | "ja"): AnalysisSpec {
@@ -181,21 +167,4 @@ export class AnalysisService {
       timeoutSeconds: this.#deps.timeoutSeconds,
     };
   }
-
-  async #repository(db: Db, accountId: string, repositoryId: string): Promise<{ id: string; url: string }> {
-    const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
-    if (!repo) throw notFound("Repository");
-    return repo;
-  }
-}
-
-/** Names of the variables a run of this repository would get (account-wide and repository-scoped). */
-export async function configuredEnvNames(db: Db, accountId: string, repositoryId: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom("environment_variables")
-    .select("name")
-    .where("account_id", "=", accountId)
-    .where((eb) => eb.or([eb("repository_id", "is", null), eb("repository_id", "=", repositoryId)]))
-    .execute();
-  return new Set(rows.map((r) => r.name));
 }

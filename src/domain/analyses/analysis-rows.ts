@@ -1,15 +1,22 @@
-import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { AnalysisRow } from "../../db/schema.ts";
-import type { AnalysisPhase, AnalysisSpec, AnalysisStatus } from "../../k8s/crds/analysis.ts";
+import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
+import type { AnalyzerResult } from "../../analyzer/model.ts";
+import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.ts";
+import { keysetPage } from "../shared/keyset.ts";
+import type { PageRequest } from "../shared/pagination.ts";
 import { iso, isoOrNull } from "../shared/time.ts";
+import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
 import type { Analysis } from "./analyses.schemas.ts";
 
-// The Postgres mirror of Analysis resources, ordered by rank like runs so an
-// old observation never moves an analysis backwards.
+// Analyses in Postgres: the mirror of Analysis resources (workload-rows.ts
+// writes it), their results, and every query the API makes on them.
 
-const RANK: Record<AnalysisPhase, number> = { pending: 0, running: 1, completed: 2, failed: 2, cancelled: 2 };
-export const isAnalysisTerminal = (s: AnalysisPhase) => RANK[s] === 2;
+export const ANALYSIS_ROWS: WorkloadRowKind<AnalysisSpec> = {
+  table: ANALYSIS_TABLE,
+  idOf: (spec) => spec.analysisId,
+  insertOnly: (spec) => ({ branch: spec.branch ?? null, language: spec.language }),
+};
 
 /** The environment variable report at read time: required by the code, minus what is configured now. */
 export function envVarsReport(required: readonly string[], configured: ReadonlySet<string>): NonNullable<Analysis["env_vars"]> {
@@ -43,46 +50,70 @@ export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>): A
   };
 }
 
-export interface AnalysisMirror {
-  namespace: string;
-  name: string;
-  createdAt: Date;
-  spec: AnalysisSpec;
-  status: AnalysisStatus | undefined;
+/** The live (not deleted) analysis of a repository's commit, whoever's it is: the unique index is per repository. */
+export function findLiveAnalysis(db: Db, repositoryId: string, commitHash: string): Promise<AnalysisRow | undefined> {
+  return db
+    .selectFrom("analyses")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("commit_hash", "=", commitHash)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
 }
 
-/** Inserts the row if it is missing and applies the status unless the row already holds a later one. */
-export async function mirrorAnalysis(db: Db, m: AnalysisMirror): Promise<void> {
-  const phase = m.status?.phase ?? "pending";
-  await db
+export function findAnalysis(db: Db, accountId: string, id: string): Promise<AnalysisRow | undefined> {
+  return db.selectFrom("analyses").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+}
+
+export function listAnalyses(db: Db, accountId: string, repositoryId: string, page: PageRequest): Promise<AnalysisRow[]> {
+  return keysetPage(
+    db.selectFrom("analyses").selectAll().where("account_id", "=", accountId).where("repository_id", "=", repositoryId).where("deleted_at", "is", null),
+    page,
+  ).execute();
+}
+
+export interface NewAnalysis {
+  id: string;
+  accountId: string;
+  repositoryId: string;
+  commitHash: string;
+  branch: string | null;
+  language: "en" | "ja";
+  workflowId: string;
+}
+
+/**
+ * Inserts a pending analysis unless the commit already has a live one; false
+ * then. The unique index on the live (repository, commit) is what makes
+ * concurrent requests agree on one analysis.
+ */
+export async function insertPendingAnalysis(db: Db, a: NewAnalysis): Promise<boolean> {
+  const inserted = await db
     .insertInto("analyses")
     .values({
-      id: m.spec.analysisId,
-      account_id: m.spec.accountId,
-      repository_id: m.spec.repositoryId,
-      commit_hash: m.spec.commitHash,
-      branch: m.spec.branch ?? null,
-      language: m.spec.language,
-      workflow_id: `${m.namespace}/${m.name}`,
-      status: phase,
-      status_rank: RANK[phase],
-      exit_code: m.status?.exitCode ?? null,
-      error: m.status?.error ?? null,
-      started_at: m.status?.startTime ? new Date(m.status.startTime) : null,
-      completed_at: m.status?.completionTime ? new Date(m.status.completionTime) : null,
-      created_at: m.createdAt,
+      id: a.id,
+      account_id: a.accountId,
+      repository_id: a.repositoryId,
+      commit_hash: a.commitHash,
+      branch: a.branch,
+      language: a.language,
+      workflow_id: a.workflowId,
+      status: ANALYSIS_LIFECYCLE.initial,
+      status_rank: ANALYSIS_LIFECYCLE.rank(ANALYSIS_LIFECYCLE.initial),
       updated_at: new Date(),
     })
-    .onConflict((oc) =>
-      oc.column("id").doUpdateSet((eb) => ({
-        status: eb.ref("excluded.status"),
-        status_rank: eb.ref("excluded.status_rank"),
-        exit_code: eb.ref("excluded.exit_code"),
-        error: eb.ref("excluded.error"),
-        started_at: sql`coalesce(excluded.started_at, analyses.started_at)`,
-        completed_at: eb.ref("excluded.completed_at"),
-        updated_at: eb.ref("excluded.updated_at"),
-      })).where(sql<boolean>`analyses.deleted_at is null and (analyses.status_rank < excluded.status_rank or (analyses.status_rank = excluded.status_rank and analyses.status_rank < 2))`),
-    )
-    .execute();
+    .onConflict((oc) => oc.columns(["repository_id", "commit_hash"]).where("deleted_at", "is", null).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Removes a row whose resource was never created. */
+export async function deleteAnalysisRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom("analyses").where("id", "=", id).execute();
+}
+
+/** Stores the analyzer's validated result once; a result already stored is never replaced. */
+export async function saveAnalysisResult(db: Db, id: string, result: AnalyzerResult): Promise<void> {
+  await db.updateTable("analyses").set({ result: JSON.stringify(result) }).where("id", "=", id).where("result", "is", null).execute();
 }

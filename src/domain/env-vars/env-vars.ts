@@ -7,6 +7,8 @@ import { newId } from "../shared/ids.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
+import { envVarRowsForRepository } from "./env-var-rows.ts";
+import { requireRepository } from "../repositories/repository-rows.ts";
 import type { CreateEnvVarInput, EnvVar, UpdateEnvVarInput } from "./env-vars.schemas.ts";
 
 // The associated data ties a ciphertext to its row and account, so copying a
@@ -40,7 +42,7 @@ export class EnvVarService {
   }
 
   async create(db: Db, accountId: string, input: CreateEnvVarInput): Promise<EnvVar> {
-    if (input.repository_id) await this.#assertRepository(db, accountId, input.repository_id);
+    if (input.repository_id) await requireRepository(db, accountId, input.repository_id);
     const id = newId();
     const sealed = this.#box.seal(input.value, aad({ id, account_id: accountId }));
     const now = new Date();
@@ -67,7 +69,7 @@ export class EnvVarService {
   }
 
   async list(db: Db, accountId: string, repositoryId: string | undefined, page: PageRequest): Promise<Page<EnvVar>> {
-    if (repositoryId) await this.#assertRepository(db, accountId, repositoryId);
+    if (repositoryId) await requireRepository(db, accountId, repositoryId);
     let q = db.selectFrom("environment_variables").selectAll().where("account_id", "=", accountId);
     if (repositoryId) q = q.where("repository_id", "=", repositoryId);
     return toPage(await keysetPage(q, page).execute(), page.limit, (r) => this.#toEnvVar(r));
@@ -117,12 +119,7 @@ export class EnvVarService {
    * write a per-run Secret.
    */
   async resolveForRepository(db: Db, accountId: string, repositoryId: string): Promise<Record<string, string>> {
-    const rows = await db
-      .selectFrom("environment_variables")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where((eb) => eb.or([eb("repository_id", "is", null), eb("repository_id", "=", repositoryId)]))
-      .execute();
+    const rows = await envVarRowsForRepository(db, accountId, repositoryId);
     const out: Record<string, string> = {};
     for (const scope of [null, repositoryId]) {
       for (const r of rows.filter((x) => x.repository_id === scope)) {
@@ -152,10 +149,5 @@ export class EnvVarService {
     const row = await db.selectFrom("environment_variables").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
     if (!row) throw notFound("Environment variable");
     return row;
-  }
-
-  async #assertRepository(db: Db, accountId: string, repositoryId: string): Promise<void> {
-    const repo = await db.selectFrom("repositories").select("id").where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
-    if (!repo) throw notFound("Repository");
   }
 }

@@ -4,11 +4,11 @@ import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound } from "../errors.ts";
 import { isUniqueViolation } from "../shared/db-errors.ts";
 import { newId } from "../shared/ids.ts";
-import { keysetPage } from "../shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
 import type { GitFile, GitSource, GitTree } from "./git-port.ts";
+import { deleteRepository, findRepositoryByUrlOrName, insertRepository, listRepositories, requireRepository, updateRepository } from "./repository-rows.ts";
 import type { CreateRepositoryInput, Repository, UpdateRepositoryInput } from "./repositories.schemas.ts";
 
 export interface RepositoryServiceDeps {
@@ -66,12 +66,7 @@ export class RepositoryService {
     const url = normalizeUrl(input.url);
     await checkCloneUrl(url, { allowLocal: this.#deps.allowLocal, allowSsh: false });
     const name = input.name ?? nameFromUrl(url);
-    const existing = await db
-      .selectFrom("repositories")
-      .select(["url", "name"])
-      .where("account_id", "=", accountId)
-      .where((eb) => eb.or([eb("url", "=", url), eb("name", "=", name)]))
-      .executeTakeFirst();
+    const existing = await findRepositoryByUrlOrName(db, accountId, url, name);
     if (existing) {
       throw conflict(existing.url === url ? "A repository with this URL is already registered" : "A repository with this name already exists");
     }
@@ -89,11 +84,7 @@ export class RepositoryService {
         ]);
       }
       const now = new Date();
-      const row = await db
-        .insertInto("repositories")
-        .values({ id, account_id: accountId, name, url, provider: providerOf(url), default_branch: defaultBranch, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await insertRepository(db, { id, account_id: accountId, name, url, provider: providerOf(url), default_branch: defaultBranch, created_at: now, updated_at: now });
       return toRepository(row);
     } catch (err) {
       await this.#deps.git.remove(id).catch((e: unknown) => this.#deps.logger.warn({ err: e, repository_id: id }, "could not remove mirror"));
@@ -102,16 +93,15 @@ export class RepositoryService {
   }
 
   async list(db: Db, accountId: string, page: PageRequest): Promise<Page<Repository>> {
-    const q = db.selectFrom("repositories").selectAll().where("account_id", "=", accountId);
-    return toPage(await keysetPage(q, page).execute(), page.limit, toRepository);
+    return toPage(await listRepositories(db, accountId, page), page.limit, toRepository);
   }
 
   async get(db: Db, accountId: string, id: string): Promise<Repository> {
-    return toRepository(await this.#row(db, accountId, id));
+    return toRepository(await requireRepository(db, accountId, id));
   }
 
   async update(db: Db, accountId: string, id: string, input: UpdateRepositoryInput): Promise<Repository> {
-    const current = await this.#row(db, accountId, id);
+    const current = await requireRepository(db, accountId, id);
     if (input.default_branch !== undefined && input.default_branch !== current.default_branch) {
       const refs = await this.#deps.git.listRefs(current.id, current.url);
       if (!refs.branches.some((b) => b.name === input.default_branch)) {
@@ -123,13 +113,7 @@ export class RepositoryService {
     const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     if (Object.keys(changes).length === 0) return toRepository(current);
     try {
-      const row = await db
-        .updateTable("repositories")
-        .set({ ...changes, updated_at: new Date() })
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await updateRepository(db, accountId, id, { ...changes, updated_at: new Date() });
       return toRepository(row);
     } catch (err) {
       throw duplicateError(err) ?? err;
@@ -137,31 +121,24 @@ export class RepositoryService {
   }
 
   async delete(db: Db, accountId: string, id: string): Promise<void> {
-    const res = await db.deleteFrom("repositories").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
-    if (res.numDeletedRows === 0n) throw notFound("Repository");
+    if (!(await deleteRepository(db, accountId, id))) throw notFound("Repository");
     // The mirror is a cache: failing to remove it loses nothing and must not fail the delete.
     await this.#deps.git.remove(id).catch((err: unknown) => this.#deps.logger.warn({ err, repository_id: id }, "could not remove mirror"));
   }
 
   async refs(db: Db, accountId: string, id: string) {
-    const repo = await this.#row(db, accountId, id);
+    const repo = await requireRepository(db, accountId, id);
     await this.#deps.git.sync(repo.id, repo.url);
     return this.#deps.git.listRefs(repo.id, repo.url);
   }
 
   async tree(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitTree> {
-    const repo = await this.#row(db, accountId, id);
+    const repo = await requireRepository(db, accountId, id);
     return this.#deps.git.listTree(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
   }
 
   async file(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitFile> {
-    const repo = await this.#row(db, accountId, id);
+    const repo = await requireRepository(db, accountId, id);
     return this.#deps.git.readFile(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
-  }
-
-  async #row(db: Db, accountId: string, id: string): Promise<RepositoryRow> {
-    const row = await db.selectFrom("repositories").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
-    if (!row) throw notFound("Repository");
-    return row;
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
+import { findRun, readRunLogLines } from "./run-rows.ts";
 
 export interface RunLog {
   run_id: string;
@@ -11,16 +12,9 @@ export interface RunLog {
 
 /** A run's stored output for one stream: the lines in order, newline-terminated. */
 export async function readRunLog(db: Db, accountId: string, runId: string, stream: "stdout" | "stderr"): Promise<RunLog> {
-  const run = await db
-    .selectFrom("runs")
-    .select(["id", "stdout_truncated", "stderr_truncated"])
-    .where("id", "=", runId)
-    .where("account_id", "=", accountId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const run = await findRun(db, accountId, runId);
   if (!run) throw notFound("Run");
-  const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
-  const content = rows.map((r) => `${r.line}\n`).join("");
+  const content = (await readRunLogLines(db, runId, stream)).map((l) => `${l}\n`).join("");
   return {
     run_id: runId,
     stream,

@@ -1,15 +1,24 @@
-import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { RunConfig, RunRow } from "../../db/schema.ts";
-import type { RunPhase, RunSpec, RunStatus } from "../../k8s/crds/run.ts";
+import { RUN_TABLE } from "../../db/workload-tables.ts";
+import type { RunSpec } from "../../k8s/crds/run.ts";
+import { keysetPage } from "../shared/keyset.ts";
+import type { PageRequest } from "../shared/pagination.ts";
 import { isoOrNull, iso } from "../shared/time.ts";
+import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
 import type { Run } from "./runs.schemas.ts";
 
-// The Postgres mirror of Run resources. Writes are ordered by a rank so that
-// an old or reordered observation can never move a run backwards.
+// Runs in Postgres: the mirror of Run resources (workload-rows.ts writes it)
+// and every query the API makes on them.
 
-const RANK: Record<RunPhase, number> = { pending: 0, preprocessing: 1, running: 2, completed: 3, failed: 3, cancelled: 3 };
-export const isTerminal = (s: RunPhase) => RANK[s] === 3;
+/** The run_config the API shows, derived from the resource's spec. */
+export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.command, parameters: spec.parameters ?? {}, timeout_seconds: spec.timeoutSeconds });
+
+export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
+  table: RUN_TABLE,
+  idOf: (spec) => spec.runId,
+  insertOnly: (spec) => ({ experiment_id: spec.experimentId ?? null, compute_type: spec.computeType, run_config: JSON.stringify(runConfigOf(spec)) }),
+};
 
 export function toRun(r: RunRow): Run {
   const start = r.start_time;
@@ -34,56 +43,27 @@ export function toRun(r: RunRow): Run {
   };
 }
 
-/** The run_config the API shows, derived from the resource's spec. */
-export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.command, parameters: spec.parameters ?? {}, timeout_seconds: spec.timeoutSeconds });
-
-export interface RunMirror {
-  namespace: string;
-  name: string;
-  createdAt: Date;
-  spec: RunSpec;
-  config: RunConfig;
-  status: RunStatus | undefined;
+/** The account's run, unless it is gone or being deleted. */
+export function findRun(db: Db, accountId: string, runId: string): Promise<RunRow | undefined> {
+  return db.selectFrom("runs").selectAll().where("id", "=", runId).where("account_id", "=", accountId).where("deleted_at", "is", null).executeTakeFirst();
 }
 
-/**
- * Inserts the row if it is missing (the API may have died between creating
- * the resource and the row) and applies the resource's status unless the row
- * already holds a later one.
- */
-export async function mirrorRun(db: Db, m: RunMirror): Promise<void> {
-  const phase = m.status?.phase ?? "pending";
-  const values = {
-    id: m.spec.runId,
-    account_id: m.spec.accountId,
-    repository_id: m.spec.repositoryId,
-    commit_hash: m.spec.commitHash,
-    workflow_id: `${m.namespace}/${m.name}`,
-    status: phase,
-    status_rank: RANK[phase],
-    experiment_id: m.spec.experimentId ?? null,
-    compute_type: m.spec.computeType,
-    run_config: JSON.stringify(m.config),
-    exit_code: m.status?.exitCode ?? null,
-    error: m.status?.error ?? null,
-    start_time: m.status?.startTime ? new Date(m.status.startTime) : null,
-    close_time: m.status?.completionTime ? new Date(m.status.completionTime) : null,
-    created_at: m.createdAt,
-    updated_at: new Date(),
-  };
-  await db
-    .insertInto("runs")
-    .values(values)
-    .onConflict((oc) =>
-      oc.column("id").doUpdateSet((eb) => ({
-        status: eb.ref("excluded.status"),
-        status_rank: eb.ref("excluded.status_rank"),
-        exit_code: eb.ref("excluded.exit_code"),
-        error: eb.ref("excluded.error"),
-        start_time: sql`coalesce(excluded.start_time, runs.start_time)`,
-        close_time: eb.ref("excluded.close_time"),
-        updated_at: eb.ref("excluded.updated_at"),
-      })).where(sql<boolean>`runs.deleted_at is null and (runs.status_rank < excluded.status_rank or (runs.status_rank = excluded.status_rank and runs.status_rank < 3))`),
-    )
-    .execute();
+export interface RunFilter {
+  status?: Run["status"] | undefined;
+  repositoryId?: string | undefined;
+  commitHash?: string | undefined;
+}
+
+export function listRuns(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<RunRow[]> {
+  let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId).where("deleted_at", "is", null);
+  if (filter.status) q = q.where("status", "=", filter.status);
+  if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
+  if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
+  return keysetPage(q, page).execute();
+}
+
+/** One stream of a run's stored output, in order. */
+export async function readRunLogLines(db: Db, runId: string, stream: "stdout" | "stderr"): Promise<string[]> {
+  const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
+  return rows.map((r) => r.line);
 }

@@ -1,18 +1,22 @@
 import type { Db } from "../../db/database.ts";
 import type { ComputeTypes } from "../../k8s/compute-types.ts";
-import type { RunSpec } from "../../k8s/crds/run.ts";
+import { RUN_TABLE } from "../../db/workload-tables.ts";
+import { RUN_LIFECYCLE, type RunSpec } from "../../k8s/crds/run.ts";
 import { runResourceName } from "../../k8s/labels.ts";
 import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound, unavailable, type ValidationIssue } from "../errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";
-import { keysetPage } from "../shared/keyset.ts";
+import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
-import { isTerminal, mirrorRun, runConfigOf, toRun } from "./run-rows.ts";
+import { hideWorkload, mirrorWorkload } from "../workloads/workload-rows.ts";
+import { findRun, listRuns, RUN_ROWS, toRun, type RunFilter } from "./run-rows.ts";
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
-import type { AnalysisService } from "../analyses/analyses.ts";
+import type { AnalysedExperiment } from "../analyses/analyses.ts";
 import { buildExperimentCommand } from "../analyses/experiment-command.ts";
+
+export type { RunFilter };
 
 /** What the run service needs from Kubernetes (src/k8s/run-resources.ts). */
 export interface RunLauncher {
@@ -22,8 +26,14 @@ export interface RunLauncher {
   delete(name: string): Promise<void>;
 }
 
+/** Where runs of analysed experiments look their experiment up (the AnalysisService). */
+export interface ExperimentCatalog {
+  experiment(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string): Promise<AnalysedExperiment | null>;
+}
+
 export interface RunServiceDeps {
   git: GitSource;
+  experiments: ExperimentCatalog;
   /** null when this process has no reachable cluster: run creation answers 503. */
   launcher: RunLauncher | null;
   computeTypes: ComputeTypes;
@@ -33,29 +43,17 @@ export interface RunServiceDeps {
   logger: Logger;
 }
 
-export interface RunFilter {
-  status?: Run["status"] | undefined;
-  repositoryId?: string | undefined;
-  commitHash?: string | undefined;
-}
-
 const NO_CLUSTER = "Kubernetes is not reachable, so runs cannot be started now; the rest of the API works. See /readyz.";
 
 export class RunService {
   readonly #deps: RunServiceDeps;
-  #analyses: AnalysisService | null = null;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
   }
 
-  /** Runs of analysed experiments look their experiment up here. */
-  useAnalyses(analyses: AnalysisService): void {
-    this.#analyses = analyses;
-  }
-
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
-    const repo = await this.#repository(db, accountId, repositoryId);
+    const repo = await requireRepository(db, accountId, repositoryId);
     const computeType = input.compute_type ?? this.#deps.defaultComputeType;
     const issues: ValidationIssue[] = [];
     if (!this.#deps.computeTypes[computeType]) {
@@ -100,35 +98,30 @@ export class RunService {
       this.#deps.logger.error({ err, run_id: runId }, "could not create the Run resource");
       throw unavailable(NO_CLUSTER, err);
     }
-    await mirrorRun(db, {
+    await mirrorWorkload(db, RUN_ROWS, {
       namespace: resource.metadata.namespace,
       name: resource.metadata.name,
       createdAt: resource.metadata.creationTimestamp ? new Date(resource.metadata.creationTimestamp) : new Date(),
       spec,
-      config: runConfigOf(spec),
       status: undefined,
     });
     return this.get(db, accountId, runId);
   }
 
   async get(db: Db, accountId: string, runId: string): Promise<Run> {
-    const row = await db.selectFrom("runs").selectAll().where("id", "=", runId).where("account_id", "=", accountId).where("deleted_at", "is", null).executeTakeFirst();
+    const row = await findRun(db, accountId, runId);
     if (!row) throw notFound("Run");
     return toRun(row);
   }
 
   async list(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<Page<Run>> {
-    let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId).where("deleted_at", "is", null);
-    if (filter.status) q = q.where("status", "=", filter.status);
-    if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
-    if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
-    return toPage(await keysetPage(q, page).execute(), page.limit, toRun);
+    return toPage(await listRuns(db, accountId, filter, page), page.limit, toRun);
   }
 
   /** Asks the controller to stop the run; the status turns `cancelled` once its pod is gone. */
   async cancel(db: Db, accountId: string, runId: string): Promise<Run> {
     const run = await this.get(db, accountId, runId);
-    if (isTerminal(run.status)) throw conflict(`Run already finished (${run.status})`);
+    if (RUN_LIFECYCLE.isTerminal(run.status)) throw conflict(`Run already finished (${run.status})`);
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
     await launcher.requestCancel(runResourceName(runId));
@@ -140,18 +133,18 @@ export class RunService {
     await this.get(db, accountId, runId);
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
-    await db.updateTable("runs").set({ deleted_at: new Date() }).where("id", "=", runId).where("account_id", "=", accountId).execute();
+    await hideWorkload(db, RUN_TABLE, accountId, runId);
     // The controller removes the row (and its logs) once the resource is gone.
     await launcher.delete(runResourceName(runId));
   }
 
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
-    const repo = await this.#repository(db, accountId, repositoryId);
+    const repo = await requireRepository(db, accountId, repositoryId);
     return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
   }
 
   async #experimentCommand(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string, overrides: NonNullable<CreateRunInput["parameters"]>) {
-    const found = await this.#analyses?.experiment(db, accountId, repositoryId, commitHash, experimentId);
+    const found = await this.#deps.experiments.experiment(db, accountId, repositoryId, commitHash, experimentId);
     if (!found) {
       throw new DomainValidationError([
         { loc: ["body", "analyzed_experiment"], msg: "Value error, this commit has no completed analysis with that experiment", type: "value_error" },
@@ -169,11 +162,5 @@ export class RunService {
       ]);
     }
     return built;
-  }
-
-  async #repository(db: Db, accountId: string, repositoryId: string): Promise<{ id: string; url: string }> {
-    const repo = await db.selectFrom("repositories").select(["id", "url"]).where("id", "=", repositoryId).where("account_id", "=", accountId).executeTakeFirst();
-    if (!repo) throw notFound("Repository");
-    return repo;
   }
 }

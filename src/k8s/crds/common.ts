@@ -19,3 +19,26 @@ export type Condition = z.infer<typeof conditionSchema>;
 
 export const UUID = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 export const COMMIT = z.string().regex(/^[0-9a-f]{40}$/);
+
+/** What every workload resource's spec (Run, Analysis) says, whatever else its kind adds. */
+export interface WorkloadSpec {
+  accountId: string;
+  repositoryId: string;
+  repositoryUrl: string;
+  commitHash: string;
+  timeoutSeconds: number;
+  cancelRequested?: boolean | undefined;
+}
+
+/** What every workload resource's status carries, whatever else its kind adds. */
+export interface WorkloadStatus {
+  phase?: string | undefined;
+  observedGeneration?: number | undefined;
+  conditions?: Condition[] | undefined;
+  jobName?: string | undefined;
+  podName?: string | undefined;
+  exitCode?: number | null | undefined;
+  error?: string | null | undefined;
+  startTime?: string | undefined;
+  completionTime?: string | undefined;
+}

@@ -1,0 +1,63 @@
+import type { AnalyzerResult } from "../analyzer/model.ts";
+import type { ComputeTypes } from "../k8s/compute-types.ts";
+import { buildAnalysisJob } from "../k8s/analysis-job.ts";
+import { ANALYSIS_KIND, ANALYSIS_LIFECYCLE, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
+import { ANALYSIS_LABEL } from "../k8s/labels.ts";
+import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
+import { parseAnalyzerOutput } from "./analyzer-output.ts";
+import type { Workload } from "./workload.ts";
+
+// Analyses as a workload: codeplane's analyzer reads a checkout and hands its
+// result back through its own log. Once the analyzer has finished, its output
+// is read and validated; the result is stored in Postgres before the status
+// says completed, so a reader who sees "completed" always finds the result.
+
+export interface AnalysisWorkloadDeps {
+  /** Stores the validated result; must not overwrite one already stored. */
+  saveResult(analysisId: string, result: AnalyzerResult): Promise<void>;
+  images: { codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  computeTypes: ComputeTypes;
+  /** The compute preset analysis pods get. */
+  computeType: string;
+  jobTtlSeconds: number;
+}
+
+export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisSpec, AnalysisStatus, AnalysisObservation> {
+  return {
+    noun: "analysis",
+    kind: ANALYSIS_KIND,
+    lifecycle: ANALYSIS_LIFECYCLE,
+    namePrefix: "analysis-",
+    podLabel: ANALYSIS_LABEL,
+    started: { reason: "AnalyzerStarted", message: "the analyzer started" },
+    idOf: (spec) => spec.analysisId,
+    async job(analysis) {
+      const compute = deps.computeTypes[deps.computeType];
+      if (!compute) throw new Error(`unknown compute type ${deps.computeType}`);
+      return buildAnalysisJob({
+        analysis: { name: analysis.metadata.name, namespace: analysis.metadata.namespace, uid: analysis.metadata.uid, spec: analysis.spec },
+        images: deps.images,
+        compute,
+        ttlSecondsAfterFinished: deps.jobTtlSeconds,
+      });
+    },
+    async observe({ resource, job, pod, now, podNow, cluster }) {
+      const { spec, status } = resource;
+      const obs = observeAnalysis(spec, status, job, pod, now, null);
+      if (!obs.needsOutput) return obs;
+      // A finished container's log is complete, so one plain read has all of it.
+      const source = await podNow();
+      const text = source?.metadata?.name ? await cluster.readPodLog(resource.metadata.namespace, source.metadata.name, "main") : null;
+      return observeAnalysis(spec, status, job, pod, now, text === null ? "lost" : parseAnalyzerOutput(text));
+    },
+    async persist(analysis, obs) {
+      if (obs.result) await deps.saveResult(analysis.spec.analysisId, obs.result);
+    },
+    extraStatus(obs, previous) {
+      const experiments = obs.result?.experiments.length ?? previous?.experiments;
+      return experiments === undefined ? {} : { experiments };
+    },
+    eventNote: (status) =>
+      status.error ?? (status.phase === "completed" ? `analysis completed: ${status.experiments ?? 0} experiment(s)` : `analysis is ${status.phase}`),
+  };
+}

@@ -1,0 +1,74 @@
+import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { ClusterActions } from "../k8s/cluster-actions.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
+import type { Lifecycle } from "../k8s/crds/lifecycle.ts";
+import type { CustomResource } from "../k8s/custom-resources.ts";
+
+// A workload is something codeplane runs as a Kubernetes Job on behalf of a
+// user: a run, an analysis, and whatever comes next. One reconciler
+// (workload-reconciler.ts) drives every kind through the same lifecycle; what
+// differs between kinds is said here, in a descriptor, so a new kind is a new
+// descriptor and not a copy of the loop.
+
+export type WorkloadResource<Spec, Status> = CustomResource<Spec, Status>;
+
+/** What a descriptor's observe decided: the pure part of a reconcile. */
+export interface WorkloadObservation {
+  phase: string;
+  /** Machine-readable cause, used as the condition reason and the Event reason. */
+  reason: string;
+  error: string | null;
+  exitCode: number | null;
+  startTime?: string | undefined;
+  completionTime?: string | undefined;
+  /** The Job should be deleted now (a failure Kubernetes would otherwise retry forever, or a cancel). */
+  stopJob: boolean;
+}
+
+export interface ObserveInput<Spec, Status> {
+  resource: WorkloadResource<Spec, Status>;
+  /** From the informer cache: null when there is none (yet). */
+  job: V1Job | null;
+  /** The newest pod of the workload in the informer cache. */
+  pod: V1Pod | null;
+  now: Date;
+  /** The pod, asked of the API server when the cache has none (at most once per reconcile). */
+  podNow(): Promise<V1Pod | null>;
+  cluster: ClusterActions;
+}
+
+export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation = WorkloadObservation> {
+  /** "run" or "analysis": in messages, log fields and condition texts. */
+  readonly noun: string;
+  /** The custom resource's kind, for Events. */
+  readonly kind: string;
+  readonly lifecycle: Lifecycle<string>;
+  /** Resource, Job and every child are named <prefix><id>. */
+  readonly namePrefix: string;
+  /** The label carrying the id on the Job's pods. */
+  readonly podLabel: string;
+  /** Started condition's reason and message once the main container has started. */
+  readonly started: { reason: string; message: string };
+  idOf(spec: Spec): string;
+  /**
+   * The Job to create, with whatever it needs created first (the run's
+   * Secret). Called only when the cache has no Job, so expensive steps
+   * (decrypting variables) happen only then.
+   */
+  job(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<V1Job>;
+  /** Decide what the workload's state is. Pure for runs; analyses read the finished analyzer's output. */
+  observe(input: ObserveInput<Spec, Status>): Promise<Obs>;
+  /** Act on what observe found before the status says so (an analysis stores its result first). */
+  persist?(resource: WorkloadResource<Spec, Status>, obs: Obs): Promise<void>;
+  /** Status fields only this kind has. */
+  extraStatus?(obs: Obs, previous: Status | undefined): Partial<Status>;
+  /** The Event's note when the phase changes. */
+  eventNote(status: Status): string;
+}
+
+export const resourceNameOf = (w: { namePrefix: string }, id: string) => `${w.namePrefix}${id}`;
+
+/** The id in a resource name, or null when the name is not of this kind. */
+export function idFromName(w: { namePrefix: string }, name: string): string | null {
+  return name.startsWith(w.namePrefix) ? name.slice(w.namePrefix.length) : null;
+}

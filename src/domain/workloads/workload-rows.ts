@@ -1,0 +1,122 @@
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../../k8s/crds/common.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
+
+// The Postgres mirror of workload resources (runs, analyses), written once
+// for every kind. A resource is the source of truth; its row is what the API
+// reads. Writes are ordered by the lifecycle's rank so that an old or
+// reordered observation can never move a row backwards, and a terminal row
+// never changes again.
+
+/** One kind of workload's row: its table and the columns only it has. */
+export interface WorkloadRowKind<Spec extends WorkloadSpec> {
+  readonly table: WorkloadTable;
+  idOf(spec: Spec): string;
+  /** Columns set when the row is inserted and never changed by a mirror. */
+  insertOnly(spec: Spec): Record<string, unknown>;
+}
+
+export interface WorkloadMirror<Spec, Status> {
+  namespace: string;
+  name: string;
+  createdAt: Date;
+  spec: Spec;
+  status: Status | undefined;
+}
+
+/**
+ * Inserts the row if it is missing (the API may have died between creating
+ * the resource and the row) and applies the resource's status unless the row
+ * already holds a later one, or is hidden (deleted through the API).
+ */
+export async function mirrorWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadRowKind<Spec>, m: WorkloadMirror<Spec, WorkloadStatus>): Promise<void> {
+  const t = kind.table;
+  const phase = m.status?.phase ?? t.lifecycle.initial;
+  const rank = (column: string) => sql.ref(`${t.table}.${column}`);
+  await untyped(db)
+    .insertInto(t.table)
+    .values({
+      id: kind.idOf(m.spec),
+      account_id: m.spec.accountId,
+      repository_id: m.spec.repositoryId,
+      commit_hash: m.spec.commitHash,
+      workflow_id: `${m.namespace}/${m.name}`,
+      status: phase,
+      status_rank: t.lifecycle.rank(phase),
+      ...kind.insertOnly(m.spec),
+      exit_code: m.status?.exitCode ?? null,
+      error: m.status?.error ?? null,
+      [t.startColumn]: m.status?.startTime ? new Date(m.status.startTime) : null,
+      [t.endColumn]: m.status?.completionTime ? new Date(m.status.completionTime) : null,
+      created_at: m.createdAt,
+      updated_at: new Date(),
+    })
+    .onConflict((oc) =>
+      oc
+        .column("id")
+        .doUpdateSet((eb) => ({
+          status: eb.ref("excluded.status"),
+          status_rank: eb.ref("excluded.status_rank"),
+          exit_code: eb.ref("excluded.exit_code"),
+          error: eb.ref("excluded.error"),
+          [t.startColumn]: sql`coalesce(${sql.ref(`excluded.${t.startColumn}`)}, ${rank(t.startColumn)})`,
+          [t.endColumn]: eb.ref(`excluded.${t.endColumn}`),
+          updated_at: eb.ref("excluded.updated_at"),
+        }))
+        .where(
+          sql<boolean>`${rank("deleted_at")} is null and (${rank("status_rank")} < excluded.status_rank or (${rank("status_rank")} = excluded.status_rank and ${rank("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}))`,
+        ),
+    )
+    .execute();
+}
+
+/** The row cannot be written: its repository or account is gone, or another live row holds its place. */
+export const isOrphanedWrite = (err: unknown) => isForeignKeyViolation(err) || isUniqueViolation(err);
+
+/** Hides the row at once (DELETE through the API); the controller removes it once the resource is gone. */
+export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, id: string): Promise<void> {
+  await untyped(db).updateTable(t.table).set({ deleted_at: new Date() }).where("id", "=", id).where("account_id", "=", accountId).execute();
+}
+
+/**
+ * What the reconciler reads and writes in Postgres, as one interface: the
+ * reconciler's tests replace it with an in-memory fake.
+ */
+export interface WorkloadRows<Spec, Status> {
+  /** "orphaned" when the row cannot exist any more (see isOrphanedWrite). */
+  mirror(m: WorkloadMirror<Spec, Status>): Promise<"mirrored" | "orphaned">;
+  /** Deleted through the API while its resource still existed. */
+  isHidden(id: string): Promise<boolean>;
+  /** The resource is gone: so is the row (and, by cascade, its log lines). */
+  removeGone(id: string, workflowId: string): Promise<void>;
+  /** Nothing more will be archived: log streams may end. */
+  markLogsComplete(id: string): Promise<void>;
+}
+
+export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadStatus>(db: Db, kind: WorkloadRowKind<Spec>): WorkloadRows<Spec, Status> {
+  const t = kind.table;
+  const q = untyped(db);
+  return {
+    async mirror(m) {
+      try {
+        await mirrorWorkload(db, kind, m);
+        return "mirrored";
+      } catch (err) {
+        if (isOrphanedWrite(err)) return "orphaned";
+        throw err;
+      }
+    },
+    async isHidden(id) {
+      const row = await q.selectFrom(t.table).select("id").where("id", "=", id).where("deleted_at", "is not", null).executeTakeFirst();
+      return row !== undefined;
+    },
+    async removeGone(id, workflowId) {
+      await q.deleteFrom(t.table).where("workflow_id", "=", workflowId).where("id", "=", id).execute();
+    },
+    async markLogsComplete(id) {
+      await q.updateTable(t.table).set({ logs_complete: true }).where("id", "=", id).where("logs_complete", "=", false).execute();
+    },
+  };
+}
