@@ -9,6 +9,7 @@ import { createApp, type ApiServices } from "./api/app.ts";
 import { listen } from "./api/server.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
+import { DatabaseInUseError } from "./db/embedded-lock.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { createAccount, getAccountByName } from "./domain/accounts/accounts.ts";
 import { authenticateApiKey, createApiKey } from "./domain/auth/api-keys.ts";
@@ -305,7 +306,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         return 0;
     }
   } catch (err) {
-    if (err instanceof DomainError) {
+    if (err instanceof DomainError || err instanceof DatabaseInUseError) {
       process.stderr.write(`codeplane: ${err.message}\n`);
       return 1;
     }

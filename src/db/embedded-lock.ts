@@ -1,9 +1,16 @@
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { conflict } from "../domain/errors.ts";
 
 // The embedded database is a folder that one process at a time may open; two
 // would corrupt it. A pid file makes a second process fail with a clear
 // message instead (a stale file from a crashed process is taken over).
+
+/** Another live process holds the embedded database: a refusal to explain, not a crash. */
+export class DatabaseInUseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DatabaseInUseError";
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -25,7 +32,7 @@ export function lockEmbeddedDatabase(lockFile: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const holder = Number(readFileSync(lockFile, "utf8").trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw conflict(
+        throw new DatabaseInUseError(
           `the embedded database is in use by process ${holder}; stop it first, or set DATABASE_URL to use a Postgres server`,
         );
       }
