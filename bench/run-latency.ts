@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < RUNS; i++) {
         const runId = newId();
         const job = buildRunJob({
-          run: { name: `run-${runId}`, namespace, uid: "", spec: { runId, accountId: account.id, repositoryId: repo.id, repositoryUrl: gitUrl, commitHash: commit, command: ["sh", "-c", "echo ready"], computeType: "cpu-general", timeoutSeconds: 600 } },
+          resource: { metadata: { name: `run-${runId}`, namespace, uid: "" }, spec: { runId, accountId: account.id, repositoryId: repo.id, repositoryUrl: gitUrl, commitHash: commit, command: ["sh", "-c", "echo ready"], computeType: "cpu-general", timeoutSeconds: 600 } },
           images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
           compute: COMPUTE["cpu-general"],
           envSecretName: null,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { analyzerResultSchema, type AnalyzerResult } from "../analyzer/model.ts";
 import type { AnalysisPhase, AnalysisSpec, AnalysisStatus } from "../k8s/crds/analysis.ts";
 import { observeRun } from "./run-observation.ts";
+import type { WorkloadObservation } from "./workload.ts";
 
 // Pure: what the cluster says about an analysis (its Job and pod) and what
 // the analyzer wrote to its log, turned into the analysis's phase and error.
@@ -17,14 +18,8 @@ export interface AnalyzerOutput {
   lastError: string | null;
 }
 
-export interface AnalysisObservation {
+export interface AnalysisObservation extends WorkloadObservation {
   phase: AnalysisPhase;
-  reason: string;
-  error: string | null;
-  exitCode: number | null;
-  startTime?: string | undefined;
-  completionTime?: string | undefined;
-  stopJob: boolean;
   /** The analyzer has finished: read its output and observe again with it. */
   needsOutput: boolean;
   result?: AnalyzerResult;

@@ -1,5 +1,5 @@
 import type { AnalyzerResult } from "../analyzer/model.ts";
-import type { ComputeTypes } from "../k8s/compute-types.ts";
+import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
 import { ANALYSIS_KIND, ANALYSIS_LIFECYCLE, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
 import { ANALYSIS_LABEL } from "../k8s/labels.ts";
@@ -32,12 +32,10 @@ export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisS
     started: { reason: "AnalyzerStarted", message: "the analyzer started" },
     idOf: (spec) => spec.analysisId,
     async job(analysis) {
-      const compute = deps.computeTypes[deps.computeType];
-      if (!compute) throw new Error(`unknown compute type ${deps.computeType}`);
       return buildAnalysisJob({
-        analysis: { name: analysis.metadata.name, namespace: analysis.metadata.namespace, uid: analysis.metadata.uid, spec: analysis.spec },
+        resource: analysis,
         images: deps.images,
-        compute,
+        compute: computePreset(deps.computeTypes, deps.computeType),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },

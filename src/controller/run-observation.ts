@@ -1,22 +1,15 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
 import type { RunPhase, RunSpec, RunStatus } from "../k8s/crds/run.ts";
 import { RUN_LIFECYCLE } from "../k8s/crds/run.ts";
+import type { WorkloadObservation } from "./workload.ts";
 
 // Pure: what the cluster says about a run (its Job and pod), turned into the
 // run's phase, exit code and a human error. No I/O, so every failure mode
 // (timeout, OOM, image pull, eviction, deleted pod, lost node) has a table
 // test instead of a flaky cluster test.
 
-export interface RunObservation {
+export interface RunObservation extends WorkloadObservation {
   phase: RunPhase;
-  exitCode: number | null;
-  error: string | null;
-  /** Machine-readable cause, used as the condition reason. */
-  reason: string;
-  startTime?: string | undefined;
-  completionTime?: string | undefined;
-  /** The Job should be deleted now (a failure Kubernetes would otherwise retry forever, or a cancel). */
-  stopJob: boolean;
 }
 
 const IMAGE_PULL_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"]);

@@ -1,6 +1,6 @@
 import type { V1Job } from "@kubernetes/client-node";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
-import type { ComputeTypes } from "../k8s/compute-types.ts";
+import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
 import { RUN_KIND, RUN_LIFECYCLE, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
 import { RUN_LABEL, runLabels, runSecretName } from "../k8s/labels.ts";
@@ -29,12 +29,10 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
     started: { reason: "ContainerStarted", message: "the run's command started" },
     idOf: (spec) => spec.runId,
     async job(run, cluster) {
-      const compute = deps.computeTypes[run.spec.computeType];
-      if (!compute) throw new Error(`unknown compute type ${run.spec.computeType}`);
       return buildRunJob({
-        run: { name: run.metadata.name, namespace: run.metadata.namespace, uid: run.metadata.uid, spec: run.spec },
+        resource: run,
         images: deps.images,
-        compute,
+        compute: computePreset(deps.computeTypes, run.spec.computeType),
         envSecretName: await ensureEnvSecret(run, cluster, deps),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       }) satisfies V1Job;

@@ -15,7 +15,7 @@ const spec: AnalysisSpec = {
 
 describe("buildAnalysisJob", () => {
   const job = buildAnalysisJob({
-    analysis: { name: `analysis-${spec.analysisId}`, namespace: "codeplane", uid: "uid-9", spec },
+    resource: { metadata: { name: `analysis-${spec.analysisId}`, namespace: "codeplane", uid: "uid-9" }, spec },
     images: { codeplane: "registry.example/codeplane:1.2.3", pullPolicy: "IfNotPresent" },
     compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
     ttlSecondsAfterFinished: 600,

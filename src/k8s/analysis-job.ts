@@ -1,8 +1,8 @@
-import type { V1Container, V1Job } from "@kubernetes/client-node";
+import type { V1Job } from "@kubernetes/client-node";
 import type { ComputePreset } from "./compute-types.ts";
 import { ANALYSIS_KIND, type AnalysisSpec } from "./crds/analysis.ts";
-import { analysisLabels, analysisResourceName } from "./labels.ts";
-import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedJob, SOURCE_DIR, WORKSPACE } from "./run-job.ts";
+import { analysisLabels } from "./labels.ts";
+import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedJob, SOURCE_DIR, WORKSPACE, type WorkloadJobInput } from "./run-job.ts";
 
 // Pure: an Analysis in, the Job that analyses the commit out. The checkout and
 // the analyzer both run from codeplane's own image: nothing from the
@@ -13,11 +13,8 @@ import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restricted, restrictedJob, SOURCE_DIR
 /** Where the codeplane image keeps its CLI (`codeplane`). */
 export const CODEPLANE_CLI_IN_IMAGE = "/app/bin/codeplane.mjs";
 
-export interface AnalysisJobInput {
-  analysis: { name: string; namespace: string; uid: string; spec: AnalysisSpec };
+export interface AnalysisJobInput extends WorkloadJobInput<AnalysisSpec> {
   images: { codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
-  compute: ComputePreset;
-  ttlSecondsAfterFinished: number;
 }
 
 /** The analyzer stops looking this long before the Job's deadline, so it still reports what it found. */
@@ -40,9 +37,8 @@ export function cpuCount(quantity: string | undefined): number | null {
 export const analyzerThreads = (compute: ComputePreset): 1 | 2 => ((cpuCount(compute.limits.cpu) ?? 1) >= 2 ? 2 : 1);
 
 export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
-  const { analysis, images, compute } = input;
-  const { spec } = analysis;
-  const labels = analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId);
+  const { images, compute } = input;
+  const { spec } = input.resource;
   const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
   const mounts = [
     { name: "workspace", mountPath: WORKSPACE },
@@ -54,18 +50,16 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
     { name: "CODEPLANE_COMMIT", value: spec.commitHash },
     { name: "CODEPLANE_SOURCE_DIR", value: SOURCE_DIR },
   ];
-  const checkout: V1Container = {
+  const checkout = restrictedContainer({
     name: "checkout",
     image: images.codeplane,
     imagePullPolicy: images.pullPolicy,
     command: ["sh", "-c", GIT_CHECKOUT_SCRIPT],
     env: [...env, ...checkoutEnv(spec.repositoryUrl)],
-    securityContext: restricted,
     resources,
     volumeMounts: mounts,
-    terminationMessagePolicy: "FallbackToLogsOnError",
-  };
-  const main: V1Container = {
+  });
+  const main = restrictedContainer({
     name: "main",
     image: images.codeplane,
     imagePullPolicy: images.pullPolicy,
@@ -83,19 +77,10 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
       String(analyzerThreads(compute)),
     ],
     env,
-    securityContext: restricted,
     resources,
     volumeMounts: mounts,
-    terminationMessagePolicy: "FallbackToLogsOnError",
-  };
-  return restrictedJob({
-    name: analysisResourceName(spec.analysisId),
-    namespace: analysis.namespace,
-    labels,
-    owner: { kind: ANALYSIS_KIND, name: analysis.name, uid: analysis.uid },
-    timeoutSeconds: spec.timeoutSeconds,
-    ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
-    compute,
+  });
+  return restrictedJob(ANALYSIS_KIND, input, analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId), {
     initContainers: [checkout],
     containers: [main],
     volumes: [

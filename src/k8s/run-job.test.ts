@@ -15,7 +15,7 @@ const spec: RunSpec = {
 };
 
 const input = (over: Partial<RunJobInput> = {}): RunJobInput => ({
-  run: { name: `run-${spec.runId}`, namespace: "codeplane", uid: "uid-1", spec },
+  resource: { metadata: { name: `run-${spec.runId}`, namespace: "codeplane", uid: "uid-1" }, spec },
   images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "IfNotPresent" },
   compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
   envSecretName: `run-${spec.runId}-env`,

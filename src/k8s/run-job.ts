@@ -2,7 +2,7 @@ import type { V1Container, V1Job, V1SecurityContext, V1Volume } from "@kubernete
 import type { ComputePreset } from "./compute-types.ts";
 import { API_VERSION } from "./crds/common.ts";
 import { RUN_KIND, type RunSpec } from "./crds/run.ts";
-import { runLabels, runResourceName } from "./labels.ts";
+import { runLabels } from "./labels.ts";
 
 // Pure: a Run in, the Job that executes it out. Everything about how a run
 // is isolated lives here, where a table test can see it.
@@ -14,13 +14,23 @@ export const TOOLS_DIR = "/codeplane/bin";
 /** Where the codeplane image keeps the entrypoint that frames stdout and stderr. */
 export const ENTRYPOINT_IN_IMAGE = "/app/src/runner/entrypoint.ts";
 
-export interface RunJobInput {
-  run: { name: string; namespace: string; uid: string; spec: RunSpec };
-  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+/** The resource a Job is built for: the Job takes its name and namespace, and is owned by it. */
+export interface JobOwner<Spec> {
+  metadata: { name: string; namespace: string; uid: string };
+  spec: Spec;
+}
+
+/** What every workload's Job builder is given. */
+export interface WorkloadJobInput<Spec> {
+  resource: JobOwner<Spec>;
   compute: ComputePreset;
+  ttlSecondsAfterFinished: number;
+}
+
+export interface RunJobInput extends WorkloadJobInput<RunSpec> {
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
   /** The per-run Secret holding the run's environment variables, if it has any. */
   envSecretName: string | null;
-  ttlSecondsAfterFinished: number;
 }
 
 // Checkout, then dependencies: together they are the run's "preprocessing".
@@ -94,54 +104,38 @@ const baseEnv = (spec: RunSpec) => [
 ];
 
 export function buildRunJob(input: RunJobInput): V1Job {
-  const { run, images, compute } = input;
-  const { spec } = run;
-  const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
+  const { images, compute } = input;
+  const { spec } = input.resource;
   const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
   const envFrom = input.envSecretName ? [{ secretRef: { name: input.envSecretName, optional: false } }] : [];
-
-  const tools: V1Container = {
+  const tools = restrictedContainer({
     name: "tools",
     image: images.codeplane,
     imagePullPolicy: images.pullPolicy,
     command: ["node", "-e", `require("node:fs").copyFileSync(${JSON.stringify(ENTRYPOINT_IN_IMAGE)}, ${JSON.stringify(`${TOOLS_DIR}/entrypoint.ts`)})`],
-    securityContext: restricted,
     resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "500m", memory: "128Mi" } },
     volumeMounts: [{ name: "tools", mountPath: TOOLS_DIR }],
-    terminationMessagePolicy: "FallbackToLogsOnError",
-  };
-  const checkout: V1Container = {
+  });
+  const checkout = restrictedContainer({
     name: "checkout",
     image: images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["sh", "-c", CHECKOUT_SCRIPT],
     env: [...baseEnv(spec), ...checkoutEnv(spec.repositoryUrl)],
-    securityContext: restricted,
     resources,
     volumeMounts: mounts,
-    terminationMessagePolicy: "FallbackToLogsOnError",
-  };
-  const main: V1Container = {
+  });
+  const main = restrictedContainer({
     name: "main",
     image: images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["node", `${TOOLS_DIR}/entrypoint.ts`, "--workdir", SOURCE_DIR, "--", ...spec.command],
     env: baseEnv(spec),
     envFrom,
-    securityContext: restricted,
     resources,
     volumeMounts: mounts,
-    terminationMessagePolicy: "FallbackToLogsOnError",
-  };
-
-  return restrictedJob({
-    name: runResourceName(spec.runId),
-    namespace: run.namespace,
-    labels,
-    owner: { kind: RUN_KIND, name: run.name, uid: run.uid },
-    timeoutSeconds: spec.timeoutSeconds,
-    ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
-    compute,
+  });
+  return restrictedJob(RUN_KIND, input, runLabels(spec.accountId, spec.repositoryId, spec.runId), {
     initContainers: [tools, checkout],
     containers: [main],
     volumes: [
@@ -152,45 +146,44 @@ export function buildRunJob(input: RunJobInput): V1Job {
   });
 }
 
-export interface RestrictedJobInput {
-  name: string;
-  namespace: string;
-  labels: Record<string, string>;
-  /** The Run or Analysis that controls the Job, so deleting it cleans up. */
-  owner: { kind: string; name: string; uid: string };
-  timeoutSeconds: number;
-  ttlSecondsAfterFinished: number;
-  compute: ComputePreset;
-  initContainers: V1Container[];
-  containers: V1Container[];
-  volumes: V1Volume[];
+/** A container under the restricted security context, whose termination message falls back to its log's end. */
+export function restrictedContainer(c: V1Container): V1Container {
+  return { ...c, securityContext: restricted, terminationMessagePolicy: "FallbackToLogsOnError" };
 }
 
-/** The Job around a workload's containers: one attempt, a deadline, a TTL, owned, scheduled by its compute preset, restricted pod. */
-export function restrictedJob(j: RestrictedJobInput): V1Job {
+/**
+ * The Job around a workload's containers: named after and owned by its
+ * resource (deleting that cleans up), one attempt, the workload's deadline, a
+ * TTL, scheduled by its compute preset, restricted pod.
+ */
+export function restrictedJob(
+  kind: string,
+  input: WorkloadJobInput<{ timeoutSeconds: number }>,
+  labels: Record<string, string>,
+  pod: { initContainers: V1Container[]; containers: V1Container[]; volumes: V1Volume[] },
+): V1Job {
+  const { name, namespace, uid } = input.resource.metadata;
   return {
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
-      name: j.name,
-      namespace: j.namespace,
-      labels: j.labels,
-      ownerReferences: [{ apiVersion: API_VERSION, kind: j.owner.kind, name: j.owner.name, uid: j.owner.uid, controller: true, blockOwnerDeletion: true }],
+      name,
+      namespace,
+      labels,
+      ownerReferences: [{ apiVersion: API_VERSION, kind, name, uid, controller: true, blockOwnerDeletion: true }],
     },
     spec: {
       backoffLimit: 0,
-      activeDeadlineSeconds: j.timeoutSeconds,
-      ttlSecondsAfterFinished: j.ttlSecondsAfterFinished,
+      activeDeadlineSeconds: input.resource.spec.timeoutSeconds,
+      ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
       template: {
-        metadata: { labels: j.labels },
+        metadata: { labels },
         spec: {
           ...restrictedPodSecurity,
           securityContext: { ...restrictedPodSecurity.securityContext },
-          nodeSelector: { ...j.compute.nodeSelector },
-          tolerations: j.compute.tolerations.map((t) => ({ ...t })),
-          initContainers: j.initContainers,
-          containers: j.containers,
-          volumes: j.volumes,
+          nodeSelector: { ...input.compute.nodeSelector },
+          tolerations: input.compute.tolerations.map((t) => ({ ...t })),
+          ...pod,
         },
       },
     },

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnalyzerResult, Experiment } from "../../src/analyzer/model.ts";
-import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
-import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import type { FixtureRepo } from "../helpers/git-fixture.ts";
+import type { Tenant, TestService } from "../helpers/service.ts";
+import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
 
 // The analysis API against a real Postgres with no cluster: requests are
 // validated and scoped to their account, starting an analysis answers 503,
@@ -57,17 +58,13 @@ const result: AnalyzerResult = {
   stats: { files_scanned: 1, files_parsed: 1, duration_ms: 5 },
 };
 
+let setup: TwoTenants;
+
 beforeAll(async () => {
-  svc = await startTestService();
-  fixture = await createFixtureRepo();
-  alice = await svc.tenant();
-  bob = await svc.tenant();
-  repoId = (await (await alice.api("/v1/repositories", { method: "POST", json: { url: fixture.url, name: "r" } })).json()).id;
+  setup = await twoTenantsWithRepository();
+  ({ svc, fixture, alice, bob, repoId } = setup);
 });
-afterAll(async () => {
-  await svc?.close();
-  await fixture?.cleanup();
-});
+afterAll(() => setup?.close());
 
 async function completedAnalysis(commit: string) {
   const id = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a70";

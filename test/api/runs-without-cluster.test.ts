@@ -1,27 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
-import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import type { Tenant, TestService } from "../helpers/service.ts";
+import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
 
 // With no cluster reachable the service still serves everything else; run
 // creation answers 503 with a clear detail, after the request was validated.
 
 let svc: TestService;
-let fixture: FixtureRepo;
 let alice: Tenant;
 let bob: Tenant;
 let repoId: string;
 
+let setup: TwoTenants;
+
 beforeAll(async () => {
-  svc = await startTestService();
-  fixture = await createFixtureRepo();
-  alice = await svc.tenant();
-  bob = await svc.tenant();
-  repoId = (await (await alice.api("/v1/repositories", { method: "POST", json: { url: fixture.url, name: "r" } })).json()).id;
+  setup = await twoTenantsWithRepository();
+  ({ svc, alice, bob, repoId } = setup);
 });
-afterAll(async () => {
-  await svc?.close();
-  await fixture?.cleanup();
-});
+afterAll(() => setup?.close());
 
 describe("runs without a cluster", () => {
   it("answers 503 with a clear detail for a valid request", async () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { COMMIT, conditionSchema, UUID } from "./common.ts";
+import { COMMIT, UUID, workloadPrinterColumns, workloadStatusShape } from "./common.ts";
 import { defineLifecycle } from "./lifecycle.ts";
 
 // The Analysis custom resource: one per repository and commit. The analyzer's
@@ -28,22 +28,9 @@ export type AnalysisSpec = z.infer<typeof analysisSpecSchema>;
 
 export const analysisStatusSchema = z.object({
   phase: z.enum(ANALYSIS_PHASES).optional(),
-  observedGeneration: z.int().min(0).optional(),
-  conditions: z.array(conditionSchema).optional(),
-  jobName: z.string().optional(),
-  exitCode: z.int().nullable().optional().meta({ description: "The analyzer's exit code." }),
+  ...workloadStatusShape,
   experiments: z.int().min(0).optional().meta({ description: "How many runnable experiments the analysis found." }),
-  podName: z.string().optional(),
-  error: z.string().max(4096).nullable().optional(),
-  startTime: z.iso.datetime().optional(),
-  completionTime: z.iso.datetime().optional(),
 });
 export type AnalysisStatus = z.infer<typeof analysisStatusSchema>;
 
-export const ANALYSIS_PRINTER_COLUMNS = [
-  { name: "Status", type: "string", jsonPath: ".status.phase" },
-  { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
-  { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
-  { name: "Experiments", type: "integer", jsonPath: ".status.experiments" },
-  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-];
+export const ANALYSIS_PRINTER_COLUMNS = workloadPrinterColumns([{ name: "Experiments", type: "integer", jsonPath: ".status.experiments" }]);

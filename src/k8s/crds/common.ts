@@ -30,6 +30,18 @@ export interface WorkloadSpec {
   cancelRequested?: boolean | undefined;
 }
 
+/** The status fields every workload kind's CRD has (Run, Analysis); a kind extends it with its own. */
+export const workloadStatusShape = {
+  observedGeneration: z.int().min(0).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  jobName: z.string().optional(),
+  podName: z.string().optional(),
+  exitCode: z.int().nullable().optional().meta({ description: "The main container's exit code." }),
+  error: z.string().max(4096).nullable().optional().meta({ description: "Why it failed or was cancelled." }),
+  startTime: z.iso.datetime().optional(),
+  completionTime: z.iso.datetime().optional(),
+};
+
 /** What every workload resource's status carries, whatever else its kind adds. */
 export interface WorkloadStatus {
   phase?: string | undefined;
@@ -41,4 +53,15 @@ export interface WorkloadStatus {
   error?: string | null | undefined;
   startTime?: string | undefined;
   completionTime?: string | undefined;
+}
+
+/** kubectl get columns: status, repository and commit first, age last, the kind's own in between. */
+export function workloadPrinterColumns(own: { name: string; type: string; jsonPath: string }[]) {
+  return [
+    { name: "Status", type: "string", jsonPath: ".status.phase" },
+    { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
+    { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
+    ...own,
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+  ];
 }

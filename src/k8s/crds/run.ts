@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { COMMIT, conditionSchema, UUID } from "./common.ts";
+import { COMMIT, UUID, workloadPrinterColumns, workloadStatusShape } from "./common.ts";
 import { defineLifecycle } from "./lifecycle.ts";
 
 // The Run custom resource: the source of truth for one execution. The spec
@@ -31,24 +31,10 @@ export const runSpecSchema = z.object({
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;
 
-export const runStatusSchema = z.object({
-  phase: z.enum(RUN_PHASES).optional(),
-  observedGeneration: z.int().min(0).optional(),
-  conditions: z.array(conditionSchema).optional(),
-  jobName: z.string().optional(),
-  podName: z.string().optional(),
-  exitCode: z.int().nullable().optional(),
-  error: z.string().max(4096).nullable().optional().meta({ description: "Why the run failed or was cancelled." }),
-  startTime: z.iso.datetime().optional(),
-  completionTime: z.iso.datetime().optional(),
-});
+export const runStatusSchema = z.object({ phase: z.enum(RUN_PHASES).optional(), ...workloadStatusShape });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
-export const RUN_PRINTER_COLUMNS = [
-  { name: "Status", type: "string", jsonPath: ".status.phase" },
-  { name: "Repository", type: "string", jsonPath: ".spec.repositoryId", priority: 1 },
-  { name: "Commit", type: "string", jsonPath: ".spec.commitHash" },
+export const RUN_PRINTER_COLUMNS = workloadPrinterColumns([
   { name: "Compute", type: "string", jsonPath: ".spec.computeType" },
   { name: "Exit", type: "integer", jsonPath: ".status.exitCode" },
-  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-];
+]);
