@@ -3,17 +3,12 @@ import type { Db } from "../../db/database.ts";
 import type { AnalysisService } from "../../domain/analyses/analyses.ts";
 import { analysisSchema, createAnalysisSchema } from "../../domain/analyses/analyses.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
-import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { parseAfter, streamLogs } from "../sse.ts";
-import { pageOf, pageQuery } from "./common.ts";
+import { streamLogs } from "../sse.ts";
+import { clusterUnavailable, commitParams, eventStream, pageOf, pageQuery, repoParams, resumeAfter, streamQuery } from "./common.ts";
 
-const repoParams = z.strictObject({ repository_id: z.uuid() });
-const commitParams = repoParams.extend({
-  commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
-});
 const notFound = { description: "No such repository, commit or analysis in this account.", schema: errorBodySchema };
-const unavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
+const unavailable = clusterUnavailable;
 
 export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: AnalysisService, hub: LogHub): void {
   routes.add({
@@ -104,13 +99,11 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     tag: "Analyses",
     scope: "analyses:read",
     params: commitParams,
-    query: z.strictObject({ after: z.string().max(20).optional().meta({ description: "Resume after this seq (Last-Event-ID wins)." }) }),
-    responses: { 200: { description: "The event stream.", schema: z.string(), contentType: "text/event-stream" }, 404: notFound },
+    query: streamQuery,
+    responses: { 200: eventStream, 404: notFound },
     handler: async (ctx, { params, query, principal }) => {
       const id = await analyses.idOf(db, principal.accountId, params.repository_id, params.commit_hash);
-      const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
-      if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
-      await streamLogs(ctx, { hub, id, afterSeq: after });
+      await streamLogs(ctx, { hub, id, afterSeq: resumeAfter(ctx, query) });
       return { status: 200 };
     },
   });

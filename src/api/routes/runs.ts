@@ -4,18 +4,13 @@ import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
 import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
-import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { parseAfter, streamLogs } from "../sse.ts";
-import { idParam, pageOf, pageQuery } from "./common.ts";
+import { streamLogs } from "../sse.ts";
+import { clusterUnavailable, commitParams, eventStream, idParam, pageOf, pageQuery, resumeAfter, streamQuery } from "./common.ts";
 
 const runParam = idParam("run_id");
-const commitParams = z.strictObject({
-  repository_id: z.uuid(),
-  commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
-});
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
-const unavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
+const unavailable = clusterUnavailable;
 
 const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`{"status": ...}\` on connect and on every change (a terminal status comes after the last line); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=<seq>\`: nothing is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
 
@@ -123,13 +118,11 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     tag: "Runs",
     scope: "runs:read",
     params: runParam,
-    query: z.strictObject({ after: z.string().max(20).optional().meta({ description: "Resume after this seq (Last-Event-ID wins)." }) }),
-    responses: { 200: { description: "The event stream.", schema: z.string(), contentType: "text/event-stream" }, 404: runNotFound },
+    query: streamQuery,
+    responses: { 200: eventStream, 404: runNotFound },
     handler: async (ctx, { params, query, principal }) => {
       await runs.get(db, principal.accountId, params.run_id);
-      const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
-      if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
-      await streamLogs(ctx, { hub, id: params.run_id, afterSeq: after });
+      await streamLogs(ctx, { hub, id: params.run_id, afterSeq: resumeAfter(ctx, query) });
       return { status: 200 };
     },
   });
