@@ -1,0 +1,190 @@
+import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
+import { pino } from "pino";
+import type { AnalyzerResult } from "../../analyzer/model.ts";
+import type { WorkloadMirror, WorkloadRows } from "../../domain/workloads/workload-rows.ts";
+import type { ClusterActions, ClusterEvent, EventSubject } from "../../k8s/cluster-actions.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../../k8s/compute-types.ts";
+import type { AnalysisSpec, AnalysisStatus } from "../../k8s/crds/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../../k8s/crds/common.ts";
+import type { RunSpec, RunStatus } from "../../k8s/crds/run.ts";
+import type { FollowTarget } from "../../k8s/pod-log.ts";
+import { newestPod } from "../../k8s/pods.ts";
+import { analysisWorkload } from "../analysis-workload.ts";
+import { runWorkload } from "../run-workload.ts";
+import type { Workload, WorkloadObservation, WorkloadResource } from "../workload.ts";
+import { WorkloadReconciler, type LogArchive, type ResourceClient } from "../workload-reconciler.ts";
+import { ANALYSIS, NAMESPACE, NOW, RUN, type JobBuilder, type KindFacts, type PodBuilder } from "./builders.ts";
+
+// Fakes for everything the reconciler acts through (cert-manager style): the
+// informer caches, the resource client, the cluster, the database and the
+// log archiver. Each records what was done to it, in order, in one list of
+// short strings, so a test states a reconcile's whole effect as one array.
+// Reads that matter (asking the API server, reading a pod's log) are recorded
+// too: how often they happen is part of the contract.
+
+/** The world one reconcile sees. */
+export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
+  resource: WorkloadResource<Spec, Status> | null;
+  /** The Job in the informer cache. */
+  job?: JobBuilder;
+  /** Pods in the informer cache (and so in the API server). A V1Pod is taken as it is (another workload's). */
+  pods?: (PodBuilder | V1Pod)[];
+  /** Pods the API server has but the informer cache does not (yet, or any more). */
+  apiPods?: PodBuilder[];
+  /** The row was deleted through the API. */
+  hidden?: boolean;
+  /** The row cannot be written (its repository or account is gone, or another row holds its place). */
+  orphaned?: boolean;
+  /** The archiver is following the workload's logs. */
+  archiving?: boolean;
+  /** The main container's whole log, by pod name; a pod without one reads as gone (null). */
+  logs?: Record<string, string>;
+  /** The resource is deleted while the reconcile runs: patchStatus finds it gone. */
+  vanishes?: boolean;
+  /** The variables a run of the repository gets. */
+  env?: Record<string, string>;
+}
+
+export interface Recorded<Status> {
+  actions: string[];
+  jobs: V1Job[];
+  secrets: V1Secret[];
+  patched: Status[];
+  events: { subject: EventSubject; event: ClusterEvent }[];
+  archived: { id: string; target: FollowTarget }[];
+  mirrored: WorkloadMirror<unknown, Status>[];
+  saved: { id: string; result: AnalyzerResult }[];
+}
+
+const isBuilder = (p: PodBuilder | V1Pod): p is PodBuilder => typeof (p as PodBuilder).build === "function";
+
+export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(
+  k: KindFacts,
+  given: Given<Spec, Status>,
+  workload: (r: Recorded<Status>) => Workload<Spec, Status, Obs>,
+) {
+  const r: Recorded<Status> = { actions: [], jobs: [], secrets: [], patched: [], events: [], archived: [], mirrored: [], saved: [] };
+  const act = (a: string) => r.actions.push(a);
+  let resource = given.resource ? structuredClone(given.resource) : null;
+  const job = given.job?.build(k) ?? null;
+  const cachedPods = (given.pods ?? []).map((p) => (isBuilder(p) ? p.build(k) : p));
+  const apiPods = [...cachedPods, ...(given.apiPods ?? []).map((p) => p.build(k))];
+  const inNamespace = (ns: string) => {
+    if (ns !== NAMESPACE) throw new Error(`unexpected namespace ${ns}`);
+  };
+
+  const resources: ResourceClient<Spec, Status> = {
+    namespace: NAMESPACE,
+    async get(name) {
+      return resource && resource.metadata.name === name ? structuredClone(resource) : null;
+    },
+    async patchStatus(name, status) {
+      act(`patchStatus ${name} ${status.phase}`);
+      r.patched.push(structuredClone(status));
+      if (given.vanishes || !resource || resource.metadata.name !== name) return null;
+      resource = { ...resource, status: structuredClone(status) };
+      return structuredClone(resource);
+    },
+    async delete(name) {
+      act(`delete ${name}`);
+    },
+  };
+
+  const rows: WorkloadRows<Spec, Status> = {
+    async mirror(m) {
+      act(`mirror ${m.status?.phase ?? "-"}`);
+      r.mirrored.push(structuredClone(m) as WorkloadMirror<unknown, Status>);
+      return given.orphaned ? "orphaned" : "mirrored";
+    },
+    async isHidden() {
+      return given.hidden ?? false;
+    },
+    async removeGone(id, workflowId) {
+      act(`removeGone ${id} ${workflowId}`);
+    },
+    async markLogsComplete(id) {
+      act(`markLogsComplete ${id}`);
+    },
+  };
+
+  const cluster: ClusterActions = {
+    async createJob(ns, j) {
+      inNamespace(ns);
+      act(`createJob ${j.metadata?.name}`);
+      r.jobs.push(structuredClone(j));
+    },
+    async deleteJob(ns, name) {
+      inNamespace(ns);
+      act(`deleteJob ${name}`);
+    },
+    async createSecret(ns, s) {
+      inNamespace(ns);
+      act(`createSecret ${s.metadata?.name}`);
+      r.secrets.push(structuredClone(s));
+    },
+    async newestPod(ns, selector) {
+      inNamespace(ns);
+      act(`apiPods ${selector}`);
+      const [key, value] = selector.split("=");
+      return structuredClone(newestPod(apiPods.filter((p) => key && p.metadata?.labels?.[key] === value)));
+    },
+    async readPodLog(ns, pod, container) {
+      inNamespace(ns);
+      act(`readPodLog ${pod} ${container}`);
+      return given.logs?.[pod] ?? null;
+    },
+    async recordEvent(subject, event) {
+      act(`event ${event.warning ? "Warning" : "Normal"} ${event.reason}: ${event.note}`);
+      r.events.push({ subject, event });
+    },
+  };
+
+  const archiver: LogArchive = {
+    ensure(id, target) {
+      act(`archive ${id} ${target.pod}`);
+      r.archived.push({ id, target });
+    },
+    isArchiving: () => given.archiving ?? false,
+  };
+
+  const reconciler = new WorkloadReconciler<Spec, Status, Obs>({
+    workload: workload(r),
+    resources,
+    rows,
+    cluster,
+    jobs: {
+      get: (name, ns) => (job && job.metadata?.name === name && ns === NAMESPACE ? structuredClone(job) : undefined),
+    },
+    pods: {
+      list: (ns) => (ns === NAMESPACE ? structuredClone(cachedPods) : []),
+    },
+    archiver,
+    logger: pino({ level: "silent" }),
+    now: () => new Date(NOW),
+  });
+  return { reconciler, recorded: r };
+}
+
+export const runWorld = (given: Given<RunSpec, RunStatus>) =>
+  fakeWorld(RUN, given, () =>
+    runWorkload({
+      resolveEnv: async () => ({ ...given.env }),
+      images: { runner: "runner:test", codeplane: "codeplane:test", pullPolicy: "IfNotPresent" },
+      computeTypes: DEFAULT_COMPUTE_TYPES,
+      jobTtlSeconds: 3600,
+    }),
+  );
+
+export const analysisWorld = (given: Given<AnalysisSpec, AnalysisStatus>) =>
+  fakeWorld(ANALYSIS, given, (r) =>
+    analysisWorkload({
+      async saveResult(id, result) {
+        r.actions.push(`saveResult ${id} ${result.experiments.length}`);
+        r.saved.push({ id, result });
+      },
+      images: { codeplane: "codeplane:test", pullPolicy: "IfNotPresent" },
+      computeTypes: DEFAULT_COMPUTE_TYPES,
+      computeType: "cpu-general",
+      jobTtlSeconds: 3600,
+    }),
+  );

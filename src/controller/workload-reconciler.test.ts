@@ -1,0 +1,493 @@
+import { describe, expect, it } from "vitest";
+import type { AnalysisSpec, AnalysisStatus } from "../k8s/crds/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
+import type { RunSpec, RunStatus } from "../k8s/crds/run.ts";
+import {
+  aJob,
+  ANALYSIS,
+  analyzerLog,
+  anAnalysis,
+  anAnalyzerResult,
+  aPod,
+  aRun,
+  completedStatus,
+  EARLIER,
+  MAIN_FINISHED,
+  MAIN_STARTED,
+  NAMESPACE,
+  NOW,
+  pendingStatus,
+  RUN,
+  runningStatus,
+  settledStatus,
+  type KindFacts,
+  type ResourceBuilder,
+} from "./testing/builders.ts";
+import { analysisWorld, runWorld, type Given, type Recorded } from "./testing/fakes.ts";
+import { LIVE_RESYNC_MS, type ReconcileResult } from "./workload-reconciler.ts";
+
+// The generic reconciler, driven through fakes: each case is the world one
+// reconcile sees (resource, Job and pods in the caches, pods only the API
+// server has, the row, the archiver, the pod's log) and everything that
+// reconcile did, in order, with what it asked to be requeued after.
+// Expected actions may say {name}, {id} and {label} for the kind's own.
+
+const LIVE = LIVE_RESYNC_MS;
+const now = NOW.toISOString();
+
+interface Case<Spec, Status> {
+  name: string;
+  given: Given<Spec, Status>;
+  /** The name reconciled; the resource's (or the kind's) name when absent. */
+  reconcile?: string;
+  actions: string[];
+  requeue: number | undefined;
+  /** Matched (toMatchObject) against the last status patched. */
+  status?: Partial<Status>;
+}
+
+const expand = (k: KindFacts, actions: string[]) =>
+  actions.map((a) => a.replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
+
+interface World<Status> {
+  reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean };
+  recorded: Recorded<Status>;
+}
+
+async function check<Spec, Status>(k: KindFacts, world: (g: Given<Spec, Status>) => World<Status>, c: Case<Spec, Status>) {
+  const { reconciler, recorded } = world(c.given);
+  const result = await reconciler.reconcile(c.reconcile ?? k.name);
+  expect(recorded.actions).toEqual(expand(k, c.actions));
+  expect(result.requeueAfterMs).toBe(c.requeue);
+  if (c.status) expect(recorded.patched.at(-1)).toMatchObject(c.status);
+}
+
+// ---------------------------------------------------------------------------
+// What every kind does alike: one table, run for each descriptor.
+
+interface KindUnderTest {
+  k: KindFacts;
+  resource(): ResourceBuilder<WorkloadSpec, WorkloadStatus>;
+  world(g: Given): World<WorkloadStatus>;
+  otherKindName: string;
+}
+
+const kinds: KindUnderTest[] = [
+  {
+    k: RUN,
+    resource: () => aRun() as unknown as ResourceBuilder<WorkloadSpec, WorkloadStatus>,
+    world: (g) => runWorld(g as Given<RunSpec, RunStatus>) as World<WorkloadStatus>,
+    otherKindName: ANALYSIS.name,
+  },
+  {
+    k: ANALYSIS,
+    resource: () => anAnalysis() as unknown as ResourceBuilder<WorkloadSpec, WorkloadStatus>,
+    world: (g) => analysisWorld(g as Given<AnalysisSpec, AnalysisStatus>) as World<WorkloadStatus>,
+    otherKindName: RUN.name,
+  },
+];
+
+const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<WorkloadSpec, WorkloadStatus>[] => [
+  {
+    name: "resource gone: its row goes, nothing else",
+    given: { resource: null, job: aJob(), pods: [aPod().running()] },
+    actions: ["removeGone {id} codeplane/{name}"],
+    requeue: undefined,
+  },
+  {
+    name: "a name of another kind: not ours, nothing",
+    given: { resource: null },
+    reconcile: otherKindName,
+    actions: [],
+    requeue: undefined,
+  },
+  {
+    name: "being deleted (deletionTimestamp): nothing",
+    given: { resource: resource().withStatus(runningStatus(k)).deleting().build(), job: aJob(), pods: [aPod().running()] },
+    actions: [],
+    requeue: undefined,
+  },
+  {
+    name: "row hidden (deleted through the API): the resource is deleted, no Job",
+    given: { resource: resource().build(), hidden: true },
+    actions: ["delete {name}"],
+    requeue: undefined,
+  },
+  {
+    name: "row orphaned (foreign key or unique violation): the resource is deleted, no Job, no status",
+    given: { resource: resource().build(), orphaned: true },
+    actions: ["mirror -", "delete {name}"],
+    requeue: undefined,
+  },
+  {
+    name: "new, no Job in cache: Job created, status pending, Event, mirrored before and after",
+    given: { resource: resource().build() },
+    actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", `event Normal Pending: ${k.noun} is pending`, "mirror pending"],
+    requeue: LIVE,
+    status: { ...pendingStatus(k), conditions: pendingStatus(k).conditions!.map((c) => ({ ...c, lastTransitionTime: now })) },
+  },
+  {
+    name: "Job in cache, no pod yet: no Job created",
+    given: { resource: resource().build(), job: aJob() },
+    actions: ["mirror -", "patchStatus {name} pending", `event Normal Pending: ${k.noun} is pending`, "mirror pending"],
+    requeue: LIVE,
+  },
+  {
+    name: "pending and nothing changed: no patch, no Event, still mirrored",
+    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob() },
+    actions: ["mirror pending", "mirror pending"],
+    requeue: LIVE,
+  },
+  {
+    name: "another workload's pod in the cache is not this one's",
+    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod("someone-else").running().build({ ...k, id: "other" })] },
+    actions: ["mirror pending", "mirror pending"],
+    requeue: LIVE,
+  },
+  {
+    name: "main container running: status running with startTime, Event, archived",
+    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror pending", "patchStatus {name} running", `event Normal Running: ${k.noun} is running`, "mirror running", "archive {id} pod-a"],
+    requeue: LIVE,
+    status: {
+      phase: "running",
+      podName: "pod-a",
+      startTime: MAIN_STARTED,
+      conditions: [
+        { type: "Started", status: "True", reason: k.started.reason, message: k.started.message, lastTransitionTime: now },
+        // Still False: its transition time holds (meta.SetStatusCondition).
+        { type: "Finished", status: "False", reason: "Running", message: `the ${k.noun} is running`, lastTransitionTime: EARLIER },
+      ],
+    },
+  },
+  {
+    name: "running and nothing changed: no patch, no Event, mirrored, still archived",
+    given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror running", "mirror running", "archive {id} pod-a"],
+    requeue: LIVE,
+  },
+  {
+    name: "phase unchanged, podName changed (a newer pod): patch without Event",
+    given: {
+      resource: resource().withStatus(runningStatus(k, "pod-a")).build(),
+      job: aJob(),
+      pods: [aPod("pod-a").running(), aPod("pod-b").createdAt("2026-01-01T00:08:30.000Z").running()],
+    },
+    actions: ["mirror running", "patchStatus {name} running", "mirror running", "archive {id} pod-b"],
+    requeue: LIVE,
+    status: { podName: "pod-b" },
+  },
+  {
+    name: "phase unchanged, spec generation changed: patch without Event",
+    given: { resource: resource().withStatus(runningStatus(k)).generation(2).build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror running", "patchStatus {name} running", "mirror running", "archive {id} pod-a"],
+    requeue: LIVE,
+    status: { observedGeneration: 2 },
+  },
+  {
+    name: "patchStatus finds the resource gone: stop, no Event, no second mirror",
+    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()], vanishes: true },
+    actions: ["mirror pending", "patchStatus {name} running"],
+    requeue: undefined,
+  },
+  {
+    name: "cancel requested with a Job: Job deleted, status cancelled, logs of the running pod archived",
+    given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { phase: "cancelled", error: "cancelled by request", completionTime: now, podName: "pod-a" },
+  },
+  {
+    name: "cancel requested before any Job: none created or deleted, cancelled, no pod anywhere so logs complete",
+    given: { resource: resource().cancelRequested().build() },
+    actions: ["mirror -", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "markLogsComplete {id}"],
+    requeue: undefined,
+    status: { phase: "cancelled" },
+  },
+  {
+    name: "terminal, pod gone from the cache but in the API server (restarted controller): asked once, archived from it, logs not complete",
+    given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), apiPods: [aPod().terminated(143)] },
+    actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "archive {id} pod-a"],
+    requeue: undefined,
+  },
+  {
+    name: "pod vanished before it finished (Job failed, no pod anywhere): failed, logs complete",
+    given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed() },
+    // The message is observeRun's, which analyses reuse: it says "run" for both.
+    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}", "markLogsComplete {id}"],
+    requeue: undefined,
+    status: { phase: "failed", error: "the run's pod was deleted before it finished", completionTime: now, startTime: MAIN_STARTED, podName: "pod-a" },
+  },
+  {
+    name: "pod vanished, Job counted a failed pod but has no condition yet: failed just the same",
+    given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failedPods(1) },
+    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}", "markLogsComplete {id}"],
+    requeue: undefined,
+  },
+  {
+    name: "terminal, no pod anywhere but the archiver still at work: logs not marked complete",
+    given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed(), archiving: true },
+    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}"],
+    requeue: undefined,
+  },
+  {
+    name: "finished, no Job in the cache: none created, no patch, no pod anywhere so logs complete",
+    given: { resource: resource().withStatus(settledStatus(k)).build() },
+    actions: ["mirror completed", "mirror completed", "apiPods {label}", "markLogsComplete {id}"],
+    requeue: undefined,
+  },
+  {
+    name: "finished, then a cancel request: nothing stopped, no patch",
+    given: { resource: resource().withStatus(settledStatus(k)).cancelRequested().build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: ["mirror completed", "mirror completed", "archive {id} pod-a"],
+    requeue: undefined,
+  },
+  {
+    name: "finished, no pod anywhere, archiver still at work: logs not marked complete",
+    given: { resource: resource().withStatus(settledStatus(k)).build(), archiving: true },
+    actions: ["mirror completed", "mirror completed", "apiPods {label}"],
+    requeue: undefined,
+  },
+];
+
+describe.each(kinds)("WorkloadReconciler, every kind alike: $k.noun", (kind) => {
+  it.each(commonCases(kind))("$name", (c) => check(kind.k, kind.world, c));
+
+  it("handles only its own kind's names", () => {
+    const { reconciler } = kind.world({ resource: null });
+    expect(reconciler.handles(kind.k.name)).toBe(true);
+    expect(reconciler.handles(kind.otherKindName)).toBe(false);
+  });
+
+  it("records the Event on the resource itself", async () => {
+    const { reconciler, recorded } = kind.world({ resource: kind.resource().build() });
+    await reconciler.reconcile(kind.k.name);
+    expect(recorded.events.map((e) => e.subject)).toEqual([{ kind: kind.k.noun === "run" ? "Run" : "Analysis", name: kind.k.name, namespace: NAMESPACE, uid: `uid-${kind.k.noun}` }]);
+  });
+
+  it("archives the main container of the workload's pod", async () => {
+    const { reconciler, recorded } = kind.world({ resource: kind.resource().withStatus(runningStatus(kind.k)).build(), job: aJob(), pods: [aPod().running()] });
+    await reconciler.reconcile(kind.k.name);
+    expect(recorded.archived).toEqual([{ id: kind.k.id, target: { namespace: NAMESPACE, pod: "pod-a", container: "main" } }]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Runs: the Secret, exit codes, failures Kubernetes would retry forever.
+
+const runCases: Case<RunSpec, RunStatus>[] = [
+  {
+    name: "new, the repository has variables: Secret created before the Job",
+    given: { resource: aRun().build(), env: { API_TOKEN: "t0ken" } },
+    actions: ["mirror -", "createSecret {name}-env", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
+    requeue: LIVE,
+  },
+  {
+    name: "new, no variables: no Secret",
+    given: { resource: aRun().build(), env: {} },
+    actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
+    requeue: LIVE,
+  },
+  {
+    name: "pod scheduled, checkout still running: preprocessing",
+    given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [aPod().scheduled()] },
+    actions: ["mirror pending", "patchStatus {name} preprocessing", "event Normal Preprocessing: run is preprocessing", "mirror preprocessing"],
+    requeue: LIVE,
+    status: { phase: "preprocessing", podName: "pod-a" },
+  },
+  {
+    name: "completed with exit code 0",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { ...completedStatus<RunStatus>(RUN), conditions: [completedStatus<RunStatus>(RUN).conditions![0]!, { ...completedStatus<RunStatus>(RUN).conditions![1]!, lastTransitionTime: now }] },
+  },
+  {
+    name: "failed with a non-zero exit code",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), pods: [aPod().terminated(3)] },
+    actions: ["mirror running", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { phase: "failed", exitCode: 3, error: "command exited with code 3", completionTime: MAIN_FINISHED },
+  },
+  {
+    name: "OOMKilled: failed with the memory hint",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), pods: [aPod().terminated(137, "OOMKilled")] },
+    actions: [
+      "mirror running",
+      "patchStatus {name} failed",
+      "event Warning OOMKilled: the run ran out of memory (OOMKilled): raise the compute type's memory limit",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+    status: { exitCode: 137 },
+  },
+  {
+    name: "image cannot be pulled: the Job is stopped (Kubernetes would retry forever), failed, no logs to wait for",
+    given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [aPod().pullFailing()] },
+    actions: ["mirror pending", "deleteJob {name}", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
+    requeue: undefined,
+  },
+  {
+    name: "completed, pod only in the API server: asked once, archived from it, logs not complete",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)] },
+    actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "apiPods {label}", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { exitCode: 0, completionTime: MAIN_FINISHED, podName: "pod-a" },
+  },
+];
+
+describe("WorkloadReconciler: runs", () => {
+  it.each(runCases)("$name", (c) => check(RUN, runWorld, c));
+
+  it("the Job reads the run's variables from the Secret it owns", async () => {
+    const { reconciler, recorded } = runWorld({ resource: aRun().build(), env: { API_TOKEN: "t0ken" } });
+    await reconciler.reconcile(RUN.name);
+    const [secret] = recorded.secrets;
+    expect(secret).toMatchObject({
+      metadata: { name: `${RUN.name}-env`, namespace: NAMESPACE, ownerReferences: [{ kind: "Run", name: RUN.name, uid: "uid-run", controller: true }] },
+      immutable: true,
+      stringData: { API_TOKEN: "t0ken" },
+    });
+    const main = recorded.jobs[0]!.spec!.template.spec!.containers.find((c) => c.name === "main");
+    expect(main!.envFrom).toEqual([{ secretRef: { name: `${RUN.name}-env`, optional: false } }]);
+  });
+
+  it("without variables the Job references no Secret", async () => {
+    const { reconciler, recorded } = runWorld({ resource: aRun().build() });
+    await reconciler.reconcile(RUN.name);
+    const main = recorded.jobs[0]!.spec!.template.spec!.containers.find((c) => c.name === "main");
+    expect(main!.envFrom).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Analyses: the analyzer's output, read back from its log once it finished.
+
+const twoExperiments = analyzerLog({ document: JSON.stringify(anAnalyzerResult(2)) });
+
+const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
+  {
+    name: "analyzer finished: log read, result saved BEFORE the status says completed",
+    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), pods: [aPod().terminated(0)], logs: { "pod-a": twoExperiments } },
+    actions: [
+      "mirror running",
+      "readPodLog pod-a main",
+      "saveResult {id} 2",
+      "patchStatus {name} completed",
+      "event Normal Completed: analysis completed: 2 experiment(s)",
+      "mirror completed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+    status: { phase: "completed", experiments: 2, exitCode: 0, completionTime: MAIN_FINISHED },
+  },
+  {
+    name: "analyzer finished, the cache lags (pod only in the API server): the API server asked once for both the output and the archive",
+    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)], logs: { "pod-a": twoExperiments } },
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "readPodLog pod-a main",
+      "saveResult {id} 2",
+      "patchStatus {name} completed",
+      "event Normal Completed: analysis completed: 2 experiment(s)",
+      "mirror completed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+    status: { phase: "completed", experiments: 2, podName: "pod-a" },
+  },
+  {
+    name: "result is not valid JSON: failed InvalidResult, nothing saved",
+    given: {
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().complete(),
+      pods: [aPod().terminated(0)],
+      logs: { "pod-a": analyzerLog({ document: "{not json" }) },
+    },
+    actions: [
+      "mirror running",
+      "readPodLog pod-a main",
+      "patchStatus {name} failed",
+      "event Warning InvalidResult: the analyzer's result is not valid JSON",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+    status: { phase: "failed", error: "the analyzer's result is not valid JSON", exitCode: 0 },
+  },
+  {
+    name: "analyzer exited 0 without writing a result: failed InvalidResult",
+    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), pods: [aPod().terminated(0)], logs: { "pod-a": analyzerLog({}) } },
+    actions: [
+      "mirror running",
+      "readPodLog pod-a main",
+      "patchStatus {name} failed",
+      "event Warning InvalidResult: the analyzer finished without writing a result",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+  },
+  {
+    name: "pod log gone (readPodLog null): failed OutputLost",
+    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: [
+      "mirror running",
+      "readPodLog pod-a main",
+      "patchStatus {name} failed",
+      "event Warning OutputLost: the analyzer's output was lost with its pod before it could be read",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
+    requeue: undefined,
+    status: { phase: "failed", error: "the analyzer's output was lost with its pod before it could be read" },
+  },
+  {
+    name: "Job complete, pod gone everywhere: OutputLost, the API server asked once, logs complete",
+    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete() },
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "patchStatus {name} failed",
+      "event Warning OutputLost: the analyzer's output was lost with its pod before it could be read",
+      "mirror failed",
+      "markLogsComplete {id}",
+    ],
+    requeue: undefined,
+  },
+  {
+    name: "analyzer exited non-zero: its last stderr line is the error, nothing saved",
+    given: {
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().failed(),
+      pods: [aPod().terminated(2)],
+      logs: { "pod-a": analyzerLog({ stderr: "error: the checkout is empty", exitCode: 2 }) },
+    },
+    actions: ["mirror running", "readPodLog pod-a main", "patchStatus {name} failed", "event Warning NonZeroExit: error: the checkout is empty", "mirror failed", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { phase: "failed", exitCode: 2, error: "error: the checkout is empty" },
+  },
+  {
+    name: "checkout running (pod scheduled): running, with the run's Preprocessing as the reason",
+    given: { resource: anAnalysis().withStatus(pendingStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob(), pods: [aPod().scheduled()] },
+    actions: ["mirror pending", "patchStatus {name} running", "event Normal Preprocessing: analysis is running", "mirror running"],
+    requeue: LIVE,
+  },
+];
+
+describe("WorkloadReconciler: analyses", () => {
+  it.each(analysisCases)("$name", (c) => check(ANALYSIS, analysisWorld, c));
+
+  it("saves the validated result", async () => {
+    const { reconciler, recorded } = analysisWorld({
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().complete(),
+      pods: [aPod().terminated(0)],
+      logs: { "pod-a": twoExperiments },
+    });
+    await reconciler.reconcile(ANALYSIS.name);
+    expect(recorded.saved).toEqual([{ id: ANALYSIS.id, result: anAnalyzerResult(2) }]);
+  });
+});
