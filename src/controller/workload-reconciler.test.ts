@@ -19,7 +19,6 @@ import {
   pendingStatus,
   RUN,
   runningStatus,
-  settledStatus,
   type KindFacts,
   type ResourceBuilder,
 } from "./testing/builders.ts";
@@ -214,38 +213,50 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
     name: "pod vanished before it finished (Job failed, no pod anywhere): failed, logs complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed() },
     // The message is observeRun's, which analyses reuse: it says "run" for both.
-    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}", "markLogsComplete {id}"],
+    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "markLogsComplete {id}"],
     requeue: undefined,
     status: { phase: "failed", error: "the run's pod was deleted before it finished", completionTime: now, startTime: MAIN_STARTED, podName: "pod-a" },
   },
   {
     name: "pod vanished, Job counted a failed pod but has no condition yet: failed just the same",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failedPods(1) },
-    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}", "markLogsComplete {id}"],
+    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "markLogsComplete {id}"],
     requeue: undefined,
   },
   {
     name: "terminal, no pod anywhere but the archiver still at work: logs not marked complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed(), archiving: true },
-    actions: ["mirror running", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "apiPods {label}"],
+    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed"],
     requeue: undefined,
   },
   {
     name: "finished, no Job in the cache: none created, no patch, no pod anywhere so logs complete",
-    given: { resource: resource().withStatus(settledStatus(k)).build() },
-    actions: ["mirror completed", "mirror completed", "apiPods {label}", "markLogsComplete {id}"],
+    given: { resource: resource().withStatus(completedStatus(k)).build() },
+    actions: ["mirror completed", "apiPods {label}", "markLogsComplete {id}"],
     requeue: undefined,
   },
   {
     name: "finished, then a cancel request: nothing stopped, no patch",
-    given: { resource: resource().withStatus(settledStatus(k)).cancelRequested().build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
-    actions: ["mirror completed", "mirror completed", "archive {id} pod-a"],
+    given: { resource: resource().withStatus(completedStatus(k)).cancelRequested().build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: ["mirror completed", "archive {id} pod-a"],
     requeue: undefined,
   },
   {
     name: "finished, no pod anywhere, archiver still at work: logs not marked complete",
-    given: { resource: resource().withStatus(settledStatus(k)).build(), archiving: true },
-    actions: ["mirror completed", "mirror completed", "apiPods {label}"],
+    given: { resource: resource().withStatus(completedStatus(k)).build(), archiving: true },
+    actions: ["mirror completed", "apiPods {label}"],
+    requeue: undefined,
+  },
+  {
+    name: "finished with its own reason, reconciled again: the reason and pod are kept, nothing patched",
+    given: { resource: resource().withStatus(completedStatus(k)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: ["mirror completed", "archive {id} pod-a"],
+    requeue: undefined,
+  },
+  {
+    name: "finished, then a running pod appears: no Job, no patch, the status keeps its pod",
+    given: { resource: resource().withStatus(completedStatus(k)).build(), pods: [aPod("pod-c").running()] },
+    actions: ["mirror completed", "archive {id} pod-c"],
     requeue: undefined,
   },
 ];
@@ -331,9 +342,16 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   {
     name: "completed, pod only in the API server: asked once, archived from it, logs not complete",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)] },
-    actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "apiPods {label}", "archive {id} pod-a"],
+    actions: ["mirror running", "apiPods {label}", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
     requeue: undefined,
     status: { exitCode: 0, completionTime: MAIN_FINISHED, podName: "pod-a" },
+  },
+  {
+    name: "failed while the cache lags behind its pod (controller restarted): the exit code comes from the API server's pod, not 'pod lost'",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), apiPods: [aPod().terminated(3)] },
+    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { phase: "failed", exitCode: 3, error: "command exited with code 3", podName: "pod-a" },
   },
 ];
 

@@ -88,36 +88,42 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
 
     const previous = resource.status;
     const jobName = resourceNameOf(w, id);
-    if (!w.lifecycle.isTerminal(previous?.phase) && !spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
-      await cluster.createJob(ns, await w.job(resource, cluster));
-    }
-
-    const job = this.#d.jobs.get(jobName, ns) ?? null;
-    const pod = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[w.podLabel] === id));
     const now = (this.#d.now ?? (() => new Date()))();
-    // The cache may lag behind a pod that just finished: ask the API server, at most once per reconcile.
+    // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
-    const podNow = async () => pod ?? (await (fromApi ??= cluster.newestPod(ns, `${w.podLabel}=${id}`)));
-    const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
+    const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[w.podLabel] === id));
+    const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${w.podLabel}=${id}`)));
 
-    await w.persist?.(resource, obs);
-    if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
+    // A finished workload never changes again: its status, reason and pod stay as they were written.
+    let status = previous;
+    let pod = cached;
+    if (!w.lifecycle.isTerminal(previous?.phase)) {
+      if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) await cluster.createJob(ns, await w.job(resource, cluster));
+      const job = this.#d.jobs.get(jobName, ns) ?? null;
+      // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
+      pod = cached ?? (job && hasRunPods(job) ? await podNow() : null);
+      const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
 
-    const status = this.#statusFrom(resource, obs, pod, now);
-    if (!sameStatus(previous, status)) {
-      const updated = await resources.patchStatus(name, status);
-      if (!updated) return {};
-      if (previous?.phase !== status.phase) {
-        await cluster.recordEvent(
-          { kind: w.kind, name, namespace: ns, uid: resource.metadata.uid },
-          { reason: obs.reason, warning: status.phase === "failed", note: w.eventNote(status) },
-        );
+      await w.persist?.(resource, obs);
+      if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
+
+      const next = this.#statusFrom(resource, obs, pod, now);
+      if (!sameStatus(previous, next)) {
+        const updated = await resources.patchStatus(name, next);
+        if (!updated) return {};
+        if (previous?.phase !== next.phase) {
+          await cluster.recordEvent(
+            { kind: w.kind, name, namespace: ns, uid: resource.metadata.uid },
+            { reason: obs.reason, warning: next.phase === "failed", note: w.eventNote(next) },
+          );
+        }
+        log.info({ phase: next.phase, exit_code: next.exitCode, error: next.error }, `${w.noun} status changed`);
       }
-      log.info({ phase: status.phase, exit_code: status.exitCode, error: status.error }, `${w.noun} status changed`);
+      await mirror(next);
+      status = next;
     }
-    await mirror(status);
 
-    const terminal = w.lifecycle.isTerminal(status.phase);
+    const terminal = w.lifecycle.isTerminal(status?.phase);
     // Declaring the logs complete is final, so a cache that has not caught up
     // (a controller just started) must not decide it: ask the API server.
     const source = terminal ? await podNow() : pod;
@@ -156,4 +162,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       ...(terminal && obs.completionTime && { completionTime: obs.completionTime }),
     } as Status;
   }
+}
+
+function hasRunPods(job: V1Job): boolean {
+  const s = job.status;
+  return (s?.active ?? 0) + (s?.succeeded ?? 0) + (s?.failed ?? 0) > 0 || (s?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
 }

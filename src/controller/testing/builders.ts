@@ -159,11 +159,6 @@ export const completedStatus = <S extends WorkloadStatus = WorkloadStatus>(k: Ki
  * at it again after the transition: the Finished condition's reason is then
  * the descriptors' "Finished" (see the observe functions' terminal branch).
  */
-export const settledStatus = <S extends WorkloadStatus = WorkloadStatus>(k: KindFacts, pod = "pod-a"): S => {
-  const s = completedStatus(k, pod);
-  return { ...s, conditions: [s.conditions![0]!, { ...s.conditions![1]!, reason: "Finished" }] } as S;
-};
-
 export class JobBuilder {
   #conditions: { type: string; status: string; reason?: string }[] = [];
   #failed = 0;
