@@ -1,8 +1,7 @@
 import type { AnalyzerResult } from "../analyzer/model.ts";
 import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
-import { ANALYSIS_KIND, ANALYSIS_LIFECYCLE, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
-import { ANALYSIS_LABEL } from "../k8s/labels.ts";
+import { ANALYSIS_WORKLOAD, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
 import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
 import { parseAnalyzerOutput } from "./analyzer-output.ts";
 import type { Workload } from "./workload.ts";
@@ -24,11 +23,7 @@ export interface AnalysisWorkloadDeps {
 
 export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisSpec, AnalysisStatus, AnalysisObservation> {
   return {
-    noun: "analysis",
-    kind: ANALYSIS_KIND,
-    lifecycle: ANALYSIS_LIFECYCLE,
-    namePrefix: "analysis-",
-    podLabel: ANALYSIS_LABEL,
+    ...ANALYSIS_WORKLOAD,
     started: { reason: "AnalyzerStarted", message: "the analyzer started" },
     idOf: (spec) => spec.analysisId,
     async job(analysis) {

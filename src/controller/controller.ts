@@ -8,17 +8,16 @@ import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload
 import { kubeClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { ANALYSIS_PLURAL } from "../k8s/crds/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
 import { GROUP, VERSION } from "../k8s/crds/common.ts";
-import { RUN_PLURAL } from "../k8s/crds/run.ts";
 import { AnalysisResources, RunResources } from "../k8s/run-resources.ts";
 import type { Logger } from "../logger.ts";
 import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { runWorkload } from "./run-workload.ts";
 import { WorkQueue } from "./work-queue.ts";
-import { resourceNameOf, type Workload, type WorkloadObservation } from "./workload.ts";
+import { podLabelOf, resourceNameOf } from "../k8s/crds/lifecycle.ts";
+import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient } from "./workload-reconciler.ts";
 
 // The controller: informers on every workload kind (Runs, Analyses) and the
@@ -44,14 +43,12 @@ const MANAGED = "app.kubernetes.io/managed-by=codeplane,app.kubernetes.io/compon
 
 /** One kind of workload as the controller wires it: its descriptor, resources and rows. */
 interface Registration {
-  plural: string;
   workload: Workload<WorkloadSpec, WorkloadStatus, WorkloadObservation>;
   resources: ResourceClient<WorkloadSpec, WorkloadStatus>;
   rows: WorkloadRowKind<WorkloadSpec>;
 }
 
 const register = <Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(r: {
-  plural: string;
   workload: Workload<Spec, Status, Obs>;
   resources: ResourceClient<Spec, Status>;
   rows: WorkloadRowKind<Spec>;
@@ -72,7 +69,6 @@ export class Controller {
     const { k, db, envVars } = this.#o;
     return [
       register({
-        plural: RUN_PLURAL,
         workload: runWorkload({
           resolveEnv: (accountId, repositoryId) => envVars.resolveForRepository(db, accountId, repositoryId),
           images: this.#o.images,
@@ -83,7 +79,6 @@ export class Controller {
         rows: RUN_ROWS,
       }),
       register({
-        plural: ANALYSIS_PLURAL,
         workload: analysisWorkload({
           saveResult: (id, result) => saveAnalysisResult(db, id, result),
           images: this.#o.images,
@@ -106,8 +101,8 @@ export class Controller {
     const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: MANAGED }), MANAGED);
 
     const kinds = this.#registrations().map((r) => {
-      const informer = makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${r.plural}`, async () =>
-        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: r.plural })) as never,
+      const informer = makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${r.workload.plural}`, async () =>
+        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: r.workload.plural })) as never,
       );
       const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)));
       const reconciler = new WorkloadReconciler({
@@ -142,7 +137,7 @@ export class Controller {
     const ownerKey = (o: KubernetesObject) => {
       const labels = o.metadata?.labels ?? {};
       for (const { workload } of kinds) {
-        const id = labels[workload.podLabel];
+        const id = labels[podLabelOf(workload)];
         if (id) queue.add(resourceNameOf(workload, id));
       }
     };
@@ -165,7 +160,7 @@ export class Controller {
     // Resume: every resource is looked at once after a start, so no transition
     // that happened while no controller ran is lost.
     for (const x of kinds) for (const r of x.informer.list(ns)) resourceKey(r);
-    logger.info(Object.fromEntries(kinds.map((x) => [x.plural, x.informer.list(ns).length])), "controller started");
+    logger.info(Object.fromEntries(kinds.map((x) => [x.workload.plural, x.informer.list(ns).length])), "controller started");
   }
 
   #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {

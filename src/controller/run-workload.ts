@@ -2,8 +2,8 @@ import type { V1Job } from "@kubernetes/client-node";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
-import { RUN_KIND, RUN_LIFECYCLE, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
-import { RUN_LABEL, runLabels, runSecretName } from "../k8s/labels.ts";
+import { RUN_KIND, RUN_WORKLOAD, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
+import { runLabels, runSecretName } from "../k8s/labels.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
 import type { Workload, WorkloadResource } from "./workload.ts";
@@ -21,11 +21,7 @@ export interface RunWorkloadDeps {
 
 export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus, RunObservation> {
   return {
-    noun: "run",
-    kind: RUN_KIND,
-    lifecycle: RUN_LIFECYCLE,
-    namePrefix: "run-",
-    podLabel: RUN_LABEL,
+    ...RUN_WORKLOAD,
     started: { reason: "ContainerStarted", message: "the run's command started" },
     idOf: (spec) => spec.runId,
     async job(run, cluster) {

@@ -6,7 +6,8 @@ import type { FollowTarget } from "../k8s/pod-log.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
-import { idFromName, resourceNameOf, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
+import { idFromName, podLabelOf, resourceNameOf } from "../k8s/crds/lifecycle.ts";
+import type { Workload, WorkloadObservation, WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
 // and pod from the informer caches), decide (the descriptor's observe), act
@@ -91,8 +92,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const now = (this.#d.now ?? (() => new Date()))();
     // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
-    const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[w.podLabel] === id));
-    const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${w.podLabel}=${id}`)));
+    const label = podLabelOf(w);
+    const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[label] === id));
+    const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${label}=${id}`)));
 
     // A finished workload never changes again: its status, reason and pod stay as they were written.
     let status = previous;

@@ -1,7 +1,7 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
-import type { Lifecycle } from "../k8s/crds/lifecycle.ts";
+import type { WorkloadKind } from "../k8s/crds/lifecycle.ts";
 import type { CustomResource } from "../k8s/custom-resources.ts";
 
 // A workload is something codeplane runs as a Kubernetes Job on behalf of a
@@ -37,16 +37,7 @@ export interface ObserveInput<Spec, Status> {
   cluster: ClusterActions;
 }
 
-export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation = WorkloadObservation> {
-  /** "run" or "analysis": in messages, log fields and condition texts. */
-  readonly noun: string;
-  /** The custom resource's kind, for Events. */
-  readonly kind: string;
-  readonly lifecycle: Lifecycle<string>;
-  /** Resource, Job and every child are named <prefix><id>. */
-  readonly namePrefix: string;
-  /** The label carrying the id on the Job's pods. */
-  readonly podLabel: string;
+export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation = WorkloadObservation> extends WorkloadKind {
   /** Started condition's reason and message once the main container has started. */
   readonly started: { reason: string; message: string };
   idOf(spec: Spec): string;
@@ -64,11 +55,4 @@ export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStat
   extraStatus?(obs: Obs, previous: Status | undefined): Partial<Status>;
   /** The Event's note when the phase changes. */
   eventNote(status: Status): string;
-}
-
-export const resourceNameOf = (w: { namePrefix: string }, id: string) => `${w.namePrefix}${id}`;
-
-/** The id in a resource name, or null when the name is not of this kind. */
-export function idFromName(w: { namePrefix: string }, name: string): string | null {
-  return name.startsWith(w.namePrefix) ? name.slice(w.namePrefix.length) : null;
 }

@@ -1,9 +1,13 @@
+import { ANALYSIS_WORKLOAD } from "./crds/analysis.ts";
+import { podLabelOf, resourceNameOf } from "./crds/lifecycle.ts";
+import { RUN_WORKLOAD } from "./crds/run.ts";
+
 // Labels the contract promises on everything codeplane creates, so platform
 // teams can select, audit and clean up by account, repository or run.
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "codeplane" } as const;
 /** The label that ties a pod to its run or analysis. */
-export const RUN_LABEL = "codeplane.dev/run";
-export const ANALYSIS_LABEL = "codeplane.dev/analysis";
+export const RUN_LABEL = podLabelOf(RUN_WORKLOAD);
+export const ANALYSIS_LABEL = podLabelOf(ANALYSIS_WORKLOAD);
 
 export function runLabels(accountId: string, repositoryId: string, runId: string): Record<string, string> {
   return {
@@ -11,12 +15,12 @@ export function runLabels(accountId: string, repositoryId: string, runId: string
     "app.kubernetes.io/component": "run",
     "codeplane.dev/account": accountId,
     "codeplane.dev/repository": repositoryId,
-    "codeplane.dev/run": runId,
+    [RUN_LABEL]: runId,
   };
 }
 
 /** Deterministic child names: a retried reconcile finds what the last one created. */
-export const runResourceName = (runId: string) => `run-${runId}`;
+export const runResourceName = (runId: string) => resourceNameOf(RUN_WORKLOAD, runId);
 export const runSecretName = (runId: string) => `run-${runId}-env`;
 
 export function analysisLabels(accountId: string, repositoryId: string, analysisId: string): Record<string, string> {
@@ -25,8 +29,8 @@ export function analysisLabels(accountId: string, repositoryId: string, analysis
     "app.kubernetes.io/component": "analysis",
     "codeplane.dev/account": accountId,
     "codeplane.dev/repository": repositoryId,
-    "codeplane.dev/analysis": analysisId,
+    [ANALYSIS_LABEL]: analysisId,
   };
 }
 
-export const analysisResourceName = (analysisId: string) => `analysis-${analysisId}`;
+export const analysisResourceName = (analysisId: string) => resourceNameOf(ANALYSIS_WORKLOAD, analysisId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ANALYSIS_LIFECYCLE } from "./analysis.ts";
-import { defineLifecycle } from "./lifecycle.ts";
-import { RUN_LIFECYCLE } from "./run.ts";
+import { ANALYSIS_LIFECYCLE, ANALYSIS_WORKLOAD } from "./analysis.ts";
+import { defineLifecycle, idFromName, podLabelOf, resourceNameOf } from "./lifecycle.ts";
+import { RUN_LIFECYCLE, RUN_WORKLOAD } from "./run.ts";
 
 describe("defineLifecycle", () => {
   const l = defineLifecycle(["pending", "running"], ["done", "failed"]);
@@ -37,5 +37,25 @@ describe("the workloads' lifecycles", () => {
     live.forEach((p, i) => expect((lifecycle.rank as (p: string) => number)(p)).toBe(i));
     for (const p of terminal) expect((lifecycle.rank as (p: string) => number)(p)).toBe(lifecycle.terminalRank);
     expect([...lifecycle.terminal]).toEqual(terminal);
+  });
+});
+
+describe("workload naming", () => {
+  it.each([
+    [RUN_WORKLOAD, "run-0190", "codeplane.dev/run"],
+    [ANALYSIS_WORKLOAD, "analysis-0190", "codeplane.dev/analysis"],
+  ])("$noun: resources are <noun>-<id>, pods carry codeplane.dev/<noun>", (w, name, label) => {
+    expect(resourceNameOf(w, "0190")).toBe(name);
+    expect(podLabelOf(w)).toBe(label);
+    expect(idFromName(w, name)).toBe("0190");
+  });
+
+  it.each([
+    ["analysis-0190", null],
+    ["run-", null],
+    ["runner-1", null],
+    ["run-abc", "abc"],
+  ])("the run kind reads the id of %s as %s", (name, id) => {
+    expect(idFromName(RUN_WORKLOAD, name)).toBe(id);
   });
 });

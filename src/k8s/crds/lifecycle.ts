@@ -29,3 +29,20 @@ export function defineLifecycle<const L extends string, const T extends string>(
     isTerminal: (phase: string | undefined | null) => phase != null && terminalSet.has(phase as L | T),
   });
 }
+
+/** What names a kind of workload everywhere: its noun (resource and Job names are <noun>-<id>, pods carry codeplane.dev/<noun>), CRD kind and plural, and lifecycle. */
+export interface WorkloadKind {
+  readonly noun: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly lifecycle: Lifecycle<string>;
+}
+
+export const resourceNameOf = (w: Pick<WorkloadKind, "noun">, id: string) => `${w.noun}-${id}`;
+export const podLabelOf = (w: Pick<WorkloadKind, "noun">) => `codeplane.dev/${w.noun}`;
+
+/** The id in a resource name, or null when the name is not of this kind. */
+export function idFromName(w: Pick<WorkloadKind, "noun">, name: string): string | null {
+  const prefix = `${w.noun}-`;
+  return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : null;
+}
