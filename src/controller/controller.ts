@@ -4,6 +4,7 @@ import type { WorkloadTable } from "../db/workload-tables.ts";
 import { saveAnalysisResult, ANALYSIS_ROWS } from "../domain/analyses/analysis-rows.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { RUN_ROWS } from "../domain/runs/run-rows.ts";
+import { logArchiveRows } from "../domain/workloads/log-archive-rows.ts";
 import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload-rows.ts";
 import { kubeClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
@@ -166,8 +167,7 @@ export class Controller {
   #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {
     const { k, logger } = this.#o;
     return new LogArchiver({
-      db: this.#o.db,
-      owner: table,
+      rows: logArchiveRows(this.#o.db, table),
       log: k.log,
       logger: logger.child({ component: "log-archiver" }),
       maxBytesPerStream: this.#o.logMaxBytes,

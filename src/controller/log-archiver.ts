@@ -1,20 +1,17 @@
 import type { Log } from "@kubernetes/client-node";
-import { sql } from "kysely";
-import type { Db } from "../db/database.ts";
-import { untyped, type WorkloadTable } from "../db/workload-tables.ts";
+import type { LogArchiveRows } from "../domain/workloads/log-archive-rows.ts";
 import type { LogLine } from "../logs/frames.ts";
 import { followOnce, resumeTime, type FollowTarget } from "../k8s/pod-log.ts";
 import type { Logger } from "../logger.ts";
 
-// While a run is live, its lines are copied into Postgres as they come, so
-// they outlive the pod (deleted, evicted, garbage-collected). Each run has at
+// While a workload is live, its lines are copied into Postgres as they come, so
+// they outlive the pod (deleted, evicted, garbage-collected). Each one has at
 // most one archiver in the (leader) controller; after a restart it resumes
 // from the highest stored seq.
 
 export interface ArchiverDeps {
-  db: Db;
-  /** Whose logs: runs or analyses. */
-  owner: WorkloadTable;
+  /** Where the lines go: one kind of workload's tables. */
+  rows: LogArchiveRows;
   log: Log;
   logger: Logger;
   /** Per stream; lines past it are dropped and the stream marked truncated. */
@@ -22,7 +19,7 @@ export interface ArchiverDeps {
   /** Whether the container can still produce output ("gone" ends archiving). */
   containerState(target: FollowTarget): Promise<"waiting" | "running" | "terminated" | "gone">;
   flushIntervalMs?: number;
-  onComplete?: (runId: string) => void;
+  onComplete?: (id: string) => void;
 }
 
 const FLUSH_LINES = 500;
@@ -35,18 +32,18 @@ export class LogArchiver {
     this.#deps = deps;
   }
 
-  isArchiving(runId: string): boolean {
-    return this.#active.has(runId);
+  isArchiving(id: string): boolean {
+    return this.#active.has(id);
   }
 
-  ensure(runId: string, target: FollowTarget): void {
-    if (this.#active.has(runId)) return;
+  ensure(id: string, target: FollowTarget): void {
+    if (this.#active.has(id)) return;
     const abort = new AbortController();
-    this.#active.set(runId, abort);
-    this.#run(runId, target, abort.signal)
-      .catch((err: unknown) => this.#deps.logger.error({ err, run_id: runId }, "log archiving failed"))
+    this.#active.set(id, abort);
+    this.#run(id, target, abort.signal)
+      .catch((err: unknown) => this.#deps.logger.error({ err, workload_id: id }, "log archiving failed"))
       .finally(() => {
-        if (this.#active.get(runId) === abort) this.#active.delete(runId);
+        if (this.#active.get(id) === abort) this.#active.delete(id);
       });
   }
 
@@ -55,16 +52,14 @@ export class LogArchiver {
     this.#active.clear();
   }
 
-  async #run(runId: string, target: FollowTarget, signal: AbortSignal): Promise<void> {
-    const { logger, owner } = this.#deps;
-    const db = untyped(this.#deps.db);
-    const max = await db.selectFrom(owner.linesTable).select(sql<string | null>`max(seq)`.as("seq")).where(owner.key, "=", runId).executeTakeFirst();
-    const row = await db.selectFrom(owner.table).select(["stdout_bytes", "stderr_bytes", "logs_complete"]).where("id", "=", runId).executeTakeFirst();
-    if (!row || row.logs_complete) return;
-    const bytes = { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) };
+  async #run(id: string, target: FollowTarget, signal: AbortSignal): Promise<void> {
+    const { logger, rows } = this.#deps;
+    const resume = await rows.resume(id);
+    if (!resume) return;
+    const { bytes } = resume;
     const truncated = { stdout: false, stderr: false };
-    let lastSeq = Number(max?.seq ?? 0);
-    logger.debug({ [owner.key]: runId, after_seq: lastSeq, pod: target.pod }, "archiving the run's output");
+    let lastSeq = resume.afterSeq;
+    logger.debug({ workload_id: id, after_seq: lastSeq, pod: target.pod }, "archiving the workload's output");
     let lastTs: string | undefined;
     let buffer: LogLine[] = [];
 
@@ -81,30 +76,12 @@ export class LogArchiver {
           kept.push(l);
         }
       }
-      await db.transaction().execute(async (tx) => {
-        if (kept.length) {
-          await tx
-            .insertInto(owner.linesTable)
-            .values(kept.map((l) => ({ [owner.key]: runId, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line })))
-            .onConflict((oc) => oc.columns([owner.key, "seq"]).doNothing())
-            .execute();
-        }
-        await tx
-          .updateTable(owner.table)
-          .set({
-            stdout_bytes: bytes.stdout,
-            stderr_bytes: bytes.stderr,
-            ...(truncated.stdout && { stdout_truncated: true }),
-            ...(truncated.stderr && { stderr_truncated: true }),
-          })
-          .where("id", "=", runId)
-          .execute();
-      });
+      await rows.write(id, kept, { ...bytes }, { ...truncated });
     };
     // Batches are written one after another so byte counters never go backwards.
     let chain: Promise<void> = Promise.resolve();
     const flush = () => (chain = chain.then(writeBatch, writeBatch));
-    const timer = setInterval(() => void flush().catch((err: unknown) => logger.warn({ err, run_id: runId }, "log flush failed")), this.#deps.flushIntervalMs ?? 250);
+    const timer = setInterval(() => void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed")), this.#deps.flushIntervalMs ?? 250);
     try {
       for (let attempt = 0; !signal.aborted; attempt++) {
         const result = await followOnce(this.#deps.log, target, {
@@ -115,14 +92,14 @@ export class LogArchiver {
           handlers: {
             line: (l) => {
               buffer.push(l);
-              if (buffer.length >= FLUSH_LINES) void flush().catch((err: unknown) => logger.warn({ err, run_id: runId }, "log flush failed"));
+              if (buffer.length >= FLUSH_LINES) void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed"));
             },
             exit: () => undefined,
           },
         });
         lastSeq = result.lastSeq;
         lastTs = result.lastTs ?? lastTs;
-        logger.debug({ run_id: runId, last_seq: lastSeq, exited: result.exited }, "pod log follow ended");
+        logger.debug({ workload_id: id, last_seq: lastSeq, exited: result.exited }, "pod log follow ended");
         if (signal.aborted) return;
         if (result.exited) break;
         const state = await this.#deps.containerState(target).catch(() => "running" as const);
@@ -136,8 +113,8 @@ export class LogArchiver {
         await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 4))));
       }
       await flush();
-      await db.updateTable(owner.table).set({ logs_complete: true }).where("id", "=", runId).execute();
-      this.#deps.onComplete?.(runId);
+      await rows.markComplete(id);
+      this.#deps.onComplete?.(id);
     } finally {
       clearInterval(timer);
       if (signal.aborted) await flush().catch(() => undefined);

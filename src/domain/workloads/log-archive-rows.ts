@@ -1,0 +1,61 @@
+import { sql } from "kysely";
+import type { Db } from "../../db/database.ts";
+import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
+import type { LogLine } from "../../logs/contracts.ts";
+
+// Where the log archiver keeps a workload's output in Postgres: lines keyed
+// by (owner, seq), so a repeated line is stored once, and per-stream byte
+// counters and truncation flags on the workload's row.
+
+export type Stream = "stdout" | "stderr";
+
+export interface ArchiveResume {
+  /** The highest stored seq: archiving carries on after it. */
+  afterSeq: number;
+  bytes: Record<Stream, number>;
+}
+
+/** What the log archiver reads and writes (an interface, so it can be faked). */
+export interface LogArchiveRows {
+  /** Where archiving resumes; null when the workload is gone or its logs are already complete. */
+  resume(id: string): Promise<ArchiveResume | null>;
+  /** Stores lines (repeats are ignored) and the counters in one transaction, so they never disagree. */
+  write(id: string, lines: readonly LogLine[], bytes: Record<Stream, number>, truncated: Record<Stream, boolean>): Promise<void>;
+  markComplete(id: string): Promise<void>;
+}
+
+export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
+  const db = untyped(typedDb);
+  return {
+    async resume(id) {
+      const max = await db.selectFrom(t.linesTable).select(sql<string | null>`max(seq)`.as("seq")).where(t.key, "=", id).executeTakeFirst();
+      const row = await db.selectFrom(t.table).select(["stdout_bytes", "stderr_bytes", "logs_complete"]).where("id", "=", id).executeTakeFirst();
+      if (!row || row.logs_complete) return null;
+      return { afterSeq: Number(max?.seq ?? 0), bytes: { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) } };
+    },
+    async write(id, lines, bytes, truncated) {
+      await db.transaction().execute(async (tx) => {
+        if (lines.length) {
+          await tx
+            .insertInto(t.linesTable)
+            .values(lines.map((l) => ({ [t.key]: id, seq: l.seq, stream: l.stream, ts: new Date(l.ts), line: l.line })))
+            .onConflict((oc) => oc.columns([t.key, "seq"]).doNothing())
+            .execute();
+        }
+        await tx
+          .updateTable(t.table)
+          .set({
+            stdout_bytes: bytes.stdout,
+            stderr_bytes: bytes.stderr,
+            ...(truncated.stdout && { stdout_truncated: true }),
+            ...(truncated.stderr && { stderr_truncated: true }),
+          })
+          .where("id", "=", id)
+          .execute();
+      });
+    },
+    async markComplete(id) {
+      await db.updateTable(t.table).set({ logs_complete: true }).where("id", "=", id).execute();
+    },
+  };
+}
