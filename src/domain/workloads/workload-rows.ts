@@ -34,7 +34,7 @@ export interface WorkloadMirror<Spec, Status> {
 export async function mirrorWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadRowKind<Spec>, m: WorkloadMirror<Spec, WorkloadStatus>): Promise<void> {
   const t = kind.table;
   const phase = m.status?.phase ?? t.lifecycle.initial;
-  const rank = (column: string) => sql.ref(`${t.table}.${column}`);
+  const own = (column: string) => sql.ref(`${t.table}.${column}`);
   await untyped(db)
     .insertInto(t.table)
     .values({
@@ -61,12 +61,12 @@ export async function mirrorWorkload<Spec extends WorkloadSpec>(db: Db, kind: Wo
           status_rank: eb.ref("excluded.status_rank"),
           exit_code: eb.ref("excluded.exit_code"),
           error: eb.ref("excluded.error"),
-          [t.startColumn]: sql`coalesce(${sql.ref(`excluded.${t.startColumn}`)}, ${rank(t.startColumn)})`,
+          [t.startColumn]: sql`coalesce(${sql.ref(`excluded.${t.startColumn}`)}, ${own(t.startColumn)})`,
           [t.endColumn]: eb.ref(`excluded.${t.endColumn}`),
           updated_at: eb.ref("excluded.updated_at"),
         }))
         .where(
-          sql<boolean>`${rank("deleted_at")} is null and (${rank("status_rank")} < excluded.status_rank or (${rank("status_rank")} = excluded.status_rank and ${rank("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}))`,
+          sql<boolean>`${own("deleted_at")} is null and (${own("status_rank")} < excluded.status_rank or (${own("status_rank")} = excluded.status_rank and ${own("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}))`,
         ),
     )
     .execute();

@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANALYSIS_ROWS, saveAnalysisResult } from "../../src/domain/analyses/analysis-rows.ts";
+import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
+import { hideWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
+import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
+import type { RunSpec, RunStatus } from "../../src/k8s/crds/run.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
+
+// The one Postgres mirror of workload resources, against a real server, for
+// both kinds: ordered by rank, final once terminal, untouched once hidden, and
+// "orphaned" (not an error) when its repository is gone.
+
+let database: TestDatabase;
+let accountId: string;
+let repositoryId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  accountId = randomUUID();
+  repositoryId = randomUUID();
+  await database.db.insertInto("accounts").values({ id: accountId, name: `a-${accountId.slice(0, 8)}` }).execute();
+  await database.db
+    .insertInto("repositories")
+    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r", provider: "git", created_at: new Date(), updated_at: new Date() })
+    .execute();
+});
+afterAll(() => database?.drop());
+
+const COMMIT = "a".repeat(40);
+const T0 = "2026-01-01T00:00:00.000Z";
+const T1 = "2026-01-01T00:01:00.000Z";
+
+interface KindUnderTest {
+  name: string;
+  rows: WorkloadRowKind<WorkloadSpec>;
+  table: "runs" | "analyses";
+  start: "start_time" | "started_at";
+  end: "close_time" | "completed_at";
+  spec(id: string, repo?: string): WorkloadSpec;
+}
+
+const kinds: KindUnderTest[] = [
+  {
+    name: "runs",
+    rows: RUN_ROWS as WorkloadRowKind<WorkloadSpec>,
+    table: "runs",
+    start: "start_time",
+    end: "close_time",
+    spec: (id, repo = repositoryId): RunSpec => ({ runId: id, accountId, repositoryId: repo, repositoryUrl: "https://example.invalid/r", commitHash: COMMIT, command: ["true"], computeType: "cpu-general", timeoutSeconds: 60 }),
+  },
+  {
+    name: "analyses",
+    rows: ANALYSIS_ROWS as WorkloadRowKind<WorkloadSpec>,
+    table: "analyses",
+    start: "started_at",
+    end: "completed_at",
+    // One live analysis per repository and commit: each test's gets its own commit.
+    spec: (id, repo = repositoryId): AnalysisSpec => ({ analysisId: id, accountId, repositoryId: repo, repositoryUrl: "https://example.invalid/r", commitHash: id.replaceAll("-", "").padEnd(40, "0").slice(0, 40), language: "en", timeoutSeconds: 60 }),
+  },
+];
+
+describe.each(kinds)("the workload mirror: $name", (k) => {
+  const rows = () => workloadRows<WorkloadSpec, WorkloadStatus>(database.db, k.rows);
+  const mirror = (id: string, status: (RunStatus | AnalysisStatus) | undefined, repo?: string) =>
+    rows().mirror({ namespace: "ns", name: `x-${id}`, createdAt: new Date(T0), spec: k.spec(id, repo), status });
+  const read = (id: string) => database.db.selectFrom(k.table).selectAll().where("id", "=", id).executeTakeFirstOrThrow() as Promise<Record<string, unknown>>;
+
+  it("inserts a missing row as pending, then moves it forward only", async () => {
+    const id = randomUUID();
+    expect(await mirror(id, undefined)).toBe("mirrored");
+    expect(await read(id)).toMatchObject({ status: "pending", status_rank: 0, workflow_id: `ns/x-${id}`, account_id: accountId });
+    await mirror(id, { phase: "running", startTime: T0 });
+    await mirror(id, { phase: "pending" });
+    expect(await read(id)).toMatchObject({ status: "running", [k.start]: new Date(T0) });
+    await mirror(id, { phase: "failed", exitCode: 3, error: "command exited with code 3", completionTime: T1 });
+    expect(await read(id)).toMatchObject({ status: "failed", exit_code: 3, error: "command exited with code 3", [k.start]: new Date(T0), [k.end]: new Date(T1) });
+  });
+
+  it("never replaces one terminal status with another, nor moves a terminal row back", async () => {
+    const id = randomUUID();
+    await mirror(id, { phase: "completed", exitCode: 0, startTime: T0, completionTime: T1 });
+    await mirror(id, { phase: "cancelled", error: "cancelled by request" });
+    await mirror(id, { phase: "running" });
+    expect(await read(id)).toMatchObject({ status: "completed", exit_code: 0, error: null });
+  });
+
+  it("leaves a hidden (deleted through the API) row alone, and removes it once its resource is gone", async () => {
+    const id = randomUUID();
+    await mirror(id, { phase: "running" });
+    await hideWorkload(database.db, k.rows.table, accountId, id);
+    expect(await rows().isHidden(id)).toBe(true);
+    await mirror(id, { phase: "completed", exitCode: 0 });
+    expect(await read(id)).toMatchObject({ status: "running" });
+    await rows().removeGone(id, `other/x-${id}`);
+    expect(await rows().isHidden(id)).toBe(true);
+    await rows().removeGone(id, `ns/x-${id}`);
+    expect(await database.db.selectFrom(k.table).select("id").where("id", "=", id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it("hiding is scoped to the account", async () => {
+    const id = randomUUID();
+    await mirror(id, undefined);
+    await hideWorkload(database.db, k.rows.table, randomUUID(), id);
+    expect(await rows().isHidden(id)).toBe(false);
+  });
+
+  it("answers orphaned, not an error, when the repository is gone", async () => {
+    expect(await mirror(randomUUID(), { phase: "running" }, randomUUID())).toBe("orphaned");
+  });
+
+  it("marks logs complete once", async () => {
+    const id = randomUUID();
+    await mirror(id, { phase: "completed" });
+    await rows().markLogsComplete(id);
+    expect(await read(id)).toMatchObject({ logs_complete: true });
+  });
+});
+
+describe("analysis results", () => {
+  it("are stored once and never replaced", async () => {
+    const id = randomUUID();
+    await workloadRows(database.db, ANALYSIS_ROWS).mirror({ namespace: "ns", name: `analysis-${id}`, createdAt: new Date(T0), spec: kinds[1]!.spec(id) as AnalysisSpec, status: undefined });
+    const result = (n: number) => ({ experiments: Array.from({ length: n }) }) as never;
+    await saveAnalysisResult(database.db, id, result(1));
+    await saveAnalysisResult(database.db, id, result(2));
+    const row = await database.db.selectFrom("analyses").select("result").where("id", "=", id).executeTakeFirstOrThrow();
+    expect((row.result as unknown as { experiments: unknown[] }).experiments).toHaveLength(1);
+  });
+});
