@@ -6,7 +6,7 @@ import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { RUN_ROWS } from "../domain/runs/run-rows.ts";
 import { logArchiveRows } from "../domain/workloads/log-archive-rows.ts";
 import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload-rows.ts";
-import { kubeClusterActions } from "../k8s/cluster-actions.ts";
+import { kubeClusterActions, type ClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
@@ -17,7 +17,8 @@ import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { runWorkload } from "./run-workload.ts";
 import { WorkQueue } from "./work-queue.ts";
-import { podLabelOf, resourceNameOf } from "../k8s/crds/lifecycle.ts";
+import { podLabelOf, resourceNameOf, type WorkloadKind } from "../k8s/crds/lifecycle.ts";
+import { MANAGED_BY } from "../k8s/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient } from "./workload-reconciler.ts";
 
@@ -40,20 +41,19 @@ export interface ControllerOptions {
   logger: Logger;
 }
 
-const MANAGED = "app.kubernetes.io/managed-by=codeplane,app.kubernetes.io/component in (run,analysis)";
-
-/** One kind of workload as the controller wires it: its descriptor, resources and rows. */
-interface Registration {
-  workload: Workload<WorkloadSpec, WorkloadStatus, WorkloadObservation>;
-  resources: ResourceClient<WorkloadSpec, WorkloadStatus>;
-  rows: WorkloadRowKind<WorkloadSpec>;
+/** What every kind's reconciler shares: the cluster actions and the Job and pod caches. */
+interface Shared {
+  cluster: ClusterActions;
+  jobs: Pick<ObjectCache<V1Job>, "get">;
+  pods: Pick<ObjectCache<V1Pod>, "list">;
 }
 
-const register = <Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(r: {
-  workload: Workload<Spec, Status, Obs>;
-  resources: ResourceClient<Spec, Status>;
-  rows: WorkloadRowKind<Spec>;
-}) => r as unknown as Registration;
+/** One kind of workload, wired: what the informers and the queue need to know of it. */
+interface Wired {
+  kind: WorkloadKind;
+  archiver: LogArchiver;
+  reconciler: Pick<WorkloadReconciler<WorkloadSpec, WorkloadStatus, WorkloadObservation>, "handles" | "reconcile">;
+}
 
 export class Controller {
   readonly #o: ControllerOptions;
@@ -66,10 +66,11 @@ export class Controller {
     this.#o = opts;
   }
 
-  #registrations(): Registration[] {
+  /** Every kind of workload the controller drives. */
+  #kinds(shared: Shared): Wired[] {
     const { k, db, envVars } = this.#o;
     return [
-      register({
+      this.#wire(shared, {
         workload: runWorkload({
           resolveEnv: (accountId, repositoryId) => envVars.resolveForRepository(db, accountId, repositoryId),
           images: this.#o.images,
@@ -79,7 +80,7 @@ export class Controller {
         resources: new RunResources(k),
         rows: RUN_ROWS,
       }),
-      register({
+      this.#wire(shared, {
         workload: analysisWorkload({
           saveResult: (id, result) => saveAnalysisResult(db, id, result),
           images: this.#o.images,
@@ -93,31 +94,44 @@ export class Controller {
     ];
   }
 
+  #wire<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(
+    shared: Shared,
+    r: { workload: Workload<Spec, Status, Obs>; resources: ResourceClient<Spec, Status>; rows: WorkloadRowKind<Spec> },
+  ): Wired {
+    const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)));
+    const reconciler = new WorkloadReconciler({
+      ...shared,
+      workload: r.workload,
+      resources: r.resources,
+      rows: workloadRows<Spec, Status>(this.#o.db, r.rows),
+      archiver,
+      logger: this.#o.logger.child({ component: `${r.workload.noun}-reconciler` }),
+    });
+    return { kind: r.workload, archiver, reconciler };
+  }
+
   async start(): Promise<void> {
     const { k, logger } = this.#o;
     this.#stopped = false;
     const ns = k.namespace;
     const cluster = kubeClusterActions(k, logger.child({ component: "events" }));
-    const jobInformer = makeInformer<V1Job>(k.config, `/apis/batch/v1/namespaces/${ns}/jobs`, () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: MANAGED }), MANAGED);
-    const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: MANAGED }), MANAGED);
+    // The Job and pod caches are made once the kinds are known (their selector names them all).
+    let jobCache: ObjectCache<V1Job> | null = null;
+    let podCache: ObjectCache<V1Pod> | null = null;
+    const wired = this.#kinds({ cluster, jobs: { get: (name, namespace) => jobCache?.get(name, namespace) }, pods: { list: (namespace) => podCache?.list(namespace) ?? [] } });
+    // Jobs and pods of every kind, and nothing else of the namespace.
+    const managed = `${Object.entries(MANAGED_BY).map(([key, v]) => `${key}=${v}`).join(",")},app.kubernetes.io/component in (${wired.map((x) => x.kind.noun).join(",")})`;
+    const jobInformer = makeInformer<V1Job>(k.config, `/apis/batch/v1/namespaces/${ns}/jobs`, () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: managed }), managed);
+    const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: managed }), managed);
+    jobCache = jobInformer as ObjectCache<V1Job>;
+    podCache = podInformer as ObjectCache<V1Pod>;
 
-    const kinds = this.#registrations().map((r) => {
-      const informer = makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${r.workload.plural}`, async () =>
-        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: r.workload.plural })) as never,
-      );
-      const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)));
-      const reconciler = new WorkloadReconciler({
-        workload: r.workload,
-        resources: r.resources,
-        rows: workloadRows(this.#o.db, r.rows),
-        cluster,
-        jobs: jobInformer as ObjectCache<V1Job>,
-        pods: podInformer as ObjectCache<V1Pod>,
-        archiver,
-        logger: logger.child({ component: `${r.workload.noun}-reconciler` }),
-      });
-      return { ...r, informer, archiver, reconciler };
-    });
+    const kinds = wired.map((x) => ({
+      ...x,
+      informer: makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${x.kind.plural}`, async () =>
+        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: x.kind.plural })) as never,
+      ),
+    }));
     this.#archivers = kinds.map((x) => x.archiver);
 
     const queue = new WorkQueue(
@@ -137,9 +151,9 @@ export class Controller {
     const resourceKey = (o: KubernetesObject) => o.metadata?.name && queue.add(o.metadata.name);
     const ownerKey = (o: KubernetesObject) => {
       const labels = o.metadata?.labels ?? {};
-      for (const { workload } of kinds) {
-        const id = labels[podLabelOf(workload)];
-        if (id) queue.add(resourceNameOf(workload, id));
+      for (const { kind } of kinds) {
+        const id = labels[podLabelOf(kind)];
+        if (id) queue.add(resourceNameOf(kind, id));
       }
     };
     for (const [informer, key] of [...kinds.map((x) => [x.informer, resourceKey] as const), [jobInformer, ownerKey] as const, [podInformer, ownerKey] as const]) {
@@ -161,7 +175,7 @@ export class Controller {
     // Resume: every resource is looked at once after a start, so no transition
     // that happened while no controller ran is lost.
     for (const x of kinds) for (const r of x.informer.list(ns)) resourceKey(r);
-    logger.info(Object.fromEntries(kinds.map((x) => [x.workload.plural, x.informer.list(ns).length])), "controller started");
+    logger.info(Object.fromEntries(kinds.map((x) => [x.kind.plural, x.informer.list(ns).length])), "controller started");
   }
 
   #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {

@@ -1,4 +1,3 @@
-import type { V1Job } from "@kubernetes/client-node";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
@@ -31,7 +30,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         compute: computePreset(deps.computeTypes, run.spec.computeType),
         envSecretName: await ensureEnvSecret(run, cluster, deps),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
-      }) satisfies V1Job;
+      });
     },
     observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
     eventNote: (status) => status.error ?? `run is ${status.phase}`,

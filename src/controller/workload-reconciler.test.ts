@@ -46,7 +46,7 @@ interface Case<Spec, Status> {
 }
 
 const expand = (k: KindFacts, actions: string[]) =>
-  actions.map((a) => a.replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
+  actions.map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
 
 interface World<Status> {
   reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean };
@@ -245,6 +245,19 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
     name: "finished, no pod anywhere, archiver still at work: logs not marked complete",
     given: { resource: resource().withStatus(completedStatus(k)).build(), archiving: true },
     actions: ["mirror completed", "apiPods {label}"],
+    requeue: undefined,
+  },
+  {
+    name: "finished, then its spec edited: the new generation is acknowledged, nothing else changes, no Event",
+    given: { resource: resource().withStatus(completedStatus(k)).generation(2).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
+    actions: ["mirror completed", "patchStatus {name} completed", "archive {id} pod-a"],
+    requeue: undefined,
+    status: { phase: "completed", observedGeneration: 2, podName: "pod-a", conditions: [expect.objectContaining({ type: "Started", observedGeneration: 2 }), expect.objectContaining({ type: "Finished", reason: "Completed", observedGeneration: 2 })] },
+  },
+  {
+    name: "repository deleted while the status was being written: the resource is deleted after the second write",
+    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()], orphaned: "later" },
+    actions: ["mirror pending", "patchStatus {name} running", "event Normal Running: {noun} is running", "mirror running", "delete {name}"],
     requeue: undefined,
   },
   {

@@ -6,7 +6,7 @@ import type { FollowTarget } from "../k8s/pod-log.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
-import { idFromName, podLabelOf, resourceNameOf } from "../k8s/crds/lifecycle.ts";
+import { idFromName, podLabelOf } from "../k8s/crds/lifecycle.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
@@ -81,14 +81,17 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const ns = resource.metadata.namespace;
     const mirror = (status: Status | undefined) =>
       rows.mirror({ namespace: ns, name, createdAt: new Date(resource.metadata.creationTimestamp ?? Date.now()), spec, status });
-    if ((await mirror(resource.status)) === "orphaned") {
+    const orphaned = async () => {
       log.info(`the ${w.noun} no longer belongs to a live repository and account (or another ${w.noun} holds its place): deleting it`);
       await resources.delete(name);
       return {};
-    }
+    };
+    if ((await mirror(resource.status)) === "orphaned") return orphaned();
 
     const previous = resource.status;
-    const jobName = resourceNameOf(w, id);
+    // The Job is named after its resource (restrictedJob), so it is found by that name.
+    const jobName = name;
+    const generation = resource.metadata.generation ?? 0;
     const now = (this.#d.now ?? (() => new Date()))();
     // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
@@ -96,10 +99,13 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[label] === id));
     const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${label}=${id}`)));
 
-    // A finished workload never changes again: its status, reason and pod stay as they were written.
+    // A finished workload never changes again: its status, reason and pod stay
+    // as they were written; only a later spec edit is acknowledged.
     let status = previous;
     let pod = cached;
-    if (!w.lifecycle.isTerminal(previous?.phase)) {
+    if (previous && w.lifecycle.isTerminal(previous.phase)) {
+      if (previous.observedGeneration !== generation && !(await resources.patchStatus(name, acknowledged(previous, generation)))) return {};
+    } else {
       if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) await cluster.createJob(ns, await w.job(resource, cluster));
       const job = this.#d.jobs.get(jobName, ns) ?? null;
       // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
@@ -121,7 +127,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
         }
         log.info({ phase: next.phase, exit_code: next.exitCode, error: next.error }, `${w.noun} status changed`);
       }
-      await mirror(next);
+      if ((await mirror(next)) === "orphaned") return orphaned();
       status = next;
     }
 
@@ -154,7 +160,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       phase: obs.phase,
       observedGeneration: generation,
       conditions,
-      jobName: resourceNameOf(w, w.idOf(resource.spec)),
+      jobName: resource.metadata.name,
       ...(podName && { podName }),
       // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
       ...(obs.exitCode !== null && { exitCode: obs.exitCode }),
@@ -169,4 +175,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
 function hasRunPods(job: V1Job): boolean {
   const s = job.status;
   return (s?.active ?? 0) + (s?.succeeded ?? 0) + (s?.failed ?? 0) > 0 || (s?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
+}
+
+/** A finished status, unchanged but for the generation it has seen. */
+function acknowledged<Status extends WorkloadStatus>(status: Status, generation: number): Status {
+  return { ...status, observedGeneration: generation, conditions: status.conditions?.map((c) => ({ ...c, observedGeneration: generation })) };
 }

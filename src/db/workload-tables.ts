@@ -11,8 +11,6 @@ import type { Db } from "./database.ts";
 // either through this descriptor; a new kind of workload is a new one.
 
 export interface WorkloadTable {
-  /** For logs and metrics. */
-  readonly kind: "run" | "analysis";
   readonly table: "runs" | "analyses";
   readonly linesTable: "run_log_lines" | "analysis_log_lines";
   /** The lines table's column naming the owner. */
@@ -20,26 +18,32 @@ export interface WorkloadTable {
   readonly startColumn: "start_time" | "started_at";
   readonly endColumn: "close_time" | "completed_at";
   readonly lifecycle: Lifecycle<string>;
+  /**
+   * Live rows of this kind are unique by more than their id (analyses: one per
+   * repository and commit), so a unique violation means another live row holds
+   * this one's place.
+   */
+  readonly liveUniqueKey: boolean;
 }
 
 export const RUN_TABLE: WorkloadTable = {
-  kind: "run",
   table: "runs",
   linesTable: "run_log_lines",
   key: "run_id",
   startColumn: "start_time",
   endColumn: "close_time",
-  lifecycle: RUN_LIFECYCLE as Lifecycle<string>,
+  lifecycle: RUN_LIFECYCLE,
+  liveUniqueKey: false,
 };
 
 export const ANALYSIS_TABLE: WorkloadTable = {
-  kind: "analysis",
   table: "analyses",
   linesTable: "analysis_log_lines",
   key: "analysis_id",
   startColumn: "started_at",
   endColumn: "completed_at",
-  lifecycle: ANALYSIS_LIFECYCLE as Lifecycle<string>,
+  lifecycle: ANALYSIS_LIFECYCLE,
+  liveUniqueKey: true,
 };
 
 /**

@@ -7,7 +7,7 @@
  *   node /codeplane/bin/entrypoint.ts [--workdir DIR] [--max-line-bytes N] -- <argv...>
  *
  * This file is copied alone into the pod, so it imports only node:* and duplicates the small
- * encoder; the format and the parser are in src/domain/runs/log-frames.ts, and
+ * encoder; the format and the parser are in src/logs/frames.ts, and
  * entrypoint.test.ts parses this program's real output with that parser so the two cannot drift.
  *
  * Line splitting, per stream: lines end at "\n"; a "\r\n" ending loses its "\r", but a "\r"

@@ -33,8 +33,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   apiPods?: PodBuilder[];
   /** The row was deleted through the API. */
   hidden?: boolean;
-  /** The row cannot be written (its repository or account is gone, or another row holds its place). */
-  orphaned?: boolean;
+  /** The row cannot be written (its repository or account is gone, or another row holds its place); "later": from the second write on. */
+  orphaned?: boolean | "later";
   /** The archiver is following the workload's logs. */
   archiving?: boolean;
   /** The main container's whole log, by pod name; a pod without one reads as gone (null). */
@@ -94,7 +94,8 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
     async mirror(m) {
       act(`mirror ${m.status?.phase ?? "-"}`);
       r.mirrored.push(structuredClone(m) as WorkloadMirror<unknown, Status>);
-      return given.orphaned ? "orphaned" : "mirrored";
+      const orphaned = given.orphaned === true || (given.orphaned === "later" && r.mirrored.length > 1);
+      return orphaned ? "orphaned" : "mirrored";
     },
     async isHidden() {
       return given.hidden ?? false;

@@ -50,7 +50,11 @@ export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>): A
   };
 }
 
-/** The live (not deleted) analysis of a repository's commit, whoever's it is: the unique index is per repository. */
+/**
+ * The live (not deleted) analysis of a repository's commit. Not scoped to an
+ * account (the unique index is per repository): callers have checked the
+ * repository is the caller's, or compare account_id themselves.
+ */
 export function findLiveAnalysis(db: Db, repositoryId: string, commitHash: string): Promise<AnalysisRow | undefined> {
   return db
     .selectFrom("analyses")
@@ -108,12 +112,12 @@ export async function insertPendingAnalysis(db: Db, a: NewAnalysis): Promise<boo
   return inserted !== undefined;
 }
 
-/** Removes a row whose resource was never created. */
+/** Removes a row whose resource was never created (right after inserting it). */
 export async function deleteAnalysisRow(db: Db, id: string): Promise<void> {
   await db.deleteFrom("analyses").where("id", "=", id).execute();
 }
 
-/** Stores the analyzer's validated result once; a result already stored is never replaced. */
+/** Stores the analyzer's validated result once; a result already stored is never replaced. The controller's, by id. */
 export async function saveAnalysisResult(db: Db, id: string, result: AnalyzerResult): Promise<void> {
   await db.updateTable("analyses").set({ result: JSON.stringify(result) }).where("id", "=", id).where("result", "is", null).execute();
 }

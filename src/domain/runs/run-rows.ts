@@ -62,7 +62,7 @@ export function listRuns(db: Db, accountId: string, filter: RunFilter, page: Pag
   return keysetPage(q, page).execute();
 }
 
-/** One stream of a run's stored output, in order. */
+/** One stream of a run's stored output, in order. By id: callers find the account's run first (findRun). */
 export async function readRunLogLines(db: Db, runId: string, stream: "stdout" | "stderr"): Promise<string[]> {
   const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
   return rows.map((r) => r.line);

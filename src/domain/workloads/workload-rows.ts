@@ -72,8 +72,8 @@ export async function mirrorWorkload<Spec extends WorkloadSpec>(db: Db, kind: Wo
     .execute();
 }
 
-/** The row cannot be written: its repository or account is gone, or another live row holds its place. */
-export const isOrphanedWrite = (err: unknown) => isForeignKeyViolation(err) || isUniqueViolation(err);
+/** The row cannot be written: its repository or account is gone, or (for kinds with one) another live row holds its place. */
+const isOrphanedWrite = (t: WorkloadTable, err: unknown) => isForeignKeyViolation(err) || (t.liveUniqueKey && isUniqueViolation(err));
 
 /** Hides the row at once (DELETE through the API); the controller removes it once the resource is gone. */
 export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, id: string): Promise<void> {
@@ -85,7 +85,7 @@ export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, 
  * reconciler's tests replace it with an in-memory fake.
  */
 export interface WorkloadRows<Spec, Status> {
-  /** "orphaned" when the row cannot exist any more (see isOrphanedWrite). */
+  /** "orphaned" when the row cannot exist any more: its repository or account is gone, or another live row holds its place. */
   mirror(m: WorkloadMirror<Spec, Status>): Promise<"mirrored" | "orphaned">;
   /** Deleted through the API while its resource still existed. */
   isHidden(id: string): Promise<boolean>;
@@ -104,7 +104,7 @@ export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadS
         await mirrorWorkload(db, kind, m);
         return "mirrored";
       } catch (err) {
-        if (isOrphanedWrite(err)) return "orphaned";
+        if (isOrphanedWrite(t, err)) return "orphaned";
         throw err;
       }
     },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COMMIT, UUID, workloadPrinterColumns, workloadStatusShape } from "./common.ts";
-import { defineLifecycle, type Lifecycle, type WorkloadKind } from "./lifecycle.ts";
+import { defineLifecycle, type WorkloadKind } from "./lifecycle.ts";
 
 // The Analysis custom resource: one per repository and commit. The analyzer's
 // result lives in Postgres, not here (it can be large); the resource carries
@@ -11,7 +11,7 @@ export const ANALYSIS_PLURAL = "analyses";
 
 export const ANALYSIS_LIFECYCLE = defineLifecycle(["pending", "running"], ["completed", "failed", "cancelled"]);
 export const ANALYSIS_PHASES = ANALYSIS_LIFECYCLE.phases;
-export const ANALYSIS_WORKLOAD: WorkloadKind = { noun: "analysis", kind: ANALYSIS_KIND, plural: ANALYSIS_PLURAL, lifecycle: ANALYSIS_LIFECYCLE as Lifecycle<string> };
+export const ANALYSIS_WORKLOAD: WorkloadKind = { noun: "analysis", kind: ANALYSIS_KIND, plural: ANALYSIS_PLURAL, lifecycle: ANALYSIS_LIFECYCLE };
 export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
 
 export const analysisSpecSchema = z.object({

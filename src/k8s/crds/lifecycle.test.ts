@@ -22,6 +22,10 @@ describe("defineLifecycle", () => {
     expect(l.phases).toEqual(["pending", "running", "done", "failed"]);
   });
 
+  it("refuses to rank a phase it does not have", () => {
+    expect(() => l.rank("exploded")).toThrow(/not a phase/);
+  });
+
   it("treats an unknown or missing phase as live", () => {
     expect(l.isTerminal(undefined)).toBe(false);
     expect(l.isTerminal(null)).toBe(false);

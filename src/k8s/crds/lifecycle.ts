@@ -8,8 +8,8 @@ export interface Lifecycle<P extends string> {
   readonly phases: readonly [P, ...P[]];
   readonly initial: P;
   readonly terminal: ReadonlySet<P>;
-  /** Orders writes of the mirrored status: a lower rank never overwrites a higher one. */
-  rank(phase: P): number;
+  /** Orders writes of the mirrored status: a lower rank never overwrites a higher one. Throws on a phase of another lifecycle. */
+  rank(phase: string): number;
   /** The rank every terminal phase shares: one terminal status never replaces another. */
   readonly terminalRank: number;
   isTerminal(phase: string | undefined | null): boolean;
@@ -18,13 +18,17 @@ export interface Lifecycle<P extends string> {
 export function defineLifecycle<const L extends string, const T extends string>(live: readonly [L, ...L[]], terminal: readonly [T, ...T[]]): Lifecycle<L | T> {
   const phases = [...live, ...terminal] as [L | T, ...(L | T)[]];
   const terminalSet = new Set<L | T>(terminal);
-  const ranks = new Map<string, number>(live.map((p, i) => [p, i]));
   const terminalRank = live.length;
+  const ranks = new Map<string, number>([...live.map((p, i) => [p, i] as const), ...terminal.map((p) => [p, terminalRank] as const)]);
   return Object.freeze({
     phases,
     initial: live[0],
     terminal: terminalSet,
-    rank: (phase: L | T) => ranks.get(phase) ?? terminalRank,
+    rank: (phase: string) => {
+      const rank = ranks.get(phase);
+      if (rank === undefined) throw new Error(`'${phase}' is not a phase of this lifecycle (${phases.join(", ")})`);
+      return rank;
+    },
     terminalRank,
     isTerminal: (phase: string | undefined | null) => phase != null && terminalSet.has(phase as L | T),
   });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COMMIT, UUID, workloadPrinterColumns, workloadStatusShape } from "./common.ts";
-import { defineLifecycle, type Lifecycle, type WorkloadKind } from "./lifecycle.ts";
+import { defineLifecycle, type WorkloadKind } from "./lifecycle.ts";
 
 // The Run custom resource: the source of truth for one execution. The spec
 // says what to run and never holds a secret value (those travel in a Secret
@@ -11,7 +11,7 @@ export const RUN_PLURAL = "runs";
 
 export const RUN_LIFECYCLE = defineLifecycle(["pending", "preprocessing", "running"], ["completed", "failed", "cancelled"]);
 export const RUN_PHASES = RUN_LIFECYCLE.phases;
-export const RUN_WORKLOAD: WorkloadKind = { noun: "run", kind: RUN_KIND, plural: RUN_PLURAL, lifecycle: RUN_LIFECYCLE as Lifecycle<string> };
+export const RUN_WORKLOAD: WorkloadKind = { noun: "run", kind: RUN_KIND, plural: RUN_PLURAL, lifecycle: RUN_LIFECYCLE };
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 export const runSpecSchema = z.object({
