@@ -5,9 +5,8 @@ export interface HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void;
 }
 
-/** A registry per app instance, so tests that build several apps don't collide. */
-export function createHttpMetrics(): HttpMetrics {
-  const registry = new Registry();
+/** On the given registry, or one per app instance, so tests that build several apps don't collide. */
+export function createHttpMetrics(registry: Registry = new Registry()): HttpMetrics {
   collectDefaultMetrics({ register: registry, prefix: "codeplane_" });
   const requests = new Counter({
     name: "codeplane_http_requests_total",

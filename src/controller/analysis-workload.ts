@@ -1,10 +1,10 @@
 import type { AnalyzerResult } from "../analyzer/model.ts";
-import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
+import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
-import { ANALYSIS_WORKLOAD, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
+import { ANALYSIS_WORKLOAD, analysisSpecSchema, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
 import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
 import { parseAnalyzerOutput } from "./analyzer-output.ts";
-import type { Workload } from "./workload.ts";
+import { presetFor, type Workload } from "./workload.ts";
 
 // Analyses as a workload: codeplane's analyzer reads a checkout and hands its
 // result back through its own log. Once the analyzer has finished, its output
@@ -25,12 +25,13 @@ export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisS
   return {
     ...ANALYSIS_WORKLOAD,
     started: { reason: "AnalyzerStarted", message: "the analyzer started" },
+    specSchema: analysisSpecSchema,
     idOf: (spec) => spec.analysisId,
     async job(analysis) {
       return buildAnalysisJob({
         resource: analysis,
         images: deps.images,
-        compute: computePreset(deps.computeTypes, deps.computeType),
+        compute: presetFor(deps.computeTypes, deps.computeType),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },

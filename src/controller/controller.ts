@@ -13,6 +13,9 @@ import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
 import { GROUP, VERSION } from "../k8s/crds/common.ts";
 import { AnalysisResources, RunResources } from "../k8s/run-resources.ts";
 import type { Logger } from "../logger.ts";
+import type { Registry } from "prom-client";
+import { workloadMetrics } from "./metrics.ts";
+import { isTransient } from "./transient.ts";
 import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { runWorkload } from "./run-workload.ts";
@@ -20,7 +23,7 @@ import { WorkQueue } from "./work-queue.ts";
 import { podLabelOf, resourceNameOf, type WorkloadKind } from "../k8s/crds/lifecycle.ts";
 import { MANAGED_BY } from "../k8s/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
-import { WorkloadReconciler, type ResourceClient } from "./workload-reconciler.ts";
+import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from "./workload-reconciler.ts";
 
 // The controller: informers on every workload kind (Runs, Analyses) and the
 // Jobs and pods they own feed one keyed queue (keys are resource names:
@@ -37,9 +40,18 @@ export interface ControllerOptions {
   logMaxBytes: number;
   /** The compute preset analysis pods get. */
   analysisComputeType: string;
+  /** This installation's identity (src/domain/workloads/installation.ts). */
+  installation: string;
+  /** Finished resources are deleted this long after they finished; rows and logs stay. */
+  retentionSeconds: number;
+  /** The process's metrics registry. */
+  metrics: Registry;
   concurrency?: number;
   logger: Logger;
 }
+
+/** Hopeless failures in a row (not transient ones) before a workload is marked failed as unreconcilable. */
+export const MAX_RECONCILE_ATTEMPTS = 8;
 
 /** What every kind's reconciler shares: the cluster actions and the Job and pod caches. */
 interface Shared {
@@ -52,7 +64,7 @@ interface Shared {
 interface Wired {
   kind: WorkloadKind;
   archiver: LogArchiver;
-  reconciler: Pick<WorkloadReconciler<WorkloadSpec, WorkloadStatus, WorkloadObservation>, "handles" | "reconcile">;
+  reconciler: Pick<WorkloadReconciler<WorkloadSpec, WorkloadStatus, WorkloadObservation>, "handles" | "reconcile" | "giveUp">;
 }
 
 export class Controller {
@@ -62,13 +74,16 @@ export class Controller {
   #archivers: LogArchiver[] = [];
   #stopped = false;
 
+  readonly #metrics: WorkloadMetrics;
+
   constructor(opts: ControllerOptions) {
     this.#o = opts;
+    this.#metrics = workloadMetrics(opts.metrics);
   }
 
   /** Every kind of workload the controller drives. */
   #kinds(shared: Shared): Wired[] {
-    const { k, db, envVars } = this.#o;
+    const { k, db, envVars, installation } = this.#o;
     return [
       this.#wire(shared, {
         workload: runWorkload({
@@ -77,7 +92,7 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
         }),
-        resources: new RunResources(k),
+        resources: new RunResources(k, installation),
         rows: RUN_ROWS,
       }),
       this.#wire(shared, {
@@ -88,7 +103,7 @@ export class Controller {
           computeType: this.#o.analysisComputeType,
           jobTtlSeconds: this.#o.jobTtlSeconds,
         }),
-        resources: new AnalysisResources(k),
+        resources: new AnalysisResources(k, installation),
         rows: ANALYSIS_ROWS,
       }),
     ];
@@ -105,6 +120,9 @@ export class Controller {
       resources: r.resources,
       rows: workloadRows<Spec, Status>(this.#o.db, r.rows),
       archiver,
+      installation: this.#o.installation,
+      retentionSeconds: this.#o.retentionSeconds,
+      metrics: this.#metrics,
       logger: this.#o.logger.child({ component: `${r.workload.noun}-reconciler` }),
     });
     return { kind: r.workload, archiver, reconciler };
@@ -144,6 +162,13 @@ export class Controller {
       {
         concurrency: this.#o.concurrency ?? 8,
         onError: (key, err, attempt) => logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
+        // A workload that fails to reconcile for reasons retrying cannot cure is marked failed, not retried forever.
+        maxAttempts: MAX_RECONCILE_ATTEMPTS,
+        transient: isTransient,
+        onGiveUp: async (key, err) => {
+          logger.error({ resource: key, attempts: MAX_RECONCILE_ATTEMPTS, err: err instanceof Error ? err.message : String(err) }, "reconcile keeps failing; marking the workload failed");
+          await kinds.find((x) => x.reconciler.handles(key))?.reconciler.giveUp(key, err);
+        },
       },
     );
     this.#queue = queue;

@@ -1,11 +1,11 @@
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
-import { computePreset, type ComputeTypes } from "../k8s/compute-types.ts";
+import type { ComputeTypes } from "../k8s/compute-types.ts";
 import { API_VERSION } from "../k8s/crds/common.ts";
-import { RUN_KIND, RUN_WORKLOAD, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
+import { RUN_KIND, RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
 import { runLabels, runSecretName } from "../k8s/labels.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
-import type { Workload, WorkloadResource } from "./workload.ts";
+import { presetFor, type Workload, type WorkloadResource } from "./workload.ts";
 
 // Runs as a workload: the user's command in a checkout, with the account's
 // and repository's environment variables in a Secret the Run owns.
@@ -22,17 +22,19 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
   return {
     ...RUN_WORKLOAD,
     started: { reason: "ContainerStarted", message: "the run's command started" },
+    specSchema: runSpecSchema,
     idOf: (spec) => spec.runId,
     async job(run, cluster) {
       return buildRunJob({
         resource: run,
         images: deps.images,
-        compute: computePreset(deps.computeTypes, run.spec.computeType),
+        compute: presetFor(deps.computeTypes, run.spec.computeType),
         envSecretName: await ensureEnvSecret(run, cluster, deps),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },
     observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
+    release: (run, cluster) => cluster.deleteSecret(run.metadata.namespace, runSecretName(run.spec.runId)),
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };
 }

@@ -88,4 +88,39 @@ describe("WorkQueue", () => {
     await sleep(10);
     expect(seen).toEqual([]);
   });
+
+  it("gives up on a key after maxAttempts failures that are not transient, once, and stops retrying it", async () => {
+    let attempts = 0;
+    const gaveUp: string[] = [];
+    const q = new WorkQueue(
+      async () => {
+        attempts++;
+        throw new TypeError("a bug");
+      },
+      { concurrency: 1, baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3, transient: () => false, onGiveUp: async (k) => void gaveUp.push(k) },
+    );
+    q.add("k");
+    await sleep(100);
+    expect(attempts).toBe(3);
+    expect(gaveUp).toEqual(["k"]);
+    await q.stop();
+  });
+
+  it("retries transient failures without giving up, and counts only the hopeless ones in a row", async () => {
+    let attempts = 0;
+    const gaveUp: string[] = [];
+    const q = new WorkQueue(
+      async () => {
+        attempts++;
+        if (attempts <= 6) throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
+        if (attempts <= 8) throw new TypeError("a bug");
+      },
+      { concurrency: 1, baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3, transient: (e) => (e as { code?: string }).code === "ECONNREFUSED", onGiveUp: async (k) => void gaveUp.push(k) },
+    );
+    q.add("k");
+    await sleep(150);
+    expect(attempts).toBe(9);
+    expect(gaveUp).toEqual([]);
+    await q.stop();
+  });
 });

@@ -8,19 +8,30 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   onError?: (key: string, err: unknown, attempt: number) => void;
+  /**
+   * After this many failures in a row that retrying cannot be expected to
+   * cure (see `transient`), a key is not retried: onGiveUp decides what
+   * becomes of it. Unbounded when absent.
+   */
+  maxAttempts?: number;
+  /** Failures that may pass by themselves (a server away, a timeout) are retried without limit. */
+  transient?: (err: unknown) => boolean;
+  onGiveUp?: (key: string, err: unknown) => Promise<void>;
 }
 
 export type Handler = (key: string) => Promise<void>;
 
 export class WorkQueue {
   readonly #handler: Handler;
-  readonly #opts: Required<Omit<WorkQueueOptions, "onError">> & Pick<WorkQueueOptions, "onError">;
+  readonly #opts: Required<Pick<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">> & Omit<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">;
   readonly #queue: string[] = [];
   readonly #queued = new Set<string>();
   readonly #active = new Set<string>();
   /** Keys added again while active: requeued once the current run ends. */
   readonly #dirty = new Set<string>();
   readonly #failures = new Map<string, number>();
+  /** Failures in a row that count towards giving up. */
+  readonly #hopeless = new Map<string, number>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #running = 0;
   #stopped = false;
@@ -96,10 +107,20 @@ export class WorkQueue {
     try {
       await this.#handler(key);
       this.#failures.delete(key);
+      this.#hopeless.delete(key);
     } catch (err) {
       const attempt = (this.#failures.get(key) ?? 0) + 1;
       this.#failures.set(key, attempt);
       this.#opts.onError?.(key, err, attempt);
+      const hopeless = this.#opts.transient?.(err) ? 0 : (this.#hopeless.get(key) ?? 0) + 1;
+      this.#hopeless.set(key, hopeless);
+      if (this.#opts.maxAttempts !== undefined && hopeless >= this.#opts.maxAttempts) {
+        // A new event for the key starts counting again from zero.
+        this.#failures.delete(key);
+        this.#hopeless.delete(key);
+        await this.#opts.onGiveUp?.(key, err).catch((e: unknown) => this.#opts.onError?.(key, e, attempt));
+        return;
+      }
       const delay = Math.min(this.#opts.maxDelayMs, this.#opts.baseDelayMs * 2 ** (attempt - 1));
       this.#active.delete(key);
       this.addAfter(key, delay);

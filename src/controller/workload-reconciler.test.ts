@@ -22,8 +22,8 @@ import {
   type KindFacts,
   type ResourceBuilder,
 } from "./testing/builders.ts";
-import { analysisWorld, runWorld, type Given, type Recorded } from "./testing/fakes.ts";
-import { LIVE_RESYNC_MS, type ReconcileResult } from "./workload-reconciler.ts";
+import { analysisWorld, INSTALLATION, RETENTION_SECONDS, runWorld, type Given, type Recorded } from "./testing/fakes.ts";
+import { LIVE_RESYNC_MS, UNTRACKED_RESYNC_MS, type ReconcileResult } from "./workload-reconciler.ts";
 
 // The generic reconciler, driven through fakes: each case is the world one
 // reconcile sees (resource, Job and pods in the caches, pods only the API
@@ -40,16 +40,18 @@ interface Case<Spec, Status> {
   /** The name reconciled; the resource's (or the kind's) name when absent. */
   reconcile?: string;
   actions: string[];
-  requeue: number | undefined;
+  /** "retained": a finished workload, looked at again when its retention ends. */
+  requeue: number | undefined | "retained";
   /** Matched (toMatchObject) against the last status patched. */
   status?: Partial<Status>;
 }
 
 const expand = (k: KindFacts, actions: string[]) =>
-  actions.map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
+  // {release}: what a kind removes once its workload has started or ended (the run's Secret; nothing for analyses).
+  actions.flatMap((a) => (a === "{release}" ? (k.noun === "run" ? [`deleteSecret ${k.name}-env`] : []) : [a])).map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
 
 interface World<Status> {
-  reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean };
+  reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean; giveUp(name: string, err: unknown): Promise<void> };
   recorded: Recorded<Status>;
 }
 
@@ -57,7 +59,10 @@ async function check<Spec, Status>(k: KindFacts, world: (g: Given<Spec, Status>)
   const { reconciler, recorded } = world(c.given);
   const result = await reconciler.reconcile(c.reconcile ?? k.name);
   expect(recorded.actions).toEqual(expand(k, c.actions));
-  expect(result.requeueAfterMs).toBe(c.requeue);
+  if (c.requeue === "retained") {
+    expect(result.requeueAfterMs).toBeGreaterThan(RETENTION_SECONDS * 1000 - 3_600_000);
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(RETENTION_SECONDS * 1000);
+  } else expect(result.requeueAfterMs).toBe(c.requeue);
   if (c.status) expect(recorded.patched.at(-1)).toMatchObject(c.status);
 }
 
@@ -88,9 +93,9 @@ const kinds: KindUnderTest[] = [
 
 const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<WorkloadSpec, WorkloadStatus>[] => [
   {
-    name: "resource gone: its row goes, nothing else",
+    name: "resource gone: its row is told (kept readable, or removed after an API delete), nothing else",
     given: { resource: null, job: aJob(), pods: [aPod().running()] },
-    actions: ["removeGone {id} codeplane/{name}"],
+    actions: ["resourceGone {id} codeplane/{name}"],
     requeue: undefined,
   },
   {
@@ -113,10 +118,56 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
     requeue: undefined,
   },
   {
-    name: "row orphaned (foreign key or unique violation): the resource is deleted, no Job, no status",
-    given: { resource: resource().build(), orphaned: true },
-    actions: ["mirror -", "delete {name}"],
+    name: "row orphaned (this database has no row, repository or account for it): left alone, no Job, a Tracked=False condition, a Warning Event and a metric",
+    given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob(), pods: [aPod().running()], orphaned: true },
+    actions: ["mirror running", "metric untracked {noun}", "patchStatus {name} running", "event Warning UnknownToDatabase: this installation's database has no {noun}, repository or account for it: left alone (not started, stopped or deleted)"],
+    requeue: UNTRACKED_RESYNC_MS,
+    status: { phase: "running", conditions: expect.arrayContaining([expect.objectContaining({ type: "Tracked", status: "False", reason: "UnknownToDatabase" })]) },
+  },
+  {
+    name: "another installation's resource: not touched at all",
+    given: { resource: resource().installation("inst-theirs").withStatus(runningStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
+    actions: [],
     requeue: undefined,
+  },
+  {
+    name: "labelled with this installation: reconciled as usual",
+    given: { resource: resource().installation(INSTALLATION).withStatus(runningStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror running", "mirror running", "archive {id} pod-a"],
+    requeue: LIVE,
+  },
+  {
+    name: "its row can never be stored (a NUL written by hand): failed at once with the reason, a Warning Event and a metric, no Job",
+    given: { resource: resource().build(), unstorable: true },
+    actions: [
+      "mirror -",
+      "metric unreconcilable {noun} Unstorable",
+      "{release}",
+      "patchStatus {name} failed",
+      "event Warning Unstorable: its row cannot be stored: unsupported Unicode escape sequence",
+      "mirror failed",
+    ],
+    requeue: undefined,
+    status: { phase: "failed", error: "its row cannot be stored: unsupported Unicode escape sequence", completionTime: now, conditions: expect.arrayContaining([expect.objectContaining({ type: "Finished", status: "True", reason: "Unstorable" })]) },
+  },
+  {
+    name: "finished longer ago than the retention: the resource is deleted (its row stays)",
+    given: { resource: resource().withStatus(completedStatus(k)).build(), retentionSeconds: 5 },
+    actions: ["mirror completed", "apiPods {label}", "markLogsComplete {id}", "delete {name}"],
+    requeue: undefined,
+  },
+  {
+    name: "untracked and already said so: nothing patched, no Event, looked at again later",
+    given: { resource: resource().withStatus({ ...runningStatus(k), conditions: [...runningStatus(k).conditions!, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now }] }).build(), job: aJob(), pods: [aPod().running()], orphaned: true },
+    actions: ["mirror running"],
+    requeue: UNTRACKED_RESYNC_MS,
+  },
+  {
+    name: "known to the database again (restored): Tracked turns True, the workload carries on",
+    given: { resource: resource().withStatus({ ...runningStatus(k), conditions: [...runningStatus(k).conditions!, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now }] }).build(), job: aJob(), pods: [aPod().running()] },
+    actions: ["mirror running", "patchStatus {name} running", "mirror running", "archive {id} pod-a"],
+    requeue: LIVE,
+    status: { conditions: expect.arrayContaining([expect.objectContaining({ type: "Tracked", status: "True", reason: "Tracked" })]) },
   },
   {
     name: "new, no Job in cache: Job created, status pending, Event, mirrored before and after",
@@ -146,7 +197,7 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "main container running: status running with startTime, Event, archived",
     given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
-    actions: ["mirror pending", "patchStatus {name} running", `event Normal Running: ${k.noun} is running`, "mirror running", "archive {id} pod-a"],
+    actions: ["mirror pending", "{release}", "patchStatus {name} running", `event Normal Running: ${k.noun} is running`, "mirror running", "archive {id} pod-a"],
     requeue: LIVE,
     status: {
       phase: "running",
@@ -186,96 +237,135 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "patchStatus finds the resource gone: stop, no Event, no second mirror",
     given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()], vanishes: true },
-    actions: ["mirror pending", "patchStatus {name} running"],
+    actions: ["mirror pending", "{release}", "patchStatus {name} running"],
     requeue: undefined,
   },
   {
     name: "cancel requested with a Job: Job deleted, status cancelled, logs of the running pod archived",
     given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), pods: [aPod().running()] },
     actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "cancelled", error: "cancelled by request", completionTime: now, podName: "pod-a" },
   },
   {
     name: "cancel requested before any Job: none created or deleted, cancelled, no pod anywhere so logs complete",
     given: { resource: resource().cancelRequested().build() },
-    actions: ["mirror -", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "markLogsComplete {id}"],
-    requeue: undefined,
+    actions: ["mirror -", "{release}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "markLogsComplete {id}"],
+    requeue: "retained",
     status: { phase: "cancelled" },
   },
   {
     name: "terminal, pod gone from the cache but in the API server (restarted controller): asked once, archived from it, logs not complete",
     given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), apiPods: [aPod().terminated(143)] },
     actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "pod vanished before it finished (Job failed, no pod anywhere): failed, logs complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed() },
     // The message is observeRun's, which analyses reuse: it says "run" for both.
     actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "markLogsComplete {id}"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", error: "the run's pod was deleted before it finished", completionTime: now, startTime: MAIN_STARTED, podName: "pod-a" },
   },
   {
     name: "pod vanished, Job counted a failed pod but has no condition yet: failed just the same",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failedPods(1) },
     actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "markLogsComplete {id}"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "terminal, no pod anywhere but the archiver still at work: logs not marked complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed(), archiving: true },
     actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "finished, no Job in the cache: none created, no patch, no pod anywhere so logs complete",
     given: { resource: resource().withStatus(completedStatus(k)).build() },
     actions: ["mirror completed", "apiPods {label}", "markLogsComplete {id}"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "finished, then a cancel request: nothing stopped, no patch",
     given: { resource: resource().withStatus(completedStatus(k)).cancelRequested().build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror completed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "finished, no pod anywhere, archiver still at work: logs not marked complete",
     given: { resource: resource().withStatus(completedStatus(k)).build(), archiving: true },
     actions: ["mirror completed", "apiPods {label}"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "finished, then its spec edited: the new generation is acknowledged, nothing else changes, no Event",
     given: { resource: resource().withStatus(completedStatus(k)).generation(2).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror completed", "patchStatus {name} completed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "completed", observedGeneration: 2, podName: "pod-a", conditions: [expect.objectContaining({ type: "Started", observedGeneration: 2 }), expect.objectContaining({ type: "Finished", reason: "Completed", observedGeneration: 2 })] },
   },
   {
-    name: "repository deleted while the status was being written: the resource is deleted after the second write",
+    name: "repository deleted while the status was being written: left alone from then on, said once",
     given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()], orphaned: "later" },
-    actions: ["mirror pending", "patchStatus {name} running", "event Normal Running: {noun} is running", "mirror running", "delete {name}"],
-    requeue: undefined,
+    actions: [
+      "mirror pending",
+      "{release}",
+      "patchStatus {name} running",
+      "event Normal Running: {noun} is running",
+      "mirror running",
+      "metric untracked {noun}",
+      "patchStatus {name} pending",
+      "event Warning UnknownToDatabase: this installation's database has no {noun}, repository or account for it: left alone (not started, stopped or deleted)",
+    ],
+    requeue: UNTRACKED_RESYNC_MS,
   },
   {
     name: "finished with its own reason, reconciled again: the reason and pod are kept, nothing patched",
     given: { resource: resource().withStatus(completedStatus(k)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror completed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "finished, then a running pod appears: no Job, no patch, the status keeps its pod",
     given: { resource: resource().withStatus(completedStatus(k)).build(), pods: [aPod("pod-c").running()] },
     actions: ["mirror completed", "archive {id} pod-c"],
-    requeue: undefined,
+    requeue: "retained",
   },
 ];
 
 describe.each(kinds)("WorkloadReconciler, every kind alike: $k.noun", (kind) => {
   it.each(commonCases(kind))("$name", (c) => check(kind.k, kind.world, c));
+
+  it("a spec edited by hand into something invalid: failed at once as InvalidSpec, never retried, nothing created", async () => {
+    const { reconciler, recorded } = kind.world({ resource: kind.resource().withSpec({ timeoutSeconds: -5 }).build() });
+    expect(await reconciler.reconcile(kind.k.name)).toEqual({});
+    expect(recorded.actions.slice(0, 2)).toEqual([`metric unreconcilable ${kind.k.noun} InvalidSpec`, ...(kind.k.noun === "run" ? [`deleteSecret ${kind.k.name}-env`] : [`patchStatus ${kind.k.name} failed`])]);
+    expect(recorded.actions.some((a) => a.startsWith("createJob"))).toBe(false);
+    expect(recorded.patched.at(-1)).toMatchObject({ phase: "failed", error: expect.stringMatching(/^its spec is invalid: .*timeoutSeconds/s) });
+    expect(recorded.actions).toContainEqual(expect.stringMatching(/^event Warning InvalidSpec: its spec is invalid/));
+  });
+
+  it("giving up after repeated failures: the Job is stopped and the workload marked failed with the error, once", async () => {
+    const { reconciler, recorded } = kind.world({ resource: kind.resource().withStatus(runningStatus(kind.k)).build(), job: aJob(), pods: [aPod().running()] });
+    await reconciler.giveUp(kind.k.name, new TypeError("boom"));
+    expect(recorded.actions).toEqual(
+      expand(kind.k, [
+        "metric unreconcilable {noun} Unreconcilable",
+        "deleteJob {name}",
+        "{release}",
+        "patchStatus {name} failed",
+        "event Warning Unreconcilable: the controller could not reconcile it: boom",
+        "mirror failed",
+      ]),
+    );
+  });
+
+  it("giving up on a finished workload changes nothing", async () => {
+    const { reconciler, recorded } = kind.world({ resource: kind.resource().withStatus(completedStatus(kind.k)).build() });
+    await reconciler.giveUp(kind.k.name, new TypeError("boom"));
+    expect(recorded.actions).toEqual([]);
+  });
 
   it("handles only its own kind's names", () => {
     const { reconciler } = kind.world({ resource: null });
@@ -307,6 +397,19 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     requeue: LIVE,
   },
   {
+    name: "a compute type this installation does not define: failed at once, no Secret, no Job",
+    given: { resource: aRun().withSpec({ computeType: "gpu-x" }).build(), env: { API_TOKEN: "t0ken" } },
+    actions: [
+      "mirror -",
+      "metric unreconcilable run UnknownComputeType",
+      "deleteSecret {name}-env",
+      "patchStatus {name} failed",
+      "event Warning UnknownComputeType: compute type 'gpu-x' is not defined here (defined: cpu-general, cpu-memory, gpu-a10g)",
+      "mirror failed",
+    ],
+    requeue: undefined,
+  },
+  {
     name: "new, no variables: no Secret",
     given: { resource: aRun().build(), env: {} },
     actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
@@ -323,14 +426,14 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     name: "completed with exit code 0",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { ...completedStatus<RunStatus>(RUN), conditions: [completedStatus<RunStatus>(RUN).conditions![0]!, { ...completedStatus<RunStatus>(RUN).conditions![1]!, lastTransitionTime: now }] },
   },
   {
     name: "failed with a non-zero exit code",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), pods: [aPod().terminated(3)] },
     actions: ["mirror running", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", exitCode: 3, error: "command exited with code 3", completionTime: MAIN_FINISHED },
   },
   {
@@ -343,27 +446,27 @@ const runCases: Case<RunSpec, RunStatus>[] = [
       "mirror failed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
     status: { exitCode: 137 },
   },
   {
     name: "image cannot be pulled: the Job is stopped (Kubernetes would retry forever), failed, no logs to wait for",
     given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [aPod().pullFailing()] },
-    actions: ["mirror pending", "deleteJob {name}", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
-    requeue: undefined,
+    actions: ["mirror pending", "deleteJob {name}", "deleteSecret {name}-env", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
+    requeue: "retained",
   },
   {
     name: "completed, pod only in the API server: asked once, archived from it, logs not complete",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)] },
     actions: ["mirror running", "apiPods {label}", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { exitCode: 0, completionTime: MAIN_FINISHED, podName: "pod-a" },
   },
   {
     name: "failed while the cache lags behind its pod (controller restarted): the exit code comes from the API server's pod, not 'pod lost'",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), apiPods: [aPod().terminated(3)] },
     actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", exitCode: 3, error: "command exited with code 3", podName: "pod-a" },
   },
 ];
@@ -410,7 +513,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror completed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "completed", experiments: 2, exitCode: 0, completionTime: MAIN_FINISHED },
   },
   {
@@ -426,7 +529,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror completed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "completed", experiments: 2, podName: "pod-a" },
   },
   {
@@ -445,7 +548,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror failed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", error: "the analyzer's result is not valid JSON", exitCode: 0 },
   },
   {
@@ -459,7 +562,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror failed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "pod log gone (readPodLog null): failed OutputLost",
@@ -472,7 +575,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror failed",
       "archive {id} pod-a",
     ],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", error: "the analyzer's output was lost with its pod before it could be read" },
   },
   {
@@ -486,7 +589,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       "mirror failed",
       "markLogsComplete {id}",
     ],
-    requeue: undefined,
+    requeue: "retained",
   },
   {
     name: "analyzer exited non-zero: its last stderr line is the error, nothing saved",
@@ -497,7 +600,7 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       logs: { "pod-a": analyzerLog({ stderr: "error: the checkout is empty", exitCode: 2 }) },
     },
     actions: ["mirror running", "readPodLog pod-a main", "patchStatus {name} failed", "event Warning NonZeroExit: error: the checkout is empty", "mirror failed", "archive {id} pod-a"],
-    requeue: undefined,
+    requeue: "retained",
     status: { phase: "failed", exitCode: 2, error: "error: the checkout is empty" },
   },
   {

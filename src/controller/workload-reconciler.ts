@@ -1,12 +1,16 @@
 import type { ObjectCache, V1Job, V1Pod } from "@kubernetes/client-node";
+import { z } from "zod";
+import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { WorkloadRows } from "../domain/workloads/workload-rows.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
 import type { FollowTarget } from "../k8s/pod-log.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
-import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
+import { setCondition } from "../k8s/conditions.ts";
 import { idFromName, podLabelOf } from "../k8s/crds/lifecycle.ts";
+import { INSTALLATION_LABEL } from "../k8s/labels.ts";
+import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
@@ -14,6 +18,11 @@ import type { Workload, WorkloadObservation, WorkloadResource } from "./workload
 // (create what is missing, stop what must stop, write status only when it
 // changed, mirror it into Postgres, archive the logs). Every lifecycle rule
 // lives here once; the descriptor says only what differs between kinds.
+//
+// It never destroys what it does not know: a resource of another installation
+// is not touched, and one its database has no row, repository or account for
+// is left running with a condition that says so. Only the API's delete (a
+// hidden row) and the retention of finished resources remove a resource.
 
 /** The resource client the reconciler needs (CustomResources in src/k8s, or a fake). */
 export interface ResourceClient<Spec, Status> {
@@ -29,6 +38,13 @@ export interface LogArchive {
   isArchiving(id: string): boolean;
 }
 
+export interface WorkloadMetrics {
+  /** A workload was marked failed because it could never be reconciled. */
+  unreconcilable(kind: string, reason: string): void;
+  /** A workload this installation's database does not know was found (and left alone). */
+  untracked(kind: string): void;
+}
+
 export interface WorkloadReconcilerDeps<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation> {
   workload: Workload<Spec, Status, Obs>;
   resources: ResourceClient<Spec, Status>;
@@ -37,6 +53,11 @@ export interface WorkloadReconcilerDeps<Spec extends WorkloadSpec, Status extend
   jobs: Pick<ObjectCache<V1Job>, "get">;
   pods: Pick<ObjectCache<V1Pod>, "list">;
   archiver: LogArchive;
+  /** This installation's identity: resources labelled with another are not ours. */
+  installation: string;
+  /** A finished resource is deleted this long after it finished (its row and logs stay). */
+  retentionSeconds: number;
+  metrics: WorkloadMetrics;
   logger: Logger;
   now?: () => Date;
 }
@@ -47,6 +68,10 @@ export interface ReconcileResult {
 
 /** While a workload is live, look again this often even without events (deadline backstop). */
 export const LIVE_RESYNC_MS = 15_000;
+/** A workload the database does not know is looked at again this often: the database may be restored. */
+export const UNTRACKED_RESYNC_MS = 60_000;
+/** setTimeout's limit; a longer retention is looked at again before it ends. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation> {
   readonly #d: WorkloadReconcilerDeps<Spec, Status, Obs>;
@@ -61,15 +86,48 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   }
 
   async reconcile(name: string): Promise<ReconcileResult> {
-    const { workload: w, resources, rows, cluster, logger } = this.#d;
+    const { workload: w, resources, rows } = this.#d;
     const resource = await resources.get(name);
     if (!resource) {
-      // The resource is gone (deleted through the API or by kubectl): so is the workload.
+      // The resource is gone: deleted through the API (its row goes too), or by
+      // kubectl or retention (its row stays readable).
       const id = idFromName(w, name);
-      if (id) await rows.removeGone(id, `${resources.namespace}/${name}`);
+      if (id) await rows.resourceGone(id, `${resources.namespace}/${name}`);
       return {};
     }
-    if (resource.metadata.deletionTimestamp) return {};
+    if (resource.metadata.deletionTimestamp || !this.#ours(resource)) return {};
+    try {
+      return await this.#reconcile(resource);
+    } catch (err) {
+      if (!(err instanceof Unreconcilable)) throw err;
+      await this.#fail(resource, err.reason, err.message);
+      return {};
+    }
+  }
+
+  /**
+   * Marks the workload failed because reconciling it keeps failing (the
+   * controller gives up after a bounded number of attempts). A workload that
+   * has finished, is gone or is not ours is left as it is.
+   */
+  async giveUp(name: string, err: unknown): Promise<void> {
+    const resource = await this.#d.resources.get(name);
+    if (!resource || resource.metadata.deletionTimestamp || !this.#ours(resource)) return;
+    const why = err instanceof Error ? err.message : String(err);
+    await this.#fail(resource, "Unreconcilable", `the controller could not reconcile it: ${why}`);
+  }
+
+  /** Not labelled, or labelled with this installation (resources made before installations were labelled count as ours). */
+  #ours(resource: WorkloadResource<Spec, Status>): boolean {
+    const owner = resource.metadata.labels?.[INSTALLATION_LABEL];
+    return owner === undefined || owner === this.#d.installation;
+  }
+
+  async #reconcile(resource: WorkloadResource<Spec, Status>): Promise<ReconcileResult> {
+    const { workload: w, resources, rows, cluster, logger } = this.#d;
+    const name = resource.metadata.name;
+    const parsed = w.specSchema.safeParse(resource.spec);
+    if (!parsed.success) throw new Unreconcilable("InvalidSpec", `its spec is invalid: ${z.prettifyError(parsed.error).slice(0, 1000)}`);
     const { spec } = resource;
     const id = w.idOf(spec);
     if (await rows.isHidden(id)) {
@@ -81,18 +139,13 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const ns = resource.metadata.namespace;
     const mirror = (status: Status | undefined) =>
       rows.mirror({ namespace: ns, name, createdAt: new Date(resource.metadata.creationTimestamp ?? Date.now()), spec, status });
-    const orphaned = async () => {
-      log.info(`the ${w.noun} no longer belongs to a live repository and account (or another ${w.noun} holds its place): deleting it`);
-      await resources.delete(name);
-      return {};
-    };
-    if ((await mirror(resource.status)) === "orphaned") return orphaned();
+    if ((await mirror(resource.status)) === "orphaned") return this.#untracked(resource, log);
 
     const previous = resource.status;
     // The Job is named after its resource (restrictedJob), so it is found by that name.
     const jobName = name;
     const generation = resource.metadata.generation ?? 0;
-    const now = (this.#d.now ?? (() => new Date()))();
+    const now = this.#now();
     // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
     const label = podLabelOf(w);
@@ -115,19 +168,11 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       await w.persist?.(resource, obs);
       if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-      const next = this.#statusFrom(resource, obs, pod, now);
-      if (!sameStatus(previous, next)) {
-        const updated = await resources.patchStatus(name, next);
-        if (!updated) return {};
-        if (previous?.phase !== next.phase) {
-          await cluster.recordEvent(
-            { kind: w.kind, name, namespace: ns, uid: resource.metadata.uid },
-            { reason: obs.reason, warning: next.phase === "failed", note: w.eventNote(next) },
-          );
-        }
-        log.info({ phase: next.phase, exit_code: next.exitCode, error: next.error }, `${w.noun} status changed`);
-      }
-      if ((await mirror(next)) === "orphaned") return orphaned();
+      const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous));
+      // What the workload needed only to start goes once it has started (or ended), before the status says so.
+      if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
+      if (!(await this.#write(resource, next, obs.reason, log))) return {};
+      if ((await mirror(next)) === "orphaned") return this.#untracked(resource, log);
       status = next;
     }
 
@@ -142,19 +187,95 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       // The main container never ran (or its pod is gone): nothing more will come.
       await rows.markLogsComplete(id);
     }
-    return terminal ? {} : { requeueAfterMs: LIVE_RESYNC_MS };
+    if (!terminal) return { requeueAfterMs: LIVE_RESYNC_MS };
+    return this.#retain(resource, status!, now, log);
   }
 
-  #statusFrom(resource: WorkloadResource<Spec, Status>, obs: Obs, pod: V1Pod | null, now: Date): Status {
+  /** A finished resource is deleted once its retention has passed; its row and logs stay. */
+  async #retain(resource: WorkloadResource<Spec, Status>, status: Status, now: Date, log: Logger): Promise<ReconcileResult> {
+    const finished = Date.parse(status.completionTime ?? "") || new Date(resource.metadata.creationTimestamp ?? now).getTime();
+    const left = finished + this.#d.retentionSeconds * 1000 - now.getTime();
+    if (left > 0) return { requeueAfterMs: Math.min(left, MAX_DELAY_MS) };
+    log.info({ retention_seconds: this.#d.retentionSeconds }, `the ${this.#d.workload.noun} finished longer ago than the retention: deleting its resource`);
+    await this.#d.resources.delete(resource.metadata.name);
+    return {};
+  }
+
+  /** Patches the status when it changed, with an Event when the phase did; false when the resource is gone. */
+  async #write(resource: WorkloadResource<Spec, Status>, next: Status, reason: string, log: Logger): Promise<boolean> {
+    const { workload: w, resources, cluster } = this.#d;
+    const previous = resource.status;
+    if (sameStatus(previous, next)) return true;
+    const updated = await resources.patchStatus(resource.metadata.name, next);
+    if (!updated) return false;
+    if (previous?.phase !== next.phase) {
+      const { name, namespace, uid } = resource.metadata;
+      await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason, warning: next.phase === "failed", note: w.eventNote(next) });
+    }
+    log.info({ phase: next.phase, exit_code: next.exitCode, error: next.error }, `${w.noun} status changed`);
+    return true;
+  }
+
+  /**
+   * The database has no row, repository or account for this workload (a
+   * restored or wrong database, another installation's unlabelled resource):
+   * leave it and its Job alone, say so once, and look again later.
+   */
+  async #untracked(resource: WorkloadResource<Spec, Status>, log: Logger): Promise<ReconcileResult> {
+    const { workload: w, resources, cluster, metrics } = this.#d;
+    const prev = resource.status;
+    const tracked = prev?.conditions?.find((c) => c.type === "Tracked");
+    if (tracked?.status !== "False") {
+      const message = `this installation's database has no ${w.noun}, repository or account for it: left alone (not started, stopped or deleted)`;
+      log.warn(message);
+      metrics.untracked(w.noun);
+      const conditions = setCondition(prev?.conditions, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message, observedGeneration: resource.metadata.generation ?? 0 }, this.#now());
+      if (await resources.patchStatus(resource.metadata.name, { ...prev, conditions } as Status)) {
+        const { name, namespace, uid } = resource.metadata;
+        await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason: "UnknownToDatabase", warning: true, note: message });
+      }
+    }
+    return { requeueAfterMs: UNTRACKED_RESYNC_MS };
+  }
+
+  /** Marks a workload that can never be reconciled failed, with a condition, an Event, its row where one can be written, and a metric. */
+  async #fail(resource: WorkloadResource<Spec, Status>, reason: string, message: string): Promise<void> {
+    const { workload: w, rows, cluster, metrics, logger } = this.#d;
+    const { name, namespace } = resource.metadata;
+    if (w.lifecycle.isTerminal(resource.status?.phase)) return;
+    const log = logger.child({ [w.noun]: name });
+    log.warn({ reason, error: message }, `the ${w.noun} cannot be reconciled: marking it failed`);
+    metrics.unreconcilable(w.noun, reason);
+    const now = this.#now();
+    const failed: WorkloadObservation = { phase: "failed", reason, error: message.slice(0, 4000), exitCode: null, startTime: resource.status?.startTime, completionTime: now.toISOString(), stopJob: true };
+    if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
+    if (w.release) await w.release(resource, cluster).catch(() => undefined);
+    const status = this.#statusFrom(resource, failed, null, now, undefined);
+    if (!(await this.#write(resource, status, reason, log))) return;
+    // Best effort: the row may be what cannot be written.
+    await rows
+      .mirror({ namespace, name, createdAt: new Date(resource.metadata.creationTimestamp ?? now), spec: resource.spec, status })
+      .catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, `the ${w.noun}'s row cannot record the failure`));
+  }
+
+  #now(): Date {
+    return (this.#d.now ?? (() => new Date()))();
+  }
+
+  #statusFrom(resource: WorkloadResource<Spec, Status>, obs: WorkloadObservation, pod: V1Pod | null, now: Date, extra: Partial<Status> | undefined): Status {
     const w = this.#d.workload;
     const prev = resource.status;
     const terminal = w.lifecycle.isTerminal(obs.phase);
     const generation = resource.metadata.generation ?? 0;
-    const conditions = lifecycleConditions(
+    let conditions = lifecycleConditions(
       prev?.conditions,
       { noun: w.noun, phase: obs.phase, terminal, reason: obs.reason, error: obs.error, startTime: obs.startTime, started: w.started, generation },
       now,
     );
+    // Known to the database again (restored): say so.
+    if (conditions.some((c) => c.type === "Tracked" && c.status === "False")) {
+      conditions = setCondition(conditions, { type: "Tracked", status: "True", reason: "Tracked", message: `the ${w.noun} is known to this installation's database`, observedGeneration: generation }, now);
+    }
     const podName = pod?.metadata?.name ?? prev?.podName;
     return {
       phase: obs.phase,
@@ -165,11 +286,16 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
       ...(obs.exitCode !== null && { exitCode: obs.exitCode }),
       ...(obs.error !== null && { error: obs.error }),
-      ...w.extraStatus?.(obs, prev),
+      ...extra,
       ...(obs.startTime && { startTime: obs.startTime }),
       ...(terminal && obs.completionTime && { completionTime: obs.completionTime }),
     } as Status;
   }
+}
+
+/** The main container has started (startTime is set then), or the workload has finished. */
+function startedOrDone(w: { lifecycle: { isTerminal(p: string | undefined): boolean } }, s: WorkloadStatus | undefined): boolean {
+  return !!s && (!!s.startTime || w.lifecycle.isTerminal(s.phase));
 }
 
 function hasRunPods(job: V1Job): boolean {

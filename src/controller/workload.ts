@@ -1,5 +1,8 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { z } from "zod";
+import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
+import type { ComputePreset, ComputeTypes } from "../k8s/compute-types.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
 import type { WorkloadKind } from "../k8s/crds/lifecycle.ts";
 import type { CustomResource } from "../k8s/custom-resources.ts";
@@ -38,6 +41,8 @@ export interface ObserveInput<Spec, Status> {
 }
 
 export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation = WorkloadObservation> extends WorkloadKind {
+  /** The spec's schema (the CRD's): a resource written by hand or by an older version is checked before anything acts on it. */
+  readonly specSchema: z.ZodType<Spec>;
   /** Started condition's reason and message once the main container has started. */
   readonly started: { reason: string; message: string };
   idOf(spec: Spec): string;
@@ -51,8 +56,21 @@ export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStat
   observe(input: ObserveInput<Spec, Status>): Promise<Obs>;
   /** Act on what observe found before the status says so (an analysis stores its result first). */
   persist?(resource: WorkloadResource<Spec, Status>, obs: Obs): Promise<void>;
+  /**
+   * Removes what the workload needed only to start (the run's Secret of
+   * environment values), once its main container has started or it has
+   * finished, so secrets do not sit in etcd.
+   */
+  release?(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<void>;
   /** Status fields only this kind has. */
   extraStatus?(obs: Obs, previous: Status | undefined): Partial<Status>;
   /** The Event's note when the phase changes. */
   eventNote(status: Status): string;
+}
+
+/** The compute preset a workload asks for; one this installation does not define can never be run. */
+export function presetFor(types: ComputeTypes, name: string): ComputePreset {
+  const preset = types[name];
+  if (!preset) throw new Unreconcilable("UnknownComputeType", `compute type '${name}' is not defined here (defined: ${Object.keys(types).join(", ")})`);
+  return preset;
 }

@@ -29,6 +29,8 @@ export interface ClusterActions {
   deleteJob(namespace: string, name: string): Promise<void>;
   /** Creates the Secret; one that already exists counts as created. */
   createSecret(namespace: string, secret: V1Secret): Promise<void>;
+  /** Deletes the Secret; one already gone counts as deleted. */
+  deleteSecret(namespace: string, name: string): Promise<void>;
   /** The newest pod with the label, asked of the API server (not a cache that may lag). */
   newestPod(namespace: string, labelSelector: string): Promise<V1Pod | null>;
   /** The whole log of a container; null when the pod is gone. */
@@ -60,6 +62,13 @@ export function kubeClusterActions(k: KubeClients, logger: Logger): ClusterActio
         await k.core.createNamespacedSecret({ namespace, body: secret });
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
+      }
+    },
+    async deleteSecret(namespace, name) {
+      try {
+        await k.core.deleteNamespacedSecret({ name, namespace });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
     },
     async newestPod(namespace, labelSelector) {

@@ -38,10 +38,3 @@ export const DEFAULT_COMPUTE_TYPES: ComputeTypes = {
     tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
   },
 };
-
-/** The named preset; a name the configuration does not define is a configuration error. */
-export function computePreset(types: ComputeTypes, name: string): ComputePreset {
-  const preset = types[name];
-  if (!preset) throw new Error(`unknown compute type ${name}`);
-  return preset;
-}

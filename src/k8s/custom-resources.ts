@@ -1,6 +1,7 @@
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ObjectMeta } from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound, type KubeClients } from "./client.ts";
 import { GROUP, VERSION } from "./crds/common.ts";
+import { INSTALLATION_LABEL } from "./labels.ts";
 
 export interface CustomResource<Spec, Status> extends KubernetesObject {
   metadata: V1ObjectMeta & { name: string; namespace: string; uid: string; generation?: number };
@@ -21,10 +22,13 @@ export interface ResourceKind<Spec> {
 export class CustomResources<Spec extends object, Status extends object> {
   readonly #k: KubeClients;
   readonly #kind: ResourceKind<Spec>;
+  readonly #installation: string;
 
-  constructor(k: KubeClients, kind: ResourceKind<Spec>) {
+  /** installation: labelled on every resource created, so only this installation's controller acts on it. */
+  constructor(k: KubeClients, kind: ResourceKind<Spec>, installation: string) {
     this.#k = k;
     this.#kind = kind;
+    this.#installation = installation;
   }
 
   get namespace(): string {
@@ -45,7 +49,7 @@ export class CustomResources<Spec extends object, Status extends object> {
     const body = {
       apiVersion: `${GROUP}/${VERSION}`,
       kind: this.#kind.kind,
-      metadata: { name, namespace: this.#k.namespace, labels: this.#kind.labelsOf(spec) },
+      metadata: { name, namespace: this.#k.namespace, labels: { ...this.#kind.labelsOf(spec), [INSTALLATION_LABEL]: this.#installation } },
       spec,
     };
     try {

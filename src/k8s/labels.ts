@@ -5,6 +5,8 @@ import { RUN_WORKLOAD } from "./crds/run.ts";
 // Labels the contract promises on everything codeplane creates, so platform
 // teams can select, audit and clean up by account, repository or run.
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "codeplane" } as const;
+/** The installation (src/domain/workloads/installation.ts) that created a resource: only its controller acts on it. */
+export const INSTALLATION_LABEL = "codeplane.dev/installation";
 /** The label that ties a pod to its run or analysis. */
 export const RUN_LABEL = podLabelOf(RUN_WORKLOAD);
 export const ANALYSIS_LABEL = podLabelOf(ANALYSIS_WORKLOAD);

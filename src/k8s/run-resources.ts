@@ -8,18 +8,18 @@ export type RunResource = CustomResource<RunSpec, RunStatus>;
 export type AnalysisResource = CustomResource<AnalysisSpec, AnalysisStatus>;
 
 export class RunResources extends CustomResources<RunSpec, RunStatus> {
-  constructor(k: KubeClients) {
-    super(k, { kind: RUN_KIND, plural: RUN_PLURAL, nameOf: (s) => runResourceName(s.runId), labelsOf: (s) => runLabels(s.accountId, s.repositoryId, s.runId) });
+  constructor(k: KubeClients, installation: string) {
+    super(k, { kind: RUN_KIND, plural: RUN_PLURAL, nameOf: (s) => runResourceName(s.runId), labelsOf: (s) => runLabels(s.accountId, s.repositoryId, s.runId) }, installation);
   }
 }
 
 export class AnalysisResources extends CustomResources<AnalysisSpec, AnalysisStatus> {
-  constructor(k: KubeClients) {
+  constructor(k: KubeClients, installation: string) {
     super(k, {
       kind: ANALYSIS_KIND,
       plural: ANALYSIS_PLURAL,
       nameOf: (s) => analysisResourceName(s.analysisId),
       labelsOf: (s) => analysisLabels(s.accountId, s.repositoryId, s.analysisId),
-    });
+    }, installation);
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS_ROWS, saveAnalysisResult } from "../../src/domain/analyses/analysis-rows.ts";
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
+import { Unreconcilable } from "../../src/domain/workloads/unreconcilable.ts";
 import { hideWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
 import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
@@ -93,10 +94,31 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     expect(await rows().isHidden(id)).toBe(true);
     await mirror(id, { phase: "completed", exitCode: 0 });
     expect(await read(id)).toMatchObject({ status: "running" });
-    await rows().removeGone(id, `other/x-${id}`);
+    await rows().resourceGone(id, `other/x-${id}`);
     expect(await rows().isHidden(id)).toBe(true);
-    await rows().removeGone(id, `ns/x-${id}`);
+    await rows().resourceGone(id, `ns/x-${id}`);
     expect(await database.db.selectFrom(k.table).select("id").where("id", "=", id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it("keeps a row whose resource left the cluster another way (kubectl delete, retention): a live one is cancelled, a finished one unchanged", async () => {
+    const live = randomUUID();
+    await mirror(live, { phase: "running", startTime: T0 });
+    await rows().resourceGone(live, `ns/x-${live}`);
+    expect(await read(live)).toMatchObject({ status: "cancelled", error: "its resource was deleted from the cluster before it finished", resource_deleted_at: expect.any(Date), [k.end]: expect.any(Date) });
+    // Final: a later mirror of an older observation cannot revive it.
+    await mirror(live, { phase: "running" });
+    expect(await read(live)).toMatchObject({ status: "cancelled" });
+
+    const done = randomUUID();
+    await mirror(done, { phase: "completed", exitCode: 0, startTime: T0, completionTime: T1 });
+    await rows().resourceGone(done, `ns/x-${done}`);
+    expect(await read(done)).toMatchObject({ status: "completed", exit_code: 0, error: null, [k.end]: new Date(T1), resource_deleted_at: expect.any(Date) });
+  });
+
+  it("answers Unreconcilable, not a retryable error, when Postgres cannot store the data", async () => {
+    const id = randomUUID();
+    const spec = { ...k.spec(id), ...(k.name === "runs" ? { command: ["echo", "a\u0000b"] } : { branch: "x\u0000" }) };
+    await expect(rows().mirror({ namespace: "ns", name: `x-${id}`, createdAt: new Date(T0), spec, status: undefined })).rejects.toBeInstanceOf(Unreconcilable);
   });
 
   it("hiding is scoped to the account", async () => {

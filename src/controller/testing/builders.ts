@@ -79,6 +79,18 @@ export class ResourceBuilder<Spec, Status> {
     return this;
   }
 
+  /** Labelled with an installation (the API labels every resource it creates). */
+  installation(id: string): this {
+    this.#r = { ...this.#r, metadata: { ...this.#r.metadata, labels: { ...this.#r.metadata.labels, "codeplane.dev/installation": id } } };
+    return this;
+  }
+
+  /** Fields changed by hand (kubectl edit), valid or not. */
+  withSpec(changes: Record<string, unknown>): this {
+    this.#r = { ...this.#r, spec: { ...this.#r.spec, ...changes } };
+    return this;
+  }
+
   generation(n: number): this {
     this.#r = { ...this.#r, metadata: { ...this.#r.metadata, generation: n } };
     return this;

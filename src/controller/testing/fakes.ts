@@ -1,4 +1,5 @@
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
+import { Unreconcilable } from "../../domain/workloads/unreconcilable.ts";
 import { pino } from "pino";
 import type { AnalyzerResult } from "../../analyzer/model.ts";
 import type { WorkloadMirror, WorkloadRows } from "../../domain/workloads/workload-rows.ts";
@@ -43,7 +44,15 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   vanishes?: boolean;
   /** The variables a run of the repository gets. */
   env?: Record<string, string>;
+  /** Postgres cannot store the row (a data exception): the mirror throws what the real one throws. */
+  unstorable?: boolean;
+  /** How long finished resources are kept; a week when absent. */
+  retentionSeconds?: number;
 }
+
+/** The installation the fake controller belongs to. */
+export const INSTALLATION = "inst-ours";
+export const RETENTION_SECONDS = 7 * 86_400;
 
 export interface Recorded<Status> {
   actions: string[];
@@ -94,14 +103,15 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
     async mirror(m) {
       act(`mirror ${m.status?.phase ?? "-"}`);
       r.mirrored.push(structuredClone(m) as WorkloadMirror<unknown, Status>);
+      if (given.unstorable) throw new Unreconcilable("Unstorable", "its row cannot be stored: unsupported Unicode escape sequence");
       const orphaned = given.orphaned === true || (given.orphaned === "later" && r.mirrored.length > 1);
       return orphaned ? "orphaned" : "mirrored";
     },
     async isHidden() {
       return given.hidden ?? false;
     },
-    async removeGone(id, workflowId) {
-      act(`removeGone ${id} ${workflowId}`);
+    async resourceGone(id, workflowId) {
+      act(`resourceGone ${id} ${workflowId}`);
     },
     async markLogsComplete(id) {
       act(`markLogsComplete ${id}`);
@@ -122,6 +132,10 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
       inNamespace(ns);
       act(`createSecret ${s.metadata?.name}`);
       r.secrets.push(structuredClone(s));
+    },
+    async deleteSecret(ns, name) {
+      inNamespace(ns);
+      act(`deleteSecret ${name}`);
     },
     async newestPod(ns, selector) {
       inNamespace(ns);
@@ -160,6 +174,12 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
       list: (ns) => (ns === NAMESPACE ? structuredClone(cachedPods) : []),
     },
     archiver,
+    installation: INSTALLATION,
+    retentionSeconds: given.retentionSeconds ?? RETENTION_SECONDS,
+    metrics: {
+      unreconcilable: (kind, reason) => act(`metric unreconcilable ${kind} ${reason}`),
+      untracked: (kind) => act(`metric untracked ${kind}`),
+    },
     logger: pino({ level: "silent" }),
     now: () => new Date(NOW),
   });

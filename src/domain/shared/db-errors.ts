@@ -10,3 +10,9 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   return !!err && typeof err === "object" && (err as { code?: string }).code === "23503";
 }
+
+/** The data itself cannot be stored (SQLSTATE class 22: a NUL character, an invalid escape, a value out of range): retrying cannot help. */
+export function isDataException(err: unknown): boolean {
+  const code = !!err && typeof err === "object" ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("22");
+}

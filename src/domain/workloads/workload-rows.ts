@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../k8s/crds/common.ts";
-import { isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
+import { isDataException, isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
+import { Unreconcilable } from "./unreconcilable.ts";
 
 // The Postgres mirror of workload resources (runs, analyses), written once
 // for every kind. A resource is the source of truth; its row is what the API
@@ -89,8 +90,13 @@ export interface WorkloadRows<Spec, Status> {
   mirror(m: WorkloadMirror<Spec, Status>): Promise<"mirrored" | "orphaned">;
   /** Deleted through the API while its resource still existed. */
   isHidden(id: string): Promise<boolean>;
-  /** The resource is gone: so is the row (and, by cascade, its log lines). */
-  removeGone(id: string, workflowId: string): Promise<void>;
+  /**
+   * The resource is gone. Deleted through the API (the row is hidden): so is
+   * the row, and by cascade its log lines. Deleted any other way (kubectl,
+   * retention): the row stays readable and remembers when; a workload that had
+   * not finished is cancelled.
+   */
+  resourceGone(id: string, workflowId: string): Promise<void>;
   /** Nothing more will be archived: log streams may end. */
   markLogsComplete(id: string): Promise<void>;
 }
@@ -105,6 +111,7 @@ export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadS
         return "mirrored";
       } catch (err) {
         if (isOrphanedWrite(t, err)) return "orphaned";
+        if (isDataException(err)) throw new Unreconcilable("Unstorable", `its ${t.table} row cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
         throw err;
       }
     },
@@ -112,8 +119,24 @@ export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadS
       const row = await q.selectFrom(t.table).select("id").where("id", "=", id).where("deleted_at", "is not", null).executeTakeFirst();
       return row !== undefined;
     },
-    async removeGone(id, workflowId) {
-      await q.deleteFrom(t.table).where("workflow_id", "=", workflowId).where("id", "=", id).execute();
+    async resourceGone(id, workflowId) {
+      await q.deleteFrom(t.table).where("workflow_id", "=", workflowId).where("id", "=", id).where("deleted_at", "is not", null).execute();
+      const live = sql<boolean>`${sql.ref("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}`;
+      await q
+        .updateTable(t.table)
+        .set({
+          resource_deleted_at: new Date(),
+          status: sql`case when ${live} then 'cancelled' else status end`,
+          error: sql`case when ${live} then 'its resource was deleted from the cluster before it finished' else error end`,
+          [t.endColumn]: sql`case when ${live} then now() else ${sql.ref(t.endColumn)} end`,
+          status_rank: sql`greatest(status_rank, ${sql.lit(t.lifecycle.terminalRank)})`,
+          updated_at: new Date(),
+        })
+        .where("workflow_id", "=", workflowId)
+        .where("id", "=", id)
+        .where("deleted_at", "is", null)
+        .where("resource_deleted_at", "is", null)
+        .execute();
     },
     async markLogsComplete(id) {
       await q.updateTable(t.table).set({ logs_complete: true }).where("id", "=", id).where("logs_complete", "=", false).execute();
