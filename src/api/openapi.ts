@@ -17,6 +17,7 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
         "",
         "Conventions: JSON in and out; ids are UUIDv7; timestamps RFC 3339 UTC. Lists take `limit` (1-100, default 20) and `cursor` and answer `{items, next_cursor}`, newest first.",
         "Validation failures answer 422 with `{detail: [{loc, msg, type}]}`; every other failure answers `{detail: \"...\"}`.",
+        "A string or object key holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a path, query or body, is refused with 422 (`type: value_error`; an object key's `loc` ends in `[key]`).",
         "Every response carries `X-Request-Id`. `/v1` responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 adds `Retry-After`.",
         "Another account's resource answers 404, never 403.",
       ].join("\n"),

@@ -6,7 +6,7 @@ import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import type { ValidationIssue } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { HttpError, notAuthenticated } from "./http-error.ts";
-import { toValidationIssues, type Location } from "./validation.ts";
+import { validatePart, type Location } from "./validation.ts";
 
 // One declaration per endpoint drives both the Koa route (validation, auth,
 // scope check) and its OpenAPI operation, so the document cannot drift from
@@ -60,9 +60,9 @@ const toKoaPath = (p: string) => p.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, loc: Location, issues: ValidationIssue[]): unknown {
   if (!schema) return undefined;
-  const r = schema.safeParse(value);
+  const r = validatePart(schema, value, loc);
   if (r.success) return r.data;
-  issues.push(...toValidationIssues(r.error, loc, value));
+  issues.push(...r.issues);
   return undefined;
 }
 
@@ -121,7 +121,7 @@ export class Routes {
       responses[429] = err("Rate limit exceeded; see Retry-After.");
     }
     if (spec.params || spec.query || spec.body) {
-      responses[422] = { description: "Validation failed.", content: { "application/json": { schema: validationErrorSchema } } };
+      responses[422] = { description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).", content: { "application/json": { schema: validationErrorSchema } } };
     }
     if (spec.body) {
       responses[413] = err("Request body too large.");

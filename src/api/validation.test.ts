@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toValidationIssues } from "./validation.ts";
+import { toValidationIssues, validatePart } from "./validation.ts";
 
 const schema = z.strictObject({
   name: z.string().min(2).max(5),
@@ -51,5 +51,68 @@ describe("toValidationIssues", () => {
       ["body.x", "extra_forbidden"],
       ["body.y", "extra_forbidden"],
     ]);
+  });
+});
+
+describe("validatePart: the text rule before the schema", () => {
+  const NUL = { msg: "Value error, must not contain NUL characters (U+0000)", type: "value_error" };
+  const SURROGATE = { msg: "Value error, must not contain unpaired UTF-16 surrogates", type: "value_error" };
+  const part = z.strictObject({
+    name: z.string().regex(/^[a-z]+$/, "must be lowercase letters"),
+    id: z.uuid().optional(),
+    tags: z.array(z.string()).optional(),
+    params: z.record(z.string().min(1), z.union([z.string(), z.number()])).optional(),
+    free: z.unknown().optional(),
+    flag: z.boolean().optional(),
+  });
+  const issues = (input: unknown, loc: "body" | "query" | "path" = "body") => {
+    const r = validatePart(part, input, loc);
+    if (r.success) throw new Error("expected a failure");
+    return r.issues;
+  };
+
+  it("passes clean input through the schema", () => {
+    expect(validatePart(part, { name: "ok", tags: ["\ud83d\ude00"] }, "body")).toEqual({ success: true, data: { name: "ok", tags: ["\ud83d\ude00"] } });
+  });
+
+  it("refuses NUL and lone surrogates where the schema alone would accept them", () => {
+    expect(issues({ name: "ok", tags: ["a", "b\u0000"] })).toEqual([{ loc: ["body", "tags", 1], ...NUL }]);
+    expect(issues({ name: "ok", free: { deep: ["\ud800"] } })).toEqual([{ loc: ["body", "free", "deep", 0], ...SURROGATE }]);
+    expect(issues({ name: "ok", params: { "a\u0000": 1, b: "\udc00" } })).toEqual([
+      { loc: ["body", "params", "a\u0000", "[key]"], ...NUL },
+      { loc: ["body", "params", "b"], ...SURROGATE },
+    ]);
+  });
+
+  it("reports only the text issue for a field the schema refuses too (pattern, uuid, unknown key)", () => {
+    expect(issues({ name: "ab\u0000", id: "\u0000" }, "query")).toEqual([
+      { loc: ["query", "name"], ...NUL },
+      { loc: ["query", "id"], ...NUL },
+    ]);
+    expect(issues({ name: "ok", "x\u0000": 1 })).toEqual([{ loc: ["body", "x\u0000", "[key]"], ...NUL }]);
+  });
+
+  it("keeps every other field's issues", () => {
+    expect(issues({ name: "\u0000", flag: "yes", extra: 1 })).toEqual([
+      { loc: ["body", "name"], ...NUL },
+      { loc: ["body", "flag"], msg: "Input should be a valid boolean", type: "bool_type" },
+      { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+    ]);
+  });
+
+  it("checks a part that is a bare string", () => {
+    expect(issues("\u0000")).toEqual([{ loc: ["body"], ...NUL }]);
+  });
+});
+
+describe("validatePart at scale", () => {
+  it("answers a body of 50,000 unknown keys holding NUL in linear time", () => {
+    const body = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}\u0000`, 1]));
+    const started = performance.now();
+    const r = validatePart(z.strictObject({}), body, "body");
+    expect(performance.now() - started).toBeLessThan(5_000); // quadratic would take minutes
+    expect(r.success).toBe(false);
+    // The first 100 keys are refused as text (MAX_TEXT_ISSUES), the rest as unknown fields.
+    if (!r.success) expect(r.issues.map((i) => i.type)).toEqual([...Array(100).fill("value_error"), ...Array(49_900).fill("extra_forbidden")]);
   });
 });

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ValidationIssue } from "../domain/errors.ts";
+import { KEY_LOC, unstorableTextIssues } from "../domain/shared/storable-text.ts";
 
 // Maps zod issues onto the FastAPI/pydantic vocabulary the contract promises,
 // so clients written against that style of API can read our 422s unchanged.
@@ -83,4 +84,28 @@ function one(issue: z.core.$ZodIssue, location: Location, input: unknown): Valid
 
 export function toValidationIssues(error: z.ZodError, location: Location, input: unknown): ValidationIssue[] {
   return error.issues.flatMap((i) => one(i, location, input));
+}
+
+/**
+ * Validates one part of a request (path, query or body): first the text rule
+ * (no NUL, no unpaired surrogate) for every string and object key in it,
+ * whatever the schema says about them, so no route can forget it; then the
+ * schema. A field refused by the text rule gets only that issue (its pattern,
+ * UUID or enum mismatch would say the same thing less clearly); every other
+ * field's issues are reported with it.
+ */
+export function validatePart(
+  schema: z.ZodType,
+  value: unknown,
+  location: Location,
+): { success: true; data: unknown } | { success: false; issues: ValidationIssue[] } {
+  const text = unstorableTextIssues(value, [location]);
+  const r = schema.safeParse(value);
+  if (r.success && !text.length) return { success: true, data: r.data };
+  if (r.success) return { success: false, issues: text };
+  // The fields refused (a key's loc without its "[key]"), looked up by every prefix of a zod issue's loc: linear in the issues.
+  const refused = new Set(text.map((t) => JSON.stringify(t.loc[t.loc.length - 1] === KEY_LOC ? t.loc.slice(0, -1) : t.loc)));
+  const covered = (loc: ValidationIssue["loc"]) => loc.some((_k, i) => refused.has(JSON.stringify(loc.slice(0, i + 1))));
+  const rest = toValidationIssues(r.error, location, value).filter((i) => !covered(i.loc));
+  return { success: false, issues: [...text, ...rest] };
 }

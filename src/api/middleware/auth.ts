@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import type { Principal } from "../../domain/auth/scopes.ts";
+import { textProblem } from "../../domain/shared/storable-text.ts";
 import { notAuthenticated } from "../http-error.ts";
 
 /**
@@ -18,7 +19,8 @@ export function authenticate(authenticators: Authenticator[]): Middleware {
     const header = ctx.get("Authorization");
     if (header) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m?.[1]) throw notAuthenticated();
+      // No authenticator ever sees text it could not look up (Node's parser refuses NUL in headers already).
+      if (!m?.[1] || textProblem(m[1])) throw notAuthenticated();
       let principal: Principal | null = null;
       for (const auth of authenticators) {
         principal = await auth(m[1]);

@@ -9,6 +9,7 @@ import type { GitSource } from "../repositories/git-port.ts";
 import { configuredEnvNames } from "../env-vars/env-var-rows.ts";
 import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
+import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { hideWorkload } from "../workloads/workload-rows.ts";
 import { deleteAnalysisRow, findAnalysis, findLiveAnalysis, insertPendingAnalysis, listAnalyses, requiredEnvVars, toAnalysis } from "./analysis-rows.ts";
@@ -48,6 +49,8 @@ export class AnalysisService {
 
   /** One analysis per repository and commit: returns the existing one (created false) or starts one. */
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateAnalysisInput): Promise<{ analysis: Analysis; created: boolean }> {
+    // Checked before anything is written (the row, then the resource): the path's ref can become the branch.
+    rejectUnstorableText({ path: { commit_hash: ref }, body: input });
     const repo = await requireRepository(db, accountId, repositoryId);
     const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
     // A branch name in the path is remembered as the branch, unless the body names one.
@@ -64,6 +67,7 @@ export class AnalysisService {
     const id = newId();
     const language = input.language ?? "en";
     const spec = this.#spec(id, accountId, repo, commitHash, branch, language);
+    assertStorableText(spec, "the analysis's spec");
     // The row comes first here (unlike runs): the unique index on the live
     // (repository, commit) is what makes concurrent POSTs agree on one analysis.
     const inserted = await insertPendingAnalysis(db, {

@@ -8,6 +8,7 @@ import { conflict, DomainValidationError, notFound, unavailable, type Validation
 import type { GitSource } from "../repositories/git-port.ts";
 import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
+import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
 import { hideWorkload, mirrorWorkload } from "../workloads/workload-rows.ts";
@@ -53,10 +54,14 @@ export class RunService {
   }
 
   async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
+    // Everything given is checked before anything is written: the resource
+    // comes before its row, so text the row cannot hold must never reach it.
+    rejectUnstorableText({ path: { commit_hash: ref }, body: input });
     const repo = await requireRepository(db, accountId, repositoryId);
     const computeType = input.compute_type ?? this.#deps.defaultComputeType;
     const issues: ValidationIssue[] = [];
-    if (!this.#deps.computeTypes[computeType]) {
+    // Own keys only: "constructor" or "toString" is no preset.
+    if (!Object.hasOwn(this.#deps.computeTypes, computeType)) {
       const known = Object.keys(this.#deps.computeTypes).map((k) => `'${k}'`);
       issues.push({ loc: ["body", "compute_type"], msg: `Input should be ${known.join(", ")}`, type: "enum" });
     }
@@ -91,6 +96,7 @@ export class RunService {
     };
     // The resource is the source of truth and is written first; if this
     // process dies before the row, the controller writes the row from it.
+    assertStorableText(spec, "the run's spec");
     let resource;
     try {
       resource = await launcher.create(spec);

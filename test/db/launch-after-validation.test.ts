@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AnalysisService, type AnalysisLauncher } from "../../src/domain/analyses/analyses.ts";
+import { DomainValidationError } from "../../src/domain/errors.ts";
+import type { GitSource } from "../../src/domain/repositories/git-port.ts";
+import { RunService, type ExperimentCatalog, type RunLauncher } from "../../src/domain/runs/runs.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../../src/k8s/compute-types.ts";
+import { createRootLogger } from "../../src/logger.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
+
+// The services themselves, not only the routes in front of them, check every
+// string they are given before anything is written: a run's resource is
+// created before its row, so text the row cannot hold must never reach the
+// cluster. Fakes stand in for git, the analysis catalog and the cluster, and
+// record whether they were asked anything.
+
+let database: TestDatabase;
+let accountId: string;
+let repositoryId: string;
+const COMMIT = "c".repeat(40);
+const logger = createRootLogger("silent");
+
+let calls: string[];
+const git = {
+  resolveCommit: async (_key: string, _url: string, ref: string) => (calls.push(`git ${ref}`), COMMIT),
+} as unknown as GitSource;
+const experiments: ExperimentCatalog = {
+  experiment: async () => (calls.push("catalog"), null),
+};
+const launcher = (kind: string): RunLauncher & AnalysisLauncher => ({
+  namespace: "codeplane",
+  create: async (spec: { runId?: string; analysisId?: string }) => {
+    calls.push(`create ${kind}`);
+    return { metadata: { name: `${kind}-${spec.runId ?? spec.analysisId}`, namespace: "codeplane" } };
+  },
+  requestCancel: async () => true,
+  delete: async () => {},
+});
+
+const runs = () =>
+  new RunService({
+    git,
+    experiments,
+    launcher: launcher("run"),
+    computeTypes: DEFAULT_COMPUTE_TYPES,
+    defaultComputeType: "cpu-general",
+    defaultTimeoutSeconds: 60,
+    maxTimeoutSeconds: 3600,
+    logger,
+  });
+const analyses = () => new AnalysisService({ git, launcher: launcher("analysis"), timeoutSeconds: 60, logger });
+
+const count = async (table: "runs" | "analyses") =>
+  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+
+async function refusal(p: Promise<unknown>): Promise<DomainValidationError["issues"]> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainValidationError);
+  return (err as DomainValidationError).issues;
+}
+
+const NUL = { msg: "Value error, must not contain NUL characters (U+0000)", type: "value_error" };
+const SURROGATE = { msg: "Value error, must not contain unpaired UTF-16 surrogates", type: "value_error" };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  accountId = randomUUID();
+  repositoryId = randomUUID();
+  await database.db.insertInto("accounts").values({ id: accountId, name: `a-${accountId.slice(0, 8)}` }).execute();
+  await database.db
+    .insertInto("repositories")
+    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r", provider: "git", created_at: new Date(), updated_at: new Date() })
+    .execute();
+});
+afterAll(() => database?.drop());
+beforeEach(() => {
+  calls = [];
+});
+
+describe("RunService.create", () => {
+  it.each([
+    ["a NUL in an argv element", "main", { command: ["echo", "a\u0000b"] }, [{ loc: ["body", "command", 1], ...NUL }]],
+    ["a lone surrogate in an argv element", "main", { command: ["\udc00"] }, [{ loc: ["body", "command", 0], ...SURROGATE }]],
+    ["a NUL in the ref", "ma\u0000in", { command: ["true"] }, [{ loc: ["path", "commit_hash"], ...NUL }]],
+    [
+      "a parameter's name and value",
+      "main",
+      { analyzed_experiment: "python:train.py", parameters: { "lr\u0000": 1, epochs: "\ud800" } },
+      [
+        { loc: ["body", "parameters", "lr\u0000", "[key]"], ...NUL },
+        { loc: ["body", "parameters", "epochs"], ...SURROGATE },
+      ],
+    ],
+    ["a NUL in the compute type", "main", { command: ["true"], compute_type: "cpu\u0000" }, [{ loc: ["body", "compute_type"], ...NUL }]],
+  ])("refuses %s before asking git, the catalog or the cluster", async (_name, ref, input, issues) => {
+    expect(await refusal(runs().create(database.db, accountId, repositoryId, ref, input))).toEqual(issues);
+    expect(calls).toEqual([]);
+    expect(await count("runs")).toBe(0);
+  });
+
+  it.each([["constructor"], ["toString"], ["__proto__"]])("refuses the compute type %j (no preset, though the object has the key) before the cluster", async (name) => {
+    expect(await refusal(runs().create(database.db, accountId, repositoryId, "main", { command: ["true"], compute_type: name }))).toEqual([
+      { loc: ["body", "compute_type"], msg: "Input should be 'cpu-general', 'cpu-memory', 'gpu-a10g'", type: "enum" },
+    ]);
+    expect(calls).toEqual([]);
+  });
+
+  it("creates the resource, then the row, for a clean request (the fakes work)", async () => {
+    const before = await count("runs");
+    const run = await runs().create(database.db, accountId, repositoryId, "main", { command: ["echo", "caf\u00e9 \u{1f600}"] });
+    expect(calls).toEqual(["git main", "create run"]);
+    expect(run.run_config.command).toEqual(["echo", "caf\u00e9 \u{1f600}"]);
+    expect(await count("runs")).toBe(before + 1);
+  });
+});
+
+describe("AnalysisService.create", () => {
+  it.each([
+    ["a NUL in the branch", "main", { branch: "x\u0000" }, [{ loc: ["body", "branch"], ...NUL }]],
+    ["a lone surrogate in the branch", "main", { branch: "\ud800x" }, [{ loc: ["body", "branch"], ...SURROGATE }]],
+    ["a NUL in the ref (which would become the branch)", "ma\u0000in", {}, [{ loc: ["path", "commit_hash"], ...NUL }]],
+  ])("refuses %s before asking git or writing the row or the resource", async (_name, ref, input, issues) => {
+    expect(await refusal(analyses().create(database.db, accountId, repositoryId, ref, input))).toEqual(issues);
+    expect(calls).toEqual([]);
+    expect(await count("analyses")).toBe(0);
+  });
+
+  it("writes the row and the resource for a clean request (the fakes work)", async () => {
+    const before = await count("analyses");
+    const { analysis, created } = await analyses().create(database.db, accountId, repositoryId, "main", { branch: "main" });
+    expect(created).toBe(true);
+    expect(analysis.branch).toBe("main");
+    expect(calls).toEqual(["git main", "create analysis"]);
+    expect(await count("analyses")).toBe(before + 1);
+  });
+});
