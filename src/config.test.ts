@@ -13,6 +13,7 @@ describe("loadConfig", () => {
     const c = loadConfig(base);
     expect(c.http.port).toBe(8080);
     expect(c.repositories.allowLocal).toBe(false);
+    expect(c.rateLimit).toEqual({ requests: 600, windowSeconds: 60, authFailures: 30 });
     expect(c.kubernetes).toEqual({ kubeconfig: null, namespace: "codeplane" });
     expect(c.dataDir).toBe(path.resolve("./.codeplane"));
     expect(c.encryption.currentId).toBe("k1");
@@ -26,6 +27,7 @@ describe("loadConfig", () => {
     ["a short encryption key", { CODEPLANE_ENCRYPTION_KEY: Buffer.alloc(16).toString("base64") }, "CODEPLANE_ENCRYPTION_KEY"],
     ["a non-boolean flag", { CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "maybe" }, "CODEPLANE_ALLOW_LOCAL_REPOSITORIES"],
     ["a bad log level", { CODEPLANE_LOG_LEVEL: "loud" }, "CODEPLANE_LOG_LEVEL"],
+    ["a negative failed-authentication limit", { CODEPLANE_AUTH_FAILURE_LIMIT: "-1" }, "CODEPLANE_AUTH_FAILURE_LIMIT"],
     ["a bad namespace", { CODEPLANE_NAMESPACE: "Not_Valid" }, "CODEPLANE_NAMESPACE"],
     ["malformed old keys", { CODEPLANE_ENCRYPTION_OLD_KEYS: "k0" }, "CODEPLANE_ENCRYPTION_OLD_KEYS"],
     ["a malformed bootstrap key", { CODEPLANE_BOOTSTRAP_API_KEY: "secret" }, "CODEPLANE_BOOTSTRAP_API_KEY"],

@@ -53,6 +53,7 @@ const envSchema = z.object({
   CODEPLANE_BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   CODEPLANE_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(600),
   CODEPLANE_RATE_LIMIT_WINDOW_SECONDS: int(1, 3600).default(60),
+  CODEPLANE_AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(30),
   CODEPLANE_DB_POOL_MAX: int(1, 200).default(10),
   CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
   CODEPLANE_GIT_REFRESH_SECONDS: int(0, 86_400).default(60),
@@ -116,7 +117,8 @@ export interface Config {
   http: { host: string; port: number; bodyLimitBytes: number; trustProxy: boolean; shutdownTimeoutMs: number };
   logLevel: string;
   encryption: EncryptionKeys;
-  rateLimit: { requests: number; windowSeconds: number };
+  /** `authFailures`: failed authentications per client address and window (then 429); 0 disables. */
+  rateLimit: { requests: number; windowSeconds: number; authFailures: number };
   repositories: {
     allowLocal: boolean;
     gitCacheDir: string;
@@ -207,7 +209,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     },
     logLevel: e.CODEPLANE_LOG_LEVEL,
     encryption: { currentId: e.CODEPLANE_ENCRYPTION_KEY_ID, keys: Object.freeze(keys) },
-    rateLimit: { requests: e.CODEPLANE_RATE_LIMIT_REQUESTS, windowSeconds: e.CODEPLANE_RATE_LIMIT_WINDOW_SECONDS },
+    rateLimit: {
+      requests: e.CODEPLANE_RATE_LIMIT_REQUESTS,
+      windowSeconds: e.CODEPLANE_RATE_LIMIT_WINDOW_SECONDS,
+      authFailures: e.CODEPLANE_AUTH_FAILURE_LIMIT,
+    },
     repositories: {
       allowLocal: e.CODEPLANE_ALLOW_LOCAL_REPOSITORIES,
       gitCacheDir: path.resolve(e.CODEPLANE_GIT_CACHE_DIR ?? path.join(dataDir, "git")),

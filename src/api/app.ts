@@ -12,8 +12,9 @@ import { HttpError } from "./http-error.ts";
 import { createHttpMetrics } from "./metrics.ts";
 import { authenticate, type Authenticator } from "./middleware/auth.ts";
 import { errorHandler } from "./middleware/errors.ts";
-import { rateLimit } from "./middleware/rate-limit.ts";
+import { failedAuthLimit, rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
@@ -44,17 +45,30 @@ export interface AppDeps {
   api: ApiServices | null;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
-  rateLimit: { requests: number; windowSeconds: number };
+  /** `authFailures`: failed authentications per client address and window; 0 disables. */
+  rateLimit: { requests: number; windowSeconds: number; authFailures: number };
   isShuttingDown?: () => boolean;
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.http.trustProxy });
+  // Behind a trusted proxy the client address is the one that proxy saw: the last
+  // X-Forwarded-For entry (maxIpsCount 1), not the first, which the client writes itself.
+  const app = new Koa({ proxy: deps.http.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged by errorHandler, with the request id
   const metrics = createHttpMetrics();
 
   const api = new Router();
-  const routes = new Routes(api, new OpenAPIRegistry());
+  // Each route reads its body itself, after authentication, rate limits and its scope check.
+  const readBody = koaBody({
+    json: true,
+    jsonStrict: true,
+    jsonLimit: deps.http.bodyLimitBytes,
+    multipart: false,
+    urlencoded: false,
+    text: false,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  });
+  const routes = new Routes(api, new OpenAPIRegistry(), readBody);
   const s = deps.api;
   if (s) {
     registerKeyRoutes(routes, s.db);
@@ -77,26 +91,16 @@ export function createApp(deps: AppDeps): Koa {
   const notImplemented = () => new HttpError(501, "Not Implemented");
 
   app.use(requestContext(deps.logger, metrics));
+  app.use(securityHeaders());
   app.use(errorHandler(deps.logger));
   app.use(ops.routes()).use(ops.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
   if (!s) return app;
-  const auth = authenticate(s.authenticators);
+  const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith("/v1/")) return next();
     await auth(ctx, () => limit(ctx, next));
   });
-  app.use(
-    koaBody({
-      json: true,
-      jsonStrict: true,
-      jsonLimit: deps.http.bodyLimitBytes,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    }),
-  );
   app.use(api.routes()).use(api.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
   return app;
 }

@@ -19,6 +19,8 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
         "Validation failures answer 422 with `{detail: [{loc, msg, type}]}`; every other failure answers `{detail: \"...\"}`.",
         "A string or object key holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a path, query or body, is refused with 422 (`type: value_error`; an object key's `loc` ends in `[key]`).",
         "Every response carries `X-Request-Id`. `/v1` responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 adds `Retry-After`.",
+        "Failed authentications (a credential sent but not valid) are counted per client address: once an address has had `CODEPLANE_AUTH_FAILURE_LIMIT` (default 30) in a rate-limit window, its requests carrying a credential answer 429 (`Too many failed authentication attempts`, with `Retry-After`) before any lookup, until the window ends. Authentication, rate limits and the scope check all come before the request body is read: a request refused with 401, 403 or 429 is answered without waiting for its body.",
+        "Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` with `frame-ancestors 'none'`; `/v1` responses (the new key of `POST /v1/auth/keys` above all) carry `Cache-Control: no-store`.",
         "Another account's resource answers 404, never 403.",
       ].join("\n"),
     },

@@ -1,6 +1,6 @@
 import type Router from "@koa/router";
 import type { OpenAPIRegistry, RouteConfig } from "@asteasolutions/zod-to-openapi";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import { z } from "zod";
 import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import type { ValidationIssue } from "../domain/errors.ts";
@@ -72,9 +72,13 @@ export class Routes {
   readonly router: Router;
   readonly registry: OpenAPIRegistry;
 
-  constructor(router: Router, registry: OpenAPIRegistry) {
+  /** Reads and parses the request body (koa-body); run only once the caller is known to be allowed. */
+  readonly #readBody: Middleware;
+
+  constructor(router: Router, registry: OpenAPIRegistry, readBody: Middleware = (_ctx, next) => next()) {
     this.router = router;
     this.registry = registry;
+    this.#readBody = readBody;
   }
 
   add<PS extends z.ZodType | undefined, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined>(
@@ -90,6 +94,8 @@ export class Routes {
       if (spec.body && ctx.request.length && ctx.request.type && !isJson(ctx)) {
         throw new HttpError(415, "Unsupported Media Type: send application/json");
       }
+      // Only now is the body read: a request refused above never makes the server wait for (or buffer) its body.
+      await this.#readBody(ctx, async () => undefined);
       const issues: ValidationIssue[] = [];
       const params = parsePart(spec.params, ctx.params, "path", issues);
       const query = parsePart(spec.query, { ...ctx.query }, "query", issues);
@@ -117,8 +123,8 @@ export class Routes {
     const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
     if (spec.scope) {
       responses[401] = err("Missing, invalid, revoked or expired credential.");
-      responses[403] = err(`The credential lacks the \`${spec.scope}\` scope.`);
-      responses[429] = err("Rate limit exceeded; see Retry-After.");
+      responses[403] = err([`The credential lacks the \`${spec.scope}\` scope.`, spec.responses[403]?.description].filter(Boolean).join(" "));
+      responses[429] = err("Rate limit exceeded, or too many failed authentications from this address; see Retry-After.");
     }
     if (spec.params || spec.query || spec.body) {
       responses[422] = { description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).", content: { "application/json": { schema: validationErrorSchema } } };

@@ -81,7 +81,7 @@ describe("streamLogs", () => {
     expect(res.headersFlushed).toBe(true);
     expect(headers).toEqual({
       "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache",
+      "Cache-Control": "no-store",
       "X-Accel-Buffering": "no",
       Connection: "keep-alive",
     });

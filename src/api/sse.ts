@@ -62,7 +62,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
   ctx.status = 200;
   ctx.set({
     "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache",
+    "Cache-Control": "no-store",
     // nginx (and ingress-nginx) would otherwise buffer the stream.
     "X-Accel-Buffering": "no",
     Connection: "keep-alive",

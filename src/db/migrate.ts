@@ -7,6 +7,12 @@ export interface MigrationOutcome {
   applied: string[];
 }
 
+/**
+ * Safe to run from several processes at once (every replica migrates on start):
+ * Kysely's Postgres adapter holds a session advisory lock around the pending
+ * migrations, which run in one transaction, and it tolerates the race to create
+ * its own bookkeeping tables. test/db/migrate-concurrently.test.ts pins this.
+ */
 export async function migrateToLatest(db: Db, logger: Logger): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();

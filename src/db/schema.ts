@@ -24,6 +24,8 @@ export interface ApiKeysTable {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** The key this one was minted through (POST /v1/auth/keys); null for keys made by the CLI or the bootstrap. Revoked with it. */
+  parent_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface RepositoriesTable {

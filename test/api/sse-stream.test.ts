@@ -295,7 +295,7 @@ describe("run log stream over SSE", () => {
     const res = await fetch(streamUrl(runId, "?ping=30"), { signal: ac.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-accel-buffering")).toBe("no");
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();

@@ -2,6 +2,7 @@ import type { Middleware } from "koa";
 import type { Principal } from "../../domain/auth/scopes.ts";
 import { textProblem } from "../../domain/shared/storable-text.ts";
 import { notAuthenticated } from "../http-error.ts";
+import type { FailedAuthentications } from "./rate-limit.ts";
 
 /**
  * Resolves a bearer token to a principal, or null when this authenticator does
@@ -11,22 +12,29 @@ export type Authenticator = (token: string) => Promise<Principal | null>;
 
 /**
  * Sets ctx.state.principal when a valid bearer token is sent. A token that is
- * sent but not valid is refused here; a missing one is left to each route,
- * since some routes are public.
+ * sent but not valid is refused here (and counted against the client address:
+ * once it has spent its budget, its credentials are refused with 429 before
+ * any lookup); a missing one is left to each route, since some routes are
+ * public. Runs before the body is read.
  */
-export function authenticate(authenticators: Authenticator[]): Middleware {
+export function authenticate(authenticators: Authenticator[], failures?: FailedAuthentications): Middleware {
   return async (ctx, next) => {
     const header = ctx.get("Authorization");
     if (header) {
+      await failures?.refuseIfSpent(ctx);
+      const refuse = async () => {
+        await failures?.record(ctx);
+        return notAuthenticated();
+      };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       // No authenticator ever sees text it could not look up (Node's parser refuses NUL in headers already).
-      if (!m?.[1] || textProblem(m[1])) throw notAuthenticated();
+      if (!m?.[1] || textProblem(m[1])) throw await refuse();
       let principal: Principal | null = null;
       for (const auth of authenticators) {
         principal = await auth(m[1]);
         if (principal) break;
       }
-      if (!principal) throw notAuthenticated();
+      if (!principal) throw await refuse();
       ctx.state.principal = principal;
     }
     await next();

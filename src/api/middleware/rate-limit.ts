@@ -1,4 +1,4 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Principal } from "../../domain/auth/scopes.ts";
 import { HttpError } from "../http-error.ts";
@@ -7,6 +7,8 @@ export interface RateLimitOptions {
   requests: number;
   windowSeconds: number;
 }
+
+const retryAfterSeconds = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
 
 /**
  * A fixed window per credential (per client address before authentication),
@@ -24,7 +26,7 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
       res = await limiter.consume(key);
     } catch (rejected) {
       if (!(rejected instanceof RateLimiterRes)) throw rejected;
-      const retry = Math.max(1, Math.ceil(rejected.msBeforeNext / 1000));
+      const retry = retryAfterSeconds(rejected.msBeforeNext);
       throw new HttpError(429, "Too many requests", {
         "Retry-After": String(retry),
         "RateLimit-Limit": String(opts.requests),
@@ -36,5 +38,41 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
     ctx.set("RateLimit-Remaining", String(res.remainingPoints));
     ctx.set("RateLimit-Reset", String(Math.ceil(res.msBeforeNext / 1000)));
     await next();
+  };
+}
+
+export interface FailedAuthLimitOptions {
+  /** Failed authentications allowed per client address and window; 0: unlimited. */
+  failures: number;
+  windowSeconds: number;
+}
+
+/** Counts failed authentications per client address (`ctx.ip`: the proxy's view when CODEPLANE_TRUST_PROXY is set). */
+export interface FailedAuthentications {
+  /** Refuses (429) an address that has spent its budget, before its credential costs a lookup. */
+  refuseIfSpent(ctx: Context): Promise<void>;
+  /** Counts one failure; refuses (429) the request that goes over the budget. */
+  record(ctx: Context): Promise<void>;
+}
+
+const tooManyFailures = (msBeforeNext: number) =>
+  new HttpError(429, "Too many failed authentication attempts", { "Retry-After": String(retryAfterSeconds(msBeforeNext)) });
+
+export function failedAuthLimit(opts: FailedAuthLimitOptions): FailedAuthentications {
+  if (opts.failures === 0) return { refuseIfSpent: async () => undefined, record: async () => undefined };
+  const limiter = new RateLimiterMemory({ points: opts.failures, duration: opts.windowSeconds, keyPrefix: "auth-failures" });
+  return {
+    async refuseIfSpent(ctx) {
+      const res = await limiter.get(ctx.ip);
+      if (res && res.consumedPoints >= opts.failures) throw tooManyFailures(res.msBeforeNext);
+    },
+    async record(ctx) {
+      try {
+        await limiter.consume(ctx.ip);
+      } catch (rejected) {
+        if (!(rejected instanceof RateLimiterRes)) throw rejected;
+        throw tooManyFailures(rejected.msBeforeNext);
+      }
+    },
   };
 }

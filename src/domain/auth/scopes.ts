@@ -22,5 +22,10 @@ export const scopeSchema = z.enum(SCOPES);
 export interface Principal {
   accountId: string;
   scopes: ReadonlySet<Scope>;
-  credential: { kind: "api_key" | "oauth"; id: string };
+  credential: {
+    kind: "api_key" | "oauth";
+    id: string;
+    /** When the credential stops working; absent or null: never. Keys it mints cannot outlive it. */
+    expiresAt?: Date | null;
+  };
 }

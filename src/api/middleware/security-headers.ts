@@ -1,0 +1,44 @@
+import type { Middleware } from "koa";
+
+// Headers every response gets, errors included (set before anything can fail).
+//
+// - nosniff everywhere: every body is served with its real type.
+// - No framing anywhere (X-Frame-Options for old browsers, frame-ancestors for the rest).
+// - A Content-Security-Policy: the API's answers are data, so nothing may load
+//   from them; the rendered reference under /docs may run only its own,
+//   same-origin scripts (the swagger-ui bundle from /docs/assets and
+//   /docs/init.js: no inline script, no eval), its stylesheet (swagger-ui sets
+//   inline styles, hence 'unsafe-inline' for styles only), its own and data:
+//   images (swagger-ui's icons), and fetch only from this origin (the document
+//   and "Try it out").
+// - Cache-Control: no-store on /v1: its answers carry account data, and POST
+//   /v1/auth/keys carries a new key that must never sit in a cache.
+
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const isDocs = (path: string) => path === "/docs" || path.startsWith("/docs/");
+const isApi = (path: string) => path === "/v1" || path.startsWith("/v1/");
+
+export function securityHeaders(): Middleware {
+  return async (ctx, next) => {
+    ctx.set({
+      "X-Content-Type-Options": "nosniff",
+      "X-Frame-Options": "DENY",
+      "Referrer-Policy": "no-referrer",
+      "Content-Security-Policy": isDocs(ctx.path) ? DOCS_CSP : API_CSP,
+    });
+    if (isApi(ctx.path)) ctx.set("Cache-Control", "no-store");
+    await next();
+  };
+}
