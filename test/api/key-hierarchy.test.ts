@@ -70,6 +70,21 @@ describe("a child key never outlives its parent", () => {
     expect(listed).not.toContain(child.id);
     expect(listed).not.toContain(grandchild.id);
   });
+
+  it("lets no child created while its parent is being revoked survive the revocation", async () => {
+    const admin = await svc.tenant();
+    for (let round = 0; round < 3; round++) {
+      const parent = await mint(admin.key, { name: `racing parent ${round}` });
+      const creations = Array.from({ length: 8 }, (_, i) => call(parent.key, "/v1/auth/keys", { method: "POST", json: { name: `racer ${i}` } }));
+      const revocation = call(admin.key, `/v1/auth/keys/${parent.id}`, { method: "DELETE" });
+      const created = await Promise.all(creations);
+      expect((await revocation).status).toBe(204);
+      for (const res of created) {
+        expect([201, 401, 403]).toContain(res.status);
+        if (res.status === 201) expect((await call((await res.json()).key, "/v1/repositories")).status).toBe(401);
+      }
+    }
+  });
 });
 
 describe("key management cannot reach a more powerful key", () => {
