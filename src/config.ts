@@ -79,6 +79,7 @@ const envSchema = z.object({
   CODEPLANE_IMAGE: z.string().min(1).default("codeplane:dev"),
   CODEPLANE_IMAGE_PULL_POLICY: z.enum(["Always", "IfNotPresent", "Never"]).default("IfNotPresent"),
   CODEPLANE_JOB_TTL_SECONDS: int(0, 30 * 86_400).default(3600),
+  CODEPLANE_RESOURCE_RETENTION_SECONDS: int(1, 365 * 86_400).default(7 * 86_400),
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -126,7 +127,12 @@ export interface Config {
     commandTimeoutMs: number;
     maxFileBytes: number;
   };
-  kubernetes: { kubeconfig: string | null; namespace: string };
+  kubernetes: {
+    kubeconfig: string | null;
+    namespace: string;
+    /** Finished Run and Analysis resources are deleted this long after they finished (rows and logs stay). */
+    resourceRetentionSeconds: number;
+  };
   components: { api: boolean; controller: boolean };
   runs: {
     runnerImage: string;
@@ -221,7 +227,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       commandTimeoutMs: e.CODEPLANE_GIT_TIMEOUT_SECONDS * 1000,
       maxFileBytes: e.CODEPLANE_MAX_FILE_BYTES,
     },
-    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE },
+    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
     components: e.CODEPLANE_COMPONENTS,
     runs: {

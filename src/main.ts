@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { Registry } from "prom-client";
 import { createApp, type ApiServices } from "./api/app.ts";
 import { listen } from "./api/server.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
@@ -28,6 +29,7 @@ import { RunService } from "./domain/runs/runs.ts";
 import { LogHub } from "./logs/hub.ts";
 import { pgLogStore } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
+import { readInstallationId } from "./domain/workloads/installation.ts";
 import { ANALYSIS_TABLE, RUN_TABLE, type WorkloadTable } from "./db/workload-tables.ts";
 import { ANALYSIS_LABEL, RUN_LABEL } from "./k8s/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
@@ -65,12 +67,15 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     });
     const kube = connectKubernetes(config, logger);
     const envVars = new EnvVarService(new SecretBox(config.encryption));
-    const api = config.components.api ? apiServices(config, database, git, kube, envVars, logger) : null;
-    const elector = kube && config.components.controller ? startController(config, kube, database, envVars, logger) : null;
+    const installation = await readInstallationId(database.db);
+    const metrics = new Registry();
+    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, logger) : null;
+    const elector = kube && config.components.controller ? startController(config, kube, database, envVars, installation, metrics, logger) : null;
     let shuttingDown = false;
     const app = createApp({
       logger,
       version: VERSION,
+      metrics,
       api,
       readiness: [
         { name: "database", check: () => database.ping() },
@@ -81,7 +86,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       isShuttingDown: () => shuttingDown,
     });
     const http = await listen(app, { ...config.http, logger });
-    logger.info({ port: http.port, database: database.kind, version: VERSION, components: config.components }, "codeplane is serving");
+    logger.info({ port: http.port, database: database.kind, version: VERSION, components: config.components, installation }, "codeplane is serving");
     return {
       port: http.port,
       url: `http://127.0.0.1:${http.port}`,
@@ -103,17 +108,25 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
 }
 
 /** The /v1 API's services, for a process that serves the API (CODEPLANE_COMPONENTS includes api). */
-function apiServices(config: Readonly<Config>, database: DatabaseHandle, git: GitMirrors, kube: KubeClients | null, envVars: EnvVarService, logger: Logger): ApiServices {
+function apiServices(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  git: GitMirrors,
+  kube: KubeClients | null,
+  envVars: EnvVarService,
+  installation: string,
+  logger: Logger,
+): ApiServices {
   const analyses = new AnalysisService({
     git,
-    launcher: kube ? new AnalysisResources(kube) : null,
+    launcher: kube ? new AnalysisResources(kube, installation) : null,
     timeoutSeconds: config.analyses.timeoutSeconds,
     logger: logger.child({ component: "analyses" }),
   });
   const runs = new RunService({
     git,
     experiments: analyses,
-    launcher: kube ? new RunResources(kube) : null,
+    launcher: kube ? new RunResources(kube, installation) : null,
     computeTypes: config.runs.computeTypes,
     defaultComputeType: DEFAULT_COMPUTE_TYPE,
     defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
@@ -177,7 +190,15 @@ async function pingKubernetes(kube: KubeClients): Promise<void> {
   await kube.custom.listNamespacedCustomObject({ group: GROUP, version: CRD_VERSION, namespace: kube.namespace, plural: RUN_PLURAL, limit: 1 });
 }
 
-function startController(config: Readonly<Config>, kube: KubeClients, database: DatabaseHandle, envVars: EnvVarService, logger: Logger): LeaderElector {
+function startController(
+  config: Readonly<Config>,
+  kube: KubeClients,
+  database: DatabaseHandle,
+  envVars: EnvVarService,
+  installation: string,
+  metrics: Registry,
+  logger: Logger,
+): LeaderElector {
   const controller = new Controller({
     k: kube,
     db: database.db,
@@ -187,12 +208,16 @@ function startController(config: Readonly<Config>, kube: KubeClients, database: 
     jobTtlSeconds: config.runs.jobTtlSeconds,
     logMaxBytes: config.runs.logMaxBytes,
     analysisComputeType: config.analyses.computeType,
+    installation,
+    retentionSeconds: config.kubernetes.resourceRetentionSeconds,
+    metrics,
     logger: logger.child({ component: "controller" }),
   });
   const elector = new LeaderElector({
     api: kube.coordination,
     namespace: kube.namespace,
-    name: "codeplane-controller",
+    // One leader per installation: two installations in one namespace each reconcile their own resources.
+    name: `codeplane-controller-${installation}`,
     identity: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     logger: logger.child({ component: "leader-election" }),
     onStartedLeading: () => controller.start(),

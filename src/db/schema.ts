@@ -73,6 +73,8 @@ export interface RunsTable {
   stdout_truncated: Generated<boolean>;
   stderr_truncated: Generated<boolean>;
   deleted_at: Date | null;
+  /** When the Run resource left the cluster other than through the API (kubectl delete, retention). */
+  resource_deleted_at: Date | null;
   start_time: Date | null;
   close_time: Date | null;
   created_at: CreatedAt;
@@ -112,6 +114,7 @@ export interface AnalysesTable {
   stdout_truncated: Generated<boolean>;
   stderr_truncated: Generated<boolean>;
   deleted_at: Date | null;
+  resource_deleted_at: Date | null;
   started_at: Date | null;
   completed_at: Date | null;
   created_at: CreatedAt;
@@ -126,7 +129,14 @@ export interface AnalysisLogLinesTable {
   line: string;
 }
 
+export interface InstallationTable {
+  singleton: Generated<boolean>;
+  id: Generated<string>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
+  installation: InstallationTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   repositories: RepositoriesTable;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { inject } from "vitest";
 import { loadConfig } from "../../src/config.ts";
@@ -29,6 +29,9 @@ export async function createTestDatabase(opts: { empty?: boolean } = {}): Promis
   await admin.end();
   const url = `postgres://postgres@127.0.0.1:${inject("pgPort")}/${name}`;
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }) });
+  // A copy of the migrated template would share its installation id; each test
+  // database is its own installation, as a freshly migrated one would be.
+  if (!opts.empty) await sql`update installation set id = gen_random_uuid()`.execute(db);
   return {
     url,
     db,
@@ -66,7 +69,11 @@ export interface TestService {
   /** Every log line the service wrote, as raw JSON text. */
   logs: string[];
   encryptionKey: string;
+  /** The database this service was started on (its own, unless DATABASE_URL was given). */
+  databaseUrl: string;
   tenant(scopes?: Scope[]): Promise<Tenant>;
+  /** Stops the service and keeps its database, so another service can be started on it. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,12 +97,14 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const service = await startService(config, logger);
   const url = service.url;
   let n = 0;
+  let stopped = false;
   return {
     url,
     service,
     db: database.db,
     logs,
-    encryptionKey,
+    encryptionKey: env.CODEPLANE_ENCRYPTION_KEY ?? encryptionKey,
+    databaseUrl: config.database.url ?? database.url,
     async tenant(scopes) {
       const account = await createAccount(database.db, `acct-${process.pid}-${++n}-${randomUUID().slice(0, 8)}`);
       const { key } = await createApiKey(database.db, account.id, { name: "test", ...(scopes && { scopes }) });
@@ -116,8 +125,13 @@ export async function startTestService(env: Record<string, string> = {}): Promis
         },
       };
     },
+    async stop() {
+      if (!stopped) await service.close();
+      stopped = true;
+    },
     async close() {
-      await service.close();
+      if (!stopped) await service.close();
+      stopped = true;
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m0001 from "./0001_initial.ts";
 import * as m0002 from "./0002_runs.ts";
 import * as m0003 from "./0003_analyses.ts";
+import * as m0004 from "./0004_installation.ts";
 import * as m0005 from "./0005_api_key_parents.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_runs": m0002,
   "0003_analyses": m0003,
+  "0004_installation": m0004,
   "0005_api_key_parents": m0005,
 };
 

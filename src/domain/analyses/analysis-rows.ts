@@ -6,6 +6,8 @@ import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.t
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
 import { iso, isoOrNull } from "../shared/time.ts";
+import { isDataException } from "../shared/db-errors.ts";
+import { Unreconcilable } from "../workloads/unreconcilable.ts";
 import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
 import type { Analysis } from "./analyses.schemas.ts";
 
@@ -119,5 +121,11 @@ export async function deleteAnalysisRow(db: Db, id: string): Promise<void> {
 
 /** Stores the analyzer's validated result once; a result already stored is never replaced. The controller's, by id. */
 export async function saveAnalysisResult(db: Db, id: string, result: AnalyzerResult): Promise<void> {
-  await db.updateTable("analyses").set({ result: JSON.stringify(result) }).where("id", "=", id).where("result", "is", null).execute();
+  try {
+    await db.updateTable("analyses").set({ result: JSON.stringify(result) }).where("id", "=", id).where("result", "is", null).execute();
+  } catch (err) {
+    // The analyzer read someone else's files; text Postgres cannot store (a NUL) fails the analysis, not the controller.
+    if (isDataException(err)) throw new Unreconcilable("Unstorable", `the analyzer's result cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
+    throw err;
+  }
 }
