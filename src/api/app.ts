@@ -8,9 +8,9 @@ import type { RepositoryService } from "../domain/repositories/repositories.ts";
 import type { LogHub } from "../logs/hub.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
-import { HttpError } from "./http-error.ts";
 import { createHttpMetrics } from "./metrics.ts";
 import { authenticate, type Authenticator } from "./middleware/auth.ts";
+import { allowedMethods } from "./middleware/allowed-methods.ts";
 import { errorHandler } from "./middleware/errors.ts";
 import { failedAuthLimit, rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
@@ -87,13 +87,12 @@ export function createApp(deps: AppDeps): Koa {
     isShuttingDown: deps.isShuttingDown ?? (() => false),
   });
 
-  const methodNotAllowed = () => new HttpError(405, "Method Not Allowed");
-  const notImplemented = () => new HttpError(501, "Not Implemented");
-
   app.use(requestContext(deps.logger, metrics));
   app.use(securityHeaders());
   app.use(errorHandler(deps.logger));
-  app.use(ops.routes()).use(ops.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
+  // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
+  app.use(allowedMethods(s ? [ops, api] : [ops]));
+  app.use(ops.routes());
   if (!s) return app;
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
@@ -101,6 +100,6 @@ export function createApp(deps: AppDeps): Koa {
     if (!ctx.path.startsWith("/v1/")) return next();
     await auth(ctx, () => limit(ctx, next));
   });
-  app.use(api.routes()).use(api.allowedMethods({ throw: true, methodNotAllowed, notImplemented }));
+  app.use(api.routes());
   return app;
 }

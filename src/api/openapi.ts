@@ -7,7 +7,7 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
     scheme: "bearer",
     description: `An API key (\`cp_...\`) or an OAuth access token. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(", ")}.`,
   });
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "codeplane API",
@@ -22,8 +22,30 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
         "Failed authentications (a credential sent but not valid) are counted per client address: once an address has had `CODEPLANE_AUTH_FAILURE_LIMIT` (default 30) in a rate-limit window, its requests carrying a credential answer 429 (`Too many failed authentication attempts`, with `Retry-After`) before any lookup, until the window ends. Authentication, rate limits and the scope check all come before the request body is read: a request refused with 401, 403 or 429 is answered without waiting for its body.",
         "Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` with `frame-ancestors 'none'`; `/v1` responses (the new key of `POST /v1/auth/keys` above all) carry `Cache-Control: no-store`.",
         "Another account's resource answers 404, never 403.",
+        "A known path answers a method it does not serve (TRACE and CONNECT included) with 405 and an `Allow` header listing the methods it serves; `OPTIONS` answers 204 with the same `Allow`; an unknown path answers 404.",
       ].join("\n"),
     },
     servers: [{ url: "/" }],
   });
+  return itemSchemaAsExtension(doc);
 }
+
+/**
+ * OpenAPI 3.2 describes each event of a `text/event-stream` with the media type's `itemSchema`;
+ * a 3.1 document carries it as the extension `x-itemSchema` (3.1 allows no other new field).
+ */
+function itemSchemaAsExtension<D extends { paths?: object }>(doc: D): D {
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, { responses?: Record<string, { content?: Record<string, Record<string, unknown>> }> }>[]) {
+    for (const op of Object.values(item)) {
+      for (const response of Object.values(op.responses ?? {})) {
+        for (const media of Object.values(response.content ?? {})) {
+          if (!("itemSchema" in media)) continue;
+          media["x-itemSchema"] = media.itemSchema;
+          delete media.itemSchema;
+        }
+      }
+    }
+  }
+  return doc;
+}
+

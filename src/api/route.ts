@@ -44,8 +44,8 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
   params?: PS;
   query?: QS;
   body?: BS;
-  /** JSON unless contentType says otherwise (the SSE stream). */
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  /** JSON unless contentType says otherwise (the SSE stream, whose events itemSchema describes: OpenAPI 3.2's field, written as x-itemSchema in 3.1). */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; itemSchema?: z.ZodType }>;
   handler: (ctx: Context, input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<Reply>;
 }
 
@@ -117,7 +117,7 @@ export class Routes {
     const responses: RouteConfig["responses"] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema } } }
+        ? { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema, ...(r.itemSchema && { itemSchema: r.itemSchema }) } } }
         : { description: r.description };
     }
     const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
@@ -133,6 +133,16 @@ export class Routes {
       responses[413] = err("Request body too large.");
       responses[415] = err("Request body is not JSON.");
     }
+    // The body reader runs on POST, PATCH and DELETE whether or not the route declares a body.
+    if (spec.method !== "get") {
+      const unreadable = "The body could not be decoded (a corrupt `Content-Encoding`).";
+      const declared = spec.responses[400];
+      responses[400] = declared ? { ...responses[400], description: `${declared.description} ${unreadable}` } : err(unreadable);
+      responses[413] ??= err("Request body too large.");
+      responses[415] = err(spec.body ? "The body is not JSON, or its `Content-Encoding` is not supported." : "The body's `Content-Encoding` is not supported.");
+      responses[422] ??= { description: "Validation failed: the body is not valid JSON (`json_invalid`).", content: { "application/json": { schema: validationErrorSchema } } };
+    }
+    responses[500] = err("An unexpected failure; the body reveals nothing, the log has the request id.");
     this.registry.registerPath({
       method: spec.method,
       path: spec.path,

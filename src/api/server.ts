@@ -1,5 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, ServerResponse, type IncomingMessage, type RequestListener, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import type { AddressInfo, Socket } from "node:net";
 import type Koa from "koa";
 import type { Logger } from "../logger.ts";
 
@@ -11,7 +12,11 @@ export interface HttpServer {
 }
 
 export async function listen(app: Koa, opts: { host: string; port: number; shutdownTimeoutMs: number; logger: Logger }): Promise<HttpServer> {
-  const server = createServer(app.callback());
+  const handler = app.callback();
+  // Node's default (16 KiB) would refuse, with a bare 431, URLs the API accepts: a file path may be
+  // 4096 characters, up to 48 KiB percent-encoded.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, handler);
+  server.on("connect", answerConnect(handler));
   // Slightly above common load-balancer idle timeouts so they, not we, close idle connections.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -42,5 +47,28 @@ export async function listen(app: Koa, opts: { host: string; port: number; shutd
       });
       return closing;
     },
+  };
+}
+
+/**
+ * Node hands a CONNECT request to a "connect" listener instead of the request
+ * handler (and drops the connection when there is none). This API tunnels
+ * nothing: the app answers it like any other request (a known path: 405 with
+ * Allow; any other target: 404), and the connection closes after the answer.
+ */
+function answerConnect(handler: RequestListener): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    socket.on("error", () => socket.destroy());
+    // `CONNECT host:port` (what a proxy is asked) names no path of this API: answered as the
+    // asterisk-form target, which no route serves, so 404.
+    if (!req.url?.startsWith("/")) req.url = "*";
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on("finish", () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    void handler(req, res);
   };
 }

@@ -16,6 +16,12 @@ function isBodyParserError(err: unknown): err is { status: number; type?: string
   return err instanceof Error && typeof (err as { status?: unknown }).status === "number";
 }
 
+/** A body whose Content-Encoding (gzip, deflate, br) does not decode: zlib's own error, with no status. */
+function isUndecodableBody(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR_BROTLI") || code.startsWith("ERR__ERROR"));
+}
+
 /**
  * Turns every failure into the contract's error body. Anything unexpected is
  * logged with the request id and answered with a 500 that reveals nothing.
@@ -35,6 +41,7 @@ export function errorHandler(logger: Logger): Middleware {
         httpErr = new HttpError(422, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
       } else if (isBodyParserError(err) && err.status === 415) httpErr = new HttpError(415, "Unsupported Media Type");
       else if (isBodyParserError(err) && err.status === 400) httpErr = new HttpError(400, "Malformed request");
+      else if (isUndecodableBody(err)) httpErr = new HttpError(400, "The request body could not be decoded (Content-Encoding)");
       else {
         logger.error({ err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path }, "unhandled error");
         httpErr = new HttpError(500, "Internal Server Error");

@@ -20,12 +20,59 @@ export const commitParams = repoParams.extend({
   commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
 });
 
+/** The 503 of every operation that reads the repository's mirror (resolving a ref, listing, reading). */
+export const gitUnavailable = { description: "The repository could not be read or fetched now (git failed or timed out, or its host could not be resolved).", schema: errorBodySchema };
+
 /** The 503 of every operation that starts or changes a workload. */
 export const clusterUnavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
 
-/** A log stream's query and 200 response (the events are described in the operation's description). */
+/** A log stream's query. */
 export const streamQuery = z.strictObject({ after: z.string().max(20).optional().meta({ description: "Resume after this seq (Last-Event-ID wins)." }) });
-export const eventStream = { description: "The event stream.", schema: z.string(), contentType: "text/event-stream" };
+
+/**
+ * One event of a log stream as OpenAPI 3.2's `itemSchema` describes Server-Sent Events: the
+ * fields of the event, `data` being JSON text whose decoded shape is its `contentSchema`.
+ */
+function sseEvent(events: [string, ...string[]], data: z.ZodType, description: string, withId = false) {
+  const { $schema: _, ...contentSchema } = z.toJSONSchema(data, { io: "output" }) as Record<string, unknown>;
+  return z
+    .object({
+      event: z.enum(events),
+      ...(withId && { id: z.string().regex(/^[0-9]+$/).meta({ description: "The line's `seq`; send it back as `Last-Event-ID` to resume." }) }),
+      data: z.string().meta({ description: "JSON text; its decoded shape is `contentSchema`.", contentMediaType: "application/json", contentSchema }),
+    })
+    .meta({ description });
+}
+
+/**
+ * A workload's log stream (`text/event-stream`): the 200 response of the run and analysis
+ * streams, with every event and its data described (src/api/sse.ts writes them).
+ */
+export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
+  const line = z.object({
+    seq: z.number().int().min(1).meta({ description: "Position in the workload's output, shared by stdout and stderr; increasing, may skip numbers." }),
+    ts: z.string().meta({ format: "date-time", description: "When the line was written (RFC 3339 UTC)." }),
+    line: z.string().meta({ description: "The line without its newline." }),
+  });
+  const item = z
+    .union([
+      sseEvent(["status"], z.object({ status }), "On connect (the current status) and on every change; a terminal status comes after the last line."),
+      sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", true),
+      sseEvent(
+        ["end"],
+        z.object({ status, exit_code: z.number().int().nullable().meta({ description: "The process's exit code; null when there is none (cancelled, lost, not a process)." }) }),
+        `Every line has been sent and the ${noun.toLowerCase()} is over; the server then closes the stream.`,
+      ),
+    ])
+    .meta({
+      id: `${noun}LogEvent`,
+      description:
+        "One Server-Sent Event of the stream. Before the first event the stream sets `retry: 3000` (reconnect after 3 s); a `: ping` comment comes every 15 s. Neither is an event.",
+    });
+  // `schema` describes one event, as OpenAPI 3.1 tools read it for event streams; `itemSchema`
+  // (3.2's way, written as x-itemSchema in this 3.1 document) says the same.
+  return { description: "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.", schema: item, contentType: "text/event-stream", itemSchema: item };
+}
 
 /** Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq. */
 export function resumeAfter(ctx: Context, query: z.infer<typeof streamQuery>): number {

@@ -13,7 +13,7 @@ import {
   updateRepositorySchema,
 } from "../../domain/repositories/repositories.schemas.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { idParam, pageOf, pageQuery } from "./common.ts";
+import { gitUnavailable, idParam, pageOf, pageQuery } from "./common.ts";
 
 const repoParam = idParam("repository_id");
 const notFound = { description: "No such repository in this account.", schema: errorBodySchema };
@@ -70,7 +70,12 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     scope: "repositories:write",
     params: repoParam,
     body: updateRepositorySchema,
-    responses: { 200: { description: "Updated.", schema: repositorySchema }, 404: notFound, 409: { description: "Name taken.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "Updated.", schema: repositorySchema },
+      404: notFound,
+      409: { description: "Name taken.", schema: errorBodySchema },
+      503: { description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`, schema: errorBodySchema },
+    },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 200,
       body: await repos.update(db, principal.accountId, params.repository_id, body),
@@ -102,7 +107,7 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     tag: "Repositories",
     scope: "repositories:read",
     params: repoParam,
-    responses: { 200: { description: "Branches and tags with commit hashes.", schema: refsSchema }, 404: notFound },
+    responses: { 200: { description: "Branches and tags with commit hashes.", schema: refsSchema }, 404: notFound, 503: gitUnavailable },
     handler: async (_ctx, { params, principal }) => ({ status: 200, body: await repos.refs(db, principal.accountId, params.repository_id) }),
   });
 
@@ -116,7 +121,12 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     scope: "repositories:read",
     params: repoParam,
     query: filesQuerySchema,
-    responses: { 200: { description: "The directory's entries.", schema: treeSchema }, 404: { description: "No such repository, ref or directory.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "The directory's entries.", schema: treeSchema },
+      400: { description: "The listing is too large to answer.", schema: errorBodySchema },
+      404: { description: "No such repository, ref or directory.", schema: errorBodySchema },
+      503: gitUnavailable,
+    },
     handler: async (_ctx, { params, query, principal }) => {
       const path = normalizeRepoPath(query.path ?? "", ["query", "path"]);
       return { status: 200, body: await repos.tree(db, principal.accountId, params.repository_id, query.ref, path) };
@@ -135,7 +145,12 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     scope: "repositories:read",
     params: z.strictObject({ repository_id: z.uuid(), path: z.string().min(1).max(4096) }),
     query: fileQuerySchema,
-    responses: { 200: { description: "The file.", schema: fileContentSchema }, 404: { description: "No such repository, ref or file.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "The file.", schema: fileContentSchema },
+      400: { description: "The path is a directory (list it with `GET .../files?path=`).", schema: errorBodySchema },
+      404: { description: "No such repository, ref or file.", schema: errorBodySchema },
+      503: gitUnavailable,
+    },
     handler: async (_ctx, { params, query, principal }) => {
       const path = normalizeRepoPath(params.path, ["path", "path"]);
       return { status: 200, body: await repos.file(db, principal.accountId, params.repository_id, query.ref, path) };

@@ -6,7 +6,7 @@ import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatu
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
-import { clusterUnavailable, commitParams, eventStream, idParam, pageOf, pageQuery, resumeAfter, streamQuery } from "./common.ts";
+import { clusterUnavailable, commitParams, eventStream, gitUnavailable, idParam, pageOf, pageQuery, resumeAfter, streamQuery } from "./common.ts";
 
 const runParam = idParam("run_id");
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
@@ -29,7 +29,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     responses: {
       201: { description: "Created; the run starts `pending`.", schema: runSchema },
       404: { description: "No such repository or commit.", schema: errorBodySchema },
-      503: unavailable,
+      503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema },
     },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 201,
@@ -46,7 +46,11 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     scope: "runs:read",
     params: commitParams,
     query: pageQuery.extend({ status: runStatusEnum.optional() }),
-    responses: { 200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") }, 404: { description: "No such repository or commit.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") },
+      404: { description: "No such repository or commit.", schema: errorBodySchema },
+      503: gitUnavailable,
+    },
     handler: async (_ctx, { params, query, principal }) => {
       const commitHash = await runs.resolveCommit(db, principal.accountId, params.repository_id, params.commit_hash);
       return { status: 200, body: await runs.list(db, principal.accountId, { repositoryId: params.repository_id, commitHash, status: query.status }, query) };
@@ -119,7 +123,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     scope: "runs:read",
     params: runParam,
     query: streamQuery,
-    responses: { 200: eventStream, 404: runNotFound },
+    responses: { 200: eventStream("Run", runStatusEnum), 404: runNotFound },
     handler: async (ctx, { params, query, principal }) => {
       await runs.get(db, principal.accountId, params.run_id);
       await streamLogs(ctx, { hub, id: params.run_id, afterSeq: resumeAfter(ctx, query) });

@@ -27,6 +27,10 @@ export const pageQuerySchema = z.object({
         return z.NEVER;
       }
       return id;
+    })
+    .meta({
+      description:
+        "Where the page starts: the `next_cursor` of the previous page, passed back unchanged. An opaque token (base64url; it holds the last id seen, so rows added meanwhile never shift the pages). Omit it for the first page; any other value is a 422 (`value_error`, `Invalid cursor`).",
     }),
 });
 
