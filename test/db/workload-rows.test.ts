@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS_ROWS, saveAnalysisResult } from "../../src/domain/analyses/analysis-rows.ts";
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { Unreconcilable } from "../../src/domain/workloads/unreconcilable.ts";
-import { hideWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
+import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
 import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
 import type { RunSpec, RunStatus } from "../../src/k8s/crds/run.ts";
@@ -113,6 +113,16 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     await mirror(done, { phase: "completed", exitCode: 0, startTime: T0, completionTime: T1 });
     await rows().resourceGone(done, `ns/x-${done}`);
     expect(await read(done)).toMatchObject({ status: "completed", exit_code: 0, error: null, [k.end]: new Date(T1), resource_deleted_at: expect.any(Date) });
+  });
+
+  it("the API's delete removes a row whose resource already left the cluster itself, for its own account only", async () => {
+    const detached = randomUUID();
+    await mirror(detached, { phase: "completed" });
+    expect(await removeDetachedWorkload(database.db, k.rows.table, accountId, detached)).toBe(false);
+    await rows().resourceGone(detached, `ns/x-${detached}`);
+    expect(await removeDetachedWorkload(database.db, k.rows.table, randomUUID(), detached)).toBe(false);
+    expect(await removeDetachedWorkload(database.db, k.rows.table, accountId, detached)).toBe(true);
+    expect(await database.db.selectFrom(k.table).select("id").where("id", "=", detached).executeTakeFirst()).toBeUndefined();
   });
 
   it("answers Unreconcilable, not a retryable error, when Postgres cannot store the data", async () => {

@@ -118,6 +118,9 @@ describe("the resource and the row over time", () => {
     const run = await (await api(`/v1/runs/${runId}`)).json();
     expect(run).toMatchObject({ status: "completed", exit_code: 0 });
     expect((await (await api(`/v1/runs/${runId}/logs/stdout`)).json()).content).toBe("kept\n");
+    // No controller will see this resource go again: the API's delete removes the row itself.
+    expect((await api(`/v1/runs/${runId}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api(`/v1/runs/${runId}`)).status).toBe(404);
   });
 
   it("retention removes finished resources and nothing else", async () => {

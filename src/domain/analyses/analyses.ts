@@ -11,7 +11,7 @@ import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
 import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
-import { hideWorkload } from "../workloads/workload-rows.ts";
+import { hideWorkload, removeDetachedWorkload } from "../workloads/workload-rows.ts";
 import { deleteAnalysisRow, findAnalysis, findLiveAnalysis, insertPendingAnalysis, listAnalyses, requiredEnvVars, toAnalysis } from "./analysis-rows.ts";
 import type { Analysis, CreateAnalysisInput } from "./analyses.schemas.ts";
 
@@ -123,11 +123,14 @@ export class AnalysisService {
   /** Hides the analysis at once (so the commit can be analysed again) and removes its resource, Job, pods and logs. */
   async delete(db: Db, accountId: string, repositoryId: string, ref: string): Promise<void> {
     const row = await this.#find(db, accountId, repositoryId, ref);
+    if (await removeDetachedWorkload(db, ANALYSIS_TABLE, accountId, row.id)) return;
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
     await hideWorkload(db, ANALYSIS_TABLE, accountId, row.id);
-    // The controller removes the row once the resource is gone.
+    // The controller removes the row once the resource is gone; if it left the
+    // cluster meanwhile, no controller will see it go.
     await launcher.delete(analysisResourceName(row.id));
+    await removeDetachedWorkload(db, ANALYSIS_TABLE, accountId, row.id);
   }
 
   /** For runs: an experiment of the commit's completed analysis, or null when there is none with that id. */

@@ -11,7 +11,7 @@ import { newId } from "../shared/ids.ts";
 import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
-import { hideWorkload, mirrorWorkload } from "../workloads/workload-rows.ts";
+import { hideWorkload, mirrorWorkload, removeDetachedWorkload } from "../workloads/workload-rows.ts";
 import { findRun, listRuns, RUN_ROWS, toRun, type RunFilter } from "./run-rows.ts";
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 import type { AnalysedExperiment } from "../analyses/analyses.ts";
@@ -137,11 +137,14 @@ export class RunService {
   /** Stops the run if needed and removes the resource, its Job, pods, Secret, row and logs. */
   async delete(db: Db, accountId: string, runId: string): Promise<void> {
     await this.get(db, accountId, runId);
+    if (await removeDetachedWorkload(db, RUN_TABLE, accountId, runId)) return;
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
     await hideWorkload(db, RUN_TABLE, accountId, runId);
-    // The controller removes the row (and its logs) once the resource is gone.
+    // The controller removes the row (and its logs) once the resource is gone;
+    // if it left the cluster meanwhile, no controller will see it go.
     await launcher.delete(runResourceName(runId));
+    await removeDetachedWorkload(db, RUN_TABLE, accountId, runId);
   }
 
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {

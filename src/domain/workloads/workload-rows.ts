@@ -82,6 +82,16 @@ export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, 
 }
 
 /**
+ * Removes the row, and by cascade its logs, when its resource has already left
+ * the cluster (kubectl delete, retention): no controller will see it go, so the
+ * API's DELETE finishes the job itself. False when the resource is still there.
+ */
+export async function removeDetachedWorkload(db: Db, t: WorkloadTable, accountId: string, id: string): Promise<boolean> {
+  const res = await untyped(db).deleteFrom(t.table).where("id", "=", id).where("account_id", "=", accountId).where("resource_deleted_at", "is not", null).executeTakeFirst();
+  return res.numDeletedRows > 0n;
+}
+
+/**
  * What the reconciler reads and writes in Postgres, as one interface: the
  * reconciler's tests replace it with an in-memory fake.
  */
