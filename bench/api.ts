@@ -127,7 +127,7 @@ async function main(): Promise<void> {
         allowLocal: true,
         logger: silent,
       });
-      const filesRaw = await closedLoop(() => mirrors.listTree(repo.id, fixture.url, "main", "a/b"));
+      const filesRaw = await closedLoop(() => mirrors.listTree({ id: repo.id, url: fixture.url, account_id: account.id }, "main", "a/b", { limit: 1000 }));
       report("GET /v1/repositories/{id}/files?path=a/b", filesApi, filesRaw, "git mirror (baseline)");
     } finally {
       await service.close();

@@ -60,4 +60,17 @@ describe("loadConfig", () => {
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, PORT: "" }).http.port).toBe(8080);
   });
+
+  it("shares git fetch slots per account: half of the total by default, never more than the total", () => {
+    const slots = (env: Record<string, string>) => {
+      const r = loadConfig({ ...base, ...env }).repositories;
+      return [r.maxConcurrentFetches, r.maxConcurrentFetchesPerAccount, r.fetchQueueWaitMs];
+    };
+    expect(slots({})).toEqual([4, 2, 10_000]);
+    expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "1" })).toEqual([1, 1, 10_000]);
+    expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "9", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "", CODEPLANE_GIT_QUEUE_WAIT_SECONDS: "0" })).toEqual([9, 4, 0]);
+    expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "8", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "8" })).toEqual([8, 8, 10_000]);
+    expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "2", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "3" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed/);
+    expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "0" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES/);
+  });
 });

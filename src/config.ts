@@ -58,6 +58,10 @@ const envSchema = z.object({
   CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
   CODEPLANE_GIT_REFRESH_SECONDS: int(0, 86_400).default(60),
   CODEPLANE_GIT_TIMEOUT_SECONDS: int(1, 3600).default(120),
+  CODEPLANE_GIT_MAX_FETCHES: int(1, 256).default(4),
+  // Unset: half of CODEPLANE_GIT_MAX_FETCHES (at least 1).
+  CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: int(1, 256).optional(),
+  CODEPLANE_GIT_QUEUE_WAIT_SECONDS: int(0, 3600).default(10),
   CODEPLANE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024).default(1024 * 1024),
   CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
   CODEPLANE_TRUST_PROXY: bool.default(false),
@@ -126,6 +130,12 @@ export interface Config {
     refreshIntervalSeconds: number;
     commandTimeoutMs: number;
     maxFileBytes: number;
+    /** Clones and fetches at once, all accounts together. */
+    maxConcurrentFetches: number;
+    /** Clones and fetches at once for one account (at most maxConcurrentFetches). */
+    maxConcurrentFetchesPerAccount: number;
+    /** Longest wait for a fetch slot before answering 503 with Retry-After. */
+    fetchQueueWaitMs: number;
   };
   kubernetes: {
     kubeconfig: string | null;
@@ -194,6 +204,10 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   if (e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS > e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: must not exceed CODEPLANE_RUN_MAX_TIMEOUT_SECONDS");
   }
+  const fetchesPerAccount = e.CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT ?? Math.max(1, Math.floor(e.CODEPLANE_GIT_MAX_FETCHES / 2));
+  if (fetchesPerAccount > e.CODEPLANE_GIT_MAX_FETCHES) {
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed CODEPLANE_GIT_MAX_FETCHES");
+  }
   if (!e.CODEPLANE_COMPUTE_TYPES["cpu-general"]) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_COMPUTE_TYPES: must define the default compute type 'cpu-general'");
   }
@@ -226,6 +240,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       refreshIntervalSeconds: e.CODEPLANE_GIT_REFRESH_SECONDS,
       commandTimeoutMs: e.CODEPLANE_GIT_TIMEOUT_SECONDS * 1000,
       maxFileBytes: e.CODEPLANE_MAX_FILE_BYTES,
+      maxConcurrentFetches: e.CODEPLANE_GIT_MAX_FETCHES,
+      maxConcurrentFetchesPerAccount: fetchesPerAccount,
+      fetchQueueWaitMs: e.CODEPLANE_GIT_QUEUE_WAIT_SECONDS * 1000,
     },
     kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },

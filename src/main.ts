@@ -63,6 +63,9 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       maxFileBytes: config.repositories.maxFileBytes,
       commandTimeoutMs: config.repositories.commandTimeoutMs,
       allowLocal: config.repositories.allowLocal,
+      maxConcurrentFetches: config.repositories.maxConcurrentFetches,
+      maxConcurrentFetchesPerAccount: config.repositories.maxConcurrentFetchesPerAccount,
+      fetchQueueWaitMs: config.repositories.fetchQueueWaitMs,
       logger: logger.child({ component: "git" }),
     });
     const kube = connectKubernetes(config, logger);

@@ -45,9 +45,12 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
   query?: QS;
   body?: BS;
   /** JSON unless contentType says otherwise (the SSE stream, whose events itemSchema describes: OpenAPI 3.2's field, written as x-itemSchema in 3.1). */
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; itemSchema?: z.ZodType }>;
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; itemSchema?: z.ZodType; headers?: ResponseHeaders }>;
   handler: (ctx: Context, input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<Reply>;
 }
+
+/** Response headers for the OpenAPI document, e.g. Retry-After on a 503. */
+export type ResponseHeaders = Record<string, { description: string; schema: { type: "integer" | "string"; minimum?: number } }>;
 
 export const errorBodySchema = z
   .object({ detail: z.string() })
@@ -119,6 +122,7 @@ export class Routes {
       responses[status] = r.schema
         ? { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema, ...(r.itemSchema && { itemSchema: r.itemSchema }) } } }
         : { description: r.description };
+      if (r.headers) responses[status] = { ...responses[status], headers: r.headers };
     }
     const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
     if (spec.scope) {

@@ -11,10 +11,13 @@ export type ErrorKind =
 
 export class DomainError extends Error {
   readonly kind: ErrorKind;
-  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** For "unavailable": when trying again makes sense (sent as Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "DomainError";
     this.kind = kind;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -216,6 +216,119 @@ describe("repository files", () => {
   });
 });
 
+describe("directory pages", () => {
+  // A directory bigger than one page: 2,345 files and five directories, two
+  // of them ("foo", "foo-bar") ordered differently by git than by name.
+  const FILES = 2345;
+  const DIRS = ["dir-b", "foo-bar", "dir-a", "foo", "dir-c"];
+  let big: FixtureRepo;
+  let bigRepo: { id: string };
+  const list = (qs: string) => alice.api(`/v1/repositories/${bigRepo.id}/files?path=many${qs}`);
+  type Page = { commit_hash: string; path: string; entries: { name: string; path: string; type: string; size: number | null }[]; next_cursor: string | null };
+
+  beforeAll(async () => {
+    big = await createFixtureRepo();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < FILES; i++) files[`many/f${String(i).padStart(5, "0")}.txt`] = `file ${i}\n`;
+    for (const d of DIRS) files[`many/${d}/inside.txt`] = `${d}\n`;
+    await big.commit("main", files, { message: "A big directory\n" });
+    const res = await alice.api("/v1/repositories", { method: "POST", json: { url: big.url, name: "big" } });
+    expect(res.status).toBe(201);
+    bigRepo = await res.json();
+  });
+  afterAll(() => big?.cleanup());
+
+  it("answers the first page of a large directory with a cursor to the rest, directories first", async () => {
+    const res = await list("");
+    expect(res.status).toBe(200);
+    const page: Page = await res.json();
+    expect(page.path).toBe("many");
+    expect(page.entries).toHaveLength(1000);
+    expect(page.entries.slice(0, 6).map((e) => [e.name, e.type])).toEqual([
+      ["dir-a", "dir"],
+      ["dir-b", "dir"],
+      ["dir-c", "dir"],
+      ["foo", "dir"],
+      ["foo-bar", "dir"],
+      ["f00000.txt", "file"],
+    ]);
+    expect(page.entries[5]).toEqual({ name: "f00000.txt", path: "many/f00000.txt", type: "file", size: "file 0\n".length });
+    expect(page.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it("pages through every entry once, in order, at one commit", async () => {
+    const seen: string[] = [];
+    const commits = new Set<string>();
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await list(`&limit=400${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).toBe(200);
+      const page: Page = await res.json();
+      expect(page.entries.length).toBeLessThanOrEqual(400);
+      seen.push(...page.entries.map((e) => e.name));
+      commits.add(page.commit_hash);
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    const files = Array.from({ length: FILES }, (_, i) => `f${String(i).padStart(5, "0")}.txt`);
+    expect(seen).toEqual([...[...DIRS].sort(), ...files]);
+    expect(pages).toBe(Math.ceil((FILES + DIRS.length) / 400));
+    expect(commits.size).toBe(1);
+  });
+
+  it("answers a small directory in one page", async () => {
+    const page: Page = await (await alice.api(`/v1/repositories/${bigRepo.id}/files`)).json();
+    expect(page.next_cursor).toBeNull();
+    expect(page.entries.map((e) => e.name)).toContain("README.md");
+  });
+
+  it.each([
+    ["limit above the cap", "&limit=1001", "limit"],
+    ["limit zero", "&limit=0", "limit"],
+    ["limit not a number", "&limit=lots", "limit"],
+    ["a cursor that is not one", "&cursor=not-a-cursor", "cursor"],
+    ["a cursor that is not base64url", "&cursor=a%2Fb", "cursor"],
+    ["an empty cursor", "&cursor=", "cursor"],
+    ["a repositories-list cursor", `&cursor=${Buffer.from("v1:0190a1b2-0000-7000-8000-000000000001").toString("base64url")}`, "cursor"],
+  ])("refuses %s with 422", async (_name, qs, field) => {
+    const res = await list(qs);
+    expect(res.status).toBe(422);
+    expect((await res.json()).detail[0].loc).toEqual(["query", field]);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  type Op = { parameters?: { name: string; in: string; schema: { maximum?: number; default?: number } }[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+  let paths: Record<string, Record<string, Op>>;
+  beforeAll(async () => {
+    paths = (await (await fetch(`${svc.url}/openapi.json`)).json()).paths;
+  });
+
+  it("documents the directory listing's pages", () => {
+    const op = paths["/v1/repositories/{repository_id}/files"]!.get!;
+    const limit = op.parameters!.find((p) => p.name === "limit" && p.in === "query")!;
+    expect(limit.schema).toMatchObject({ maximum: 1000, default: 1000 });
+    expect(op.parameters!.some((p) => p.name === "cursor" && p.in === "query")).toBe(true);
+  });
+
+  it.each([
+    ["post", "/v1/repositories"],
+    ["patch", "/v1/repositories/{repository_id}"],
+    ["get", "/v1/repositories/{repository_id}/refs"],
+    ["get", "/v1/repositories/{repository_id}/files"],
+    ["get", "/v1/repositories/{repository_id}/files/{path}"],
+    ["post", "/v1/repositories/{repository_id}/{commit_hash}/runs"],
+    ["get", "/v1/repositories/{repository_id}/{commit_hash}/runs"],
+    ["post", "/v1/repositories/{repository_id}/analysis/{commit_hash}"],
+    ["get", "/v1/repositories/{repository_id}/analysis/{commit_hash}"],
+  ])("%s %s documents the busy 503 with Retry-After and the policy's 409", (method, path) => {
+    const op = paths[path]![method]!;
+    expect(op.responses["503"]?.headers, "Retry-After").toHaveProperty("Retry-After");
+    expect(op.responses["409"], "409").toBeDefined();
+  });
+});
+
 describe("tenancy", () => {
   it("answers 404 for every operation on another account's repository", async () => {
     const calls: [string, string, unknown?][] = [

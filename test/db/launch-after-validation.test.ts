@@ -22,7 +22,7 @@ const logger = createRootLogger("silent");
 
 let calls: string[];
 const git = {
-  resolveCommit: async (_key: string, _url: string, ref: string) => (calls.push(`git ${ref}`), COMMIT),
+  resolveCommit: async (_repo: unknown, ref: string) => (calls.push(`git ${ref}`), COMMIT),
 } as unknown as GitSource;
 const experiments: ExperimentCatalog = {
   experiment: async () => (calls.push("catalog"), null),

@@ -35,7 +35,10 @@ export function errorHandler(logger: Logger): Middleware {
       let httpErr: HttpError;
       if (err instanceof HttpError) httpErr = err;
       else if (err instanceof DomainValidationError) httpErr = new HttpError(422, err.issues);
-      else if (err instanceof DomainError) httpErr = new HttpError(STATUS[err.kind], err.message);
+      else if (err instanceof DomainError) {
+        const retry = err.retryAfterSeconds;
+        httpErr = new HttpError(STATUS[err.kind], err.message, retry === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retry))) });
+      }
       else if (isBodyParserError(err) && err.status === 413) httpErr = new HttpError(413, "Request body too large");
       else if (isBodyParserError(err) && err.status === 400 && (err instanceof SyntaxError || err.type === "entity.parse.failed")) {
         httpErr = new HttpError(422, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);

@@ -5,11 +5,11 @@ import { analysisSchema, analysisStatusEnum, createAnalysisSchema } from "../../
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
-import { clusterUnavailable, commitParams, eventStream, gitUnavailable, pageOf, pageQuery, repoParams, resumeAfter, streamQuery } from "./common.ts";
+import { clusterUnavailable, commitParams, eventStream, gitRefused, gitRefusedDescription, gitUnavailable, pageOf, pageQuery, repoParams, resumeAfter, retryAfter, streamQuery } from "./common.ts";
 
 const notFound = { description: "No such repository, commit or analysis in this account.", schema: errorBodySchema };
 /** Every analysis operation that answers 503 also resolves the commit through the mirror first. */
-const unavailable = { description: `${clusterUnavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema };
+const unavailable = { description: `${clusterUnavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter };
 
 export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: AnalysisService, hub: LogHub): void {
   routes.add({
@@ -27,7 +27,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
       201: { description: "Created; the analysis starts `pending`.", schema: analysisSchema },
       200: { description: "This commit already has an analysis; here it is.", schema: analysisSchema },
       404: notFound,
-      409: { description: "The commit's analysis changed while this one was being created (deleted concurrently); try again.", schema: errorBodySchema },
+      409: { description: `The commit's analysis changed while this one was being created (deleted concurrently); try again. Or: ${gitRefusedDescription}`, schema: errorBodySchema },
       503: unavailable,
     },
     handler: async (_ctx, { params, body, principal }) => {
@@ -58,7 +58,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     tag: "Analyses",
     scope: "analyses:read",
     params: commitParams,
-    responses: { 200: { description: "The analysis.", schema: analysisSchema }, 404: notFound, 503: gitUnavailable },
+    responses: { 200: { description: "The analysis.", schema: analysisSchema }, 404: notFound, 409: gitRefused, 503: gitUnavailable },
     handler: async (_ctx, { params, principal }) => ({ status: 200, body: await analyses.get(db, principal.accountId, params.repository_id, params.commit_hash) }),
   });
 
@@ -71,7 +71,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     tag: "Analyses",
     scope: "analyses:write",
     params: commitParams,
-    responses: { 202: { description: "Cancellation requested.", schema: analysisSchema }, 404: notFound, 409: { description: "The analysis already finished.", schema: errorBodySchema }, 503: unavailable },
+    responses: { 202: { description: "Cancellation requested.", schema: analysisSchema }, 404: notFound, 409: { description: `The analysis already finished. Or: ${gitRefusedDescription}`, schema: errorBodySchema }, 503: unavailable },
     handler: async (_ctx, { params, principal }) => ({ status: 202, body: await analyses.cancel(db, principal.accountId, params.repository_id, params.commit_hash) }),
   });
 
@@ -84,7 +84,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     tag: "Analyses",
     scope: "analyses:write",
     params: commitParams,
-    responses: { 204: { description: "Deleted." }, 404: notFound, 503: unavailable },
+    responses: { 204: { description: "Deleted." }, 404: notFound, 409: gitRefused, 503: unavailable },
     handler: async (_ctx, { params, principal }) => {
       await analyses.delete(db, principal.accountId, params.repository_id, params.commit_hash);
       return { status: 204 };
@@ -102,7 +102,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     scope: "analyses:read",
     params: commitParams,
     query: streamQuery,
-    responses: { 200: eventStream("Analysis", analysisStatusEnum), 404: notFound, 503: gitUnavailable },
+    responses: { 200: eventStream("Analysis", analysisStatusEnum), 404: notFound, 409: gitRefused, 503: gitUnavailable },
     handler: async (ctx, { params, query, principal }) => {
       const id = await analyses.idOf(db, principal.accountId, params.repository_id, params.commit_hash);
       await streamLogs(ctx, { hub, id, afterSeq: resumeAfter(ctx, query) });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Context } from "koa";
 import { pageQuerySchema } from "../../domain/shared/pagination.ts";
 import { HttpError } from "../http-error.ts";
-import { errorBodySchema } from "../route.ts";
+import { errorBodySchema, type ResponseHeaders } from "../route.ts";
 import { parseAfter } from "../sse.ts";
 
 export const pageQuery = pageQuerySchema;
@@ -20,8 +20,23 @@ export const commitParams = repoParams.extend({
   commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
 });
 
+/** Retry-After on a 503 the caller should simply repeat later. */
+export const retryAfter: ResponseHeaders = {
+  "Retry-After": { description: "Seconds to wait before trying again; sent when git fetches were busy.", schema: { type: "integer", minimum: 1 } },
+};
+
 /** The 503 of every operation that reads the repository's mirror (resolving a ref, listing, reading). */
-export const gitUnavailable = { description: "The repository could not be read or fetched now (git failed or timed out, or its host could not be resolved).", schema: errorBodySchema };
+export const gitUnavailable = {
+  description:
+    "The repository could not be read or fetched now: git failed or timed out, its host could not be resolved, or no git fetch slot (this account's share or the server's) became free within the queue wait, in which case `Retry-After` says when to try again.",
+  schema: errorBodySchema,
+  headers: retryAfter,
+};
+
+/** The 409 of every operation that reads a registered repository's mirror. */
+export const gitRefusedDescription =
+  "The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address); the detail says why.";
+export const gitRefused = { description: gitRefusedDescription, schema: errorBodySchema };
 
 /** The 503 of every operation that starts or changes a workload. */
 export const clusterUnavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };

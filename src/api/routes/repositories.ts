@@ -13,7 +13,7 @@ import {
   updateRepositorySchema,
 } from "../../domain/repositories/repositories.schemas.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { gitUnavailable, idParam, pageOf, pageQuery } from "./common.ts";
+import { gitRefused, gitRefusedDescription, gitUnavailable, idParam, pageOf, pageQuery, retryAfter } from "./common.ts";
 
 const repoParam = idParam("repository_id");
 const notFound = { description: "No such repository in this account.", schema: errorBodySchema };
@@ -32,7 +32,12 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     responses: {
       201: { description: "Registered.", schema: repositorySchema },
       409: { description: "Already registered (same URL or name).", schema: errorBodySchema },
-      503: { description: "The repository could not be fetched.", schema: errorBodySchema },
+      503: {
+        description:
+          "The repository could not be fetched (its host failed, timed out or could not be resolved), or no git fetch slot of this account's share became free within the queue wait, in which case `Retry-After` says when to try again.",
+        schema: errorBodySchema,
+        headers: retryAfter,
+      },
     },
     handler: async (_ctx, { body, principal }) => ({ status: 201, body: await repos.create(db, principal.accountId, body) }),
   });
@@ -73,8 +78,8 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     responses: {
       200: { description: "Updated.", schema: repositorySchema },
       404: notFound,
-      409: { description: "Name taken.", schema: errorBodySchema },
-      503: { description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`, schema: errorBodySchema },
+      409: { description: `Name taken. Or, when \`default_branch\` changes: ${gitRefusedDescription}`, schema: errorBodySchema },
+      503: { description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
     },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 200,
@@ -107,7 +112,7 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     tag: "Repositories",
     scope: "repositories:read",
     params: repoParam,
-    responses: { 200: { description: "Branches and tags with commit hashes.", schema: refsSchema }, 404: notFound, 503: gitUnavailable },
+    responses: { 200: { description: "Branches and tags with commit hashes.", schema: refsSchema }, 404: notFound, 409: gitRefused, 503: gitUnavailable },
     handler: async (_ctx, { params, principal }) => ({ status: 200, body: await repos.refs(db, principal.accountId, params.repository_id) }),
   });
 
@@ -116,20 +121,23 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     path: "/v1/repositories/{repository_id}/files",
     operationId: "listRepositoryFiles",
     summary: "List a directory",
-    description: "`ref` is a branch, tag or commit hash (default: the default branch); `path` is a directory (default: the root). Directories come first.",
+    description:
+      "`ref` is a branch, tag or commit hash (default: the default branch); `path` is a directory (default: the root). Directories come first, then files, symlinks and submodules, each group in byte order of the name. Paginated: at most `limit` entries (1 to 1000, default 1000) and a `next_cursor` for the rest, which pins the commit the first page read, so every page of one listing shows the same commit even if the branch moves meanwhile.",
     tag: "Repositories",
     scope: "repositories:read",
     params: repoParam,
     query: filesQuerySchema,
     responses: {
-      200: { description: "The directory's entries.", schema: treeSchema },
-      400: { description: "The listing is too large to answer.", schema: errorBodySchema },
+      200: { description: "A page of the directory's entries.", schema: treeSchema },
+      400: { description: "An entry of the listing is too large to answer (a malformed tree).", schema: errorBodySchema },
       404: { description: "No such repository, ref or directory.", schema: errorBodySchema },
+      409: gitRefused,
       503: gitUnavailable,
     },
     handler: async (_ctx, { params, query, principal }) => {
       const path = normalizeRepoPath(query.path ?? "", ["query", "path"]);
-      return { status: 200, body: await repos.tree(db, principal.accountId, params.repository_id, query.ref, path) };
+      const page = { limit: query.limit, cursor: query.cursor };
+      return { status: 200, body: await repos.tree(db, principal.accountId, params.repository_id, query.ref, path, page) };
     },
   });
 
@@ -149,6 +157,7 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
       200: { description: "The file.", schema: fileContentSchema },
       400: { description: "The path is a directory (list it with `GET .../files?path=`).", schema: errorBodySchema },
       404: { description: "No such repository, ref or file.", schema: errorBodySchema },
+      409: gitRefused,
       503: gitUnavailable,
     },
     handler: async (_ctx, { params, query, principal }) => {

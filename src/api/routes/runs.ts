@@ -6,7 +6,7 @@ import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatu
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
-import { clusterUnavailable, commitParams, eventStream, gitUnavailable, idParam, pageOf, pageQuery, resumeAfter, streamQuery } from "./common.ts";
+import { clusterUnavailable, commitParams, eventStream, gitRefused, gitUnavailable, idParam, pageOf, pageQuery, resumeAfter, retryAfter, streamQuery } from "./common.ts";
 
 const runParam = idParam("run_id");
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
@@ -29,7 +29,8 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     responses: {
       201: { description: "Created; the run starts `pending`.", schema: runSchema },
       404: { description: "No such repository or commit.", schema: errorBodySchema },
-      503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema },
+      409: gitRefused,
+      503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
     },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 201,
@@ -49,6 +50,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     responses: {
       200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") },
       404: { description: "No such repository or commit.", schema: errorBodySchema },
+      409: gitRefused,
       503: gitUnavailable,
     },
     handler: async (_ctx, { params, query, principal }) => {

@@ -52,7 +52,7 @@ export class AnalysisService {
     // Checked before anything is written (the row, then the resource): the path's ref can become the branch.
     rejectUnstorableText({ path: { commit_hash: ref }, body: input });
     const repo = await requireRepository(db, accountId, repositoryId);
-    const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    const commitHash = await this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
     // A branch name in the path is remembered as the branch, unless the body names one.
     const branch = input.branch ?? (commitHash.startsWith(ref.toLowerCase()) ? null : ref);
     const existing = await this.#live(db, repo.id, commitHash);
@@ -146,7 +146,7 @@ export class AnalysisService {
   async #find(db: Db, accountId: string, repositoryId: string, ref: string) {
     const repo = await requireRepository(db, accountId, repositoryId);
     // A full hash needs no trip to the mirror (and works for commits the mirror has not fetched).
-    const commitHash = FULL_HASH.test(ref) ? ref : await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    const commitHash = FULL_HASH.test(ref) ? ref : await this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
     const row = await this.#live(db, repo.id, commitHash);
     if (!row || row.account_id !== accountId) throw notFound("Analysis");
     return row;

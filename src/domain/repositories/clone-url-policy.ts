@@ -43,8 +43,13 @@ function refuse(msg: string): DomainValidationError {
   return new DomainValidationError([{ loc: [...LOC], msg, type: "value_error" }]);
 }
 
-// IPv4 ranges that are not the public internet. Kept as data so the IPv6
-// forms that embed an IPv4 address (NAT64, 6to4) can be derived from it.
+// Which addresses a clone URL may reach, reviewed against the IANA IPv4 and
+// IPv6 special-purpose address registries (README "Security" has the decision
+// for every range; clone-url-policy.test.ts has a row for each).
+//
+// IPv4 is a block list: everything that is not globally reachable unicast.
+// The globally reachable anycast services in 192.31.196.0/24 (AS112),
+// 192.52.193.0/24 (AMT) and 192.175.48.0/24 (AS112 delegation) stay allowed.
 const BLOCKED_V4: [string, number][] = [
   ["0.0.0.0", 8], // "this network", includes the unspecified address
   ["10.0.0.0", 8],
@@ -52,56 +57,81 @@ const BLOCKED_V4: [string, number][] = [
   ["127.0.0.0", 8],
   ["169.254.0.0", 16], // link-local, includes cloud metadata 169.254.169.254
   ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
+  ["192.0.0.0", 24], // IETF protocol assignments (DS-Lite, NAT64 discovery, ...)
+  ["192.0.2.0", 24], // documentation
+  ["192.88.99.0", 24], // deprecated 6to4 relay anycast
   ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation
+  ["203.0.113.0", 24], // documentation
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, includes broadcast 255.255.255.255
 ];
 
+// IPv6 is an allow list: only global unicast (2000::/3) can be a remote git
+// server, which refuses at once everything in ::/8 (unspecified, loopback,
+// IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, IPv4-compatible
+// ::/96), 100::/64 discard, 5f00::/16 SRv6, fc00::/7, fe80::/10, fec0::/10,
+// ff00::/8 and whatever IANA assigns outside 2000::/3 later. Two exceptions
+// and some holes follow.
+const GLOBAL_UNICAST_V6: [string, number] = ["2000::", 3];
+// NAT64's well-known prefix: IPv6-only clusters with DNS64 reach every IPv4
+// host through it, so it is allowed when the IPv4 address it embeds (the low
+// 32 bits) is.
+const NAT64_WELL_KNOWN: [string, number] = ["64:ff9b::", 96];
+// Not remote git servers, although inside 2000::/3.
 const BLOCKED_V6: [string, number][] = [
-  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible form
-  ["100::", 64], // discard
-  ["2001::", 32], // Teredo tunnels to arbitrary IPv4 hosts
-  ["2001:db8::", 32],
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // deprecated site-local
-  ["ff00::", 8], // multicast
+  ["2001::", 23], // IETF protocol assignments: Teredo (2001::/32), benchmarking, ORCHID, AMT, anycast services
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4: deprecated (RFC 7526), embeds any IPv4 address, relays are untrusted
+  ["3fff::", 20], // documentation (RFC 9637)
 ];
+// 64:ff9b:1::/48 (local-use NAT64) is outside 2000::/3 and stays refused: its
+// translation is whatever the site configured, so nothing can tell what an
+// address in it reaches.
 
 function v4ToHexGroups(addr: string): [string, string] {
   const o = addr.split(".").map(Number) as [number, number, number, number];
   return [((o[0] << 8) | o[1]).toString(16), ((o[2] << 8) | o[3]).toString(16)];
 }
 
-function buildBlockList(): BlockList {
-  const list = new BlockList();
-  for (const [addr, prefix] of BLOCKED_V4) {
-    list.addSubnet(addr, prefix, "ipv4");
-    const [hi, lo] = v4ToHexGroups(addr);
-    // node's BlockList already matches IPv4-mapped (::ffff:a.b.c.d) against IPv4
-    // rules; NAT64 and 6to4 embed the IPv4 address elsewhere, so add those forms.
-    list.addSubnet(`64:ff9b::${hi}:${lo}`, 96 + prefix, "ipv6");
-    list.addSubnet(`64:ff9b:1::${hi}:${lo}`, 96 + prefix, "ipv6");
-    list.addSubnet(`2002:${hi}:${lo}::`, 16 + prefix, "ipv6");
+/** An IPv6 address (already validated by isIP, no zone id) as a 128-bit integer. */
+function v6ToBigInt(address: string): bigint {
+  let text = address.toLowerCase();
+  if (text.includes(".")) {
+    // A trailing dotted quad is the last two groups.
+    const at = text.lastIndexOf(":");
+    const [hi, lo] = v4ToHexGroups(text.slice(at + 1));
+    text = `${text.slice(0, at + 1)}${hi}:${lo}`;
   }
-  for (const [addr, prefix] of BLOCKED_V6) list.addSubnet(addr, prefix, "ipv6");
-  return list;
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":") : []);
+  const before = groups(head);
+  const after = groups(tail);
+  const all = tail === undefined ? before : [...before, ...Array<string>(8 - before.length - after.length).fill("0"), ...after];
+  return all.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n);
 }
 
-const BLOCKED = buildBlockList();
+const inPrefix = (n: bigint, [prefix, bits]: [string, number]): boolean => n >> BigInt(128 - bits) === v6ToBigInt(prefix) >> BigInt(128 - bits);
+
+function v4FromBigInt(n: bigint): string {
+  const v = Number(n & 0xffffffffn);
+  return [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join(".");
+}
+
+const BLOCKED = new BlockList();
+for (const [addr, prefix] of BLOCKED_V4) BLOCKED.addSubnet(addr, prefix, "ipv4");
 
 /** True when the literal IP address is loopback, private, link-local, multicast or otherwise not public. */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true; // not an address we can reason about: refuse
-  if (family === 6 && address.includes("%")) return true; // scoped (zone id) addresses are link-local by nature
-  return BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 4) return BLOCKED.check(address, "ipv4");
+  if (address.includes("%")) return true; // scoped (zone id) addresses are link-local by nature
+  const n = v6ToBigInt(address);
+  if (inPrefix(n, NAT64_WELL_KNOWN)) return BLOCKED.check(v4FromBigInt(n), "ipv4");
+  if (!inPrefix(n, GLOBAL_UNICAST_V6)) return true;
+  return BLOCKED_V6.some((range) => inPrefix(n, range));
 }
 
 const defaultLookup: HostLookup = async (host) => {
@@ -203,23 +233,35 @@ function isLocalName(host: string): boolean {
 }
 
 /**
+ * The part of the policy that needs no DNS: scheme, local paths, credentials,
+ * literal addresses, local names. Pure and cheap (microseconds), so it runs
+ * on every read of a cached mirror as well as before every fetch. Throws like
+ * inspectCloneUrl; returns the parsed URL and whether its host still has to be
+ * resolved and judged.
+ */
+export function checkCloneUrlWithoutDns(url: string, opts: CloneUrlPolicyOptions): { parsed: InspectedCloneUrl; needsDns: boolean } {
+  const parsed = parse(url, opts);
+  if (parsed.host === null || opts.allowLocal) return { parsed: { ...parsed, addresses: [] }, needsDns: false };
+  const host = parsed.host;
+  if (isIP(host) !== 0) {
+    if (isBlockedAddress(host)) throw refuse("Clone URL points at a private, loopback or reserved address");
+    return { parsed: { ...parsed, addresses: [host] }, needsDns: false };
+  }
+  if (isLocalName(host)) throw refuse("Clone URL points at a private, loopback or reserved address");
+  if (!host.includes(".")) throw refuse("Clone URL host must be a fully qualified domain name");
+  return { parsed: { ...parsed, addresses: [] }, needsDns: true };
+}
+
+/**
  * Checks a clone URL against the policy and, for remote hosts, resolves the
  * host and refuses it if any address is not public. Throws
  * DomainValidationError (loc ["body","url"], type "value_error") when refused,
  * or an "unavailable" DomainError when DNS itself fails transiently.
  */
 export async function inspectCloneUrl(url: string, opts: CloneUrlPolicyOptions): Promise<InspectedCloneUrl> {
-  const parsed = parse(url, opts);
-  if (parsed.host === null || opts.allowLocal) return { ...parsed, addresses: [] };
-
-  const host = parsed.host;
-  if (isIP(host) !== 0) {
-    if (isBlockedAddress(host)) throw refuse("Clone URL points at a private, loopback or reserved address");
-    return { ...parsed, addresses: [host] };
-  }
-  if (isLocalName(host)) throw refuse("Clone URL points at a private, loopback or reserved address");
-  if (!host.includes(".")) throw refuse("Clone URL host must be a fully qualified domain name");
-
+  const { parsed, needsDns } = checkCloneUrlWithoutDns(url, opts);
+  if (!needsDns) return parsed;
+  const host = parsed.host!;
   let addresses: string[];
   try {
     addresses = await (opts.lookup ?? defaultLookup)(host);

@@ -28,6 +28,25 @@ export interface GitTree {
   commit_hash: string;
   path: string;
   entries: GitTreeEntry[];
+  /** Opaque; lists the rest of the directory (at the same commit). Null on the last page. */
+  next_cursor: string | null;
+}
+
+/** A page of a directory listing: `cursor` is an opaque token from the previous page's next_cursor. */
+export interface TreePageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * A registered repository as git sees it: its mirror is named after `id`, it
+ * is fetched from `url`, and its fetches count against `account_id`'s share.
+ * (A repository row fits as it is.)
+ */
+export interface GitRepository {
+  id: string;
+  url: string;
+  account_id: string;
 }
 
 export interface GitFile {
@@ -41,11 +60,12 @@ export interface GitFile {
 }
 
 export interface GitSource {
-  sync(repoKey: string, url: string, opts?: { force?: boolean }): Promise<void>;
-  listRefs(repoKey: string, url: string): Promise<GitRefs>;
+  sync(repo: GitRepository, opts?: { force?: boolean }): Promise<void>;
+  listRefs(repo: GitRepository): Promise<GitRefs>;
   /** refLoc names where the ref came from, for the 422 a malformed ref gets. */
-  resolveCommit(repoKey: string, url: string, ref: string, refLoc?: (string | number)[]): Promise<string>;
-  listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree>;
-  readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile>;
-  remove(repoKey: string): Promise<void>;
+  resolveCommit(repo: GitRepository, ref: string, refLoc?: (string | number)[]): Promise<string>;
+  /** One page of a directory; with a cursor, `ref` is ignored (the cursor keeps the first page's commit). */
+  listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree>;
+  readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile>;
+  remove(repoId: string): Promise<void>;
 }

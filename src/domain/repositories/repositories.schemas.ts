@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decodeTreeCursor, TREE_PAGE_DEFAULT, TREE_PAGE_MAX } from "./git/tree-cursor.ts";
 
 const name = z
   .string()
@@ -58,6 +59,10 @@ export const treeSchema = z
         size: z.number().int().nullable(),
       }),
     ),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: "Pass as ?cursor= (with the same `path`) for the rest of the directory, read at the same commit; null on the last page." }),
   })
   .meta({ id: "RepositoryTree" });
 
@@ -75,5 +80,17 @@ export const fileContentSchema = z
 export const filesQuerySchema = z.strictObject({
   ref: z.string().min(1).max(255).optional(),
   path: z.string().max(4096).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(TREE_PAGE_MAX)
+    .default(TREE_PAGE_DEFAULT)
+    .meta({ description: `Entries per page, 1 to ${TREE_PAGE_MAX} (default ${TREE_PAGE_DEFAULT}).` }),
+  cursor: z
+    .string()
+    .refine((v) => decodeTreeCursor(v) !== null, { message: "Invalid cursor" })
+    .optional()
+    .meta({ description: "The previous page's `next_cursor`; the listing continues at the commit the first page read (`ref` is then ignored)." }),
 });
 export const fileQuerySchema = z.strictObject({ ref: z.string().min(1).max(255).optional() });

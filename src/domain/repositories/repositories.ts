@@ -7,7 +7,7 @@ import { newId } from "../shared/ids.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
-import type { GitFile, GitSource, GitTree } from "./git-port.ts";
+import type { GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
 import { deleteRepository, findRepositoryByUrlOrName, insertRepository, listRepositories, requireRepository, updateRepository } from "./repository-rows.ts";
 import type { CreateRepositoryInput, Repository, UpdateRepositoryInput } from "./repositories.schemas.ts";
 
@@ -74,9 +74,10 @@ export class RepositoryService {
     // Fetch before inserting: a URL that is not a readable git repository is
     // refused with a clear error instead of becoming a row that can never work.
     const id = newId();
-    await this.#deps.git.sync(id, url, { force: true });
+    const repo = { id, url, account_id: accountId };
+    await this.#deps.git.sync(repo, { force: true });
     try {
-      const refs = await this.#deps.git.listRefs(id, url);
+      const refs = await this.#deps.git.listRefs(repo);
       const defaultBranch = input.default_branch ?? refs.head;
       if (input.default_branch && !refs.branches.some((b) => b.name === input.default_branch)) {
         throw new DomainValidationError([
@@ -103,7 +104,7 @@ export class RepositoryService {
   async update(db: Db, accountId: string, id: string, input: UpdateRepositoryInput): Promise<Repository> {
     const current = await requireRepository(db, accountId, id);
     if (input.default_branch !== undefined && input.default_branch !== current.default_branch) {
-      const refs = await this.#deps.git.listRefs(current.id, current.url);
+      const refs = await this.#deps.git.listRefs(current);
       if (!refs.branches.some((b) => b.name === input.default_branch)) {
         throw new DomainValidationError([
           { loc: ["body", "default_branch"], msg: `Value error, branch '${input.default_branch}' does not exist in the repository`, type: "value_error" },
@@ -127,18 +128,17 @@ export class RepositoryService {
   }
 
   async refs(db: Db, accountId: string, id: string) {
-    const repo = await requireRepository(db, accountId, id);
-    await this.#deps.git.sync(repo.id, repo.url);
-    return this.#deps.git.listRefs(repo.id, repo.url);
+    // listRefs refreshes the mirror when it is stale.
+    return this.#deps.git.listRefs(await requireRepository(db, accountId, id));
   }
 
-  async tree(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitTree> {
+  async tree(db: Db, accountId: string, id: string, ref: string | undefined, path: string, page: TreePageRequest): Promise<GitTree> {
     const repo = await requireRepository(db, accountId, id);
-    return this.#deps.git.listTree(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
+    return this.#deps.git.listTree(repo, ref ?? repo.default_branch ?? "HEAD", path, page);
   }
 
   async file(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitFile> {
     const repo = await requireRepository(db, accountId, id);
-    return this.#deps.git.readFile(repo.id, repo.url, ref ?? repo.default_branch ?? "HEAD", path);
+    return this.#deps.git.readFile(repo, ref ?? repo.default_branch ?? "HEAD", path);
   }
 }

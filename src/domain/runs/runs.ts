@@ -70,7 +70,7 @@ export class RunService {
       issues.push({ loc: ["body", "timeout_seconds"], msg: `Input should be less than or equal to ${this.#deps.maxTimeoutSeconds}`, type: "less_than_equal" });
     }
     if (issues.length) throw new DomainValidationError(issues);
-    const commitHash = await this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    const commitHash = await this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
     let command = input.command;
     let experimentId: string | undefined;
     let parameters: RunSpec["parameters"];
@@ -149,7 +149,7 @@ export class RunService {
 
   async resolveCommit(db: Db, accountId: string, repositoryId: string, ref: string): Promise<string> {
     const repo = await requireRepository(db, accountId, repositoryId);
-    return this.#deps.git.resolveCommit(repo.id, repo.url, ref, ["path", "commit_hash"]);
+    return this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
   }
 
   async #experimentCommand(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string, overrides: NonNullable<CreateRunInput["parameters"]>) {

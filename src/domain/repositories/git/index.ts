@@ -8,10 +8,14 @@ export {
   type GitMirrorsOptions,
   type GitRef,
   type GitRefs,
+  type GitRepository,
   type GitTree,
   type GitTreeEntry,
+  type TreePageRequest,
 } from "./mirrors.ts";
 export { MirrorCache, type MirrorCacheOptions } from "./mirror-cache.ts";
 export { MirrorReader, type MirrorAccess, type MirrorReaderOptions } from "./mirror-reader.ts";
 export { GitRemoteError, type GitFailureReason } from "./errors.ts";
+export { FetchSlots, GitBusyError, type FetchSlotsOptions } from "./fetch-slots.ts";
+export { decodeTreeCursor, TREE_PAGE_DEFAULT, TREE_PAGE_MAX } from "./tree-cursor.ts";
 export { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";

@@ -3,10 +3,11 @@ import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "n
 import { join } from "node:path";
 import type { Logger } from "../../../logger.ts";
 import { badRequest, DomainError, DomainValidationError, unavailable } from "../../errors.ts";
-import { inspectCloneUrl, type HostLookup, type InspectedCloneUrl } from "../clone-url-policy.ts";
+import { checkCloneUrlWithoutDns, inspectCloneUrl, type CloneUrlPolicyOptions, type HostLookup, type InspectedCloneUrl } from "../clone-url-policy.ts";
+import type { GitRepository } from "../git-port.ts";
 import { classifyGitFailure, gitRemoteError, GitRemoteError, redactUrls } from "./errors.ts";
+import { FetchSlots } from "./fetch-slots.ts";
 import { runGit, type RunGitResult } from "./run.ts";
-import { Semaphore } from "./semaphore.ts";
 
 export interface GitAuth {
   username: string;
@@ -35,8 +36,12 @@ export interface MirrorCacheOptions {
   lookup?: HostLookup;
   /** Clock; injected in tests. */
   now?: () => number;
-  /** Clones and fetches running at once (each is CPU and memory heavy); more wait. Default 4. */
+  /** Clones and fetches running at once, all accounts together (each is CPU and memory heavy); more wait. Default 4. */
   maxConcurrentFetches?: number;
+  /** Clones and fetches running at once for one account; at most maxConcurrentFetches. Default 2. */
+  maxConcurrentFetchesPerAccount?: number;
+  /** Longest wait for a fetch slot; then the fetch fails with GitBusyError (503 + Retry-After). Default 10 s. */
+  fetchQueueWaitMs?: number;
 }
 
 interface MirrorState {
@@ -48,6 +53,12 @@ interface MirrorState {
   lastAttemptAt: number;
   /** The clone URL the mirror on disk was fetched from; undefined until read from disk. */
   url: string | null | undefined;
+  /**
+   * The policy refused the last fetch of this URL (a DNS answer that needs no
+   * setting to change). Reads are refused with it until a later fetch is
+   * allowed, although the refused attempt made the mirror look fresh.
+   */
+  refusal: { url: string; error: Error } | null;
 }
 
 const REPO_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -55,6 +66,8 @@ const MARKER = "codeplane-synced";
 const URL_FILE = "codeplane-url";
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const MAX_LISTING_BYTES = 64 * 1024 * 1024;
+/** Longest record scan() accepts: a tree entry's header and a name git allows. */
+const MAX_RECORD_BYTES = 64 * 1024;
 const HEADS = "+refs/heads/*:refs/heads/*";
 const TAGS = "+refs/tags/*:refs/tags/*";
 
@@ -70,7 +83,7 @@ export class MirrorCache {
   readonly #git: string;
   readonly #now: () => number;
   readonly #state = new Map<string, MirrorState>();
-  readonly #fetchSlots: Semaphore;
+  readonly #fetchSlots: FetchSlots;
   #ready: Promise<void> | null = null;
 
   constructor(opts: MirrorCacheOptions) {
@@ -79,7 +92,11 @@ export class MirrorCache {
     this.#home = join(opts.cacheDir, ".home");
     this.#git = opts.gitBinary ?? "git";
     this.#now = opts.now ?? Date.now;
-    this.#fetchSlots = new Semaphore(Math.max(1, opts.maxConcurrentFetches ?? 4));
+    this.#fetchSlots = new FetchSlots({
+      total: opts.maxConcurrentFetches ?? 4,
+      perAccount: opts.maxConcurrentFetchesPerAccount ?? 2,
+      maxWaitMs: opts.fetchQueueWaitMs ?? 10_000,
+    });
   }
 
   /** Where the mirror of `repoKey` lives. */
@@ -89,17 +106,28 @@ export class MirrorCache {
   }
 
   /**
-   * Makes sure a mirror of `url` exists and is fresh. Concurrent callers share
-   * one fetch. When a refresh fails but an older mirror of the same URL exists,
-   * non-forced callers keep reading the old one (and the failure is logged);
-   * forced callers get the error.
+   * Makes sure a mirror of the repository's URL exists and is fresh.
+   * Concurrent callers share one fetch. When a refresh fails but an older
+   * mirror of the same URL exists, non-forced callers keep reading the old one
+   * (and the failure is logged); forced callers get the error.
+   *
+   * The clone URL policy is checked on every call, also when the mirror is
+   * fresh and nothing is fetched: its DNS-free part (scheme, local paths,
+   * literal addresses: what an operator setting decides) each time, its DNS
+   * part on every fetch, and a fetch the policy refused keeps refusing reads
+   * until a later fetch is allowed. So a repository the policy no longer
+   * allows is not served from its mirror either.
    *
    * Throws DomainValidationError (loc body.url) when the URL breaks the clone
    * URL policy, GitRemoteError (a DomainError, kind bad_request or
-   * unavailable) when fetching fails.
+   * unavailable) when fetching fails, GitBusyError (unavailable, with
+   * retryAfterSeconds) when no fetch slot of the repository's account became
+   * free in time.
    */
-  async sync(repoKey: string, url: string, opts: { force?: boolean; auth?: GitAuth } = {}): Promise<void> {
+  async sync(repo: GitRepository, opts: { force?: boolean; auth?: GitAuth } = {}): Promise<void> {
+    const { id: repoKey, url } = repo;
     const dir = this.mirrorPath(repoKey);
+    checkCloneUrlWithoutDns(url, this.#policy());
     await this.#init();
     const st = this.#stateOf(repoKey);
     const force = opts.force === true;
@@ -119,13 +147,16 @@ export class MirrorCache {
           .then(() => {
             st.queued = null;
             // Someone may have started a fetch in between; it started late enough.
-            return st.running ?? this.#start(repoKey, dir, url, opts.auth);
+            return st.running ?? this.#start(repo, dir, opts.auth);
           });
         fetch = st.queued;
       }
     } else {
-      if (!force && this.#isFresh(st, url)) return;
-      fetch = this.#start(repoKey, dir, url, opts.auth);
+      if (!force && this.#isFresh(st, url)) {
+        if (st.refusal && st.refusal.url === urlKey(url)) throw st.refusal.error;
+        return;
+      }
+      fetch = this.#start(repo, dir, opts.auth);
     }
 
     try {
@@ -168,7 +199,7 @@ export class MirrorCache {
   #stateOf(repoKey: string): MirrorState {
     let st = this.#state.get(repoKey);
     if (!st) {
-      st = { running: null, queued: null, lastAttemptAt: 0, url: undefined };
+      st = { running: null, queued: null, lastAttemptAt: 0, url: undefined, refusal: null };
       this.#state.set(repoKey, st);
     }
     return st;
@@ -217,9 +248,13 @@ export class MirrorCache {
     return this.#now() - st.lastAttemptAt < this.#opts.refreshIntervalSeconds * 1000;
   }
 
-  #start(repoKey: string, dir: string, url: string, auth: GitAuth | undefined): Promise<void> {
-    const st = this.#stateOf(repoKey);
-    const run = this.#fetch(repoKey, st, dir, url, auth).finally(() => {
+  #policy(): CloneUrlPolicyOptions {
+    return { allowLocal: this.#opts.allowLocal, allowSsh: this.#opts.allowSsh ?? false, lookup: this.#opts.lookup };
+  }
+
+  #start(repo: GitRepository, dir: string, auth: GitAuth | undefined): Promise<void> {
+    const st = this.#stateOf(repo.id);
+    const run = this.#fetch(repo, st, dir, auth).finally(() => {
       st.lastAttemptAt = this.#now();
       st.running = null;
     });
@@ -227,14 +262,18 @@ export class MirrorCache {
     return run;
   }
 
-  async #fetch(repoKey: string, st: MirrorState, dir: string, url: string, auth: GitAuth | undefined): Promise<void> {
+  async #fetch(repo: GitRepository, st: MirrorState, dir: string, auth: GitAuth | undefined): Promise<void> {
+    const { id: repoKey, url, account_id: account } = repo;
     const started = performance.now();
     // Checked on every fetch, not only at registration: DNS answers change.
-    const target = await inspectCloneUrl(url, {
-      allowLocal: this.#opts.allowLocal,
-      allowSsh: this.#opts.allowSsh ?? false,
-      lookup: this.#opts.lookup,
-    });
+    let target: InspectedCloneUrl;
+    try {
+      target = await inspectCloneUrl(url, this.#policy());
+    } catch (err) {
+      if (err instanceof DomainValidationError) st.refusal = { url: urlKey(url), error: err };
+      throw err;
+    }
+    st.refusal = null;
     const credential = auth ?? (await this.#opts.credentials?.(repoKey, url)) ?? undefined;
     const env = this.#env(target, credential);
     const config = this.#remoteConfig(target);
@@ -255,8 +294,8 @@ export class MirrorCache {
         HEADS,
         TAGS,
       ];
-      const res = await this.#fetchSlots.run(() => this.exec(dir, args, { env }));
-      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
+      const res = await this.#fetchSlots.run(account, () => this.exec(dir, args, { env }));
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res);
       await touch(join(dir, MARKER));
       this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "fetch" }, "git mirror fetched");
       return;
@@ -266,10 +305,10 @@ export class MirrorCache {
     // old mirror and swap, so a failure leaves nothing half-done behind.
     const tmp = join(this.#opts.cacheDir, `.tmp-${repoKey}-${randomBytes(4).toString("hex")}`);
     try {
-      const res = await this.#fetchSlots.run(() =>
+      const res = await this.#fetchSlots.run(account, () =>
         this.exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env }),
       );
-      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(repoKey, target, res);
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res);
       await writeFile(join(tmp, URL_FILE), `${key}\n`);
       await writeFile(join(tmp, MARKER), "");
       const old = join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`);
@@ -288,13 +327,16 @@ export class MirrorCache {
     this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "clone" }, "git mirror fetched");
   }
 
-  #remoteFailure(repoKey: string, target: InspectedCloneUrl, res: RunGitResult): GitRemoteError {
+  #remoteFailure(st: MirrorState, repo: GitRepository, target: InspectedCloneUrl, res: RunGitResult): GitRemoteError {
     const reason = res.timedOut ? "timeout" : classifyGitFailure(res.stderr);
     this.#log.warn(
-      { repository_id: repoKey, reason, exit_code: res.code, stderr: redactUrls(res.stderr).slice(0, 2000) },
+      { repository_id: repo.id, reason, exit_code: res.code, stderr: redactUrls(res.stderr).slice(0, 2000) },
       "git fetch failed",
     );
-    return gitRemoteError(reason, target.host, this.#opts.commandTimeoutMs);
+    const error = gitRemoteError(reason, target.host, this.#opts.commandTimeoutMs);
+    // git's own transport rules (see #remoteConfig) refused: as final as the policy's refusal.
+    if (reason === "refused") st.refusal = { url: urlKey(repo.url), error };
+    return error;
   }
 
   /** `-c` settings for commands that talk to a remote. Nothing secret goes here: argv is public. */
@@ -355,7 +397,7 @@ export class MirrorCache {
   exec(
     dir: string,
     args: string[],
-    opts: { env?: Record<string, string>; input?: string; maxStdout?: number } = {},
+    opts: { env?: Record<string, string>; input?: string; maxStdout?: number; onStdout?: (chunk: Buffer) => boolean } = {},
   ): Promise<RunGitResult> {
     return runGit({
       gitBinary: this.#git,
@@ -365,9 +407,42 @@ export class MirrorCache {
       timeoutMs: this.#opts.commandTimeoutMs,
       input: opts.input,
       maxStdout: opts.maxStdout ?? MAX_LISTING_BYTES,
+      onStdout: opts.onStdout,
     }).catch((err: unknown) => {
       throw unavailable("Could not run git", err);
     });
+  }
+
+  /**
+   * Runs a local read command whose output is NUL-terminated records and hands
+   * each record to `onRecord` as it arrives, so a listing is never held in
+   * memory whole. `onRecord` returning false stops git early (not a failure).
+   * A record is only valid during the call. Throws like read().
+   */
+  async scan(dir: string, args: string[], onRecord: (record: Buffer) => boolean | void): Promise<void> {
+    let rest: Buffer | null = null;
+    let tooLong = false;
+    const res = await this.exec(dir, args, {
+      onStdout: (chunk) => {
+        const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+        let start = 0;
+        for (let nul = buf.indexOf(0, start); nul >= 0; nul = buf.indexOf(0, start)) {
+          const record = buf.subarray(start, nul);
+          start = nul + 1;
+          if (onRecord(record) === false) return false;
+        }
+        // Copied: a view would keep the whole chunk alive.
+        rest = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
+        if (rest && rest.length > MAX_RECORD_BYTES) {
+          tooLong = true;
+          return false;
+        }
+        return true;
+      },
+    });
+    if (res.stopped && !tooLong) return;
+    if (res.code !== 0 || res.timedOut || tooLong) throw this.readFailure({ ...res, limited: tooLong }, args);
+    if (rest) onRecord(rest); // a last record without its NUL
   }
 
   /** Runs a local read command and returns stdout, or throws unavailable. */

@@ -1,15 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { DomainError, unavailable } from "../../errors.ts";
+import { createHash } from "node:crypto";
+import { DomainError, DomainValidationError, unavailable } from "../../errors.ts";
 import {
   blobContent,
   entryType,
+  keepSmallest,
   MirrorReader,
   parseForEachRef,
-  parseLsTree,
+  parseTreeRecord,
+  refusedForReads,
   utf8Boundary,
   type MirrorAccess,
+  type TreeRecord,
 } from "./mirror-reader.ts";
+import { GitRemoteError } from "./errors.ts";
 import type { RunGitResult } from "./run.ts";
+import { decodeTreeCursor, encodeTreeCursor } from "./tree-cursor.ts";
 
 // Parsing against git's output as recorded from git itself; the end-to-end
 // behaviour against a real repository is in mirrors.test.ts.
@@ -21,6 +27,15 @@ const T2 = "a8d7bd2c3babe0135ff357c36f651fb72a69d002";
 const TREE = "df55a7dce59d040dc7819c1e241082965a80ebd9";
 
 const ref = (...fields: string[]) => fields.join("\0");
+const result = (stdout: string, code: number): RunGitResult => ({
+  code,
+  signal: null,
+  stdout: Buffer.from(stdout),
+  stderr: "",
+  timedOut: false,
+  limited: false,
+  stopped: false,
+});
 
 describe("parseForEachRef", () => {
   it.each([
@@ -65,46 +80,183 @@ describe("parseForEachRef", () => {
   });
 });
 
-describe("parseLsTree", () => {
-  const rec = (mode: string, type: string, oid: string, size: string, path: string) => `${mode} ${type} ${oid} ${size.padStart(7)}\t${path}\0`;
+describe("parseTreeRecord", () => {
+  // `ls-tree -z` records (default format), without their NUL.
+  const rec = (mode: string, type: string, oid: string, path: string) => Buffer.from(`${mode} ${type} ${oid}\t${path}`);
+  const parsed = (r: Buffer, prefix: string) => {
+    const e = parseTreeRecord(r, Buffer.from(prefix));
+    return e && { name: e.name.toString("utf8"), type: e.type, oid: e.oid };
+  };
 
   it.each([
-    ["nothing", "", "", []],
-    [
-      "the root, with every kind of entry",
-      rec("100644", "blob", C2, "2", "a") +
-        rec("040000", "tree", TREE, "-", "d") +
-        rec("120000", "blob", C1, "1", "l") +
-        rec("160000", "commit", C1, "-", "sub") +
-        rec("100755", "blob", C2, "1234567", "run.sh"),
+    ["a file", rec("100644", "blob", C2, "a"), "", { name: "a", type: "file", oid: C2 }],
+    ["an executable", rec("100755", "blob", C2, "run.sh"), "", { name: "run.sh", type: "file", oid: C2 }],
+    ["a directory", rec("040000", "tree", TREE, "d"), "", { name: "d", type: "dir", oid: TREE }],
+    ["a symlink", rec("120000", "blob", C1, "l"), "", { name: "l", type: "symlink", oid: C1 }],
+    ["a submodule", rec("160000", "commit", C1, "sub"), "", { name: "sub", type: "submodule", oid: C1 }],
+    ["a nested entry, named by its last component", rec("100644", "blob", C2, "d/e/f.txt"), "d/e/", { name: "f.txt", type: "file", oid: C2 }],
+    ["a submodule asked for as a directory: the gitlink itself, not a child", rec("160000", "commit", C1, "vendor/lib"), "vendor/lib/", null],
+    ["a file asked for as a directory", rec("100644", "blob", C2, "README.md"), "README.md/", null],
+    ["outside the directory", rec("100644", "blob", C2, "other/x"), "d/", null],
+    ["a grandchild (never listed without -r)", rec("100644", "blob", C2, "d/e/f"), "d/", null],
+    ["names with spaces and tabs", rec("100644", "blob", C2, "a b\tc.txt"), "", { name: "a b\tc.txt", type: "file", oid: C2 }],
+    ["no tab: not a record", Buffer.from("garbage"), "", null],
+  ])("%s", (_, record, prefix, expected) => {
+    expect(parsed(record, prefix)).toEqual(expected);
+  });
+
+  it("keeps a name's bytes as git stores them (not necessarily UTF-8)", () => {
+    const record = Buffer.concat([Buffer.from(`100644 blob ${C2}\t`), Buffer.from([0x66, 0xff, 0x67])]);
+    expect(parseTreeRecord(record, Buffer.alloc(0))!.name).toEqual(Buffer.from([0x66, 0xff, 0x67]));
+  });
+});
+
+describe("keepSmallest", () => {
+  it("keeps the n smallest names in byte order, whatever order they come in", () => {
+    const kept: TreeRecord[] = [];
+    for (const name of ["foo", "b", "foo-bar", "a", "Z", "é", "c"]) keepSmallest(kept, { name: Buffer.from(name), type: "dir", oid: TREE }, 4);
+    // Byte order: uppercase before lowercase, "foo" before "foo-bar" (git itself lists "foo-bar" first).
+    expect(kept.map((e) => e.name.toString())).toEqual(["Z", "a", "b", "c"]);
+  });
+});
+
+describe("tree cursors", () => {
+  it("round-trips, and refuses anything this server did not write", () => {
+    const cursor = { commit: C1, kind: "f" as const, name: Buffer.from([0x66, 0xff]) };
+    const text = encodeTreeCursor(cursor);
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeTreeCursor(text)).toEqual(cursor);
+    const enc = (raw: string | Buffer) => Buffer.from(raw).toString("base64url");
+    for (const bad of [
       "",
-      [
-        { name: "a", path: "a", type: "file", size: 2 },
-        { name: "d", path: "d", type: "dir", size: null },
-        { name: "l", path: "l", type: "symlink", size: 1 },
-        { name: "sub", path: "sub", type: "submodule", size: null },
-        { name: "run.sh", path: "run.sh", type: "file", size: 1234567 },
-      ],
-    ],
-    [
-      "a nested directory, named by the last component",
-      rec("100644", "blob", C2, "3", "d/e/f.txt") + rec("040000", "tree", TREE, "-", "d/e/g"),
-      "d/e/",
-      [
-        { name: "f.txt", path: "d/e/f.txt", type: "file", size: 3 },
-        { name: "g", path: "d/e/g", type: "dir", size: null },
-      ],
-    ],
-    ["a submodule asked for as a directory: the gitlink itself, not a child", rec("160000", "commit", C1, "-", "vendor/lib"), "vendor/lib/", []],
-    ["a file asked for as a directory", rec("100644", "blob", C2, "3", "README.md"), "README.md/", []],
-    [
-      "names with spaces and tabs",
-      rec("100644", "blob", C2, "5", "a b\tc.txt"),
-      "",
-      [{ name: "a b\tc.txt", path: "a b\tc.txt", type: "file", size: 5 }],
-    ],
-  ])("%s", (_, out, prefix, expected) => {
-    expect(parseLsTree(out, prefix)).toEqual(expected);
+      "not a cursor",
+      "a/b",
+      `${text}=`,
+      enc(`t2\0${C1}\0f\0x`), // another version
+      enc(`t1\0${C1.slice(1)}\0f\0x`), // not a full hash
+      enc(`t1\0${C1.toUpperCase()}\0f\0x`),
+      enc(`t1\0${C1}\0x\0x`), // no such kind
+      enc(`t1\0${C1}\0f\0`), // no name
+      enc(`t1\0${C1}\0f\0a/b`), // a path, not a name
+      enc(`t1\0${C1}\0f\0${"x".repeat(4097)}`),
+      enc(`v1:0190a1b2-0000-7000-8000-000000000001`), // a list cursor
+    ]) {
+      expect(decodeTreeCursor(bad), JSON.stringify(bad)).toBeNull();
+    }
+  });
+});
+
+// listTree against a stand-in cache: which git commands it runs, when it stops
+// them, and how it pages; the same against real git is in mirrors.test.ts.
+describe("MirrorReader.listTree", () => {
+  // A directory "d" as ls-tree lists it, in git's order (a directory's name
+  // sorts as if it ended in "/": "foo-bar" before "foo").
+  const DIRS = ["a", "foo-bar", "foo", "zz"];
+  const FILES = Array.from({ length: 50 }, (_, i) => `f${String(i).padStart(3, "0")}`);
+  const ORDER = [...DIRS, ...FILES].sort((x, y) => {
+    const k = (n: string) => (DIRS.includes(n) ? `${n}/` : n);
+    return k(x) < k(y) ? -1 : k(x) > k(y) ? 1 : 0;
+  });
+  const oid = (n: string) => createHash("sha1").update(n).digest("hex");
+
+  function fakeCache() {
+    const scans: { args: string[]; emitted: number }[] = [];
+    const cache: MirrorAccess = {
+      mirrorPath: (key) => `/cache/${key}.git`,
+      sync: async () => {},
+      sinceLastFetch: () => 0,
+      exec: async (_dir, args, o) => {
+        if (args[0] === "rev-parse") return result(`${C1}\n`, 0);
+        if (args[0] === "cat-file" && o?.input?.endsWith(":d\0")) return result("tree\n", 0);
+        return result("missing\n", 0);
+      },
+      read: async (_dir, args, input) => {
+        if (args[0] !== "cat-file") throw new Error(`unexpected ${args.join(" ")}`);
+        const oids = (input ?? "").split("\0").filter(Boolean);
+        return Buffer.from(oids.map((o) => `${o} ${parseInt(o.slice(0, 2), 16)}\n`).join(""));
+      },
+      scan: async (_dir, args, onRecord) => {
+        const onlyDirs = args.includes("-d");
+        const names = ORDER.filter((n) => !onlyDirs || DIRS.includes(n));
+        const entry = { args, emitted: 0 };
+        scans.push(entry);
+        for (const n of names) {
+          entry.emitted++;
+          const dir = DIRS.includes(n);
+          const record = Buffer.from(`${dir ? "040000 tree" : "100644 blob"} ${oid(n)}\td/${n}`);
+          if (onRecord(record) === false) return;
+        }
+      },
+      readFailure: () => unavailable("Reading the repository failed"),
+    };
+    return { cache, scans };
+  }
+  const repo = { id: "k", url: "u", account_id: "acct" };
+
+  it("pages directories first, then files, in byte order, each entry once", async () => {
+    const { cache } = fakeCache();
+    const reader = new MirrorReader(cache, { maxFileBytes: 10 });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await reader.listTree(repo, "main", "d", { limit: 3, cursor });
+      expect(page.entries.length).toBeLessThanOrEqual(3);
+      expect(page.commit_hash).toBe(C1);
+      seen.push(...page.entries.map((e) => e.name));
+      cursor = page.next_cursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual([...[...DIRS].sort(), ...FILES]);
+    expect(pages).toBe(Math.ceil(54 / 3));
+  });
+
+  it("gives sizes for files and null for directories, and full paths", async () => {
+    const { cache } = fakeCache();
+    const page = await new MirrorReader(cache, { maxFileBytes: 10 }).listTree(repo, "main", "d", { limit: 5 });
+    expect(page.entries).toEqual([
+      { name: "a", path: "d/a", type: "dir", size: null },
+      { name: "foo", path: "d/foo", type: "dir", size: null },
+      { name: "foo-bar", path: "d/foo-bar", type: "dir", size: null },
+      { name: "zz", path: "d/zz", type: "dir", size: null },
+      { name: "f000", path: "d/f000", type: "file", size: parseInt(oid("f000").slice(0, 2), 16) },
+    ]);
+  });
+
+  it("stops git once a page of files is full, and skips the directory pass past the directories", async () => {
+    const { cache, scans } = fakeCache();
+    const reader = new MirrorReader(cache, { maxFileBytes: 10 });
+    const first = await reader.listTree(repo, "main", "d", { limit: 10 });
+    // ls-tree -d (all 4 directories), then ls-tree until 6 files + 1 more were seen.
+    expect(scans.map((s) => [s.args.includes("-d"), s.emitted])).toEqual([
+      [true, 4],
+      [false, ORDER.indexOf("f006") + 1],
+    ]);
+    scans.length = 0;
+    await reader.listTree(repo, "main", "d", { limit: 10, cursor: first.next_cursor! });
+    expect(scans.map((s) => [s.args.includes("-d"), s.emitted])).toEqual([[false, ORDER.indexOf("f016") + 1]]);
+  });
+
+  it("keeps the cursor's commit, whatever the ref says", async () => {
+    const { cache } = fakeCache();
+    const reader = new MirrorReader(cache, { maxFileBytes: 10 });
+    const first = await reader.listTree(repo, "main", "d", { limit: 2 });
+    const execs: string[][] = [];
+    const spy: MirrorAccess = { ...cache, exec: (dir, args, o) => (execs.push(args), cache.exec(dir, args, o)) };
+    await new MirrorReader(spy, { maxFileBytes: 10 }).listTree(repo, "other-branch", "d", { limit: 2, cursor: first.next_cursor! });
+    expect(execs[0]).toEqual(["rev-parse", "--verify", "--quiet", "--end-of-options", `${C1}^{commit}`]);
+  });
+
+  it("refuses a malformed cursor with a 422 at query.cursor", async () => {
+    const { cache } = fakeCache();
+    const err = await new MirrorReader(cache, { maxFileBytes: 10 }).listTree(repo, "main", "d", { limit: 2, cursor: "nope" }).catch((e: unknown) => e);
+    expect((err as DomainValidationError).issues[0]!.loc).toEqual(["query", "cursor"]);
+  });
+
+  it("answers 404 for a path that lists nothing", async () => {
+    const { cache } = fakeCache();
+    const err = await new MirrorReader(cache, { maxFileBytes: 10 }).listTree(repo, "main", "nope", { limit: 2 }).catch((e: unknown) => e);
+    expect((err as DomainError).kind).toBe("not_found");
   });
 });
 
@@ -154,21 +306,14 @@ describe("utf8Boundary", () => {
 });
 
 // The reader against a stand-in cache: what it asks of the cache, not git.
+const REPO = { id: "k", url: "u", account_id: "acct" };
 describe("MirrorReader.resolveCommit", () => {
   function fakeCache(commits: Record<string, string>, opts: { sinceLastFetch: number; afterForce?: Record<string, string> }) {
     const syncs: { force: boolean }[] = [];
     let known = commits;
-    const result = (stdout: string, code: number): RunGitResult => ({
-      code,
-      signal: null,
-      stdout: Buffer.from(stdout),
-      stderr: "",
-      timedOut: false,
-      limited: false,
-    });
     const cache: MirrorAccess = {
       mirrorPath: (key) => `/cache/${key}.git`,
-      sync: async (_key, _url, o) => {
+      sync: async (_repo, o) => {
         syncs.push({ force: o?.force === true });
         if (o?.force && opts.afterForce) known = { ...known, ...opts.afterForce };
       },
@@ -179,6 +324,7 @@ describe("MirrorReader.resolveCommit", () => {
         return hit ? result(`${hit}\n`, 0) : result("", 1);
       },
       read: async () => Buffer.alloc(0),
+      scan: async () => {},
       readFailure: () => unavailable("Reading the repository failed"),
     };
     return { cache, syncs };
@@ -186,7 +332,7 @@ describe("MirrorReader.resolveCommit", () => {
 
   it("answers from the mirror without a forced fetch", async () => {
     const { cache, syncs } = fakeCache({ main: C1 }, { sinceLastFetch: 0 });
-    expect(await new MirrorReader(cache, { maxFileBytes: 10 }).resolveCommit("k", "u", "main")).toBe(C1);
+    expect(await new MirrorReader(cache, { maxFileBytes: 10 }).resolveCommit(REPO, "main")).toBe(C1);
     expect(syncs).toEqual([{ force: false }]);
   });
 
@@ -196,7 +342,7 @@ describe("MirrorReader.resolveCommit", () => {
   ])("on a miss after %s", async (_, since, expectedSyncs, expected) => {
     const { cache, syncs } = fakeCache({}, { sinceLastFetch: since, afterForce: { hotfix: C2 } });
     const reader = new MirrorReader(cache, { maxFileBytes: 10 });
-    const got = await reader.resolveCommit("k", "u", "hotfix").catch((err: unknown) => err);
+    const got = await reader.resolveCommit(REPO, "hotfix").catch((err: unknown) => err);
     if (expected === null) expect((got as DomainError).kind).toBe("not_found");
     else expect(got).toBe(expected);
     expect(syncs).toEqual(expectedSyncs);
@@ -204,8 +350,21 @@ describe("MirrorReader.resolveCommit", () => {
 
   it("honours missRefreshMinIntervalMs", async () => {
     const { cache, syncs } = fakeCache({}, { sinceLastFetch: 1_000 });
-    const err = await new MirrorReader(cache, { maxFileBytes: 10, missRefreshMinIntervalMs: 500 }).resolveCommit("k", "u", "nope").catch((e: unknown) => e);
+    const err = await new MirrorReader(cache, { maxFileBytes: 10, missRefreshMinIntervalMs: 500 }).resolveCommit(REPO, "nope").catch((e: unknown) => e);
     expect((err as DomainError).kind).toBe("not_found");
     expect(syncs).toEqual([{ force: false }, { force: true }]);
+  });
+});
+
+describe("refusedForReads", () => {
+  it("turns a policy refusal into a conflict that says why, and leaves other errors alone", () => {
+    const policy = new DomainValidationError([{ loc: ["body", "url"], msg: "file:// clone URLs are not allowed; use an https:// URL", type: "value_error" }]);
+    const conflict = refusedForReads(policy)!;
+    expect(conflict.kind).toBe("conflict");
+    expect(conflict.message).toMatch(/not allowed by the server's clone URL policy: file:\/\/ clone URLs are not allowed/);
+    expect(refusedForReads(new GitRemoteError("refused", "The clone URL uses a transport that is not allowed"))!.kind).toBe("conflict");
+    expect(refusedForReads(new GitRemoteError("timeout", "slow"))).toBeNull();
+    expect(refusedForReads(new DomainValidationError([{ loc: ["query", "ref"], msg: "bad", type: "value_error" }]))).toBeNull();
+    expect(refusedForReads(unavailable("x"))).toBeNull();
   });
 });

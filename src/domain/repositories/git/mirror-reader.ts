@@ -1,23 +1,27 @@
 import { readFile } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
-import { badRequest, type DomainError, notFound } from "../../errors.ts";
+import { badRequest, DomainError, DomainValidationError, notFound, unavailable } from "../../errors.ts";
+import { GitRemoteError } from "./errors.ts";
 import { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";
 import type { RunGitResult } from "./run.ts";
-import type { GitEntryType, GitFile, GitRef, GitRefs, GitTree, GitTreeEntry } from "../git-port.ts";
+import { decodeTreeCursor, encodeTreeCursor, TREE_PAGE_MAX, type TreeCursor } from "./tree-cursor.ts";
+import type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 
 /** What reading needs from the mirror cache (MirrorCache provides it). */
 export interface MirrorAccess {
   /** Where the mirror of `repoKey` lives; throws on a key that is not a plain identifier. */
   mirrorPath(repoKey: string): string;
-  /** Makes sure the mirror exists and is fresh; `force` fetches even when it is. */
-  sync(repoKey: string, url: string, opts?: { force?: boolean }): Promise<void>;
+  /** Makes sure the mirror exists, is fresh and is still allowed; `force` fetches even when it is fresh. */
+  sync(repo: GitRepository, opts?: { force?: boolean }): Promise<void>;
   /** Milliseconds since a fetch of `repoKey` last finished, successful or not. */
   sinceLastFetch(repoKey: string): number;
   /** Runs a local git command in the mirror at `dir`. */
   exec(dir: string, args: string[], opts?: { input?: string; maxStdout?: number }): Promise<RunGitResult>;
   /** Runs a local read command and returns stdout, or throws. */
   read(dir: string, args: string[], input?: string): Promise<Buffer>;
+  /** Runs a local read command and streams its NUL-terminated records; false from onRecord stops early. */
+  scan(dir: string, args: string[], onRecord: (record: Buffer) => boolean | void): Promise<void>;
   /** The error for a failed read (the details go to the log). */
   readFailure(res: RunGitResult, args: string[]): DomainError;
 }
@@ -49,9 +53,9 @@ export class MirrorReader {
     this.#opts = opts;
   }
 
-  async listRefs(repoKey: string, url: string): Promise<GitRefs> {
-    const dir = this.#mirrors.mirrorPath(repoKey);
-    await this.#mirrors.sync(repoKey, url);
+  async listRefs(repo: GitRepository): Promise<GitRefs> {
+    const dir = this.#mirrors.mirrorPath(repo.id);
+    await this.#sync(repo);
     const out = await this.#mirrors.read(dir, ["for-each-ref", FOR_EACH_REF_FORMAT, "refs/heads", "refs/tags"]);
     const { branches, tags, nested } = parseForEachRef(out.toString("utf8"));
     if (nested.length > 0) {
@@ -71,37 +75,88 @@ export class MirrorReader {
    * 40-hex commit id. An unknown ref gets one forced refresh (rate-limited)
    * before it is reported as not found.
    */
-  async resolveCommit(repoKey: string, url: string, ref: string, refLoc: Loc = ["query", "ref"]): Promise<string> {
+  async resolveCommit(repo: GitRepository, ref: string, refLoc: Loc = ["query", "ref"]): Promise<string> {
     validateRef(ref, refLoc);
-    const dir = this.#mirrors.mirrorPath(repoKey);
-    await this.#mirrors.sync(repoKey, url);
+    const dir = this.#mirrors.mirrorPath(repo.id);
+    await this.#sync(repo);
     const found = await this.#revParse(dir, ref);
     if (found) return found;
 
     const minInterval = this.#opts.missRefreshMinIntervalMs ?? 5000;
-    if (this.#mirrors.sinceLastFetch(repoKey) >= minInterval) {
-      await this.#mirrors.sync(repoKey, url, { force: true });
+    if (this.#mirrors.sinceLastFetch(repo.id) >= minInterval) {
+      await this.#sync(repo, { force: true });
       const retry = await this.#revParse(dir, ref);
       if (retry) return retry;
     }
     throw notFound(`Ref '${ref}'`);
   }
 
-  /** Lists a directory; the root is "". Directories first, then by name. */
-  async listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree> {
+  /**
+   * One page of a directory (the root is ""): directories first, then
+   * everything else, each group in byte order of the name; at most
+   * `page.limit` (capped at TREE_PAGE_MAX) entries, and a cursor to the rest.
+   * A cursor continues at the commit the first page read, whatever `ref` says.
+   *
+   * The listing is streamed from git and never held whole: directories come
+   * from `ls-tree -d` (git filters them), of which only the `limit + 1`
+   * smallest after the cursor are kept; files come from `ls-tree` in git's
+   * order, which for non-directories is byte order, so git is stopped as soon
+   * as the page is full. Sizes are looked up for the page's entries only.
+   */
+  async listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree> {
     const norm = normalizeRepoPath(path, ["query", "path"]);
-    const commit = await this.resolveCommit(repoKey, url, ref);
-    const dir = this.#mirrors.mirrorPath(repoKey);
+    const limit = Math.min(Math.max(1, Math.floor(page.limit)), TREE_PAGE_MAX);
+    let cursor: TreeCursor | null = null;
+    if (page.cursor !== undefined) {
+      cursor = decodeTreeCursor(page.cursor);
+      if (!cursor) throw new DomainValidationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
+    }
+    const commit = await this.resolveCommit(repo, cursor ? cursor.commit : ref, cursor ? ["query", "cursor"] : ["query", "ref"]);
+    const dir = this.#mirrors.mirrorPath(repo.id);
     // The trailing slash lists the directory's children; a file or a missing
     // path lists nothing, and both are "no such directory" to the caller.
-    const args = ["ls-tree", "-z", "-l", commit, "--"];
-    if (norm !== "") args.push(`${norm}/`);
-    const out = await this.#mirrors.read(dir, args);
+    const prefix = norm === "" ? "" : `${norm}/`;
+    const pathArgs = prefix === "" ? [] : [prefix];
+    const prefixBytes = Buffer.from(prefix, "utf8");
+    const want = limit + 1; // one more than the page tells whether there is more
+    const after = (kind: "d" | "f", name: Buffer) => !cursor || cursor.kind !== kind || Buffer.compare(name, cursor.name) > 0;
 
-    const entries = parseLsTree(out.toString("utf8"), norm === "" ? "" : `${norm}/`);
-    if (entries.length === 0 && norm !== "") throw notFound(`Directory '${norm}'`);
-    entries.sort((a, b) => (a.type === "dir") !== (b.type === "dir") ? (a.type === "dir" ? -1 : 1) : compare(a.name, b.name));
-    return { commit_hash: commit, path: norm, entries };
+    const dirs: TreeRecord[] = [];
+    if (!cursor || cursor.kind === "d") {
+      await this.#mirrors.scan(dir, ["ls-tree", "-d", "-z", commit, "--", ...pathArgs], (record) => {
+        const entry = parseTreeRecord(record, prefixBytes);
+        if (entry?.type === "dir" && after("d", entry.name)) keepSmallest(dirs, entry, want);
+      });
+    }
+    const files: TreeRecord[] = [];
+    if (dirs.length < want) {
+      const need = want - dirs.length;
+      await this.#mirrors.scan(dir, ["ls-tree", "-z", commit, "--", ...pathArgs], (record) => {
+        const entry = parseTreeRecord(record, prefixBytes);
+        if (!entry || entry.type === "dir" || !after("f", entry.name)) return;
+        files.push({ ...entry, name: Buffer.from(entry.name) });
+        if (files.length >= need) return false;
+      });
+      // git's order, unless the tree object is malformed; the page is sorted either way.
+      files.sort((a, b) => Buffer.compare(a.name, b.name));
+    }
+
+    const found = [...dirs, ...files];
+    const kept = found.slice(0, limit);
+    if (kept.length === 0 && norm !== "" && !(cursor && (await this.#isDirectory(dir, commit, norm)))) {
+      throw notFound(`Directory '${norm}'`);
+    }
+    const sizes = await this.#blobSizes(dir, kept.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.oid));
+    const entries: GitTreeEntry[] = kept.map((e) => ({
+      name: e.name.toString("utf8"),
+      path: `${prefix}${e.name.toString("utf8")}`,
+      type: e.type,
+      size: e.type === "file" || e.type === "symlink" ? (sizes.get(e.oid) ?? null) : null,
+    }));
+    const last = kept[kept.length - 1];
+    const next_cursor =
+      found.length > limit && last ? encodeTreeCursor({ commit, kind: last.type === "dir" ? "d" : "f", name: last.name }) : null;
+    return { commit_hash: commit, path: norm, entries, next_cursor };
   }
 
   /**
@@ -109,11 +164,11 @@ export class MirrorReader {
    * it is valid UTF-8 without NUL bytes, base64 otherwise, and at most
    * maxFileBytes long (cut on a character boundary for text).
    */
-  async readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile> {
+  async readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile> {
     const norm = normalizeRepoPath(path, ["path", "path"]);
     if (norm === "") throw badRequest("The repository root is a directory");
-    const commit = await this.resolveCommit(repoKey, url, ref);
-    const dir = this.#mirrors.mirrorPath(repoKey);
+    const commit = await this.resolveCommit(repo, ref);
+    const dir = this.#mirrors.mirrorPath(repo.id);
     const max = this.#opts.maxFileBytes;
     // -z: NUL-terminated input, so nothing in a path can end the query early.
     const res = await this.#mirrors.exec(dir, ["cat-file", "--batch", "-z"], { input: `${commit}:${norm}\0`, maxStdout: max + 256 });
@@ -131,6 +186,38 @@ export class MirrorReader {
     const body = res.stdout.subarray(nl + 1, nl + 1 + Math.min(size, max));
     const truncated = size > max;
     return { commit_hash: commit, path: norm, size, ...blobContent(body, truncated), truncated };
+  }
+
+  /**
+   * The mirror cache's sync, for reads of a registered repository: a URL the
+   * clone URL policy refuses (now) is a conflict with the repository's state,
+   * not a validation error of the request (there is no `url` in it).
+   */
+  async #sync(repo: GitRepository, opts?: { force?: boolean }): Promise<void> {
+    try {
+      await this.#mirrors.sync(repo, opts);
+    } catch (err) {
+      throw refusedForReads(err) ?? err;
+    }
+  }
+
+  async #isDirectory(dir: string, commit: string, path: string): Promise<boolean> {
+    const res = await this.#mirrors.exec(dir, ["cat-file", "--batch-check=%(objecttype)", "-z"], { input: `${commit}:${path}\0` });
+    if (res.timedOut || res.code !== 0) throw this.#mirrors.readFailure(res, ["cat-file"]);
+    return res.stdout.toString("utf8").trim() === "tree";
+  }
+
+  /** Sizes of blobs by object id (one cat-file for the lot). */
+  async #blobSizes(dir: string, oids: string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (oids.length === 0) return sizes;
+    const out = await this.#mirrors.read(dir, ["cat-file", "--batch-check=%(objectname) %(objectsize)", "-z"], oids.map((o) => `${o}\0`).join(""));
+    for (const line of out.toString("utf8").split("\n")) {
+      const m = /^([0-9a-f]{40,64}) (\d+)$/.exec(line);
+      if (m) sizes.set(m[1]!, Number(m[2]));
+    }
+    for (const oid of oids) if (!sizes.has(oid)) throw unavailable("Reading the repository failed");
+    return sizes;
   }
 
   async #revParse(dir: string, ref: string): Promise<string | null> {
@@ -190,28 +277,54 @@ export function parseForEachRef(out: string): { branches: GitRef[]; tags: GitRef
   return { branches, tags, nested };
 }
 
+/** One entry of `ls-tree -z` output, with the name as git stores it. */
+export interface TreeRecord {
+  /** The name's bytes (no directory part). */
+  name: Buffer;
+  type: GitEntryType;
+  oid: string;
+}
+
 /**
- * The entries of `ls-tree -z -l` output under `prefix` ("" for the root,
- * else the directory path with a trailing slash), in git's order.
+ * One record of `ls-tree -z` (default format, "<mode> <type> <oid>\t<path>")
+ * when it is a child of `prefix` ("" for the root, else the directory path
+ * with a trailing slash); null otherwise.
  */
-export function parseLsTree(out: string, prefix: string): GitTreeEntry[] {
-  const entries: GitTreeEntry[] = [];
-  for (const record of out.split("\0")) {
-    if (record === "") continue;
-    const tab = record.indexOf("\t");
-    const [mode, , , size] = record.slice(0, tab).split(/ +/) as [string, string, string, string];
-    const entryPath = record.slice(tab + 1);
-    // For a submodule, "<path>/" matches the gitlink itself, not children.
-    if (!entryPath.startsWith(prefix) || entryPath.length === prefix.length) continue;
-    const type = entryType(mode);
-    entries.push({
-      name: entryPath.slice(entryPath.lastIndexOf("/") + 1),
-      path: entryPath,
-      type,
-      size: type === "dir" || type === "submodule" ? null : Number(size),
-    });
+export function parseTreeRecord(record: Buffer, prefix: Buffer): TreeRecord | null {
+  const tab = record.indexOf(0x09);
+  if (tab < 0) return null;
+  const [mode = "", , oid = ""] = record.subarray(0, tab).toString("latin1").split(" ");
+  const path = record.subarray(tab + 1);
+  const p = prefix;
+  // For a submodule, "<path>/" matches the gitlink itself, not children.
+  if (path.length <= p.length || !path.subarray(0, p.length).equals(p)) return null;
+  const name = path.subarray(p.length);
+  if (name.includes(0x2f)) return null;
+  return { name, type: entryType(mode), oid };
+}
+
+/** Inserts `entry` into `sorted` (by name bytes) and keeps only the `max` smallest. */
+export function keepSmallest(sorted: TreeRecord[], entry: TreeRecord, max: number): void {
+  if (sorted.length >= max && Buffer.compare(entry.name, sorted[sorted.length - 1]!.name) >= 0) return;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Buffer.compare(sorted[mid]!.name, entry.name) < 0) lo = mid + 1;
+    else hi = mid;
   }
-  return entries;
+  // A record is only valid during the scan callback: keep copies.
+  sorted.splice(lo, 0, { ...entry, name: Buffer.from(entry.name) });
+  if (sorted.length > max) sorted.pop();
+}
+
+/** A read's policy refusal as the conflict it is for a registered repository; null for any other error. */
+export function refusedForReads(err: unknown): DomainError | null {
+  let reason: string | null = null;
+  if (err instanceof DomainValidationError && err.issues.some((i) => i.loc.join(".") === "body.url")) reason = err.issues[0]!.msg;
+  else if (err instanceof GitRemoteError && err.reason === "refused") reason = err.message;
+  if (reason === null) return null;
+  return new DomainError("conflict", `This repository's clone URL is not allowed by the server's clone URL policy: ${reason}`, { cause: err });
 }
 
 /**

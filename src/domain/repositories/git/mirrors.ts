@@ -1,18 +1,19 @@
-import type { GitFile, GitRefs, GitSource, GitTree } from "../git-port.ts";
+import type { GitFile, GitRefs, GitRepository, GitSource, GitTree, TreePageRequest } from "../git-port.ts";
 import { MirrorCache, type GitAuth, type MirrorCacheOptions } from "./mirror-cache.ts";
 import { MirrorReader, type MirrorReaderOptions } from "./mirror-reader.ts";
 import type { Loc } from "./paths.ts";
 
-export type { GitEntryType, GitFile, GitRef, GitRefs, GitTree, GitTreeEntry } from "../git-port.ts";
+export type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 export type { GitAuth } from "./mirror-cache.ts";
 
 export type GitMirrorsOptions = MirrorCacheOptions & MirrorReaderOptions;
 
 /**
  * A cache of bare mirrors, one per repository, driven by the git CLI.
- * Mirrors are fetched on first use and refreshed when stale (MirrorCache);
- * reads go straight to the object database (ls-tree, cat-file), never a
- * checkout (MirrorReader).
+ * Mirrors are fetched on first use and refreshed when stale (MirrorCache),
+ * in fetch slots shared fairly between accounts (FetchSlots); reads go
+ * straight to the object database (ls-tree, cat-file), never a checkout
+ * (MirrorReader).
  */
 export class GitMirrors implements GitSource {
   readonly #cache: MirrorCache;
@@ -26,34 +27,39 @@ export class GitMirrors implements GitSource {
     });
   }
 
-  /** Where the mirror of `repoKey` lives. */
-  mirrorPath(repoKey: string): string {
-    return this.#cache.mirrorPath(repoKey);
+  /** Where the mirror of the repository with this id lives. */
+  mirrorPath(repoId: string): string {
+    return this.#cache.mirrorPath(repoId);
   }
 
-  /** See MirrorCache.sync: shared fetches, and the previous fetch served when a refresh fails. */
-  sync(repoKey: string, url: string, opts: { force?: boolean; auth?: GitAuth } = {}): Promise<void> {
-    return this.#cache.sync(repoKey, url, opts);
+  /**
+   * See MirrorCache.sync: shared fetches, fair fetch slots, the previous fetch
+   * served when a refresh fails. A URL the policy refuses is a
+   * DomainValidationError here (what registration wants); reads turn it into
+   * a conflict.
+   */
+  sync(repo: GitRepository, opts: { force?: boolean; auth?: GitAuth } = {}): Promise<void> {
+    return this.#cache.sync(repo, opts);
   }
 
-  listRefs(repoKey: string, url: string): Promise<GitRefs> {
-    return this.#reader.listRefs(repoKey, url);
+  listRefs(repo: GitRepository): Promise<GitRefs> {
+    return this.#reader.listRefs(repo);
   }
 
-  resolveCommit(repoKey: string, url: string, ref: string, refLoc?: Loc): Promise<string> {
-    return this.#reader.resolveCommit(repoKey, url, ref, refLoc);
+  resolveCommit(repo: GitRepository, ref: string, refLoc?: Loc): Promise<string> {
+    return this.#reader.resolveCommit(repo, ref, refLoc);
   }
 
-  listTree(repoKey: string, url: string, ref: string, path: string): Promise<GitTree> {
-    return this.#reader.listTree(repoKey, url, ref, path);
+  listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree> {
+    return this.#reader.listTree(repo, ref, path, page);
   }
 
-  readFile(repoKey: string, url: string, ref: string, path: string): Promise<GitFile> {
-    return this.#reader.readFile(repoKey, url, ref, path);
+  readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile> {
+    return this.#reader.readFile(repo, ref, path);
   }
 
   /** Deletes the mirror (after any fetch in progress). */
-  remove(repoKey: string): Promise<void> {
-    return this.#cache.remove(repoKey);
+  remove(repoId: string): Promise<void> {
+    return this.#cache.remove(repoId);
   }
 }

@@ -18,6 +18,12 @@ export interface RunGitOptions {
    * large blob) or an error (an absurdly large tree).
    */
   maxStdout: number;
+  /**
+   * Streams stdout to this function instead of collecting it (maxStdout does
+   * not apply then). Returning false stops git on purpose (the result says
+   * `stopped`); a throw stops git too and rejects with what was thrown.
+   */
+  onStdout?: (chunk: Buffer) => boolean;
 }
 
 export interface RunGitResult {
@@ -28,6 +34,8 @@ export interface RunGitResult {
   timedOut: boolean;
   /** stdout reached maxStdout and git was stopped on purpose. */
   limited: boolean;
+  /** onStdout asked to stop and git was stopped on purpose. */
+  stopped: boolean;
 }
 
 const MAX_STDERR = 64 * 1024;
@@ -47,6 +55,8 @@ export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
     let stderr = "";
     let timedOut = false;
     let limited = false;
+    let stopped = false;
+    let failure: { error: unknown } | null = null;
     let settled = false;
 
     const killGroup = () => {
@@ -64,7 +74,16 @@ export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
     }, opts.timeoutMs);
 
     child.stdout.on("data", (chunk: Buffer) => {
-      if (limited) return;
+      if (limited || stopped || failure) return;
+      if (opts.onStdout) {
+        try {
+          if (opts.onStdout(chunk) === false) stopped = true;
+        } catch (error) {
+          failure = { error };
+        }
+        if (stopped || failure) killGroup();
+        return;
+      }
       const room = opts.maxStdout - stdoutBytes;
       if (chunk.length >= room) {
         if (room > 0) chunks.push(chunk.subarray(0, room));
@@ -92,7 +111,8 @@ export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(chunks, stdoutBytes), stderr, timedOut, limited });
+      if (failure) return reject(failure.error);
+      resolve({ code, signal, stdout: Buffer.concat(chunks, stdoutBytes), stderr, timedOut, limited, stopped });
     });
 
     child.stdin.end(opts.input ?? "");
