@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import Koa from "koa";
+import type { Registry } from "prom-client";
 import { HttpMethodEnum, koaBody } from "koa-body";
 import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
@@ -41,6 +42,8 @@ export interface ApiServices {
 export interface AppDeps {
   logger: Logger;
   version: string;
+  /** The process's metrics registry (the controller's counters are on it too); a new one when absent. */
+  metrics?: Registry;
   /** null in a process that runs only the controller: it serves health, readiness and metrics, and no /v1 route. */
   api: ApiServices | null;
   readiness: ReadinessCheck[];
@@ -55,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
   // X-Forwarded-For entry (maxIpsCount 1), not the first, which the client writes itself.
   const app = new Koa({ proxy: deps.http.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged by errorHandler, with the request id
-  const metrics = createHttpMetrics();
+  const metrics = createHttpMetrics(deps.metrics);
 
   const api = new Router();
   // Each route reads its body itself, after authentication, rate limits and its scope check.

@@ -74,7 +74,6 @@ const isJson = (ctx: Context) => ctx.request.is("application/json", "application
 export class Routes {
   readonly router: Router;
   readonly registry: OpenAPIRegistry;
-
   /** Reads and parses the request body (koa-body); run only once the caller is known to be allowed. */
   readonly #readBody: Middleware;
 
