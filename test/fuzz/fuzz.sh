@@ -4,6 +4,8 @@
 # so nothing the fuzzer makes up (clone URLs, hosts) can reach another machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The project's Node 24 (make install puts it in node_modules), whatever node the machine has.
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 SCHEMATHESIS="$(test/fuzz/schemathesis.sh)"
 export SCHEMATHESIS

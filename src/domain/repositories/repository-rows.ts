@@ -32,8 +32,11 @@ export function insertRepository(db: Db, row: NewRepositoryRow): Promise<Reposit
   return db.insertInto("repositories").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function updateRepository(db: Db, accountId: string, id: string, changes: RepositoryUpdate): Promise<RepositoryRow> {
-  return db.updateTable("repositories").set(changes).where("id", "=", id).where("account_id", "=", accountId).returningAll().executeTakeFirstOrThrow();
+/** The updated row; a 404 when the repository is gone (deleted since the caller read it). */
+export async function updateRepository(db: Db, accountId: string, id: string, changes: RepositoryUpdate): Promise<RepositoryRow> {
+  const row = await db.updateTable("repositories").set(changes).where("id", "=", id).where("account_id", "=", accountId).returningAll().executeTakeFirst();
+  if (!row) throw notFound("Repository");
+  return row;
 }
 
 /** False when the account has no such repository. */
