@@ -6,6 +6,7 @@ import type { GitSource } from "../../src/domain/repositories/git-port.ts";
 import { RunService, type ExperimentCatalog, type RunLauncher } from "../../src/domain/runs/runs.ts";
 import { DEFAULT_COMPUTE_TYPES } from "../../src/k8s/compute-types.ts";
 import { createRootLogger } from "../../src/logger.ts";
+import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
 // The services themselves, not only the routes in front of them, check every
@@ -67,13 +68,7 @@ const SURROGATE = { msg: "Value error, must not contain unpaired UTF-16 surrogat
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  accountId = randomUUID();
-  repositoryId = randomUUID();
-  await database.db.insertInto("accounts").values({ id: accountId, name: `a-${accountId.slice(0, 8)}` }).execute();
-  await database.db
-    .insertInto("repositories")
-    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r", provider: "git", created_at: new Date(), updated_at: new Date() })
-    .execute();
+  ({ accountId, repositoryId } = await seedAccountWithRepository(database.db));
 });
 afterAll(() => database?.drop());
 beforeEach(() => {

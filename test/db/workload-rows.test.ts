@@ -7,6 +7,7 @@ import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKin
 import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
 import type { RunSpec, RunStatus } from "../../src/k8s/crds/run.ts";
+import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
 // The one Postgres mirror of workload resources, against a real server, for
@@ -19,13 +20,7 @@ let repositoryId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  accountId = randomUUID();
-  repositoryId = randomUUID();
-  await database.db.insertInto("accounts").values({ id: accountId, name: `a-${accountId.slice(0, 8)}` }).execute();
-  await database.db
-    .insertInto("repositories")
-    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r", provider: "git", created_at: new Date(), updated_at: new Date() })
-    .execute();
+  ({ accountId, repositoryId } = await seedAccountWithRepository(database.db));
 });
 afterAll(() => database?.drop());
 
