@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AnalysisService, type AnalysisLauncher } from "../../src/domain/analyses/analyses.ts";
 import { DomainValidationError } from "../../src/domain/errors.ts";
