@@ -59,6 +59,9 @@ export const validationErrorSchema = z
   .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
   .meta({ id: "ValidationError" });
 
+/** The query of a route that declares none: an unknown parameter is refused (`extra_forbidden`), as in a declared query or a body. */
+const noQuery = z.strictObject({});
+
 const toKoaPath = (p: string) => p.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, loc: Location, issues: ValidationIssue[]): unknown {
@@ -100,7 +103,7 @@ export class Routes {
       await this.#readBody(ctx, async () => undefined);
       const issues: ValidationIssue[] = [];
       const params = parsePart(spec.params, ctx.params, "path", issues);
-      const query = parsePart(spec.query, { ...ctx.query }, "query", issues);
+      const query = parsePart(spec.query ?? noQuery, { ...ctx.query }, "query", issues);
       const body = parsePart(spec.body, (ctx.request as { body?: unknown }).body, "body", issues);
       if (issues.length) throw new HttpError(422, issues);
       const reply = await spec.handler(ctx, {
@@ -129,9 +132,8 @@ export class Routes {
       responses[403] = err([`The credential lacks the \`${spec.scope}\` scope.`, spec.responses[403]?.description].filter(Boolean).join(" "));
       responses[429] = err("Rate limit exceeded, or too many failed authentications from this address; see Retry-After.");
     }
-    if (spec.params || spec.query || spec.body) {
-      responses[422] = { description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).", content: { "application/json": { schema: validationErrorSchema } } };
-    }
+    // Every route validates its query, declared or not (an unknown parameter is a 422).
+    responses[422] = { description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).", content: { "application/json": { schema: validationErrorSchema } } };
     if (spec.body) {
       responses[413] = err("Request body too large.");
       responses[415] = err("Request body is not JSON.");

@@ -211,6 +211,15 @@ describe("every status the route layer can produce is documented", () => {
     }
   });
 
+  it("422 extra_forbidden for an unknown query parameter, on every operation", async () => {
+    for (const op of ops) {
+      const res = await call(op, tenant.key, `${concrete(op.path)}?no_such_parameter=1`);
+      expect(res.status, `${op.method} ${op.path}: ${res.body}`).toBe(422);
+      expect(JSON.parse(res.body).detail, `${op.method} ${op.path}`).toContainEqual(expect.objectContaining({ loc: ["query", "no_such_parameter"], type: "extra_forbidden" }));
+      expectDocumented(op, "with an unknown query parameter", res);
+    }
+  });
+
   it("what reading the body can answer, on every method that has one read", async () => {
     const json = { "content-type": "application/json" };
     for (const op of ops.filter((o) => o.method !== "GET")) {

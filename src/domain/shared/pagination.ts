@@ -14,7 +14,7 @@ export function decodeCursor(cursor: string): string | null {
   return m?.[1] && UUID_RE.test(m[1]) ? m[1].toLowerCase() : null;
 }
 
-export const pageQuerySchema = z.object({
+export const pageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z
     .string()
