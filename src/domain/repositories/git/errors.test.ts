@@ -8,6 +8,10 @@ describe("classifyGitFailure", () => {
     ["fatal: repository 'https://h/x.git/' not found", "not_a_repository"],
     ["fatal: '/nope' does not appear to be a git repository\nfatal: Could not read from remote repository.", "not_a_repository"],
     ["fatal: https://h/x.git/info/refs not valid: is this a git repository?", "not_a_repository"],
+    // Local repositories (CODEPLANE_ALLOW_LOCAL_REPOSITORIES): a missing path, a directory, a file (found by make fuzz).
+    ["fatal: repository '/\u00a2\u9fcf+5' does not exist", "not_a_repository"],
+    ["fatal: repository '/tmp' does not exist", "not_a_repository"],
+    ["error: '/etc/hostname' does not look like a v2 or v3 bundle file\nfatal: invalid gitfile format: /etc/hostname", "not_a_repository"],
     ["fatal: could not read Username for 'https://h': terminal prompts disabled", "auth_required"],
     ["remote: Invalid username or password.\nfatal: Authentication failed for 'https://h/x.git/'", "auth_required"],
     ["fatal: unable to access 'https://h/x.git/': The requested URL returned error: 403", "auth_required"],

@@ -31,7 +31,7 @@ const PATTERNS: [RegExp, GitFailureReason][] = [
   [/returned error: 30[0-9]|redirect/i, "redirect"],
   [/could not read (username|password)|authentication failed|returned error: 40[13]|permission denied \(publickey/i, "auth_required"],
   [
-    /does not appear to be a git repository|repository '.*' not found|repository not found|not valid: is this a git repository|returned error: 404|not a git repository|no such file or directory/i,
+    /does not appear to be a git repository|repository '.*' (not found|does not exist)|repository not found|not valid: is this a git repository|returned error: 404|not a git repository|no such file or directory|does not look like a v2 or v3 bundle file|invalid gitfile format/i,
     "not_a_repository",
   ],
   [/transport '.*' not allowed|protocol '.*' is not supported|unsupported protocol/i, "refused"],
