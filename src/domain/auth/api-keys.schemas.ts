@@ -3,7 +3,8 @@ import { SCOPES, scopeSchema } from "./scopes.ts";
 
 export const createApiKeySchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100),
+    // Lengths count what was sent, as the document says; surrounding spaces are then dropped.
+    name: z.string().max(100).trim().min(1),
     scopes: z
       .array(scopeSchema)
       .min(1)

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { decodeTreeCursor, TREE_PAGE_DEFAULT, TREE_PAGE_MAX } from "./git/tree-cursor.ts";
 
+// The document's pattern and lengths hold for what was sent, so nothing is trimmed first.
 const name = z
   .string()
-  .trim()
   .min(1)
   .max(100)
   .regex(/^[A-Za-z0-9._-]+$/, "may contain only letters, digits, '.', '_' and '-'");
@@ -11,7 +11,7 @@ const branch = z.string().min(1).max(255).regex(/^[^\s~^:?*[\\]+$/, "is not a va
 
 export const createRepositorySchema = z
   .strictObject({
-    url: z.string().trim().min(1).max(2048).meta({ description: "Clone URL (https://, or ssh:// where a credential exists)." }),
+    url: z.string().max(2048).trim().min(1).meta({ description: "Clone URL (https://, or ssh:// where a credential exists)." }),
     name: name.optional().meta({ description: "Defaults to the last segment of the URL." }),
     default_branch: branch.optional().meta({ description: "Defaults to the remote's HEAD." }),
   })
