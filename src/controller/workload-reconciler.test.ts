@@ -410,6 +410,19 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     requeue: undefined,
   },
   {
+    name: "a compute type named like an object's own property ('constructor'): failed at once, no Job",
+    given: { resource: aRun().withSpec({ computeType: "constructor" }).build() },
+    actions: [
+      "mirror -",
+      "metric unreconcilable run UnknownComputeType",
+      "deleteSecret {name}-env",
+      "patchStatus {name} failed",
+      "event Warning UnknownComputeType: compute type 'constructor' is not defined here (defined: cpu-general, cpu-memory, gpu-a10g)",
+      "mirror failed",
+    ],
+    requeue: undefined,
+  },
+  {
     name: "new, no variables: no Secret",
     given: { resource: aRun().build(), env: {} },
     actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],

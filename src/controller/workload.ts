@@ -70,7 +70,8 @@ export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStat
 
 /** The compute preset a workload asks for; one this installation does not define can never be run. */
 export function presetFor(types: ComputeTypes, name: string): ComputePreset {
-  const preset = types[name];
+  // Own keys only: "constructor" or "toString" must not pass for a preset.
+  const preset = Object.hasOwn(types, name) ? types[name] : undefined;
   if (!preset) throw new Unreconcilable("UnknownComputeType", `compute type '${name}' is not defined here (defined: ${Object.keys(types).join(", ")})`);
   return preset;
 }
