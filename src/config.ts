@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
+import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./k8s/egress.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -21,6 +22,13 @@ const int = (min: number, max: number) =>
 const base64Key = z.string().refine((v) => Buffer.from(v, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), {
   message: "must be base64 of exactly 32 bytes (generate one with: openssl rand -base64 32)",
 });
+
+// Non-secret variables for checkout and dependency install (a package mirror's
+// address, say); reserved names would break the checkout, so they are refused.
+const preprocessEnvSchema = z.record(
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a variable name").refine((k) => !/^(CODEPLANE_|GIT_)/.test(k) && k !== "HOME" && k !== "PATH", "CODEPLANE_*, GIT_*, HOME and PATH are set by codeplane"),
+  z.string().max(4096),
+);
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
 
@@ -109,6 +117,51 @@ const envSchema = z.object({
       return r.data;
     }),
   CODEPLANE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).default("codeplane"),
+  CODEPLANE_INTERNAL_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" })
+    .refine((v) => { const u = new URL(v); return !u.username && !u.password && !u.search && !u.hash; }, { message: "must not carry credentials, a query or a fragment" })
+    .transform((v) => v.replace(/\/+$/, ""))
+    .optional(),
+  CODEPLANE_GIT_PORT: int(0, 65535).optional(),
+  CODEPLANE_METRICS_PORT: int(0, 65535).optional(),
+  CODEPLANE_GIT_MAX_UPLOADS: int(1, 256).default(8),
+  CODEPLANE_RUN_EGRESS: z.enum(["restricted", "open"]).default("restricted"),
+  CODEPLANE_RUN_EGRESS_ALLOW: z.string().default("").transform((v, ctx) => {
+    const rules = parseEgressRules(v);
+    if (typeof rules === "string") {
+      ctx.addIssue({ code: "custom", message: rules });
+      return z.NEVER;
+    }
+    return rules;
+  }),
+  CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: z.string().default(DEFAULT_CLUSTER_CIDRS.join(",")).transform((v, ctx) => {
+    const cidrs = v.split(",").map((c) => c.trim()).filter(Boolean);
+    const bad = cidrs.find((c) => !isCidr(c));
+    if (bad) {
+      ctx.addIssue({ code: "custom", message: `'${bad}' is not a CIDR (a.b.c.d/n or an IPv6 prefix)` });
+      return z.NEVER;
+    }
+    return cidrs;
+  }),
+  CODEPLANE_RUN_PREPROCESS_ENV: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON: {\"PIP_INDEX_URL\": \"http://...\"}" });
+        return z.NEVER;
+      }
+      const r = preprocessEnvSchema.safeParse(json);
+      if (!r.success) {
+        ctx.addIssue({ code: "custom", message: `invalid variables: ${z.prettifyError(r.error)}` });
+        return z.NEVER;
+      }
+      return r.data;
+    }),
 });
 
 export interface EncryptionKeys {
@@ -119,7 +172,17 @@ export interface EncryptionKeys {
 export interface Config {
   database: { url: string | null; poolMax: number; migrateOnStart: boolean };
   dataDir: string;
-  http: { host: string; port: number; bodyLimitBytes: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  http: {
+    host: string;
+    port: number;
+    /** A second listener that serves only `/git/` (what run pods may reach); null: `/git/` on the main port only. */
+    gitPort: number | null;
+    /** A listener for `/metrics` alone; when set the main port no longer serves it. */
+    metricsPort: number | null;
+    bodyLimitBytes: number;
+    trustProxy: boolean;
+    shutdownTimeoutMs: number;
+  };
   logLevel: string;
   encryption: EncryptionKeys;
   /** `authFailures`: failed authentications per client address and window (then 429); 0 disables. */
@@ -136,6 +199,8 @@ export interface Config {
     maxConcurrentFetchesPerAccount: number;
     /** Longest wait for a fetch slot before answering 503 with Retry-After. */
     fetchQueueWaitMs: number;
+    /** `git upload-pack` processes serving checkouts at once. */
+    maxConcurrentUploads: number;
   };
   kubernetes: {
     kubeconfig: string | null;
@@ -153,6 +218,17 @@ export interface Config {
     maxTimeoutSeconds: number;
     logMaxBytes: number;
     computeTypes: ComputeTypes;
+    /** Base URL pods clone from (codeplane's `/git/` endpoint); null: workloads cannot start and say so. */
+    internalUrl: string | null;
+    egress: {
+      mode: EgressMode;
+      /** Destinations an operator allows besides DNS and the git endpoint (a package mirror). */
+      allow: EgressRule[];
+      /** Never reachable from runs even with open egress (besides the metadata address, always denied). */
+      clusterCidrs: string[];
+    };
+    /** Non-secret variables the checkout and dependency install get (a package mirror, say). */
+    preprocessEnv: Record<string, string>;
   };
   analyses: {
     /** The Job's deadline; the analyzer's own time budget is a little less, so it reports what it found. */
@@ -223,6 +299,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     http: {
       host: e.CODEPLANE_HOST,
       port: e.PORT,
+      gitPort: e.CODEPLANE_GIT_PORT ?? null,
+      metricsPort: e.CODEPLANE_METRICS_PORT ?? null,
       bodyLimitBytes: e.CODEPLANE_BODY_LIMIT_BYTES,
       trustProxy: e.CODEPLANE_TRUST_PROXY,
       shutdownTimeoutMs: e.CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS * 1000,
@@ -243,6 +321,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       maxConcurrentFetches: e.CODEPLANE_GIT_MAX_FETCHES,
       maxConcurrentFetchesPerAccount: fetchesPerAccount,
       fetchQueueWaitMs: e.CODEPLANE_GIT_QUEUE_WAIT_SECONDS * 1000,
+      maxConcurrentUploads: e.CODEPLANE_GIT_MAX_UPLOADS,
     },
     kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
@@ -256,6 +335,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
+      internalUrl: e.CODEPLANE_INTERNAL_URL ?? null,
+      egress: { mode: e.CODEPLANE_RUN_EGRESS, allow: e.CODEPLANE_RUN_EGRESS_ALLOW, clusterCidrs: e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS },
+      preprocessEnv: e.CODEPLANE_RUN_PREPROCESS_ENV,
     },
     analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },
   };

@@ -20,6 +20,8 @@ export const computePresetSchema = z.strictObject({
       }),
     )
     .default([]),
+  // A sandboxing runtime (gVisor, Kata) for this preset's pods, where the cluster has its RuntimeClass.
+  runtimeClassName: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/).max(253).optional(),
 });
 export type ComputePreset = z.infer<typeof computePresetSchema>;
 
