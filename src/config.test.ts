@@ -73,4 +73,17 @@ describe("loadConfig", () => {
     expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "2", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "3" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed/);
     expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "0" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES/);
   });
+
+  it("refuses run egress the NetworkPolicy could not enforce with the metadata address closed", () => {
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "10.0.5.0/24@443,169.254.169.254/32@80" })).toThrow(
+      /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.169\.254\/32' lies inside the cloud metadata range 169\.254\.0\.0\/16/,
+    );
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "fd00:ec2::254/128" })).toThrow(/CODEPLANE_RUN_EGRESS_ALLOW: 'fd00:ec2::254\/128'/);
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: "0.0.0.0/0" })).toThrow(/CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: '0\.0\.0\.0\/0' is every address/);
+    expect(() => loadConfig({ ...base, CODEPLANE_INTERNAL_URL: "http://169.254.1.1:8081" })).toThrow(/CODEPLANE_INTERNAL_URL: 169\.254\.1\.1/);
+    // A CIDR holding the metadata range is fine: the policy keeps the range out.
+    expect(loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "0.0.0.0/0@443", CODEPLANE_INTERNAL_URL: "http://codeplane.codeplane.svc:8081" }).runs.egress.allow).toEqual([
+      { cidr: "0.0.0.0/0", ports: [{ protocol: "TCP", port: 443 }] },
+    ]);
+  });
 });

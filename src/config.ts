@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
 import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./k8s/egress.ts";
+import { egressSettingsProblems, gitEndpointFromUrl } from "./k8s/network-policy.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -287,6 +288,14 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   if (!e.CODEPLANE_COMPUTE_TYPES["cpu-general"]) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_COMPUTE_TYPES: must define the default compute type 'cpu-general'");
   }
+  // Run egress the NetworkPolicy could not enforce with the metadata address closed: refused at start, not at install.
+  const gitAddress = e.CODEPLANE_INTERNAL_URL ? gitEndpointFromUrl(e.CODEPLANE_INTERNAL_URL) : null;
+  const egressProblems = egressSettingsProblems({
+    allow: e.CODEPLANE_RUN_EGRESS_ALLOW,
+    clusterCidrs: e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS,
+    git: typeof gitAddress === "string" ? null : gitAddress,
+  });
+  if (egressProblems.length) throw new ConfigError(`invalid configuration:\n${egressProblems.map((p) => `  ${p}`).join("\n")}`);
   const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);
   const currentKey = e.CODEPLANE_ENCRYPTION_KEY ?? embeddedKey(dataDir);
   const keys: Record<string, Buffer> = {};
