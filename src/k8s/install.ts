@@ -1,9 +1,23 @@
-import { ApiextensionsV1Api, CoreV1Api, type KubeConfig, type V1CustomResourceDefinition } from "@kubernetes/client-node";
-import { isNotFound, isAlreadyExists } from "./client.ts";
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  NetworkingV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+  type V1NetworkPolicy,
+} from "@kubernetes/client-node";
+import { isNotFound, isAlreadyExists, isConflict } from "./client.ts";
 import { CRD_FILES } from "./crds/definition.ts";
+import type { EgressMode, EgressRule } from "./egress.ts";
+import { RESTRICTED_POD_SECURITY_LABELS } from "./labels.ts";
+import { buildWorkloadNetworkPolicy, EgressSettingsError, gitEndpointFromUrl, type GitEndpoint } from "./network-policy.ts";
 
 // `codeplane install`: what a cluster needs before codeplane can run there,
-// for development and tests (Helm does the same in production).
+// for development and tests (Helm does the same in production): the CRDs, the
+// run namespace under the restricted Pod Security Standard, and the
+// NetworkPolicy that confines run and analysis pods.
 
 export async function applyCrds(config: KubeConfig): Promise<string[]> {
   const api = config.makeApiClient(ApiextensionsV1Api);
@@ -29,10 +43,114 @@ export async function applyCrds(config: KubeConfig): Promise<string[]> {
   return names;
 }
 
-export async function ensureNamespace(config: KubeConfig, namespace: string): Promise<void> {
+/** Creates the namespace, or adds `labels` to the existing one (its other labels stay). */
+export async function ensureNamespace(config: KubeConfig, namespace: string, labels: Record<string, string> = {}): Promise<void> {
+  const api = config.makeApiClient(CoreV1Api);
   try {
-    await config.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+    await api.createNamespace({ body: { metadata: { name: namespace, labels: { ...labels } } } });
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
+    if (Object.keys(labels).length) {
+      await api.patchNamespace({ name: namespace, body: { metadata: { labels: { ...labels } } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+    }
   }
+}
+
+/** Creates the NetworkPolicy, or replaces the one of that name with it. */
+export async function applyNetworkPolicy(config: KubeConfig, policy: V1NetworkPolicy): Promise<void> {
+  const api = config.makeApiClient(NetworkingV1Api);
+  const { name, namespace } = policy.metadata as { name: string; namespace: string };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const existing = await api.readNamespacedNetworkPolicy({ name, namespace });
+      await api.replaceNamespacedNetworkPolicy({ name, namespace, body: { ...policy, metadata: { ...policy.metadata, resourceVersion: existing.metadata!.resourceVersion! } } });
+      return;
+    } catch (err) {
+      if (isNotFound(err)) {
+        try {
+          await api.createNamespacedNetworkPolicy({ namespace, body: policy });
+          return;
+        } catch (createErr) {
+          if (!isAlreadyExists(createErr) || attempt >= 4) throw createErr;
+          continue; // created meanwhile: replace it
+        }
+      }
+      if (!isConflict(err) || attempt >= 4) throw err; // changed meanwhile: read it again
+    }
+  }
+}
+
+/** The settings install reads; codeplane's frozen Config has this shape. */
+export interface InstallSettings {
+  kubernetes: { namespace: string };
+  runs: {
+    internalUrl: string | null;
+    egress: { mode: EgressMode; allow: readonly EgressRule[]; clusterCidrs: readonly string[] };
+  };
+}
+
+export interface InstallPlan {
+  namespace: string;
+  namespaceLabels: Record<string, string>;
+  networkPolicy: V1NetworkPolicy;
+  git: GitEndpoint | null;
+  /** What the operator should know although install goes ahead. */
+  warnings: string[];
+}
+
+export interface InstallResult {
+  crds: string[];
+  namespace: string;
+  networkPolicy: string;
+  git: GitEndpoint | null;
+  warnings: string[];
+}
+
+/** Settings install cannot turn into an enforceable policy; nothing has been changed in the cluster. */
+export class InstallRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InstallRefusedError";
+  }
+}
+
+/**
+ * Pure: what install applies. CODEPLANE_INTERNAL_URL must name an IP address
+ * (a DNS name cannot be an ipBlock; the Helm chart names the API pods
+ * instead); unset, no git endpoint is opened (workloads refuse to start
+ * without one anyway) and a warning says so.
+ */
+export function planInstall(settings: InstallSettings): InstallPlan {
+  const { internalUrl, egress } = settings.runs;
+  const warnings: string[] = [];
+  let git: GitEndpoint | null = null;
+  if (internalUrl === null) {
+    warnings.push("CODEPLANE_INTERNAL_URL is not set: the run namespace's NetworkPolicy opens no git endpoint, and runs and analyses cannot start until it is set (then run codeplane install again)");
+  } else {
+    const endpoint = gitEndpointFromUrl(internalUrl);
+    if (typeof endpoint === "string") throw new InstallRefusedError(endpoint);
+    git = endpoint;
+  }
+  try {
+    const networkPolicy = buildWorkloadNetworkPolicy({ namespace: settings.kubernetes.namespace, mode: egress.mode, allow: egress.allow, clusterCidrs: egress.clusterCidrs, git });
+    return { namespace: settings.kubernetes.namespace, namespaceLabels: { ...RESTRICTED_POD_SECURITY_LABELS }, networkPolicy, git, warnings };
+  } catch (err) {
+    if (err instanceof EgressSettingsError) throw new InstallRefusedError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * `codeplane install`: the CRDs, the run namespace (CODEPLANE_NAMESPACE)
+ * labelled with the restricted Pod Security Standard (other labels of an
+ * existing namespace stay), and the workload NetworkPolicy, created or
+ * replaced. Idempotent. Throws InstallRefusedError, before touching the
+ * cluster, for settings it cannot enforce.
+ */
+export async function installCluster(kubeConfig: KubeConfig, settings: InstallSettings): Promise<InstallResult> {
+  const plan = planInstall(settings);
+  const crds = await applyCrds(kubeConfig);
+  await ensureNamespace(kubeConfig, plan.namespace, plan.namespaceLabels);
+  await applyNetworkPolicy(kubeConfig, plan.networkPolicy);
+  return { crds, namespace: plan.namespace, networkPolicy: plan.networkPolicy.metadata!.name!, git: plan.git, warnings: plan.warnings };
 }

@@ -36,3 +36,17 @@ export function analysisLabels(accountId: string, repositoryId: string, analysis
 }
 
 export const analysisResourceName = (analysisId: string) => resourceNameOf(ANALYSIS_WORKLOAD, analysisId);
+
+/**
+ * The run namespace's Pod Security Standard: `restricted`, enforced (pods that
+ * break it are refused) and also warned about and audited (Jobs whose pod
+ * template breaks it), at the cluster's latest version of the standard.
+ */
+export const RESTRICTED_POD_SECURITY_LABELS = {
+  "pod-security.kubernetes.io/enforce": "restricted",
+  "pod-security.kubernetes.io/enforce-version": "latest",
+  "pod-security.kubernetes.io/warn": "restricted",
+  "pod-security.kubernetes.io/warn-version": "latest",
+  "pod-security.kubernetes.io/audit": "restricted",
+  "pod-security.kubernetes.io/audit-version": "latest",
+} as const;
