@@ -82,9 +82,26 @@ build_crictl() {
   log "crictl $CRICTL_VERSION: built"
 }
 
+# kube-router, used only as the NetworkPolicy enforcer (docs/local-cluster.md)
+build_kube_router() {
+  if [ -x "$KUBE_ROUTER_BIN/kube-router" ]; then log "kube-router $KUBE_ROUTER_VERSION: cached in $KUBE_ROUTER_BIN"; return; fi
+  local mod="$CACHE_DIR/kube-router/$KUBE_ROUTER_VERSION/src"
+  local pkg=github.com/cloudnativelabs/kube-router/v2
+  mkdir -p "$mod" "$KUBE_ROUTER_BIN"
+  printf 'module codeplane.local/kube-router-build\n\ngo 1.21\n\nrequire %s %s\n' "$pkg" "$KUBE_ROUTER_VERSION" > "$mod/go.mod"
+  log "kube-router $KUBE_ROUTER_VERSION: resolving and compiling"
+  local t0=$SECONDS
+  (cd "$mod" && go get "$pkg/cmd/kube-router@$KUBE_ROUTER_VERSION" \
+    && go build -trimpath -ldflags "-s -w -X $pkg/pkg/version.Version=$KUBE_ROUTER_VERSION -X $pkg/pkg/version.BuildDate=module-proxy" \
+      -o "$KUBE_ROUTER_BIN/kube-router.tmp" "$pkg/cmd/kube-router") || die "kube-router build failed"
+  mv "$KUBE_ROUTER_BIN/kube-router.tmp" "$KUBE_ROUTER_BIN/kube-router"
+  log "kube-router $KUBE_ROUTER_VERSION: built in $((SECONDS - t0))s"
+}
+
 case "${1:-all}" in
   k8s) build_k8s ;;
   etcd) build_etcd ;;
   crictl) build_crictl ;;
-  all) build_etcd; build_crictl; build_k8s ;;
+  kube-router) build_kube_router ;;
+  all) build_etcd; build_crictl; build_kube_router; build_k8s ;;
 esac

@@ -12,6 +12,7 @@ check containerd containerd
 check runc runc
 check /usr/lib/cni/bridge containernetworking-plugins
 check iptables iptables
+check ipset ipset
 check conntrack conntrack
 check socat socat
 check openssl openssl

@@ -29,7 +29,9 @@ stop() { # stop <name>: SIGTERM, wait up to 15s, then SIGKILL
 api_up() { [ -x "$K8S_BIN/kubectl" ] && "${KUBECTL[@]}" get --raw /readyz >/dev/null 2>&1; }
 cri_up() { [ -S "$SOCK" ] && [ -x "$CRICTL_BIN/crictl" ] && "${CRICTL[@]}" version >/dev/null 2>&1; }
 
-# 1. no new pods: stop the controllers, then delete every pod and let kubelet kill them
+# 1. no new pods: stop the controllers, then delete every pod and let kubelet kill them.
+# The NetworkPolicy enforcer goes first: it leaves its rules in place, removed in step 6.
+stop kube-router
 stop kube-controller-manager
 stop kube-scheduler
 if api_up; then
@@ -96,7 +98,7 @@ stop git-daemon
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|containerd|containerd-shim*|git-daemon)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|containerd|containerd-shim*|git-daemon)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
 done
@@ -120,8 +122,24 @@ if ip link show "$BRIDGE_NAME" >/dev/null 2>&1; then
   log "deleting bridge $BRIDGE_NAME"
   ip link del "$BRIDGE_NAME"
 fi
-while iptables -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+while iptables -w -t mangle -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+while iptables -w -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+for chain in INPUT FORWARD; do
+  while iptables -w -D "$chain" -i "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED \
+    -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP 2>/dev/null; do :; done
+  while ip6tables -w -D "$chain" -i "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+done
 python3 "$HACK_DIR/iptables-restore-diff.py" "$CLUSTER_DIR" || log "warning: iptables cleanup reported problems"
+# ipsets made since cluster-up (the enforcer's KUBE-SRC-*/KUBE-DST-* and temporaries); with
+# no snapshot (a cluster booted by an older cluster-up), the ones with kube-router's prefixes.
+# Their iptables rules are gone by now, so they can be destroyed.
+if command -v ipset >/dev/null; then
+  for set in $(ipset list -n 2>/dev/null); do
+    if [ -f "$CLUSTER_DIR/ipset.before" ]; then grep -qxF "$set" "$CLUSTER_DIR/ipset.before" && continue
+    else case "$set" in KUBE-SRC-*|KUBE-DST-*|TMP-*|inet6:KUBE-*|inet6:TMP-*) ;; *) continue ;; esac; fi
+    ipset destroy "$set" 2>/dev/null || log "warning: could not destroy ipset $set"
+  done
+fi
 
 # kubelet's pod cgroups (cgroupfs driver): remove the empty kubepods hierarchy
 for c in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
@@ -130,7 +148,7 @@ done
 
 # 7. state (keep pki, images, containerd image store, logs)
 rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$CLUSTER_DIR/git" "$RUN_DIR"
-rm -f "$CLUSTER_DIR"/iptables.*.before
+rm -f "$CLUSTER_DIR"/iptables.*.before "$CLUSTER_DIR/ipset.before"
 
 # 8. verify
 left=""

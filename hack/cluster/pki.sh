@@ -42,6 +42,8 @@ cert controller-manager "/CN=system:kube-controller-manager" clientAuth
 cert scheduler "/CN=system:kube-scheduler" clientAuth
 cert kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME" clientAuth
 cert front-proxy-client "/CN=front-proxy-client" clientAuth
+# the NetworkPolicy enforcer (kube-router): read-only, bound by up.sh to a ClusterRole
+cert kube-router "/CN=codeplane:kube-router" clientAuth
 cert kubelet-serving "/CN=$NODE_NAME" serverAuth "IP:$POD_GATEWAY,IP:127.0.0.1,DNS:$NODE_NAME"
 
 if [ ! -s sa.key ]; then
@@ -79,6 +81,7 @@ kubeconfig controller-manager.kubeconfig controller-manager
 kubeconfig scheduler.kubeconfig scheduler
 kubeconfig kubelet.kubeconfig kubelet-client
 kubeconfig admin.kubeconfig admin
+kubeconfig kube-router.kubeconfig kube-router
 umask 022
 cp admin.kubeconfig "$KUBECONFIG_OUT.tmp" && chmod 600 "$KUBECONFIG_OUT.tmp" && mv "$KUBECONFIG_OUT.tmp" "$KUBECONFIG_OUT"
 # run through sudo: the user who ran it gets to read the kubeconfig

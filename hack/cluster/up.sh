@@ -5,6 +5,7 @@
 # Components (all processes of this machine, logs in .cluster/logs/):
 #   etcd, kube-apiserver, kube-controller-manager, kube-scheduler   (control plane)
 #   containerd (own socket/root/state) + runc + bridge CNI, kubelet (node)
+#   kube-router, firewall only: enforces NetworkPolicy               (network policy)
 #   git daemon on the bridge gateway (git://$POD_GATEWAY/NAME)       (fixtures)
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -16,6 +17,7 @@ T0=$SECONDS
 mkdir -p "$CLUSTER_DIR" "$LOG_DIR" "$RUN_DIR/pids" "$CLUSTER_DIR/bin"
 for b in kubectl kube-apiserver kube-controller-manager kube-scheduler kubelet; do ln -sfn "$K8S_BIN/$b" "$CLUSTER_DIR/bin/$b"; done
 ln -sfn "$ETCD_BIN/etcd" "$CLUSTER_DIR/bin/etcd"
+ln -sfn "$KUBE_ROUTER_BIN/kube-router" "$CLUSTER_DIR/bin/kube-router"
 rm -f "$CLUSTER_DIR/bin/crictl"
 printf '#!/bin/sh\nexec "%s" --config "%s" "$@"\n' "$CRICTL_BIN/crictl" "$RUN_DIR/crictl.yaml" > "$CLUSTER_DIR/bin/crictl"
 chmod +x "$CLUSTER_DIR/bin/crictl"
@@ -87,14 +89,42 @@ if ! ip link show "$BRIDGE_NAME" >/dev/null 2>&1; then
     iptables-save -t "$t" > "$CLUSTER_DIR/iptables.v4.$t.before" 2>/dev/null || true
     ip6tables-save -t "$t" > "$CLUSTER_DIR/iptables.v6.$t.before" 2>/dev/null || true
   done
+  ipset list -n > "$CLUSTER_DIR/ipset.before" 2>/dev/null || true
   log "network: creating bridge $BRIDGE_NAME $POD_GATEWAY/${POD_CIDR#*/}"
   ip link add "$BRIDGE_NAME" type bridge
   ip addr add "$POD_GATEWAY/${POD_CIDR#*/}" dev "$BRIDGE_NAME"
   ip link set "$BRIDGE_NAME" up
 fi
+# ensure_rule <iptables|ip6tables> <table> <chain> <rule...>: add the rule unless it is there
+# (at the end of the chain: the enforcer's jump stays first, see below)
+ensure_rule() {
+  local cmd="$1" table="$2" chain="$3"; shift 3
+  "$cmd" -w -t "$table" -C "$chain" "$@" 2>/dev/null || "$cmd" -w -t "$table" -A "$chain" "$@"
+}
 # Pods reach the node and each other, nothing beyond (no masquerade, forwarding off the bridge dropped).
-iptables -C FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null \
-  || iptables -I FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP
+# The drop is in the mangle table, which netfilter runs before the filter table: in filter
+# FORWARD the NetworkPolicy enforcer keeps its jump first and ACCEPTs the traffic a policy
+# allows (or that no policy restricts), so a drop placed there would never be reached.
+ensure_rule iptables mangle FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP
+# (clusters booted before the enforcer existed had it in filter FORWARD)
+while iptables -w -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
+# Fail closed for pods the enforcer does not know yet. A pod's containers run before its IP
+# reaches the API and the enforcer has made its chain (measured: ~0.5-1 s in which a pod under
+# a deny-all policy reached the kubelet). The enforcer ACCEPTs the traffic of every pod it
+# knows (or REJECTs it), so new connections from the bridge that come back to INPUT/FORWARD
+# are from such pods: dropped, so a pod's first connection waits for a TCP retransmission
+# (1 s) instead of escaping its policy. Replies to the node's own connections pass.
+for chain in INPUT FORWARD; do
+  ensure_rule iptables filter "$chain" -i "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED \
+    -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP
+done
+# IPv4 only: the enforcer polices IPv4. Without this, pods reach every service of the node
+# that listens on all addresses (`::`, Node's default) over the bridge's IPv6 link-local
+# address, and each other over theirs, whatever their policies say.
+sysctl -qw "net.ipv6.conf.$BRIDGE_NAME.disable_ipv6=1"
+for chain in INPUT FORWARD; do
+  ensure_rule ip6tables filter "$chain" -i "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP
+done
 modprobe br_netfilter 2>/dev/null || true
 modprobe overlay 2>/dev/null || true
 
@@ -302,6 +332,49 @@ for i in $(seq 1 120); do
   [ "$i" = 120 ] && fail kubelet
   sleep 1
 done
+# --- NetworkPolicy enforcer -----------------------------------------------------------------
+# kube-router with only its firewall (no routing, no service proxy, no CNI). Per local pod
+# it makes a chain KUBE-POD-FW-* in the filter table and jumps to it, by the pod's
+# source address, from INPUT, FORWARD and OUTPUT: a pod's egress policy therefore also
+# covers traffic to the node's own addresses (API server, kubelet, git daemon, anything
+# listening on 10.244.0.1), which never crosses FORWARD. Denied packets are REJECTed.
+# kube-router RETURNs pods' traffic to the node's "NodePort" ports whatever the policy;
+# the cluster has no NodePort services, so that range is 0-1 (kube-router wants two
+# ports; port 0 cannot be connected to), and what it RETURNs meets the drop of "pod not
+# yet known" above: no node port is open to a pod whose policy does not allow it.
+KUBE_ROUTER_HEALTH="curl -fsS --max-time 2 http://127.0.0.1:$KUBE_ROUTER_HEALTH_PORT/healthz && iptables -w -S INPUT | grep -q -- '-j KUBE-ROUTER-INPUT'"
+if ! running kube-router || ! eval "$KUBE_ROUTER_HEALTH" >/dev/null 2>&1; then
+  "${KUBECTL[@]}" apply -f - >/dev/null <<'RBAC'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "codeplane:kube-router"}
+rules:
+- apiGroups: [""]
+  resources: [namespaces, pods, nodes, services, endpoints]
+  verbs: [get, list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [get, list, watch]
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "codeplane:kube-router"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "codeplane:kube-router"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "codeplane:kube-router"}
+RBAC
+fi
+start kube-router "$KUBE_ROUTER_HEALTH" "127.0.0.1:$KUBE_ROUTER_HEALTH_PORT" \
+  "$KUBE_ROUTER_BIN/kube-router" --kubeconfig "$PKI_DIR/kube-router.kubeconfig" \
+  --hostname-override "$NODE_NAME" \
+  --run-firewall=true --run-router=false --run-service-proxy=false --run-loadbalancer=false \
+  --enable-cni=false --enable-pod-egress=false --enable-ipv4=true --enable-ipv6=false \
+  --service-cluster-ip-range "$SERVICE_CIDR" --service-node-port-range 0-1 \
+  --health-port "$KUBE_ROUTER_HEALTH_PORT" --metrics-port 0 --v=1
+
 # the default service account must exist before pods can be created
 for i in $(seq 1 60); do "${KUBECTL[@]}" -n default get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
 "${KUBECTL[@]}" get nodes -o wide
