@@ -20,11 +20,14 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
-import { registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
+import { registerMetricsRoute, registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
 import { registerRepositoryRoutes } from "./routes/repositories.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
 import { registerAnalysisRoutes } from "./routes/analyses.ts";
 import type { AnalysisService } from "../domain/analyses/analyses.ts";
+import type { CheckoutService } from "../domain/checkout/checkout.ts";
+import { registerGitRoutes } from "./routes/git.ts";
+import type { HttpMetrics } from "./metrics.ts";
 
 /** What the /v1 API serves from. */
 export interface ApiServices {
@@ -37,6 +40,8 @@ export interface ApiServices {
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
   analysisLogHub: LogHub;
+  /** The git endpoint (/git/) that workloads' checkouts fetch from. */
+  checkout: CheckoutService;
 }
 
 export interface AppDeps {
@@ -51,14 +56,58 @@ export interface AppDeps {
   /** `authFailures`: failed authentications per client address and window; 0 disables. */
   rateLimit: { requests: number; windowSeconds: number; authFailures: number };
   isShuttingDown?: () => boolean;
+  /**
+   * Listeners besides the main one: `git` serves only /git/ (what run pods may
+   * reach, so nothing else is exposed to them), `metrics` serves /metrics,
+   * which the main listener then no longer does.
+   */
+  listeners?: { git: boolean; metrics: boolean };
 }
 
+/** One Koa app per listener. */
+export interface Apps {
+  main: Koa;
+  git: Koa | null;
+  metrics: Koa | null;
+}
+
+export function createApps(deps: AppDeps): Apps {
+  const metrics = createHttpMetrics(deps.metrics);
+  const separate = deps.listeners ?? { git: false, metrics: false };
+  return {
+    main: createMainApp(deps, metrics, !separate.metrics),
+    git: separate.git && deps.api ? createSideApp(deps, metrics, (r) => registerGitRoutes(r, deps.api!.checkout)) : null,
+    metrics: separate.metrics ? createSideApp(deps, metrics, (r) => registerMetricsRoute(r, metrics.registry)) : null,
+  };
+}
+
+/** The main listener's app alone (tests that need no side listener). */
 export function createApp(deps: AppDeps): Koa {
+  return createApps({ ...deps, listeners: { git: false, metrics: false } }).main;
+}
+
+/** A listener with one purpose: its routes, /healthz, and the usual request handling. */
+function createSideApp(deps: AppDeps, metrics: HttpMetrics, register: (router: Router) => void): Koa {
+  const app = new Koa({ proxy: deps.http.trustProxy, maxIpsCount: 1 });
+  app.silent = true;
+  const router = new Router();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  register(router);
+  app.use(requestContext(deps.logger, metrics));
+  app.use(securityHeaders());
+  app.use(errorHandler(deps.logger));
+  app.use(allowedMethods([router]));
+  app.use(router.routes());
+  return app;
+}
+
+function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolean): Koa {
   // Behind a trusted proxy the client address is the one that proxy saw: the last
   // X-Forwarded-For entry (maxIpsCount 1), not the first, which the client writes itself.
   const app = new Koa({ proxy: deps.http.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged by errorHandler, with the request id
-  const metrics = createHttpMetrics(deps.metrics);
 
   const api = new Router();
   // Each route reads its body itself, after authentication, rate limits and its scope check.
@@ -80,11 +129,14 @@ export function createApp(deps: AppDeps): Koa {
     registerRunRoutes(routes, s.db, s.runs, s.logHub);
     registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
   }
+  // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
+  const git = new Router();
+  if (s) registerGitRoutes(git, s.checkout);
 
   const ops = new Router();
   registerOpsRoutes(ops, {
     checks: deps.readiness,
-    metrics: metrics.registry,
+    metrics: serveMetrics ? metrics.registry : null,
     openapi: s ? () => buildOpenApiDocument(routes.registry, deps.version) : null,
     logger: deps.logger,
     isShuttingDown: deps.isShuttingDown ?? (() => false),
@@ -94,9 +146,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
-  app.use(allowedMethods(s ? [ops, api] : [ops]));
+  app.use(allowedMethods(s ? [ops, git, api] : [ops]));
   app.use(ops.routes());
   if (!s) return app;
+  app.use(git.routes());
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {

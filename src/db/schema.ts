@@ -135,8 +135,20 @@ export interface InstallationTable {
   created_at: CreatedAt;
 }
 
+export interface CheckoutTokensTable {
+  token_hash: string;
+  workload_kind: "run" | "analysis";
+  workload_id: string;
+  account_id: string;
+  repository_id: string;
+  commit_hash: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+}
+
 export interface Database {
   installation: InstallationTable;
+  checkout_tokens: CheckoutTokensTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   repositories: RepositoriesTable;

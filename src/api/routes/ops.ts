@@ -50,11 +50,20 @@ const DOCS_HTML = `<!doctype html>
 // Kept out of the HTML so the page works under a strict Content-Security-Policy.
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#reference", deepLinking: true, persistAuthorization: false, validatorUrl: "none" });`;
 
+/** Prometheus's view of the process. */
+export function registerMetricsRoute(router: Router, registry: Registry): void {
+  router.get("/metrics", async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+}
+
 export function registerOpsRoutes(
   router: Router,
   opts: {
     checks: ReadinessCheck[];
-    metrics: Registry;
+    /** null: /metrics is served on a listener of its own (CODEPLANE_METRICS_PORT). */
+    metrics: Registry | null;
     /** The API's description; null in a process that serves no API (CODEPLANE_COMPONENTS=controller): no /openapi.json or /docs. */
     openapi: (() => object) | null;
     logger: Logger;
@@ -78,10 +87,7 @@ export function registerOpsRoutes(
     if (failing.length) opts.logger.warn({ failing: failing.map(([n, r]) => ({ check: n, error: r.error })) }, "not ready");
   });
 
-  router.get("/metrics", async (ctx) => {
-    ctx.type = opts.metrics.contentType;
-    ctx.body = await opts.metrics.metrics();
-  });
+  if (opts.metrics) registerMetricsRoute(router, opts.metrics);
 
   const openapi = opts.openapi;
   if (!openapi) return;

@@ -14,6 +14,7 @@ export {
   type TreePageRequest,
 } from "./mirrors.ts";
 export { MirrorCache, type MirrorCacheOptions } from "./mirror-cache.ts";
+export { CheckoutServer, type CheckoutServerOptions } from "./checkout-server.ts";
 export { MirrorReader, type MirrorAccess, type MirrorReaderOptions } from "./mirror-reader.ts";
 export { GitRemoteError, type GitFailureReason } from "./errors.ts";
 export { FetchSlots, GitBusyError, type FetchSlotsOptions } from "./fetch-slots.ts";

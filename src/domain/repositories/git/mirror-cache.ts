@@ -99,6 +99,17 @@ export class MirrorCache {
     });
   }
 
+  /** The git binary and the environment for local git processes (no credentials, no user or system config). */
+  localGit(): { binary: string; env: Record<string, string> } {
+    return { binary: this.#git, env: this.#env() };
+  }
+
+  /** A folder of the cache that no mirror's name can take (mirror keys start with a letter or digit). */
+  auxiliaryDir(name: string): string {
+    if (!/^[a-z]+$/.test(name)) throw new Error(`invalid auxiliary folder name: ${name}`);
+    return join(this.#opts.cacheDir, `.${name}`);
+  }
+
   /** Where the mirror of `repoKey` lives. */
   mirrorPath(repoKey: string): string {
     if (!REPO_KEY.test(repoKey)) throw badRequest("Invalid repository key");

@@ -1,4 +1,5 @@
 import type { GitFile, GitRefs, GitRepository, GitSource, GitTree, TreePageRequest } from "../git-port.ts";
+import { CheckoutServer } from "./checkout-server.ts";
 import { MirrorCache, type GitAuth, type MirrorCacheOptions } from "./mirror-cache.ts";
 import { MirrorReader, type MirrorReaderOptions } from "./mirror-reader.ts";
 import type { Loc } from "./paths.ts";
@@ -6,7 +7,11 @@ import type { Loc } from "./paths.ts";
 export type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 export type { GitAuth } from "./mirror-cache.ts";
 
-export type GitMirrorsOptions = MirrorCacheOptions & MirrorReaderOptions;
+export type GitMirrorsOptions = MirrorCacheOptions &
+  MirrorReaderOptions & {
+    /** `git upload-pack` processes serving checkouts at once. Default 8. */
+    maxConcurrentUploads?: number;
+  };
 
 /**
  * A cache of bare mirrors, one per repository, driven by the git CLI.
@@ -18,12 +23,19 @@ export type GitMirrorsOptions = MirrorCacheOptions & MirrorReaderOptions;
 export class GitMirrors implements GitSource {
   readonly #cache: MirrorCache;
   readonly #reader: MirrorReader;
+  /** Serves single commits to workloads' checkouts (the /git/ endpoint). */
+  readonly checkouts: CheckoutServer;
 
   constructor(opts: GitMirrorsOptions) {
     this.#cache = new MirrorCache(opts);
     this.#reader = new MirrorReader(this.#cache, {
       maxFileBytes: opts.maxFileBytes,
       missRefreshMinIntervalMs: opts.missRefreshMinIntervalMs,
+    });
+    this.checkouts = new CheckoutServer(this.#cache, this.#reader, {
+      maxConcurrentUploads: opts.maxConcurrentUploads ?? 8,
+      queueWaitMs: opts.fetchQueueWaitMs ?? 10_000,
+      logger: opts.logger,
     });
   }
 
@@ -58,8 +70,9 @@ export class GitMirrors implements GitSource {
     return this.#reader.readFile(repo, ref, path);
   }
 
-  /** Deletes the mirror (after any fetch in progress). */
-  remove(repoId: string): Promise<void> {
-    return this.#cache.remove(repoId);
+  /** Deletes the mirror (after any fetch in progress) and the checkout views made from it. */
+  async remove(repoId: string): Promise<void> {
+    await this.#cache.remove(repoId);
+    await this.checkouts.remove(repoId);
   }
 }

@@ -118,3 +118,85 @@ export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
     child.stdin.end(opts.input ?? "");
   });
 }
+
+export interface StreamGitOptions {
+  gitBinary: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  timeoutMs: number;
+  /** Piped to git's stdin (ended empty when null). */
+  input: NodeJS.ReadableStream | null;
+  /** Where git's stdout goes, with backpressure: a slow reader slows git down instead of filling memory. */
+  output: NodeJS.WritableStream;
+  /** Aborting (the client went away) stops git and its helpers. */
+  signal?: AbortSignal;
+}
+
+export interface StreamGitResult {
+  code: number | null;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/** Like runGit, for a git process whose input and output are streams (upload-pack serving a clone). */
+export function streamGit(opts: StreamGitOptions): Promise<StreamGitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(opts.gitBinary, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: true, windowsHide: true });
+    let stderr = "";
+    let timedOut = false;
+    let aborted = false;
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    if (opts.signal?.aborted) onAbort();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < MAX_STDERR) stderr += chunk.toString("utf8").slice(0, MAX_STDERR - stderr.length);
+    });
+    child.stdin.on("error", () => {});
+    if (opts.input) {
+      opts.input.on("error", onAbort);
+      opts.input.pipe(child.stdin);
+    } else {
+      child.stdin.end();
+    }
+    // Not ended by git's end: the caller may still have to finish the response.
+    child.stdout.pipe(opts.output, { end: false });
+    opts.output.on("error", onAbort);
+
+    let settled = false;
+    const finish = () => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      opts.output.removeListener("error", onAbort);
+    };
+    child.on("error", (err) => {
+      if (settled) return;
+      settled = true;
+      finish();
+      reject(err);
+    });
+    child.on("close", (code) => {
+      if (settled) return;
+      settled = true;
+      finish();
+      resolve({ code, stderr, timedOut, aborted });
+    });
+  });
+}
