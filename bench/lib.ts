@@ -19,13 +19,18 @@ export interface ChildService {
   close(): Promise<void>;
 }
 
-export async function serveInChildProcess(env: Record<string, string>): Promise<ChildService> {
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
+/** A port nothing listens on now, on this address. */
+export function freePort(host = "127.0.0.1"): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, host, () => {
       const { port } = s.address() as { port: number };
       s.close(() => resolve(port));
     });
   });
+}
+
+export async function serveInChildProcess(env: Record<string, string>): Promise<ChildService> {
+  const port = await freePort();
   const proc = spawn(process.execPath, [new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
     env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],

@@ -21,11 +21,12 @@ import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { FrameSplitter } from "../src/logs/frames.ts";
 import { newId } from "../src/domain/shared/ids.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
-import { buildRunJob } from "../src/k8s/run-job.ts";
+import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
+import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
-import { createBenchDatabase, median, percentile, serveInChildProcess } from "./lib.ts";
+import { createBenchDatabase, freePort, median, percentile, serveInChildProcess } from "./lib.ts";
 
 const execFile = promisify(execFileCb);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -37,6 +38,8 @@ const kubeconfig = process.env.KUBECONFIG || `${root}.cluster/kubeconfig`;
 const COMPUTE = { "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${x.toFixed(0)} ms`;
+/** The local cluster's node address (hack/cluster/lib.sh POD_GATEWAY): where pods reach processes on this machine. */
+const NODE_ADDRESS = "10.244.0.1";
 
 async function main(): Promise<void> {
   if (!existsSync(kubeconfig)) throw new Error(`no cluster: ${kubeconfig} does not exist (run make cluster-up)`);
@@ -55,9 +58,10 @@ async function main(): Promise<void> {
     const { db } = await createBenchDatabase(server, 2);
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });
-    await db.destroy();
     const gitUrl = (await execFile(`${root}hack/cluster/git-publish.sh`, [fixture.path, `bench-${namespace}`])).stdout.trim().split("\n").pop()!;
 
+    const gitPort = await freePort(NODE_ADDRESS);
+    const gitEndpoint = `http://${NODE_ADDRESS}:${gitPort}`;
     const service = await serveInChildProcess({
       DATABASE_URL: server.urlFor("bench"),
       CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
@@ -72,6 +76,9 @@ async function main(): Promise<void> {
       CODEPLANE_IMAGE_PULL_POLICY: "Never",
       CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE),
       CODEPLANE_JOB_TTL_SECONDS: "120",
+      // Pods check out from the service's git listener on the node address.
+      CODEPLANE_GIT_HOST: NODE_ADDRESS,
+      CODEPLANE_GIT_PORT: String(gitPort),
     });
     const api = async (p: string, json?: unknown) => {
       const res = await fetch(service.url + p, {
@@ -100,11 +107,15 @@ async function main(): Promise<void> {
       const log = new k8s.Log(kc);
       for (let i = 0; i < RUNS; i++) {
         const runId = newId();
+        // The same checkout a run gets: a token of its own, in a Secret, from the service's git endpoint.
+        const token = await mintCheckoutToken(db, { workloadKind: "run", workloadId: runId, accountId: account.id, repositoryId: repo.id, commitHash: commit, expiresAt: new Date(Date.now() + 600_000) });
+        await core.createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
         const job = buildRunJob({
           resource: { metadata: { name: `run-${runId}`, namespace, uid: "" }, spec: { runId, accountId: account.id, repositoryId: repo.id, repositoryUrl: gitUrl, commitHash: commit, command: ["sh", "-c", "echo ready"], computeType: "cpu-general", timeoutSeconds: 600 } },
           images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
           compute: COMPUTE["cpu-general"],
-          envSecretName: null,
+          envNames: [],
+          checkout: { gitUrl: `${gitEndpoint}/git/${repo.id}.git`, secretName: `run-${runId}`, egress: "restricted", preprocessEnv: {} },
           ttlSecondsAfterFinished: 30,
         });
         job.metadata!.ownerReferences = [];
@@ -194,6 +205,7 @@ async function main(): Promise<void> {
       console.log(`  service RSS                 ${rssBefore.toFixed(0)} MiB before, ${peakRss.toFixed(0)} MiB peak`);
     } finally {
       await service.close();
+      await db.destroy();
     }
   } finally {
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);

@@ -124,6 +124,7 @@ const envSchema = z.object({
     .transform((v) => v.replace(/\/+$/, ""))
     .optional(),
   CODEPLANE_GIT_PORT: int(0, 65535).optional(),
+  CODEPLANE_GIT_HOST: z.string().min(1).optional(),
   CODEPLANE_METRICS_PORT: int(0, 65535).optional(),
   CODEPLANE_GIT_MAX_UPLOADS: int(1, 256).default(8),
   CODEPLANE_RUN_EGRESS: z.enum(["restricted", "open"]).default("restricted"),
@@ -178,6 +179,8 @@ export interface Config {
     port: number;
     /** A second listener that serves only `/git/` (what run pods may reach); null: `/git/` on the main port only. */
     gitPort: number | null;
+    /** The git listener's address (CODEPLANE_GIT_HOST; default: the main listener's). */
+    gitHost: string;
     /** A listener for `/metrics` alone; when set the main port no longer serves it. */
     metricsPort: number | null;
     bodyLimitBytes: number;
@@ -219,7 +222,12 @@ export interface Config {
     maxTimeoutSeconds: number;
     logMaxBytes: number;
     computeTypes: ComputeTypes;
-    /** Base URL pods clone from (codeplane's `/git/` endpoint); null: workloads cannot start and say so. */
+    /**
+     * Base URL pods clone from (codeplane's `/git/` endpoint). null: derived
+     * from the git listener when it is bound to one address
+     * (http://<CODEPLANE_GIT_HOST>:<its port>); otherwise workloads cannot
+     * start and say so.
+     */
     internalUrl: string | null;
     egress: {
       mode: EgressMode;
@@ -309,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       host: e.CODEPLANE_HOST,
       port: e.PORT,
       gitPort: e.CODEPLANE_GIT_PORT ?? null,
+      gitHost: e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST,
       metricsPort: e.CODEPLANE_METRICS_PORT ?? null,
       bodyLimitBytes: e.CODEPLANE_BODY_LIMIT_BYTES,
       trustProxy: e.CODEPLANE_TRUST_PROXY,

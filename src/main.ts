@@ -6,8 +6,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { Registry } from "prom-client";
-import { createApp, type ApiServices } from "./api/app.ts";
-import { listen } from "./api/server.ts";
+import type Koa from "koa";
+import { isIP } from "node:net";
+import { createApps, type ApiServices } from "./api/app.ts";
+import { listen, type HttpServer } from "./api/server.ts";
+import { CheckoutService } from "./domain/checkout/checkout.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
 import { DatabaseInUseError } from "./db/embedded-lock.ts";
@@ -48,6 +51,10 @@ const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 export interface Service {
   port: number;
   url: string;
+  /** The listener that serves only /git/ (CODEPLANE_GIT_PORT), if any. */
+  gitPort: number | null;
+  /** The listener that serves /metrics (CODEPLANE_METRICS_PORT), if any. */
+  metricsPort: number | null;
   database: DatabaseHandle;
   close(): Promise<void>;
 }
@@ -66,6 +73,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       maxConcurrentFetches: config.repositories.maxConcurrentFetches,
       maxConcurrentFetchesPerAccount: config.repositories.maxConcurrentFetchesPerAccount,
       fetchQueueWaitMs: config.repositories.fetchQueueWaitMs,
+      maxConcurrentUploads: config.repositories.maxConcurrentUploads,
       logger: logger.child({ component: "git" }),
     });
     const kube = connectKubernetes(config, logger);
@@ -73,9 +81,9 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
     const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, logger) : null;
-    const elector = kube && config.components.controller ? startController(config, kube, database, envVars, installation, metrics, logger) : null;
+    let elector: LeaderElector | null = null;
     let shuttingDown = false;
-    const app = createApp({
+    const apps = createApps({
       logger,
       version: VERSION,
       metrics,
@@ -87,19 +95,47 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       http: config.http,
       rateLimit: config.rateLimit,
       isShuttingDown: () => shuttingDown,
+      listeners: { git: config.http.gitPort !== null, metrics: config.http.metricsPort !== null },
     });
-    const http = await listen(app, { ...config.http, logger });
-    logger.info({ port: http.port, database: database.kind, version: VERSION, components: config.components, installation }, "codeplane is serving");
+    const servers: HttpServer[] = [];
+    const listenOn = async (app: Koa | null, port: number | null, host = config.http.host) => {
+      if (!app || port === null) return null;
+      const server = await listen(app, { ...config.http, host, port, logger });
+      servers.push(server);
+      return server.port;
+    };
+    let mainPort: number;
+    let gitPort: number | null;
+    let metricsPort: number | null;
+    try {
+      mainPort = (await listenOn(apps.main, config.http.port))!;
+      gitPort = await listenOn(apps.git, config.http.gitPort, config.http.gitHost);
+      metricsPort = await listenOn(apps.metrics, config.http.metricsPort);
+    } catch (err) {
+      await Promise.all(servers.map((h) => h.close()));
+      throw err;
+    }
+    const internalUrl = config.runs.internalUrl ?? derivedInternalUrl(config.http.gitHost, gitPort ?? mainPort);
+    if (kube && config.components.controller) {
+      if (!internalUrl) logger.warn("CODEPLANE_INTERNAL_URL is not set and cannot be derived: runs and analyses will fail at checkout until it is");
+      elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, logger);
+    }
+    logger.info(
+      { port: mainPort, git_port: gitPort, metrics_port: metricsPort, database: database.kind, version: VERSION, components: config.components, installation },
+      "codeplane is serving",
+    );
     return {
-      port: http.port,
-      url: `http://127.0.0.1:${http.port}`,
+      port: mainPort,
+      url: `http://127.0.0.1:${mainPort}`,
+      gitPort,
+      metricsPort,
       database,
       async close() {
         shuttingDown = true;
         // Open streams end without `end`, so their clients reconnect to another replica.
         api?.logHub.close();
         api?.analysisLogHub.close();
-        await http.close();
+        await Promise.all(servers.map((h) => h.close()));
         await elector?.stop();
         await database.close();
       },
@@ -151,6 +187,7 @@ function apiServices(
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub"),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
+    checkout: new CheckoutService({ db: database.db, source: git.checkouts }),
   };
 }
 
@@ -171,6 +208,14 @@ async function bootstrapCredentials(config: Readonly<Config>, database: Database
   const file = path.join(config.dataDir, "first-api-key");
   await writeFile(file, key + "\n", { mode: 0o600 });
   logger.info({ account: config.bootstrap.account, file }, "created the first account and wrote an API key for it");
+}
+
+/** Where pods reach the git listener when nobody said: its own address, when that is one address pods can reach. */
+function derivedInternalUrl(host: string, port: number): string | null {
+  const family = isIP(host);
+  // Pods never reach the host's loopback; "every address" names none in particular.
+  if (!family || host === "0.0.0.0" || host === "::" || host === "::1" || host.startsWith("127.")) return null;
+  return `http://${family === 6 ? `[${host}]` : host}:${port}`;
 }
 
 const NO_KUBERNETES = "no cluster configured: set KUBECONFIG, or run in a cluster";
@@ -200,6 +245,7 @@ function startController(
   envVars: EnvVarService,
   installation: string,
   metrics: Registry,
+  internalUrl: string | null,
   logger: Logger,
 ): LeaderElector {
   const controller = new Controller({
@@ -214,6 +260,7 @@ function startController(
     installation,
     retentionSeconds: config.kubernetes.resourceRetentionSeconds,
     metrics,
+    checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
     logger: logger.child({ component: "controller" }),
   });
   const elector = new LeaderElector({

@@ -5,6 +5,8 @@ import { ANALYSIS_WORKLOAD, analysisSpecSchema, type AnalysisSpec, type Analysis
 import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
 import { parseAnalyzerOutput } from "./analyzer-output.ts";
 import { presetFor, type Workload } from "./workload.ts";
+import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "./workload-secret.ts";
+import { analysisLabels } from "../k8s/labels.ts";
 
 // Analyses as a workload: codeplane's analyzer reads a checkout and hands its
 // result back through its own log. Once the analyzer has finished, its output
@@ -19,6 +21,7 @@ export interface AnalysisWorkloadDeps {
   /** The compute preset analysis pods get. */
   computeType: string;
   jobTtlSeconds: number;
+  checkout: CheckoutDeps;
 }
 
 export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisSpec, AnalysisStatus, AnalysisObservation> {
@@ -27,14 +30,14 @@ export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisS
     started: { reason: "AnalyzerStarted", message: "the analyzer started" },
     specSchema: analysisSpecSchema,
     idOf: (spec) => spec.analysisId,
-    async job(analysis) {
-      return buildAnalysisJob({
-        resource: analysis,
-        images: deps.images,
-        compute: presetFor(deps.computeTypes, deps.computeType),
-        ttlSecondsAfterFinished: deps.jobTtlSeconds,
-      });
+    async job(analysis, cluster) {
+      const { spec } = analysis;
+      const compute = presetFor(deps.computeTypes, deps.computeType);
+      const labels = analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId);
+      const checkout = await ensureWorkloadSecret(ANALYSIS_WORKLOAD, spec.analysisId, analysis, cluster, deps.checkout, labels);
+      return buildAnalysisJob({ resource: analysis, images: deps.images, compute, checkout, ttlSecondsAfterFinished: deps.jobTtlSeconds });
     },
+    release: (analysis, cluster) => releaseWorkloadSecret(ANALYSIS_WORKLOAD, analysis.spec.analysisId, analysis.metadata.namespace, cluster, deps.checkout),
     async observe({ resource, job, pod, now, podNow, cluster }) {
       const { spec, status } = resource;
       const obs = observeAnalysis(spec, status, job, pod, now, null);

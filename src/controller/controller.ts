@@ -20,6 +20,8 @@ import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { runWorkload } from "./run-workload.ts";
 import { WorkQueue } from "./work-queue.ts";
+import type { CheckoutDeps } from "./workload-secret.ts";
+import { mintCheckoutToken, revokeCheckoutTokens } from "../domain/checkout/checkout-tokens.ts";
 import { podLabelOf, resourceNameOf, type WorkloadKind } from "../k8s/crds/lifecycle.ts";
 import { MANAGED_BY } from "../k8s/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
@@ -46,6 +48,8 @@ export interface ControllerOptions {
   retentionSeconds: number;
   /** The process's metrics registry. */
   metrics: Registry;
+  /** How workloads check out: the git endpoint's address, egress mode and preprocessing variables. */
+  checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
   concurrency?: number;
   logger: Logger;
 }
@@ -84,6 +88,13 @@ export class Controller {
   /** Every kind of workload the controller drives. */
   #kinds(shared: Shared): Wired[] {
     const { k, db, envVars, installation } = this.#o;
+    const checkout: CheckoutDeps = {
+      ...this.#o.checkout,
+      mint: (grant) => mintCheckoutToken(db, grant),
+      revoke: async (kind, id) => {
+        await revokeCheckoutTokens(db, kind, id);
+      },
+    };
     return [
       this.#wire(shared, {
         workload: runWorkload({
@@ -91,6 +102,7 @@ export class Controller {
           images: this.#o.images,
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
+          checkout,
         }),
         resources: new RunResources(k, installation),
         rows: RUN_ROWS,
@@ -102,6 +114,7 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           computeType: this.#o.analysisComputeType,
           jobTtlSeconds: this.#o.jobTtlSeconds,
+          checkout,
         }),
         resources: new AnalysisResources(k, installation),
         rows: ANALYSIS_ROWS,

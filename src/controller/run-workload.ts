@@ -1,14 +1,13 @@
-import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { API_VERSION } from "../k8s/crds/common.ts";
-import { RUN_KIND, RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
-import { runLabels, runSecretName } from "../k8s/labels.ts";
+import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
+import { runLabels } from "../k8s/labels.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
-import { presetFor, type Workload, type WorkloadResource } from "./workload.ts";
+import { presetFor, type Workload } from "./workload.ts";
+import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "./workload-secret.ts";
 
 // Runs as a workload: the user's command in a checkout, with the account's
-// and repository's environment variables in a Secret the Run owns.
+// and repository's environment variables in the Secret the Run owns.
 
 export interface RunWorkloadDeps {
   /** The variables a run of this repository gets, decrypted (only called when the Job is about to be created). */
@@ -16,6 +15,7 @@ export interface RunWorkloadDeps {
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
+  checkout: CheckoutDeps;
 }
 
 export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus, RunObservation> {
@@ -25,35 +25,15 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
     specSchema: runSpecSchema,
     idOf: (spec) => spec.runId,
     async job(run, cluster) {
-      return buildRunJob({
-        resource: run,
-        images: deps.images,
-        compute: presetFor(deps.computeTypes, run.spec.computeType),
-        envSecretName: await ensureEnvSecret(run, cluster, deps),
-        ttlSecondsAfterFinished: deps.jobTtlSeconds,
-      });
+      const { spec } = run;
+      const compute = presetFor(deps.computeTypes, spec.computeType);
+      const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
+      const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
+      const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, env);
+      return buildRunJob({ resource: run, images: deps.images, compute, checkout, envNames: Object.keys(env), ttlSecondsAfterFinished: deps.jobTtlSeconds });
     },
     observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
-    release: (run, cluster) => cluster.deleteSecret(run.metadata.namespace, runSecretName(run.spec.runId)),
+    release: (run, cluster) => releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout),
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };
-}
-
-/** The run's variables as an immutable Secret the Run owns (so it goes with it); null when it has none. */
-async function ensureEnvSecret(run: WorkloadResource<RunSpec, RunStatus>, cluster: ClusterActions, deps: RunWorkloadDeps): Promise<string | null> {
-  const env = await deps.resolveEnv(run.spec.accountId, run.spec.repositoryId);
-  if (Object.keys(env).length === 0) return null;
-  const name = runSecretName(run.spec.runId);
-  await cluster.createSecret(run.metadata.namespace, {
-    metadata: {
-      name,
-      namespace: run.metadata.namespace,
-      labels: runLabels(run.spec.accountId, run.spec.repositoryId, run.spec.runId),
-      ownerReferences: [{ apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, uid: run.metadata.uid, controller: true, blockOwnerDeletion: true }],
-    },
-    type: "Opaque",
-    immutable: true,
-    stringData: env,
-  });
-  return name;
 }

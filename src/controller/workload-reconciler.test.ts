@@ -46,9 +46,15 @@ interface Case<Spec, Status> {
   status?: Partial<Status>;
 }
 
+// {launch}: what creating a workload's Job takes (its checkout token, its Secret, the Job).
+// {release}: what a kind removes once its workload has started or ended (its Secret and checkout token).
+const PLACEHOLDERS: Record<string, string[]> = {
+  "{launch}": ["mintToken {noun} {id}", "createSecret {name}", "createJob {name}"],
+  "{release}": ["deleteSecret {name}", "revokeTokens {noun} {id}"],
+};
+
 const expand = (k: KindFacts, actions: string[]) =>
-  // {release}: what a kind removes once its workload has started or ended (the run's Secret; nothing for analyses).
-  actions.flatMap((a) => (a === "{release}" ? (k.noun === "run" ? [`deleteSecret ${k.name}-env`] : []) : [a])).map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
+  actions.flatMap((a) => PLACEHOLDERS[a] ?? [a]).map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
 
 interface World<Status> {
   reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean; giveUp(name: string, err: unknown): Promise<void> };
@@ -172,7 +178,7 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "new, no Job in cache: Job created, status pending, Event, mirrored before and after",
     given: { resource: resource().build() },
-    actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", `event Normal Pending: ${k.noun} is pending`, "mirror pending"],
+    actions: ["mirror -", "{launch}", "patchStatus {name} pending", `event Normal Pending: ${k.noun} is pending`, "mirror pending"],
     requeue: LIVE,
     status: { ...pendingStatus(k), conditions: pendingStatus(k).conditions!.map((c) => ({ ...c, lastTransitionTime: now })) },
   },
@@ -340,7 +346,7 @@ describe.each(kinds)("WorkloadReconciler, every kind alike: $k.noun", (kind) => 
   it("a spec edited by hand into something invalid: failed at once as InvalidSpec, never retried, nothing created", async () => {
     const { reconciler, recorded } = kind.world({ resource: kind.resource().withSpec({ timeoutSeconds: -5 }).build() });
     expect(await reconciler.reconcile(kind.k.name)).toEqual({});
-    expect(recorded.actions.slice(0, 2)).toEqual([`metric unreconcilable ${kind.k.noun} InvalidSpec`, ...(kind.k.noun === "run" ? [`deleteSecret ${kind.k.name}-env`] : [`patchStatus ${kind.k.name} failed`])]);
+    expect(recorded.actions.slice(0, 3)).toEqual(expand(kind.k, ["metric unreconcilable {noun} InvalidSpec", "{release}"]));
     expect(recorded.actions.some((a) => a.startsWith("createJob"))).toBe(false);
     expect(recorded.patched.at(-1)).toMatchObject({ phase: "failed", error: expect.stringMatching(/^its spec is invalid: .*timeoutSeconds/s) });
     expect(recorded.actions).toContainEqual(expect.stringMatching(/^event Warning InvalidSpec: its spec is invalid/));
@@ -393,7 +399,7 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   {
     name: "new, the repository has variables: Secret created before the Job",
     given: { resource: aRun().build(), env: { API_TOKEN: "t0ken" } },
-    actions: ["mirror -", "createSecret {name}-env", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
+    actions: ["mirror -", "{launch}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
     requeue: LIVE,
   },
   {
@@ -402,7 +408,7 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     actions: [
       "mirror -",
       "metric unreconcilable run UnknownComputeType",
-      "deleteSecret {name}-env",
+      "{release}",
       "patchStatus {name} failed",
       "event Warning UnknownComputeType: compute type 'gpu-x' is not defined here (defined: cpu-general, cpu-memory, gpu-a10g)",
       "mirror failed",
@@ -415,7 +421,7 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     actions: [
       "mirror -",
       "metric unreconcilable run UnknownComputeType",
-      "deleteSecret {name}-env",
+      "{release}",
       "patchStatus {name} failed",
       "event Warning UnknownComputeType: compute type 'constructor' is not defined here (defined: cpu-general, cpu-memory, gpu-a10g)",
       "mirror failed",
@@ -423,9 +429,9 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     requeue: undefined,
   },
   {
-    name: "new, no variables: no Secret",
+    name: "new, no variables: a Secret all the same, for the checkout token",
     given: { resource: aRun().build(), env: {} },
-    actions: ["mirror -", "createJob {name}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
+    actions: ["mirror -", "{launch}", "patchStatus {name} pending", "event Normal Pending: run is pending", "mirror pending"],
     requeue: LIVE,
   },
   {
@@ -465,7 +471,7 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   {
     name: "image cannot be pulled: the Job is stopped (Kubernetes would retry forever), failed, no logs to wait for",
     given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [aPod().pullFailing()] },
-    actions: ["mirror pending", "deleteJob {name}", "deleteSecret {name}-env", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
+    actions: ["mirror pending", "deleteJob {name}", "{release}", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
     requeue: "retained",
   },
   {
@@ -487,24 +493,32 @@ const runCases: Case<RunSpec, RunStatus>[] = [
 describe("WorkloadReconciler: runs", () => {
   it.each(runCases)("$name", (c) => check(RUN, runWorld, c));
 
-  it("the Job reads the run's variables from the Secret it owns", async () => {
+  it("the Job reads the run's variables by name from the Secret it owns, beside the checkout token", async () => {
     const { reconciler, recorded } = runWorld({ resource: aRun().build(), env: { API_TOKEN: "t0ken" } });
     await reconciler.reconcile(RUN.name);
     const [secret] = recorded.secrets;
     expect(secret).toMatchObject({
-      metadata: { name: `${RUN.name}-env`, namespace: NAMESPACE, ownerReferences: [{ kind: "Run", name: RUN.name, uid: "uid-run", controller: true }] },
+      metadata: { name: RUN.name, namespace: NAMESPACE, ownerReferences: [{ kind: "Run", name: RUN.name, uid: "uid-run", controller: true }] },
       immutable: true,
-      stringData: { API_TOKEN: "t0ken" },
+      stringData: { API_TOKEN: "t0ken", "codeplane-checkout-token": "cpg_test-token" },
     });
     const main = recorded.jobs[0]!.spec!.template.spec!.containers.find((c) => c.name === "main");
-    expect(main!.envFrom).toEqual([{ secretRef: { name: `${RUN.name}-env`, optional: false } }]);
+    expect(main!.env).toContainEqual({ name: "API_TOKEN", valueFrom: { secretKeyRef: { name: RUN.name, key: "API_TOKEN", optional: false } } });
+    expect(JSON.stringify(main)).not.toContain("codeplane-checkout-token");
   });
 
-  it("without variables the Job references no Secret", async () => {
+  it("without variables the main container reads nothing from the Secret", async () => {
     const { reconciler, recorded } = runWorld({ resource: aRun().build() });
     await reconciler.reconcile(RUN.name);
     const main = recorded.jobs[0]!.spec!.template.spec!.containers.find((c) => c.name === "main");
-    expect(main!.envFrom).toEqual([]);
+    expect(main!.env!.filter((e) => e.valueFrom)).toEqual([]);
+  });
+
+  it("without CODEPLANE_INTERNAL_URL a run fails at once saying so, with no token, Secret or Job", async () => {
+    const { reconciler, recorded } = runWorld({ resource: aRun().build(), internalUrl: null });
+    await reconciler.reconcile(RUN.name);
+    expect(recorded.actions.some((a) => /^(mintToken|createSecret|createJob)/.test(a))).toBe(false);
+    expect(recorded.patched.at(-1)).toMatchObject({ phase: "failed", error: expect.stringContaining("CODEPLANE_INTERNAL_URL") });
   });
 });
 

@@ -19,6 +19,7 @@ describe("buildAnalysisJob", () => {
     images: { codeplane: "registry.example/codeplane:1.2.3", pullPolicy: "IfNotPresent" },
     compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
     ttlSecondsAfterFinished: 600,
+    checkout: { gitUrl: `http://10.0.0.5:8081/git/${spec.repositoryId}.git`, secretName: `analysis-${spec.analysisId}`, egress: "restricted", preprocessEnv: { PIP_INDEX_URL: "http://mirror/simple" } },
   });
   const pod = job.spec!.template.spec!;
   const all = [...pod.initContainers!, ...pod.containers];
@@ -40,6 +41,14 @@ describe("buildAnalysisJob", () => {
     for (const c of all) expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
     // The checkout installs nothing (no pip, no npm): analysing must not run the repository's code.
     expect(pod.initContainers![0]!.command!.join(" ")).not.toMatch(/pip|npm/);
+    expect(JSON.stringify(pod)).not.toContain("PIP_INDEX_URL");
+  });
+
+  it("checks out from codeplane's git endpoint with the token in the checkout container only", () => {
+    expect(JSON.stringify(pod)).not.toContain(spec.repositoryUrl);
+    const holders = all.filter((c) => JSON.stringify(c).includes("codeplane-checkout-token")).map((c) => c.name);
+    expect(holders).toEqual(["checkout"]);
+    expect(pod.initContainers![0]!.env).toContainEqual({ name: "CODEPLANE_GIT_URL", value: `http://10.0.0.5:8081/git/${spec.repositoryId}.git` });
   });
 
   it("runs the analyzer with framed output, the requested language and a budget inside the deadline", () => {

@@ -7,7 +7,8 @@ import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedJob, S
 // Pure: an Analysis in, the Job that analyses the commit out. The checkout and
 // the analyzer both run from codeplane's own image: nothing from the
 // repository is installed or executed, and the pod gets no environment
-// variables or credentials beyond the clone URL. The analyzer writes framed
+// variables and no credential but its checkout token (in the checkout
+// container only). The analyzer writes framed
 // progress and its result to its log, which the controller reads back.
 
 /** Where the codeplane image keeps its CLI (`codeplane`). */
@@ -55,7 +56,7 @@ export function buildAnalysisJob(input: AnalysisJobInput): V1Job {
     image: images.codeplane,
     imagePullPolicy: images.pullPolicy,
     command: ["sh", "-c", GIT_CHECKOUT_SCRIPT],
-    env: [...env, ...checkoutEnv(spec.repositoryUrl)],
+    env: [...env, ...checkoutEnv(input.checkout)],
     resources,
     volumeMounts: mounts,
   });

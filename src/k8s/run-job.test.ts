@@ -18,7 +18,13 @@ const input = (over: Partial<RunJobInput> = {}): RunJobInput => ({
   resource: { metadata: { name: `run-${spec.runId}`, namespace: "codeplane", uid: "uid-1" }, spec },
   images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "IfNotPresent" },
   compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
-  envSecretName: `run-${spec.runId}-env`,
+  envNames: ["API_TOKEN", "SEED"],
+  checkout: {
+    gitUrl: `http://10.0.0.5:8081/git/${spec.repositoryId}.git`,
+    secretName: `run-${spec.runId}`,
+    egress: "restricted",
+    preprocessEnv: { PIP_INDEX_URL: "http://mirror.internal/simple" },
+  },
   ttlSecondsAfterFinished: 3600,
   ...over,
 });
@@ -66,21 +72,53 @@ describe("buildRunJob", () => {
     }
   });
 
-  it("checks out the commit before the main container runs the argv through the framing entrypoint", () => {
-    expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout"]);
+  it("checks out the commit from codeplane's git endpoint, installs dependencies, then runs the argv through the framing entrypoint", () => {
+    expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "dependencies"]);
     const checkout = pod.initContainers![1]!;
     expect(checkout.env).toEqual(expect.arrayContaining([
-      { name: "CODEPLANE_REPOSITORY_URL", value: spec.repositoryUrl },
+      { name: "CODEPLANE_GIT_URL", value: `http://10.0.0.5:8081/git/${spec.repositoryId}.git` },
       { name: "CODEPLANE_COMMIT", value: spec.commitHash },
     ]));
+    // The code host's URL reaches no container: pods never talk to it.
+    expect(JSON.stringify(pod)).not.toContain(spec.repositoryUrl);
     const main = pod.containers[0]!;
     expect(main.command).toEqual(["node", "/codeplane/bin/entrypoint.ts", "--workdir", "/workspace/src", "--", "python3", "train.py", "--epochs", "3"]);
   });
 
-  it("passes environment variables only through the run's Secret, never as values in the spec", () => {
+  it("hands the checkout token to the checkout container alone, from the Secret", () => {
+    const holders = all.filter((c) => JSON.stringify(c).includes("codeplane-checkout-token")).map((c) => c.name);
+    expect(holders).toEqual(["checkout"]);
+    expect(pod.initContainers![1]!.env).toContainEqual({
+      name: "CODEPLANE_CHECKOUT_TOKEN",
+      valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "codeplane-checkout-token", optional: false } },
+    });
+    for (const c of all) expect(c.envFrom ?? [], c.name).toEqual([]);
+  });
+
+  it("passes environment variables only by name from the run's Secret, never as values in the spec", () => {
     const main = pod.containers[0]!;
-    expect(main.envFrom).toEqual([{ secretRef: { name: `run-${spec.runId}-env`, optional: false } }]);
-    expect(buildRunJob(input({ envSecretName: null })).spec!.template.spec!.containers[0]!.envFrom).toEqual([]);
+    expect(main.env).toEqual(expect.arrayContaining([
+      { name: "API_TOKEN", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "API_TOKEN", optional: false } } },
+      { name: "SEED", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "SEED", optional: false } } },
+    ]));
+    const none = buildRunJob(input({ envNames: [] })).spec!.template.spec!.containers[0]!;
+    expect(none.env!.filter((e) => e.valueFrom)).toEqual([]);
+  });
+
+  it("gives dependency install the egress mode, short network timeouts and the operator's variables, and no token", () => {
+    const deps = pod.initContainers![2]!;
+    expect(deps.env).toEqual(expect.arrayContaining([
+      { name: "CODEPLANE_RUN_EGRESS", value: "restricted" },
+      { name: "PIP_DEFAULT_TIMEOUT", value: "15" },
+      { name: "PIP_INDEX_URL", value: "http://mirror.internal/simple" },
+    ]));
+    expect(deps.env!.some((e) => e.valueFrom)).toBe(false);
+  });
+
+  it("passes a preset's runtimeClassName through, and sets none otherwise", () => {
+    expect(pod.runtimeClassName).toBeUndefined();
+    const gvisor = { ...DEFAULT_COMPUTE_TYPES["cpu-general"]!, runtimeClassName: "gvisor" };
+    expect(buildRunJob(input({ compute: gvisor })).spec!.template.spec!.runtimeClassName).toBe("gvisor");
   });
 
   it.each(Object.entries(DEFAULT_COMPUTE_TYPES))("applies the %s preset", (_name, preset) => {

@@ -1,5 +1,6 @@
-import type { V1Container, V1Job, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
+import type { V1Container, V1EnvVar, V1Job, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
 import type { ComputePreset } from "./compute-types.ts";
+import type { EgressMode } from "./egress.ts";
 import { API_VERSION } from "./crds/common.ts";
 import { RUN_KIND, type RunSpec } from "./crds/run.ts";
 import { runLabels } from "./labels.ts";
@@ -20,43 +21,74 @@ export interface JobOwner<Spec> {
   spec: Spec;
 }
 
+/** How a workload's pod checks its commit out: from codeplane's git endpoint, never from the code host. */
+export interface CheckoutInput {
+  /** The repository on codeplane's git endpoint (`<CODEPLANE_INTERNAL_URL>/git/<repository id>.git`). */
+  gitUrl: string;
+  /** The workload's Secret: its checkout token (and, for runs, its environment values). */
+  secretName: string;
+  /** Run pods' egress mode, so a failed dependency install can say why. */
+  egress: EgressMode;
+  /** Operator-set variables for checkout and dependency install (a package mirror's address). */
+  preprocessEnv: Readonly<Record<string, string>>;
+}
+
 /** What every workload's Job builder is given. */
 export interface WorkloadJobInput<Spec> {
   resource: JobOwner<Spec>;
   compute: ComputePreset;
   ttlSecondsAfterFinished: number;
+  checkout: CheckoutInput;
 }
 
 export interface RunJobInput extends WorkloadJobInput<RunSpec> {
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
-  /** The per-run Secret holding the run's environment variables, if it has any. */
-  envSecretName: string | null;
+  /** Names of the run's environment variables, whose values are keys of the workload's Secret. */
+  envNames: readonly string[];
 }
 
-// Checkout, then dependencies: together they are the run's "preprocessing".
-// Fetching the exact commit first is cheap where the server allows it; a full
-// fetch is the fallback for servers that don't serve unadvertised commits.
+/** The key of the workload's Secret that holds its checkout token (not a variable name, so no user variable can collide). */
+export const CHECKOUT_TOKEN_KEY = "codeplane-checkout-token";
+
+// The checkout fetches exactly one commit, shallow, from codeplane's git
+// endpoint. The token travels in git's environment-borne config, so it is in
+// no argv, no remote URL and no .git/config, and the container that holds it
+// runs nothing from the repository.
 export const GIT_CHECKOUT_SCRIPT = `set -eu
 git init -q "$CODEPLANE_SOURCE_DIR"
 cd "$CODEPLANE_SOURCE_DIR"
-git remote add origin "$CODEPLANE_REPOSITORY_URL"
-if ! git fetch -q --depth 1 origin "$CODEPLANE_COMMIT" 2>/dev/null; then
-  git fetch -q origin '+refs/heads/*:refs/remotes/origin/*' '+refs/tags/*:refs/tags/*'
+git remote add origin "$CODEPLANE_GIT_URL"
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=http.extraHeader GIT_CONFIG_VALUE_0="Authorization: Bearer $CODEPLANE_CHECKOUT_TOKEN"
+unset CODEPLANE_CHECKOUT_TOKEN
+if ! git fetch -q --depth 1 origin "$CODEPLANE_COMMIT"; then
+  echo "checkout failed: could not fetch $CODEPLANE_COMMIT from codeplane's git endpoint ($CODEPLANE_GIT_URL)" >&2
+  exit 1
 fi
 git -c advice.detachedHead=false checkout -q --detach "$CODEPLANE_COMMIT"
 echo "checked out $CODEPLANE_COMMIT"
 `;
 
-export const CHECKOUT_SCRIPT = `${GIT_CHECKOUT_SCRIPT}if [ -f requirements.txt ]; then
+// Dependencies are installed in a container of their own, without the
+// checkout token: installing runs code from the repository and its packages.
+export const DEPENDENCIES_SCRIPT = `set -eu
+cd "$CODEPLANE_SOURCE_DIR"
+failed() {
+  echo "dependency install failed: $1" >&2
+  if [ "$CODEPLANE_RUN_EGRESS" = restricted ]; then
+    echo "run pods' network egress is restricted (DNS and codeplane's git endpoint only): an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY) or set CODEPLANE_RUN_EGRESS=open" >&2
+  fi
+  exit 1
+}
+if [ -f requirements.txt ]; then
   echo "installing Python dependencies (requirements.txt)"
-  python3 -m pip install --user --no-input --disable-pip-version-check -r requirements.txt
+  python3 -m pip install --user --no-input --disable-pip-version-check -r requirements.txt || failed "pip install -r requirements.txt"
 fi
 if [ -f package-lock.json ]; then
   echo "installing Node dependencies (npm ci)"
-  npm ci --ignore-scripts --no-audit --no-fund
+  npm ci --ignore-scripts --no-audit --no-fund || failed "npm ci"
 elif [ -f package.json ]; then
   echo "installing Node dependencies (npm install)"
-  npm install --ignore-scripts --no-audit --no-fund
+  npm install --ignore-scripts --no-audit --no-fund || failed "npm install"
 fi
 `;
 
@@ -74,10 +106,28 @@ const mounts = [
   { name: "tmp", mountPath: "/tmp" },
 ];
 
-export const checkoutEnv = (repositoryUrl: string) => [
-  { name: "CODEPLANE_REPOSITORY_URL", value: repositoryUrl },
+/** The checkout container's variables: where to fetch from, and the token from the workload's Secret. */
+export const checkoutEnv = (checkout: CheckoutInput): V1EnvVar[] => [
+  { name: "CODEPLANE_GIT_URL", value: checkout.gitUrl },
+  { name: "CODEPLANE_CHECKOUT_TOKEN", valueFrom: { secretKeyRef: { name: checkout.secretName, key: CHECKOUT_TOKEN_KEY, optional: false } } },
   { name: "GIT_TERMINAL_PROMPT", value: "0" },
 ];
+
+/**
+ * Dependency install: short network timeouts and one retry (so a refused
+ * mirror fails in seconds, not minutes), then the operator's variables.
+ */
+const dependenciesEnv = (checkout: CheckoutInput): V1EnvVar[] => {
+  const env: Record<string, string> = {
+    CODEPLANE_RUN_EGRESS: checkout.egress,
+    PIP_DEFAULT_TIMEOUT: "15",
+    PIP_RETRIES: "1",
+    npm_config_fetch_retries: "1",
+    npm_config_fetch_timeout: "15000",
+    ...checkout.preprocessEnv,
+  };
+  return Object.entries(env).map(([name, value]) => ({ name, value }));
+};
 
 /** The pod-level isolation every codeplane workload gets: non-root, no service-account token, no service links. */
 const restrictedPodSecurity = {
@@ -107,7 +157,8 @@ export function buildRunJob(input: RunJobInput): V1Job {
   const { images, compute } = input;
   const { spec } = input.resource;
   const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
-  const envFrom = input.envSecretName ? [{ secretRef: { name: input.envSecretName, optional: false } }] : [];
+  // Each variable by name from the workload's Secret (not envFrom, which would also hand the command the checkout token).
+  const userEnv: V1EnvVar[] = input.envNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: name, optional: false } } }));
   const tools = restrictedContainer({
     name: "tools",
     image: images.codeplane,
@@ -120,8 +171,17 @@ export function buildRunJob(input: RunJobInput): V1Job {
     name: "checkout",
     image: images.runner,
     imagePullPolicy: images.pullPolicy,
-    command: ["sh", "-c", CHECKOUT_SCRIPT],
-    env: [...baseEnv(spec), ...checkoutEnv(spec.repositoryUrl)],
+    command: ["sh", "-c", GIT_CHECKOUT_SCRIPT],
+    env: [...baseEnv(spec), ...checkoutEnv(input.checkout)],
+    resources,
+    volumeMounts: mounts,
+  });
+  const dependencies = restrictedContainer({
+    name: "dependencies",
+    image: images.runner,
+    imagePullPolicy: images.pullPolicy,
+    command: ["sh", "-c", DEPENDENCIES_SCRIPT],
+    env: [...baseEnv(spec), ...dependenciesEnv(input.checkout)],
     resources,
     volumeMounts: mounts,
   });
@@ -130,13 +190,12 @@ export function buildRunJob(input: RunJobInput): V1Job {
     image: images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["node", `${TOOLS_DIR}/entrypoint.ts`, "--workdir", SOURCE_DIR, "--", ...spec.command],
-    env: baseEnv(spec),
-    envFrom,
+    env: [...baseEnv(spec), ...userEnv],
     resources,
     volumeMounts: mounts,
   });
   return restrictedJob(RUN_KIND, input, runLabels(spec.accountId, spec.repositoryId, spec.runId), {
-    initContainers: [tools, checkout],
+    initContainers: [tools, checkout, dependencies],
     containers: [main],
     volumes: [
       { name: "workspace", emptyDir: {} },
@@ -183,6 +242,7 @@ export function restrictedJob(
           securityContext: { ...restrictedPodSecurity.securityContext },
           nodeSelector: { ...input.compute.nodeSelector },
           tolerations: input.compute.tolerations.map((t) => ({ ...t })),
+          ...(input.compute.runtimeClassName ? { runtimeClassName: input.compute.runtimeClassName } : {}),
           ...pod,
         },
       },

@@ -1,3 +1,4 @@
+import type { CheckoutDeps } from "../workload-secret.ts";
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { Unreconcilable } from "../../domain/workloads/unreconcilable.ts";
 import { pino } from "pino";
@@ -48,6 +49,24 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   unstorable?: boolean;
   /** How long finished resources are kept; a week when absent. */
   retentionSeconds?: number;
+  /** CODEPLANE_INTERNAL_URL; null: unset. A node address when absent. */
+  internalUrl?: string | null;
+}
+
+/** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
+function checkoutDeps<Status>(r: Recorded<Status>, given: Given<unknown, unknown>): CheckoutDeps {
+  return {
+    internalUrl: given.internalUrl === undefined ? "http://10.244.0.1:8081" : given.internalUrl,
+    egress: "restricted",
+    preprocessEnv: {},
+    async mint(grant) {
+      r.actions.push(`mintToken ${grant.workloadKind} ${grant.workloadId}`);
+      return "cpg_test-token";
+    },
+    async revoke(kind, id) {
+      r.actions.push(`revokeTokens ${kind} ${id}`);
+    },
+  };
 }
 
 /** The installation the fake controller belongs to. */
@@ -187,12 +206,13 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
 }
 
 export const runWorld = (given: Given<RunSpec, RunStatus>) =>
-  fakeWorld(RUN, given, () =>
+  fakeWorld(RUN, given, (r) =>
     runWorkload({
       resolveEnv: async () => ({ ...given.env }),
       images: { runner: "runner:test", codeplane: "codeplane:test", pullPolicy: "IfNotPresent" },
       computeTypes: DEFAULT_COMPUTE_TYPES,
       jobTtlSeconds: 3600,
+      checkout: checkoutDeps(r, given),
     }),
   );
 
@@ -207,5 +227,6 @@ export const analysisWorld = (given: Given<AnalysisSpec, AnalysisStatus>) =>
       computeTypes: DEFAULT_COMPUTE_TYPES,
       computeType: "cpu-general",
       jobTtlSeconds: 3600,
+      checkout: checkoutDeps(r, given),
     }),
   );
