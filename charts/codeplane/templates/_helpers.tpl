@@ -14,6 +14,10 @@ app.kubernetes.io/name: codeplane
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{- /* Where Runs, Analyses and their Jobs live: runNamespace.name, by default <release>-runs. */ -}}
 {{- define "codeplane.runNamespace" -}}
-{{- default .Release.Namespace .Values.runNamespace -}}
+{{- if not (kindIs "map" .Values.runNamespace) -}}
+{{- fail "runNamespace is a map now: set runNamespace.name (and runNamespace.create=false for a namespace that already exists)" -}}
+{{- end -}}
+{{- default (printf "%s-runs" .Release.Name | trunc 63 | trimSuffix "-") .Values.runNamespace.name -}}
 {{- end -}}
