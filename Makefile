@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
 
-.PHONY: help install run dev test test-unit test-integration test-e2e fuzz typecheck build bench bench-runs bench-analyze crds clean
+.PHONY: help install run dev test test-unit test-integration test-chart test-e2e fuzz typecheck build bench bench-runs bench-analyze crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -28,9 +28,10 @@ dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the loc
 	node src/main.ts install; \
 	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node src/main.ts serve
 
-test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the API fuzzer, then cluster and end-to-end
+test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the Helm chart, the API fuzzer, then cluster and end-to-end
 	npm run test:unit
 	npm run test:integration
+	$(MAKE) --no-print-directory test-chart
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory test-e2e
 
@@ -45,6 +46,9 @@ test-unit: $(STAMP) ## Run the unit tests only
 
 test-integration: $(STAMP) ## Run the integration tests only
 	npm run test:integration
+
+test-chart: $(STAMP) ## helm lint and helm template the chart, checked against the TypeScript builders (builds Helm once: hack/tools/helm.sh)
+	npx vitest run --config test/chart/vitest.config.ts
 
 fuzz: $(STAMP) ## Fuzz the API from its OpenAPI document with schemathesis (FUZZ_SECONDS=150, FUZZ_SEED; no cluster)
 	test/fuzz/fuzz.sh
