@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
@@ -248,6 +249,17 @@ export interface Config {
   bootstrap: { account: string; apiKey: string | null };
 }
 
+/**
+ * Where pods reach the git listener when nobody said: its own address and
+ * port, when that address is one pods can reach (not the loopback, not
+ * "every address") and the port is known (not 0, chosen at start).
+ */
+export function derivedInternalUrl(host: string, port: number): string | null {
+  const family = isIP(host);
+  if (!family || port === 0 || host === "0.0.0.0" || host === "::" || host === "::1" || host.startsWith("127.")) return null;
+  return `http://${family === 6 ? `[${host}]` : host}:${port}`;
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -353,7 +365,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
-      internalUrl: e.CODEPLANE_INTERNAL_URL ?? null,
+      internalUrl: e.CODEPLANE_INTERNAL_URL ?? derivedInternalUrl(e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST, e.CODEPLANE_GIT_PORT ?? e.PORT),
       egress: { mode: e.CODEPLANE_RUN_EGRESS, allow: e.CODEPLANE_RUN_EGRESS_ALLOW, clusterCidrs: e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS },
       preprocessEnv: e.CODEPLANE_RUN_PREPROCESS_ENV,
     },

@@ -7,11 +7,10 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { Registry } from "prom-client";
 import type Koa from "koa";
-import { isIP } from "node:net";
 import { createApps, type ApiServices } from "./api/app.ts";
 import { listen, type HttpServer } from "./api/server.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { ConfigError, derivedInternalUrl, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
 import { DatabaseInUseError } from "./db/embedded-lock.ts";
 import { migrateToLatest } from "./db/migrate.ts";
@@ -41,7 +40,7 @@ import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
 import { RUN_PLURAL } from "./k8s/crds/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
-import { applyCrds, ensureNamespace } from "./k8s/install.ts";
+import { installCluster, InstallRefusedError } from "./k8s/install.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
@@ -210,14 +209,6 @@ async function bootstrapCredentials(config: Readonly<Config>, database: Database
   logger.info({ account: config.bootstrap.account, file }, "created the first account and wrote an API key for it");
 }
 
-/** Where pods reach the git listener when nobody said: its own address, when that is one address pods can reach. */
-function derivedInternalUrl(host: string, port: number): string | null {
-  const family = isIP(host);
-  // Pods never reach the host's loopback; "every address" names none in particular.
-  if (!family || host === "0.0.0.0" || host === "::" || host === "::1" || host.startsWith("127.")) return null;
-  return `http://${family === 6 ? `[${host}]` : host}:${port}`;
-}
-
 const NO_KUBERNETES = "no cluster configured: set KUBECONFIG, or run in a cluster";
 
 /** Kubernetes clients, or null when this process has no cluster (the rest of the API still serves). */
@@ -368,10 +359,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           process.stderr.write(`codeplane: ${NO_KUBERNETES}\n`);
           return 1;
         }
-        const crds = await applyCrds(kube.config);
-        await ensureNamespace(kube.config, kube.namespace);
-        print({ crds, namespace: kube.namespace });
-        return 0;
+        try {
+          const result = await installCluster(kube.config, config);
+          for (const w of result.warnings) process.stderr.write(`codeplane: warning: ${w}\n`);
+          print(result);
+          return 0;
+        } catch (err) {
+          if (!(err instanceof InstallRefusedError)) throw err;
+          process.stderr.write(`codeplane: install refused, nothing was changed: ${err.message}\n`);
+          return 2;
+        }
       }
       case "secrets":
         if (sub !== "reencrypt") break;

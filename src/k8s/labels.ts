@@ -23,7 +23,8 @@ export function runLabels(accountId: string, repositoryId: string, runId: string
 
 /** Deterministic child names: a retried reconcile finds what the last one created. */
 export const runResourceName = (runId: string) => resourceNameOf(RUN_WORKLOAD, runId);
-export const runSecretName = (runId: string) => `run-${runId}-env`;
+/** The run's Secret (checkout token, environment values) is named like the Run, as every workload's is. */
+export const runSecretName = (runId: string) => runResourceName(runId);
 
 export function analysisLabels(accountId: string, repositoryId: string, analysisId: string): Record<string, string> {
   return {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTALLATION_LABEL, runSecretName } from "../../src/k8s/labels.ts";
-import { until } from "../helpers/cluster.ts";
+import { gitListenerEnv, until } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
@@ -55,7 +55,7 @@ async function finished(svc: { url: string }, runId: string, timeoutMs = 120_000
 async function another(env: Record<string, string> = {}): Promise<TestService> {
   // On the first service's database, with the key its secrets are encrypted under.
   if (env.DATABASE_URL) env = { CODEPLANE_ENCRYPTION_KEY: e.svc.encryptionKey, ...env };
-  const s = await startTestService({ KUBECONFIG: e.cluster.kubeconfig, CODEPLANE_NAMESPACE: ns(), CODEPLANE_IMAGE_PULL_POLICY: "Never", CODEPLANE_LOG_LEVEL: "info", ...env });
+  const s = await startTestService({ KUBECONFIG: e.cluster.kubeconfig, CODEPLANE_NAMESPACE: ns(), CODEPLANE_IMAGE_PULL_POLICY: "Never", CODEPLANE_LOG_LEVEL: "info", ...gitListenerEnv(), ...env });
   others.push(s);
   return s;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSecretName } from "../../src/k8s/labels.ts";
 import { until, type TestCluster } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";
@@ -95,7 +96,7 @@ describe("runs on a real cluster", () => {
     expect(JSON.stringify(cr)).not.toContain(secretValue);
     // The values reached the process; the Secret that carried them (owned by the Run: see the
     // reconciler's tables) does not stay in etcd once the command has started.
-    const secret = await cluster.core.readNamespacedSecret({ name: `run-${created.run_id}-env`, namespace: cluster.namespace }).catch((err: { code?: number }) => err);
+    const secret = await cluster.core.readNamespacedSecret({ name: runSecretName(created.run_id), namespace: cluster.namespace }).catch((err: { code?: number }) => err);
     expect((secret as { code?: number }).code).toBe(404);
     expect(svc.logs.join("\n")).not.toContain(secretValue);
   });

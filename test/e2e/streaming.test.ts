@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../../src/domain/auth/api-keys.ts";
-import { openTestCluster, until, type TestCluster } from "../helpers/cluster.ts";
+import { gitListenerEnv, NODE_ADDRESS, openTestCluster, until, type TestCluster } from "../helpers/cluster.ts";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 import { sseClient } from "../helpers/sse-client.ts";
@@ -22,9 +22,9 @@ let key: string;
 let repoId: string;
 const procs: ChildProcess[] = [];
 
-async function freePort(): Promise<number> {
+async function freePort(host = "127.0.0.1"): Promise<number> {
   return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
+    const s = createServer().listen(0, host, () => {
       const { port } = s.address() as { port: number };
       s.close(() => resolve(port));
     });
@@ -68,6 +68,8 @@ beforeAll(async () => {
     KUBECONFIG: cluster.kubeconfig,
     CODEPLANE_NAMESPACE: cluster.namespace,
     CODEPLANE_IMAGE_PULL_POLICY: "Never",
+    // One git port for every restart of the service, so a pod created before a restart still checks out.
+    ...gitListenerEnv(await freePort(NODE_ADDRESS)),
   };
   const account = await createAccount(database.db, "streamer");
   key = (await createApiKey(database.db, account.id, { name: "e2e" })).key;

@@ -12,6 +12,15 @@ import { applyCrds } from "../../src/k8s/install.ts";
 const execFile = promisify(execFileCb);
 const root = new URL("../..", import.meta.url).pathname;
 export const KUBECONFIG = process.env.KUBECONFIG || `${root}.cluster/kubeconfig`;
+/** The local cluster's node address (hack/cluster/lib.sh POD_GATEWAY): where pods reach processes on this machine. */
+export const NODE_ADDRESS = process.env.CODEPLANE_TEST_NODE_ADDRESS || "10.244.0.1";
+
+/**
+ * A service on this machine serving pods' checkouts: its git listener on the
+ * node address (the internal URL is derived from it). A fixed `port` keeps
+ * the URL valid across restarts of the service.
+ */
+export const gitListenerEnv = (port = 0): Record<string, string> => ({ CODEPLANE_GIT_HOST: NODE_ADDRESS, CODEPLANE_GIT_PORT: String(port) });
 const NO_CLUSTER = "Run `make cluster-up` (or `make kind-up`) first, or point KUBECONFIG at a cluster.";
 
 export interface TestCluster {

@@ -1,4 +1,4 @@
-import { openTestCluster, type TestCluster } from "./cluster.ts";
+import { gitListenerEnv, openTestCluster, type TestCluster } from "./cluster.ts";
 import { createFixtureRepo, type FixtureRepo } from "./git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "./service.ts";
 
@@ -27,6 +27,7 @@ export async function startE2E(
     KUBECONFIG: cluster.kubeconfig,
     CODEPLANE_NAMESPACE: cluster.namespace,
     CODEPLANE_IMAGE_PULL_POLICY: "Never",
+    ...gitListenerEnv(),
     ...opts.env,
   });
   const alice = await svc.tenant();
