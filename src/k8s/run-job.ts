@@ -75,7 +75,7 @@ cd "$CODEPLANE_SOURCE_DIR"
 failed() {
   echo "dependency install failed: $1" >&2
   if [ "$CODEPLANE_RUN_EGRESS" = restricted ]; then
-    echo "run pods' network egress is restricted (DNS and codeplane's git endpoint only): an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY) or set CODEPLANE_RUN_EGRESS=open" >&2
+    echo "if it could not reach a package index: run pods' network egress is restricted (DNS, codeplane's git endpoint and what the operator allows); an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY) or set CODEPLANE_RUN_EGRESS=open" >&2
   fi
   exit 1
 }
@@ -121,6 +121,9 @@ const dependenciesEnv = (checkout: CheckoutInput): V1EnvVar[] => {
   const env: Record<string, string> = {
     CODEPLANE_RUN_EGRESS: checkout.egress,
     PIP_DEFAULT_TIMEOUT: "15",
+    // Debian's Python refuses even --user installs (PEP 668); a user install into the pod's own HOME
+    // leaves the image's packages alone, which is what the marker protects.
+    PIP_BREAK_SYSTEM_PACKAGES: "1",
     PIP_RETRIES: "1",
     npm_config_fetch_retries: "1",
     npm_config_fetch_timeout: "15000",
