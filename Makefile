@@ -7,6 +7,8 @@ SHELL := /usr/bin/env bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
+# Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
+CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
 .PHONY: help install run dev test test-unit test-integration test-chart test-e2e fuzz typecheck build bench bench-runs bench-analyze crds clean
 
@@ -24,7 +26,10 @@ run: $(STAMP) ## Serve the API on :8080 (embedded database unless DATABASE_URL i
 
 dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed)
 	@set -e; \
-	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
+	if [ -z "$${KUBECONFIG:-}" ]; then \
+	  $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); \
+	  export CODEPLANE_GIT_HOST=$${CODEPLANE_GIT_HOST:-$(CLUSTER_NODE_ADDRESS)} CODEPLANE_GIT_PORT=$${CODEPLANE_GIT_PORT:-8081}; \
+	fi; \
 	node src/main.ts install; \
 	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node src/main.ts serve
 
