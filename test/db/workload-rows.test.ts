@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS_ROWS, saveAnalysisResult } from "../../src/domain/analyses/analysis-rows.ts";
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { Unreconcilable } from "../../src/domain/workloads/unreconcilable.ts";
+import { checkoutGrantFor, mintCheckoutToken } from "../../src/domain/checkout/checkout-tokens.ts";
 import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
 import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
@@ -85,8 +86,10 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
   it("leaves a hidden (deleted through the API) row alone, and removes it once its resource is gone", async () => {
     const id = randomUUID();
     await mirror(id, { phase: "running" });
+    const token = await mintCheckoutToken(database.db, { workloadKind: k.table === "runs" ? "run" : "analysis", workloadId: id, accountId, repositoryId, commitHash: "c".repeat(40), expiresAt: new Date(Date.now() + 60_000) });
     await hideWorkload(database.db, k.rows.table, accountId, id);
     expect(await rows().isHidden(id)).toBe(true);
+    expect(await checkoutGrantFor(database.db, token)).toBeNull(); // a deleted workload's checkout token is revoked at once
     await mirror(id, { phase: "completed", exitCode: 0 });
     expect(await read(id)).toMatchObject({ status: "running" });
     await rows().resourceGone(id, `other/x-${id}`);

@@ -79,6 +79,8 @@ const isOrphanedWrite = (t: WorkloadTable, err: unknown) => isForeignKeyViolatio
 /** Hides the row at once (DELETE through the API); the controller removes it once the resource is gone. */
 export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, id: string): Promise<void> {
   await untyped(db).updateTable(t.table).set({ deleted_at: new Date() }).where("id", "=", id).where("account_id", "=", accountId).execute();
+  // A deleted workload checks nothing out any more: its token goes now, not at its deadline.
+  await db.deleteFrom("checkout_tokens").where("workload_id", "=", id).where("account_id", "=", accountId).execute();
 }
 
 /**
