@@ -31,6 +31,7 @@ cri_up() { [ -S "$SOCK" ] && [ -x "$CRICTL_BIN/crictl" ] && "${CRICTL[@]}" versi
 
 # 1. no new pods: stop the controllers, then delete every pod and let kubelet kill them.
 # The NetworkPolicy enforcer goes first: it leaves its rules in place, removed in step 6.
+stop pod-gate
 stop kube-router
 stop kube-controller-manager
 stop kube-scheduler
@@ -98,7 +99,7 @@ stop git-daemon
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|containerd|containerd-shim*|git-daemon)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
 done
@@ -129,6 +130,8 @@ for chain in INPUT FORWARD; do
     -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP 2>/dev/null; do :; done
   while ip6tables -w -D "$chain" -i "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
 done
+while iptables -w -t mangle -D FORWARD -i "$BRIDGE_NAME" -o "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED -j CODEPLANE-POD-GATE 2>/dev/null; do :; done
+iptables -w -t mangle -F CODEPLANE-POD-GATE 2>/dev/null && iptables -w -t mangle -X CODEPLANE-POD-GATE
 python3 "$HACK_DIR/iptables-restore-diff.py" "$CLUSTER_DIR" || log "warning: iptables cleanup reported problems"
 # ipsets made since cluster-up (the enforcer's KUBE-SRC-*/KUBE-DST-* and temporaries); with
 # no snapshot (a cluster booted by an older cluster-up), the ones with kube-router's prefixes.

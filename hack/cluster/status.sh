@@ -20,6 +20,7 @@ check kube-scheduler "curl -fsSk --max-time 2 https://127.0.0.1:$SCHED_PORT/heal
 check containerd "ctr -a $RUN_DIR/containerd.sock version"
 check kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz"
 check kube-router "curl -fsS --max-time 2 http://127.0.0.1:$KUBE_ROUTER_HEALTH_PORT/healthz && iptables -w -S INPUT | grep -q -- '-j KUBE-ROUTER-INPUT'"
+check pod-gate "iptables -w -t mangle -S CODEPLANE-POD-GATE"
 check git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'"
 if [ "$rc" = 0 ]; then
   "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG_OUT" get nodes -o wide

@@ -109,15 +109,20 @@ ensure_rule iptables mangle FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m com
 # (clusters booted before the enforcer existed had it in filter FORWARD)
 while iptables -w -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --comment codeplane-cluster -j DROP 2>/dev/null; do :; done
 # Fail closed for pods the enforcer does not know yet. A pod's containers run before its IP
-# reaches the API and the enforcer has made its chain (measured: ~0.5-1 s in which a pod under
-# a deny-all policy reached the kubelet). The enforcer ACCEPTs the traffic of every pod it
-# knows (or REJECTs it), so new connections from the bridge that come back to INPUT/FORWARD
-# are from such pods: dropped, so a pod's first connection waits for a TCP retransmission
-# (1 s) instead of escaping its policy. Replies to the node's own connections pass.
-for chain in INPUT FORWARD; do
-  ensure_rule iptables filter "$chain" -i "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED \
-    -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP
-done
+# reaches the API and the enforcer has made its chain (measured: ~0.5 s in which a pod under
+# a deny-all policy reached the kubelet, ~0.3 s in which it reached other pods). Such a pod's
+# first connection is dropped, so it waits for a TCP retransmission (1 s) instead of escaping
+# its policy; replies to the node's own connections (kubelet probes) pass.
+# - to the node (INPUT): the enforcer ACCEPTs or REJECTs the traffic of every pod it knows,
+#   so new connections from the bridge that come back to INPUT are from unknown pods.
+ensure_rule iptables filter INPUT -i "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED \
+  -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP
+# - between pods (FORWARD): there the destination's chain alone accepts what its ingress
+#   allows, so the gate runs first (mangle): CODEPLANE-POD-GATE RETURNs the pods the enforcer
+#   has rules for (kept up to date by hack/cluster/pod-gate.sh) and drops the rest.
+iptables -w -t mangle -N CODEPLANE-POD-GATE 2>/dev/null \
+  && iptables -w -t mangle -A CODEPLANE-POD-GATE -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP
+ensure_rule iptables mangle FORWARD -i "$BRIDGE_NAME" -o "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED -j CODEPLANE-POD-GATE
 # IPv4 only: the enforcer polices IPv4. Without this, pods reach every service of the node
 # that listens on all addresses (`::`, Node's default) over the bridge's IPv6 link-local
 # address, and each other over theirs, whatever their policies say.
@@ -374,6 +379,8 @@ start kube-router "$KUBE_ROUTER_HEALTH" "127.0.0.1:$KUBE_ROUTER_HEALTH_PORT" \
   --enable-cni=false --enable-pod-egress=false --enable-ipv4=true --enable-ipv6=false \
   --service-cluster-ip-range "$SERVICE_CIDR" --service-node-port-range 0-1 \
   --health-port "$KUBE_ROUTER_HEALTH_PORT" --metrics-port 0 --v=1
+# lets pods the enforcer knows talk to other pods (see CODEPLANE-POD-GATE above)
+start pod-gate "iptables -w -t mangle -S CODEPLANE-POD-GATE" "" "$HACK_DIR/pod-gate.sh" "$CLUSTER_DIR"
 
 # the default service account must exist before pods can be created
 for i in $(seq 1 60); do "${KUBECTL[@]}" -n default get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
