@@ -7,6 +7,7 @@ import type { GitRepository } from "../git-port.ts";
 import { FetchSlots } from "./fetch-slots.ts";
 import type { MirrorCache } from "./mirror-cache.ts";
 import type { MirrorReader } from "./mirror-reader.ts";
+import { removeDirAtomically } from "./remove-dir.ts";
 import { streamGit } from "./run.ts";
 
 // Serving one commit to a workload's checkout (git's smart HTTP protocol,
@@ -83,14 +84,7 @@ export class CheckoutServer {
   /** Removes every view of a repository (with its mirror). */
   async remove(repoId: string): Promise<void> {
     const dir = join(this.#cache.auxiliaryDir("views"), repoId);
-    const trash = `${dir}.trash-${randomBytes(4).toString("hex")}`;
-    try {
-      await rename(dir, trash);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw err;
-    }
-    await rm(trash, { recursive: true, force: true });
+    await removeDirAtomically(dir, `${dir}.trash-${randomBytes(4).toString("hex")}`);
   }
 
   /**

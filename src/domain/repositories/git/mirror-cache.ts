@@ -7,6 +7,7 @@ import { checkCloneUrlWithoutDns, inspectCloneUrl, type CloneUrlPolicyOptions, t
 import type { GitRepository } from "../git-port.ts";
 import { classifyGitFailure, gitRemoteError, GitRemoteError, redactUrls } from "./errors.ts";
 import { FetchSlots } from "./fetch-slots.ts";
+import { removeDirAtomically } from "./remove-dir.ts";
 import { runGit, type RunGitResult } from "./run.ts";
 
 export interface GitAuth {
@@ -195,14 +196,7 @@ export class MirrorCache {
     const st = this.#state.get(repoKey);
     if (st) await Promise.allSettled([st.running, st.queued]);
     this.#state.delete(repoKey);
-    const trash = join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`);
-    try {
-      await rename(dir, trash);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw err;
-    }
-    await rm(trash, { recursive: true, force: true });
+    await removeDirAtomically(dir, join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`));
   }
 
   // --- fetching -------------------------------------------------------------

@@ -40,15 +40,23 @@ export interface RunGitResult {
 
 const MAX_STDERR = 64 * 1024;
 
+/** git in a process group of its own, and the way to kill that whole group (its helpers too). */
+function spawnGroup(opts: { gitBinary: string; args: string[]; env: Record<string, string>; cwd?: string | undefined }) {
+  const child = spawn(opts.gitBinary, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: true, windowsHide: true });
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  return { child, killGroup };
+}
+
 export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.gitBinary, opts.args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true, // own process group, so the timeout can kill helpers too
-      windowsHide: true,
-    });
+    const { child, killGroup } = spawnGroup(opts);
 
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
@@ -58,15 +66,6 @@ export function runGit(opts: RunGitOptions): Promise<RunGitResult> {
     let stopped = false;
     let failure: { error: unknown } | null = null;
     let settled = false;
-
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    };
 
     const timer = setTimeout(() => {
       timedOut = true;
@@ -143,18 +142,10 @@ export interface StreamGitResult {
 /** Like runGit, for a git process whose input and output are streams (upload-pack serving a clone). */
 export function streamGit(opts: StreamGitOptions): Promise<StreamGitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.gitBinary, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: true, windowsHide: true });
+    const { child, killGroup } = spawnGroup(opts);
     let stderr = "";
     let timedOut = false;
     let aborted = false;
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    };
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
