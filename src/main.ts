@@ -10,6 +10,7 @@ import type Koa from "koa";
 import { createApps, type ApiServices } from "./api/app.ts";
 import { listen, type HttpServer } from "./api/server.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
+import { generateApiKey } from "./domain/auth/api-key-token.ts";
 import { ConfigError, derivedInternalUrl, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
 import { DatabaseInUseError } from "./db/embedded-lock.ts";
@@ -243,7 +244,7 @@ function startController(
     k: kube,
     db: database.db,
     envVars,
-    images: { runner: config.runs.runnerImage, codeplane: config.runs.codeplaneImage, pullPolicy: config.runs.imagePullPolicy },
+    images: { runner: config.runs.runnerImage, codeplane: config.runs.codeplaneImage, pullPolicy: config.runs.imagePullPolicy, pullSecrets: config.runs.imagePullSecrets },
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     logMaxBytes: config.runs.logMaxBytes,
@@ -286,8 +287,9 @@ Usage:
   codeplane accounts create <name>     create an account; prints JSON
   codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
                                        create an API key; prints JSON with the key (shown once)
+  codeplane keys generate              print a new, valid API key (offline, stored nowhere: for CODEPLANE_BOOTSTRAP_API_KEY)
   codeplane secrets reencrypt          re-encrypt stored values under the current encryption key
-  codeplane install                    apply the CRDs and create CODEPLANE_NAMESPACE in the KUBECONFIG cluster (development; Helm does this in production)
+  codeplane install                    apply the CRDs, CODEPLANE_NAMESPACE (restricted) and the workload NetworkPolicy in the KUBECONFIG cluster (development; Helm does this in production)
   codeplane analyze <dir> [--language en|ja] [--frames]
                                        analyse a checkout (what analysis Jobs run); prints the result as JSON
   codeplane version                    print the version
@@ -306,6 +308,15 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   if (command === "version" || command === "--version") {
     process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (command === "keys" && sub === "generate") {
+    // Offline, for seeding a Secret (CODEPLANE_BOOTSTRAP_API_KEY): a well-formed key, checksum included, stored nowhere.
+    if (rest.length) {
+      process.stderr.write("codeplane: keys generate takes no arguments\n");
+      return 2;
+    }
+    process.stdout.write(`${generateApiKey().key}\n`);
     return 0;
   }
   let config: Readonly<Config>;

@@ -3,8 +3,12 @@ import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadConfig } from "../src/config.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../src/domain/auth/api-key-token.ts";
+import { generateApiKey, isWellFormedApiKey } from "../src/domain/auth/api-key-token.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
 
 // The CLI and `serve` as a user runs them: separate processes, real signals.
@@ -109,6 +113,19 @@ describe("codeplane CLI", () => {
 });
 
 describe("codeplane serve", () => {
+  it("keys generate prints a valid key offline, different each time, that seeds the first credential", async () => {
+    const first = await cli("keys", "generate");
+    const second = await cli("keys", "generate");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^cp_[0-9A-Za-z]{38}\n$/);
+    expect(first.stdout).not.toBe(second.stdout);
+    const key = first.stdout.trim();
+    expect(isWellFormedApiKey(key)).toBe(true);
+    expect((await cli("keys", "generate", "extra")).code).toBe(2);
+    // What the README's Helm section does with it: CODEPLANE_BOOTSTRAP_API_KEY accepts it (the seeding itself is the next test).
+    expect(() => loadConfig({ CODEPLANE_DATA_DIR: mkdtempSync(path.join(tmpdir(), "cp-cli-")), CODEPLANE_BOOTSTRAP_API_KEY: key })).not.toThrow();
+  });
+
   it("seeds a key from CODEPLANE_BOOTSTRAP_API_KEY, idempotently", async () => {
     const { key } = generateApiKey();
     for (let i = 0; i < 2; i++) {
