@@ -92,6 +92,11 @@ const envSchema = z.object({
   CODEPLANE_RUNNER_IMAGE: z.string().min(1).default("codeplane-runner:dev"),
   CODEPLANE_IMAGE: z.string().min(1).default("codeplane:dev"),
   CODEPLANE_IMAGE_PULL_POLICY: z.enum(["Always", "IfNotPresent", "Never"]).default("IfNotPresent"),
+  CODEPLANE_IMAGE_PULL_SECRETS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((n) => n.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be comma-separated Secret names").max(253)).max(16)),
   CODEPLANE_JOB_TTL_SECONDS: int(0, 30 * 86_400).default(3600),
   CODEPLANE_RESOURCE_RETENTION_SECONDS: int(1, 365 * 86_400).default(7 * 86_400),
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
@@ -218,6 +223,8 @@ export interface Config {
     runnerImage: string;
     codeplaneImage: string;
     imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+    /** Secrets (in the run namespace) run and analysis pods pull their images with. */
+    imagePullSecrets: string[];
     jobTtlSeconds: number;
     defaultTimeoutSeconds: number;
     maxTimeoutSeconds: number;
@@ -360,6 +367,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       runnerImage: e.CODEPLANE_RUNNER_IMAGE,
       codeplaneImage: e.CODEPLANE_IMAGE,
       imagePullPolicy: e.CODEPLANE_IMAGE_PULL_POLICY,
+      imagePullSecrets: e.CODEPLANE_IMAGE_PULL_SECRETS,
       jobTtlSeconds: e.CODEPLANE_JOB_TTL_SECONDS,
       defaultTimeoutSeconds: e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS,
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,

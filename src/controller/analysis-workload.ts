@@ -16,7 +16,7 @@ import { analysisLabels } from "../k8s/labels.ts";
 export interface AnalysisWorkloadDeps {
   /** Stores the validated result; must not overwrite one already stored. */
   saveResult(analysisId: string, result: AnalyzerResult): Promise<void>;
-  images: { codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  images: { codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
   computeTypes: ComputeTypes;
   /** The compute preset analysis pods get. */
   computeType: string;
@@ -35,7 +35,7 @@ export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisS
       const compute = presetFor(deps.computeTypes, deps.computeType);
       const labels = analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId);
       const checkout = await ensureWorkloadSecret(ANALYSIS_WORKLOAD, spec.analysisId, analysis, cluster, deps.checkout, labels);
-      return buildAnalysisJob({ resource: analysis, images: deps.images, compute, checkout, ttlSecondsAfterFinished: deps.jobTtlSeconds });
+      return buildAnalysisJob({ resource: analysis, images: deps.images, imagePullSecrets: deps.images.pullSecrets, compute, checkout, ttlSecondsAfterFinished: deps.jobTtlSeconds });
     },
     release: (analysis, cluster) => releaseWorkloadSecret(ANALYSIS_WORKLOAD, analysis.spec.analysisId, analysis.metadata.namespace, cluster, deps.checkout),
     async observe({ resource, job, pod, now, podNow, cluster }) {

@@ -36,7 +36,7 @@ export interface ControllerOptions {
   k: KubeClients;
   db: Db;
   envVars: EnvVarService;
-  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
   logMaxBytes: number;

@@ -12,7 +12,7 @@ import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "
 export interface RunWorkloadDeps {
   /** The variables a run of this repository gets, decrypted (only called when the Job is about to be created). */
   resolveEnv(accountId: string, repositoryId: string): Promise<Record<string, string>>;
-  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
   checkout: CheckoutDeps;
@@ -30,7 +30,15 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
       const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, env);
-      return buildRunJob({ resource: run, images: deps.images, compute, checkout, envNames: Object.keys(env), ttlSecondsAfterFinished: deps.jobTtlSeconds });
+      return buildRunJob({
+        resource: run,
+        images: deps.images,
+        imagePullSecrets: deps.images.pullSecrets,
+        compute,
+        checkout,
+        envNames: Object.keys(env),
+        ttlSecondsAfterFinished: deps.jobTtlSeconds,
+      });
     },
     observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
     release: (run, cluster) => releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout),

@@ -115,6 +115,11 @@ describe("buildRunJob", () => {
     expect(deps.env!.some((e) => e.valueFrom)).toBe(false);
   });
 
+  it("pulls with the operator's image pull secrets, and names none otherwise", () => {
+    expect(pod.imagePullSecrets).toBeUndefined();
+    expect(buildRunJob(input({ imagePullSecrets: ["regcred", "mirror"] })).spec!.template.spec!.imagePullSecrets).toEqual([{ name: "regcred" }, { name: "mirror" }]);
+  });
+
   it("passes a preset's runtimeClassName through, and sets none otherwise", () => {
     expect(pod.runtimeClassName).toBeUndefined();
     const gvisor = { ...DEFAULT_COMPUTE_TYPES["cpu-general"]!, runtimeClassName: "gvisor" };

@@ -39,6 +39,8 @@ export interface WorkloadJobInput<Spec> {
   compute: ComputePreset;
   ttlSecondsAfterFinished: number;
   checkout: CheckoutInput;
+  /** Secrets in the workload's namespace that its images are pulled with. */
+  imagePullSecrets?: readonly string[];
 }
 
 export interface RunJobInput extends WorkloadJobInput<RunSpec> {
@@ -246,6 +248,7 @@ export function restrictedJob(
           nodeSelector: { ...input.compute.nodeSelector },
           tolerations: input.compute.tolerations.map((t) => ({ ...t })),
           ...(input.compute.runtimeClassName ? { runtimeClassName: input.compute.runtimeClassName } : {}),
+          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((name) => ({ name })) } : {}),
           ...pod,
         },
       },
