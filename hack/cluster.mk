@@ -24,7 +24,7 @@ cluster-build: ## Build (or verify cached) Kubernetes, etcd and crictl binaries 
 cluster-reset: cluster-down ## Tear down and delete all local cluster state (.cluster/), keeping the build caches
 	$(CLUSTER_SUDO) rm -rf $(CURDIR)/.cluster
 
-cluster-test: ## Run the cluster smoke test against .cluster/kubeconfig (or KUBECONFIG)
+cluster-test: ## Run the cluster smoke and NetworkPolicy tests against .cluster/kubeconfig (or KUBECONFIG)
 	KUBECONFIG=$${KUBECONFIG:-$(CLUSTER_KUBECONFIG)} npx vitest run --config test/cluster/vitest.config.ts
 
 images: ## Build pause, codeplane-runner:dev and codeplane:dev images without Docker; import them if the cluster is up
