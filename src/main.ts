@@ -253,7 +253,7 @@ function startController(
     retentionSeconds: config.kubernetes.resourceRetentionSeconds,
     metrics,
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
-    logger: logger.child({ component: "controller" }),
+    logger,
   });
   const elector = new LeaderElector({
     api: kube.coordination,

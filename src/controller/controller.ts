@@ -51,6 +51,7 @@ export interface ControllerOptions {
   /** How workloads check out: the git endpoint's address, egress mode and preprocessing variables. */
   checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
   concurrency?: number;
+  /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
 }
 
@@ -80,8 +81,11 @@ export class Controller {
 
   readonly #metrics: WorkloadMetrics;
 
+  readonly #log: Logger;
+
   constructor(opts: ControllerOptions) {
     this.#o = opts;
+    this.#log = opts.logger.child({ component: "controller" });
     this.#metrics = workloadMetrics(opts.metrics);
   }
 
@@ -142,7 +146,8 @@ export class Controller {
   }
 
   async start(): Promise<void> {
-    const { k, logger } = this.#o;
+    const { k } = this.#o;
+    const logger = this.#o.logger;
     this.#stopped = false;
     const ns = k.namespace;
     const cluster = kubeClusterActions(k, logger.child({ component: "events" }));
@@ -217,7 +222,8 @@ export class Controller {
   }
 
   #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {
-    const { k, logger } = this.#o;
+    const { k } = this.#o;
+    const logger = this.#o.logger;
     return new LogArchiver({
       rows: logArchiveRows(this.#o.db, table),
       log: k.log,

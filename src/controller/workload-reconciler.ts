@@ -208,11 +208,15 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (sameStatus(previous, next)) return true;
     const updated = await resources.patchStatus(resource.metadata.name, next);
     if (!updated) return false;
+    const entry = { phase: next.phase, exit_code: next.exitCode, error: next.error };
     if (previous?.phase !== next.phase) {
       const { name, namespace, uid } = resource.metadata;
       await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason, warning: next.phase === "failed", note: w.eventNote(next) });
+      log.info(entry, `${w.noun} status changed`);
+    } else {
+      // The same phase with new details (pod name, conditions): one info line per phase is enough.
+      log.debug(entry, `${w.noun} status updated`);
     }
-    log.info({ phase: next.phase, exit_code: next.exitCode, error: next.error }, `${w.noun} status changed`);
     return true;
   }
 

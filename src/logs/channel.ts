@@ -64,7 +64,7 @@ export class StreamChannel {
   constructor(id: string, settings: ChannelSettings, onClosed: () => void) {
     this.#id = id;
     this.#s = settings;
-    this.#log = settings.logger.child({ stream_id: id, component: "log-hub" });
+    this.#log = settings.logger.child({ stream_id: id });
     this.#onClosed = onClosed;
     this.#ring = new Ring(settings.ringSize);
     void this.#init();

@@ -12,6 +12,7 @@ import { installCluster } from "../../src/k8s/install.ts";
 import { CHECKOUT_TOKEN_KEY } from "../../src/k8s/run-job.ts";
 import { gitListenerEnv, NODE_ADDRESS, openTestCluster, until, type TestCluster } from "../helpers/cluster.ts";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
+import { linesWithDuplicateKeys } from "../helpers/log-lines.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 
 // Untrusted code in its pod: a local (file://) repository checks out through
@@ -305,5 +306,10 @@ describe("isolation of untrusted code", () => {
     const runId = await startRun(fixture.commits.main, ["node", "-e", PROBE, ...targets]);
     expect((await finished(runId)).status).toBe("completed");
     expect(JSON.parse((await stdout(runId)).trim())).toEqual({ [targets[0]!]: "open", [targets[1]!]: "closed", [targets[2]!]: "closed", [targets[3]!]: "closed" });
+  });
+
+  it("logged all this (controller, reconcilers, events, archiver, git) with each key once per line", () => {
+    expect(svc.logs.some((l) => l.includes('"component":"run-reconciler"'))).toBe(true);
+    expect(linesWithDuplicateKeys(svc.logs)).toEqual([]);
   });
 });

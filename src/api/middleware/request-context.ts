@@ -6,6 +6,7 @@ import type { HttpMetrics } from "../metrics.ts";
 // A client-sent id is echoed only when it is a sane token, so it can't be used
 // to inject text into logs or headers.
 const CLIENT_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 
 export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware {
   return async (ctx, next) => {
@@ -23,9 +24,10 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware
       // Label by route template, never by raw path, to keep metric cardinality bounded.
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? "unmatched";
       metrics.observe(ctx.method, String(route), ctx.status, seconds);
-      if (ctx.path !== "/healthz" && ctx.path !== "/metrics") {
-        log.info({ method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(seconds * 1000) }, "request");
-      }
+      // Probes and scrapes come every few seconds: at debug, so they do not drown the requests people make.
+      const entry = { method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(seconds * 1000) };
+      if (PROBES.has(ctx.path)) log.debug(entry, "request");
+      else log.info(entry, "request");
     }
   };
 }
