@@ -99,6 +99,7 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be comma-separated Secret names").max(253)).max(16)),
   CODEPLANE_JOB_TTL_SECONDS: int(0, 30 * 86_400).default(3600),
   CODEPLANE_RESOURCE_RETENTION_SECONDS: int(1, 365 * 86_400).default(7 * 86_400),
+  CODEPLANE_LEADER_LEASE_SECONDS: int(2, 300).default(10),
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -217,6 +218,8 @@ export interface Config {
     namespace: string;
     /** Finished Run and Analysis resources are deleted this long after they finished (rows and logs stay). */
     resourceRetentionSeconds: number;
+    /** The controller's Lease: how long a crashed leader delays its successor at most (plus a second). */
+    leaderLeaseSeconds: number;
   };
   components: { api: boolean; controller: boolean };
   runs: {
@@ -360,7 +363,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       fetchQueueWaitMs: e.CODEPLANE_GIT_QUEUE_WAIT_SECONDS * 1000,
       maxConcurrentUploads: e.CODEPLANE_GIT_MAX_UPLOADS,
     },
-    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS },
+    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS, leaderLeaseSeconds: e.CODEPLANE_LEADER_LEASE_SECONDS },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
     components: e.CODEPLANE_COMPONENTS,
     runs: {

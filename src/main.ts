@@ -261,6 +261,7 @@ function startController(
     // One leader per installation: two installations in one namespace each reconcile their own resources.
     name: `codeplane-controller-${installation}`,
     identity: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    leaseSeconds: config.kubernetes.leaderLeaseSeconds,
     logger: logger.child({ component: "leader-election" }),
     onStartedLeading: () => controller.start(),
     onStoppedLeading: () => controller.stop(),

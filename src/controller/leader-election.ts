@@ -11,8 +11,15 @@ export interface LeaderElectionOptions {
   namespace: string;
   name: string;
   identity: string;
+  /**
+   * How long a Lease holds without renewal: the longest a crashed leader
+   * (SIGKILL, a frozen process, a lost node) delays the next one. The holder
+   * renews every fifth of it and gives up leading after 70% of it without a
+   * renewal, so it has stopped before anyone else may start; the others look
+   * every tenth of it (at least once a second). Default 10 s: a successor
+   * within 11 s.
+   */
   leaseSeconds?: number;
-  renewSeconds?: number;
   logger: Logger;
   onStartedLeading: () => Promise<void>;
   onStoppedLeading: () => Promise<void>;
@@ -20,13 +27,20 @@ export interface LeaderElectionOptions {
 
 export class LeaderElector {
   readonly #o: Required<LeaderElectionOptions>;
+  readonly #renewMs: number;
+  readonly #renewDeadlineMs: number;
+  readonly #retryMs: number;
   #leading = false;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #lastRenew = 0;
 
   constructor(opts: LeaderElectionOptions) {
-    this.#o = { leaseSeconds: 15, renewSeconds: 5, ...opts };
+    this.#o = { leaseSeconds: 10, ...opts };
+    const leaseMs = this.#o.leaseSeconds * 1000;
+    this.#renewMs = leaseMs / 5;
+    this.#renewDeadlineMs = leaseMs * 0.7;
+    this.#retryMs = Math.min(1000, leaseMs / 10);
   }
 
   get isLeader(): boolean {
@@ -61,10 +75,12 @@ export class LeaderElector {
       }
     } catch (err) {
       this.#o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "leader election round failed");
-      if (this.#leading && Date.now() - this.#lastRenew > this.#o.leaseSeconds * 1000) await this.#lose("could not renew the lease in time");
+      if (this.#leading && Date.now() - this.#lastRenew > this.#renewDeadlineMs) await this.#lose("could not renew the lease in time");
     }
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#tick(), (this.#leading ? this.#o.renewSeconds : Math.max(1, this.#o.renewSeconds / 2)) * 1000);
+    // A leader that cannot renew tries again soon enough to lose leadership on time, not a whole renew period late.
+    const delay = this.#leading ? Math.min(this.#renewMs, Math.max(100, this.#renewDeadlineMs - (Date.now() - this.#lastRenew))) : this.#retryMs;
+    this.#timer = setTimeout(() => void this.#tick(), delay);
     this.#timer.unref();
   }
 
