@@ -6,7 +6,7 @@ import { renderCrds } from "./render.ts";
 describe("CRD manifests", () => {
   const rendered = renderCrds();
 
-  it.each(["crds/", "charts/codeplane/crds/"].flatMap((dir) => Object.keys(rendered).map((f) => [dir, f] as const)))(
+  it.each(["crds/", "charts/codeplane/files/crds/"].flatMap((dir) => Object.keys(rendered).map((f) => [dir, f] as const)))(
     "%s%s matches the zod schemas (run `npm run crds` if not)",
     (dir, file) => {
       const committed = readFileSync(new URL(`../../../${dir}${file}`, import.meta.url), "utf8");
