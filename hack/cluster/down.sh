@@ -33,6 +33,7 @@ cri_up() { [ -S "$SOCK" ] && [ -x "$CRICTL_BIN/crictl" ] && "${CRICTL[@]}" versi
 # The NetworkPolicy enforcer goes first: it leaves its rules in place, removed in step 6.
 stop pod-gate
 stop kube-router
+stop kube-proxy
 stop kube-controller-manager
 stop kube-scheduler
 if api_up; then
@@ -91,6 +92,7 @@ for procs in /sys/fs/cgroup/*/kubepods/cgroup.procs /sys/fs/cgroup/kubepods/cgro
 done
 
 # 4. control plane and git daemon
+stop apiserver-relay
 stop kube-apiserver
 stop etcd
 stop git-daemon
@@ -99,7 +101,7 @@ stop git-daemon
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
 done
@@ -141,6 +143,13 @@ if command -v ipset >/dev/null; then
     if [ -f "$CLUSTER_DIR/ipset.before" ]; then grep -qxF "$set" "$CLUSTER_DIR/ipset.before" && continue
     else case "$set" in KUBE-SRC-*|KUBE-DST-*|TMP-*|inet6:KUBE-*|inet6:TMP-*) ;; *) continue ;; esac; fi
     ipset destroy "$set" 2>/dev/null || log "warning: could not destroy ipset $set"
+  done
+fi
+
+# connection tracking entries of pods and Services (kube-proxy's NAT among them)
+if command -v conntrack >/dev/null; then
+  for net in "$POD_CIDR" "$SERVICE_CIDR"; do
+    conntrack -D -s "$net" >/dev/null 2>&1; conntrack -D -d "$net" >/dev/null 2>&1
   done
 fi
 

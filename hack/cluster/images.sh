@@ -2,13 +2,14 @@
 # Build the cluster's images without Docker and, if the local cluster's
 # containerd is running, import them:
 #   codeplane.local/pause:3.10  sandbox image (images/pause/pause.go, static)
+#   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
 #   codeplane-runner:dev        Debian bookworm + git, sh, Python 3, Node 24; user 10001
 #   codeplane:dev               the runner base + /app (package*.json, src, bin, crds,
 #                               production node_modules); entrypoint node /app/src/main.ts
 # Layers are plain tarballs; hack/cluster/oci-image.py writes the OCI archives.
 # Same recipe as images/runner/Dockerfile and ./Dockerfile (see docs/local-cluster.md).
 #
-# usage: images.sh [all|pause|runner|app] [--no-import]
+# usage: images.sh [all|pause|coredns|runner|app] [--no-import]
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -122,6 +123,17 @@ build_pause() {
   import_image "$OUT/pause.tar"
 }
 
+build_coredns() {
+  "$HACK_DIR/build-k8s.sh" coredns
+  local dir; dir="$(mktemp -d)"
+  cp "$COREDNS_BIN/coredns" "$dir/coredns"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -cf "$dir/layer.tar" coredns
+  python3 "$HACK_DIR/oci-image.py" --name "$COREDNS_IMAGE" --out "$OUT/coredns.tar" --layer "$dir/layer.tar" \
+    --entrypoint '["/coredns"]' --user 65532:65532 --label org.opencontainers.image.title=coredns
+  rm -rf "$dir"
+  import_image "$OUT/coredns.tar"
+}
+
 build_runner() {
   base_layer; node_layer
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$RUNNER_IMAGE" --out "$OUT/runner.tar" \
@@ -164,8 +176,9 @@ build_app() {
 
 case "$WHAT" in
   pause) build_pause ;;
+  coredns) build_coredns ;;
   runner) build_runner ;;
   app) build_app ;;
-  all) build_pause; build_runner; build_app ;;
-  *) die "usage: images.sh [all|pause|runner|app] [--no-import]" ;;
+  all) build_pause; build_coredns; build_runner; build_app ;;
+  *) die "usage: images.sh [all|pause|coredns|runner|app] [--no-import]" ;;
 esac

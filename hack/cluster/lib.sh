@@ -13,12 +13,15 @@ CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
 # NetworkPolicy enforcer: kube-router's firewall only (no routing, no service proxy).
 # The Go module proxy serves few kube-router versions; v2.1.0 is one of them.
 KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"
+# Cluster DNS: CoreDNS with only the plugins it needs here (no forwarding anywhere).
+COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
 
 CACHE_DIR="${CODEPLANE_CACHE_DIR:-$HOME/.cache/codeplane}"
 K8S_BIN="$CACHE_DIR/k8s/$K8S_VERSION/bin"
 ETCD_BIN="$CACHE_DIR/etcd/$ETCD_VERSION/bin"
 CRICTL_BIN="$CACHE_DIR/crictl/$CRICTL_VERSION/bin"
 KUBE_ROUTER_BIN="$CACHE_DIR/kube-router/$KUBE_ROUTER_VERSION/bin"
+COREDNS_BIN="$CACHE_DIR/coredns/$COREDNS_VERSION/bin"
 
 CLUSTER_DIR="${CODEPLANE_CLUSTER_DIR:-$REPO_ROOT/.cluster}"
 RUN_DIR="${CODEPLANE_RUN_DIR:-/run/codeplane-cluster}"
@@ -35,16 +38,22 @@ KUBELET_PORT="${KUBELET_PORT:-10250}"
 KUBELET_HEALTHZ_PORT="${KUBELET_HEALTHZ_PORT:-10248}"
 GIT_PORT="${GIT_PORT:-9418}"
 KUBE_ROUTER_HEALTH_PORT="${KUBE_ROUTER_HEALTH_PORT:-20244}"
+KUBE_PROXY_HEALTHZ_PORT="${KUBE_PROXY_HEALTHZ_PORT:-10256}"
+KUBE_PROXY_METRICS_PORT="${KUBE_PROXY_METRICS_PORT:-10249}"
 
 POD_CIDR="${POD_CIDR:-10.244.0.0/24}"
 POD_GATEWAY="${POD_GATEWAY:-10.244.0.1}"
 SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/24}"
 BRIDGE_NAME="${BRIDGE_NAME:-cp-br0}"
 CNI_NETWORK_NAME="codeplane"
+# the kube-dns Service's address: the 10th of the service range (kubeadm's choice)
+DNS_SERVICE_IP="${DNS_SERVICE_IP:-$(python3 -c "import ipaddress,sys; print(ipaddress.ip_network(sys.argv[1])[10])" "$SERVICE_CIDR")}"
+CLUSTER_DOMAIN="cluster.local"
 NODE_NAME="${NODE_NAME:-codeplane-node}"
 FEATURE_GATES="PodLogsQuerySplitStreams=true"
 
 PAUSE_IMAGE="codeplane.local/pause:3.10"
+COREDNS_IMAGE="codeplane.local/coredns:$COREDNS_VERSION"
 RUNNER_IMAGE="codeplane-runner:dev"
 APP_IMAGE="codeplane:dev"
 

@@ -44,6 +44,7 @@ cert kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME" clientAuth
 cert front-proxy-client "/CN=front-proxy-client" clientAuth
 # the NetworkPolicy enforcer (kube-router): read-only, bound by up.sh to a ClusterRole
 cert kube-router "/CN=codeplane:kube-router" clientAuth
+cert kube-proxy "/CN=system:kube-proxy" clientAuth
 cert kubelet-serving "/CN=$NODE_NAME" serverAuth "IP:$POD_GATEWAY,IP:127.0.0.1,DNS:$NODE_NAME"
 
 if [ ! -s sa.key ]; then
@@ -82,6 +83,7 @@ kubeconfig scheduler.kubeconfig scheduler
 kubeconfig kubelet.kubeconfig kubelet-client
 kubeconfig admin.kubeconfig admin
 kubeconfig kube-router.kubeconfig kube-router
+kubeconfig kube-proxy.kubeconfig kube-proxy
 umask 022
 cp admin.kubeconfig "$KUBECONFIG_OUT.tmp" && chmod 600 "$KUBECONFIG_OUT.tmp" && mv "$KUBECONFIG_OUT.tmp" "$KUBECONFIG_OUT"
 # run through sudo: the user who ran it gets to read the kubeconfig

@@ -6,6 +6,7 @@
 #   etcd, kube-apiserver, kube-controller-manager, kube-scheduler   (control plane)
 #   containerd (own socket/root/state) + runc + bridge CNI, kubelet (node)
 #   kube-router, firewall only: enforces NetworkPolicy               (network policy)
+#   kube-proxy (iptables), CoreDNS as a pod behind the kube-dns Service (services, DNS)
 #   git daemon on the bridge gateway (git://$POD_GATEWAY/NAME)       (fixtures)
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -15,7 +16,7 @@ T0=$SECONDS
 "$HACK_DIR/build-k8s.sh" all
 
 mkdir -p "$CLUSTER_DIR" "$LOG_DIR" "$RUN_DIR/pids" "$CLUSTER_DIR/bin"
-for b in kubectl kube-apiserver kube-controller-manager kube-scheduler kubelet; do ln -sfn "$K8S_BIN/$b" "$CLUSTER_DIR/bin/$b"; done
+for b in kubectl kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do ln -sfn "$K8S_BIN/$b" "$CLUSTER_DIR/bin/$b"; done
 ln -sfn "$ETCD_BIN/etcd" "$CLUSTER_DIR/bin/etcd"
 ln -sfn "$KUBE_ROUTER_BIN/kube-router" "$CLUSTER_DIR/bin/kube-router"
 rm -f "$CLUSTER_DIR/bin/crictl"
@@ -65,6 +66,8 @@ start() {
   fi
   local ap
   for ap in $ports; do
+    # (a component just stopped for a restart may take a moment to let go of its port)
+    for _ in $(seq 1 20); do port_free "${ap%:*}" "${ap##*:}" && break; sleep 0.5; done
     port_free "${ap%:*}" "${ap##*:}" || die "$name: $ap is already in use by another process ($(ss -Hltnp "sport = :${ap##*:}" 2>/dev/null | awk '{print $NF}' | head -1)); stop it or override the port (docs/local-cluster.md)"
   done
   [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
@@ -196,6 +199,14 @@ start kube-apiserver "${CURL_API[*]} https://127.0.0.1:$APISERVER_PORT/readyz" "
   --allow-privileged=true --profiling=false \
   --feature-gates "$FEATURE_GATES" --v=1
 
+# --- the API server on the node address, for pods ----------------------------------------
+# The API server listens on 127.0.0.1 only, not on the machine's other interfaces. This relay
+# (plain TCP: TLS stays end to end) serves it at $POD_GATEWAY:$APISERVER_PORT too, where the
+# `kubernetes` Service leads (in-cluster clients: CoreDNS, codeplane's own pod). Pods reach it
+# only where their NetworkPolicy allows, like any other port of the node.
+start apiserver-relay "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$APISERVER_PORT'" "$POD_GATEWAY:$APISERVER_PORT" \
+  socat -lf "$LOG_DIR/apiserver-relay.log" "TCP-LISTEN:$APISERVER_PORT,bind=$POD_GATEWAY,reuseaddr,fork" "TCP:127.0.0.1:$APISERVER_PORT"
+
 # --- controller-manager and scheduler ---------------------------------------------------
 start kube-controller-manager "curl -fsSk --max-time 2 https://127.0.0.1:$KCM_PORT/healthz" "127.0.0.1:$KCM_PORT" \
   "$K8S_BIN/kube-controller-manager" \
@@ -275,6 +286,10 @@ if ! have_image "$PAUSE_IMAGE" || ! have_image "docker.io/library/$RUNNER_IMAGE"
     done
   fi
 fi
+if ! have_image "$COREDNS_IMAGE"; then
+  [ -s "$CLUSTER_DIR/images/coredns.tar" ] && { log "images: importing coredns"; "${CTR[@]}" -n k8s.io images import "$CLUSTER_DIR/images/coredns.tar" >/dev/null; }
+  have_image "$COREDNS_IMAGE" || "$HACK_DIR/images.sh" coredns
+fi
 if ! have_image "docker.io/library/$APP_IMAGE"; then
   # codeplane:dev from this checkout (`make images` rebuilds it after changes)
   if [ -s "$CLUSTER_DIR/images/app.tar" ]; then
@@ -314,7 +329,8 @@ evictionHard: {memory.available: 100Mi, nodefs.available: 2%, imagefs.available:
 maxPods: 110
 serializeImagePulls: false
 resolvConf: /etc/resolv.conf
-clusterDomain: cluster.local
+clusterDomain: $CLUSTER_DOMAIN
+clusterDNS: [$DNS_SERVICE_IP]
 KUBELET
 restart_if_changed kubelet "$CLUSTER_DIR/kubelet.yaml"
 start kubelet "curl -fsS --max-time 2 http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" "127.0.0.1:$KUBELET_HEALTHZ_PORT $POD_GATEWAY:$KUBELET_PORT" \
@@ -381,6 +397,151 @@ start kube-router "$KUBE_ROUTER_HEALTH" "127.0.0.1:$KUBE_ROUTER_HEALTH_PORT" \
   --health-port "$KUBE_ROUTER_HEALTH_PORT" --metrics-port 0 --v=1
 # lets pods the enforcer knows talk to other pods (see CODEPLANE-POD-GATE above)
 start pod-gate "iptables -w -t mangle -S CODEPLANE-POD-GATE" "" "$HACK_DIR/pod-gate.sh" "$CLUSTER_DIR"
+
+# --- Services: kube-proxy ---------------------------------------------------------------
+# iptables mode, from the same Kubernetes build. It changes no sysctl: no localhost NodePorts
+# (they need route_localnet), conntrack limits and timeouts left as they are.
+cat > "$CLUSTER_DIR/kube-proxy.yaml" <<PROXY
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: $PKI_DIR/kube-proxy.kubeconfig}
+hostnameOverride: $NODE_NAME
+mode: iptables
+clusterCIDR: $POD_CIDR
+bindAddress: 127.0.0.1
+healthzBindAddress: 127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT
+metricsBindAddress: 127.0.0.1:$KUBE_PROXY_METRICS_PORT
+nodePortAddresses: [$POD_GATEWAY/32]
+iptables: {localhostNodePorts: false, masqueradeAll: false}
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+PROXY
+restart_if_changed kube-proxy "$CLUSTER_DIR/kube-proxy.yaml"
+start kube-proxy "curl -fsS --max-time 2 http://127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT/healthz" "127.0.0.1:$KUBE_PROXY_HEALTHZ_PORT 127.0.0.1:$KUBE_PROXY_METRICS_PORT" \
+  "$K8S_BIN/kube-proxy" --config "$CLUSTER_DIR/kube-proxy.yaml" --v=1
+
+# --- cluster DNS: CoreDNS -----------------------------------------------------------------
+# A pod in kube-system labelled k8s-app=kube-dns behind the kube-dns Service
+# ($DNS_SERVICE_IP, the kubelet's clusterDNS), so that a NetworkPolicy egress rule to those
+# pods on port 53 is what allows DNS, as on other clusters. It answers $CLUSTER_DOMAIN and
+# reverse lookups from the API and NXDOMAIN for every other name: nothing is forwarded
+# anywhere. It reads the API as in-cluster clients do: `kubernetes` Service -> relay above.
+DNS_MANIFEST="$CLUSTER_DIR/cluster-dns.yaml"
+cat > "$DNS_MANIFEST" <<DNS
+# The \`kubernetes\` Service's endpoint (the API server's endpoint reconciler is off).
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kubernetes-codeplane-cluster
+  namespace: default
+  labels: {kubernetes.io/service-name: kubernetes, endpointslice.kubernetes.io/managed-by: codeplane-cluster}
+addressType: IPv4
+endpoints: [{addresses: ["$POD_GATEWAY"], conditions: {ready: true}}]
+ports: [{name: https, port: $APISERVER_PORT, protocol: TCP}]
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: coredns, namespace: kube-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "codeplane:coredns"}
+rules:
+- apiGroups: [""]
+  resources: [services, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "codeplane:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "codeplane:coredns"}
+subjects: [{kind: ServiceAccount, name: coredns, namespace: kube-system}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: coredns, namespace: kube-system}
+data:
+  Corefile: |
+    $CLUSTER_DOMAIN:53 in-addr.arpa:53 ip6.arpa:53 {
+        errors
+        health :8080
+        ready :8181
+        kubernetes $CLUSTER_DOMAIN in-addr.arpa ip6.arpa {
+            ttl 30
+        }
+        cache 30
+        loadbalance
+    }
+    # every other name: no such name, and nothing sent anywhere
+    .:53 {
+        errors
+        template ANY ANY {
+            rcode NXDOMAIN
+        }
+    }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coredns, namespace: kube-system, labels: {k8s-app: kube-dns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {k8s-app: kube-dns}}
+  template:
+    metadata: {labels: {k8s-app: kube-dns}}
+    spec:
+      serviceAccountName: coredns
+      priorityClassName: system-cluster-critical
+      dnsPolicy: Default
+      terminationGracePeriodSeconds: 5
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 65532
+        runAsGroup: 65532
+        seccompProfile: {type: RuntimeDefault}
+        sysctls: [{name: net.ipv4.ip_unprivileged_port_start, value: "53"}]
+      containers:
+      - name: coredns
+        image: $COREDNS_IMAGE
+        imagePullPolicy: Never
+        args: [-conf, /etc/coredns/Corefile]
+        ports:
+        - {name: dns, containerPort: 53, protocol: UDP}
+        - {name: dns-tcp, containerPort: 53, protocol: TCP}
+        readinessProbe: {httpGet: {path: /ready, port: 8181}, periodSeconds: 2}
+        livenessProbe: {httpGet: {path: /health, port: 8080}, initialDelaySeconds: 10, periodSeconds: 10}
+        resources: {requests: {cpu: 50m, memory: 40Mi}, limits: {memory: 170Mi}}
+        securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+        volumeMounts: [{name: config, mountPath: /etc/coredns, readOnly: true}]
+      volumes: [{name: config, configMap: {name: coredns}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: kube-dns, namespace: kube-system, labels: {k8s-app: kube-dns}}
+spec:
+  clusterIP: $DNS_SERVICE_IP
+  selector: {k8s-app: kube-dns}
+  ports:
+  - {name: dns, port: 53, protocol: UDP}
+  - {name: dns-tcp, port: 53, protocol: TCP}
+DNS
+dns_sum="$(sha256sum "$DNS_MANIFEST" | cut -c1-64)"
+dns_ready() { [ "$("${KUBECTL[@]}" -n kube-system get deployment coredns -o 'jsonpath={.status.readyReplicas}' 2>/dev/null)" = 1 ]; }
+if [ "$(cat "$RUN_DIR/pids/cluster-dns.conf" 2>/dev/null)" != "$dns_sum" ] || ! dns_ready; then
+  log "cluster DNS: applying CoreDNS ($COREDNS_VERSION) and the kube-dns Service ($DNS_SERVICE_IP)"
+  "${KUBECTL[@]}" apply -f "$DNS_MANIFEST" >/dev/null
+  # a changed Corefile reaches the pod by a restart (there is no reload plugin)
+  [ -f "$RUN_DIR/pids/cluster-dns.conf" ] && "${KUBECTL[@]}" -n kube-system rollout restart deployment coredns >/dev/null
+  for i in $(seq 1 "${START_TIMEOUT:-60}"); do dns_ready && break; [ "$i" = "${START_TIMEOUT:-60}" ] && {
+    "${KUBECTL[@]}" -n kube-system get pods -l k8s-app=kube-dns -o wide >&2
+    "${KUBECTL[@]}" -n kube-system logs deployment/coredns --tail 20 >&2
+    die "cluster DNS: CoreDNS did not become ready"; }; sleep 1; done
+  echo "$dns_sum" > "$RUN_DIR/pids/cluster-dns.conf"
+  log "cluster DNS: ready"
+else
+  log "cluster DNS: ready"
+fi
 
 # the default service account must exist before pods can be created
 for i in $(seq 1 60); do "${KUBECTL[@]}" -n default get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
