@@ -4,16 +4,22 @@
 // codeplane itself are processes of the node, reached by pods at the node address: that
 // traffic goes through the node's INPUT path, not FORWARD, and must obey the policy too.
 //
-// Pods in a throw-away namespace probe TCP ports from their first instant (policies exist
-// before the pods start, so a pod's first packets are covered too), each target in parallel,
-// retrying with short timeouts for a few seconds, and print what connected:
-//   restricted  default-deny egress but TCP to <node>/32 on one port served by this test
-//   open        no policy: reaches the node's ports and other pods
+// Pods in a throw-away namespace probe TCP ports and ask the cluster DNS from their first
+// instant (policies exist before the pods start, so a pod's first packets are covered too),
+// each target in parallel, retrying with short timeouts for a few seconds, and print what
+// connected or answered:
+//   restricted  default-deny egress but TCP to <node>/32 on one port served by this test, and
+//               DNS to the kube-dns pods (the rule codeplane's run policy has)
+//   sealed      default-deny egress, no rule at all
+//   open        no policy: reaches the node's ports, other pods and Services, resolves names
 //   client      no policy, allowed by the ingress policy of `guarded`
 // Targets: the allowed port and another port served by this test on the node address, the
-// kubelet, the API server port, the git daemon, a pod without policy, a pod whose ingress only
-// admits `client` pods.
-// NETWORK RULE: traffic goes only to the node address and the pod network, never elsewhere.
+// kubelet, the API server port, the git daemon, a pod without policy, the API server through
+// the `kubernetes` Service, a pod whose ingress only admits `client` pods; DNS questions go to
+// the pod's resolver (the kube-dns Service).
+// NETWORK RULE: traffic goes only to the node address, the pod network and the cluster's
+// Services (translated to those on the node), never elsewhere. CoreDNS forwards nothing: the
+// name outside the cluster asked below is answered NXDOMAIN by it, not looked up anywhere.
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
@@ -89,12 +95,56 @@ async function hostCanConnect(port: number): Promise<boolean> {
 }
 
 // Tries every target in parallel from the pod's start for PROBE_SECONDS; a target is done
-// once it connected. Prints one JSON line: {target: {connected, outcomes}}.
+// once it connected (host:port) or was answered (dns:NAME, an A question to the resolver of
+// /etc/resolv.conf). Prints one JSON line:
+// {target: {connected, outcomes}} and {"dns:NAME": {answered, rcode, addresses, outcomes}}.
 const PROBE_SCRIPT = `
-import json, socket, sys, threading, time
+import json, random, socket, struct, sys, threading, time
 targets = sys.argv[1:]
 result = {}
+resolver = [l.split()[1] for l in open("/etc/resolv.conf") if l.startswith("nameserver")][0]
+def ask(name):
+    tid = random.randrange(65536)
+    q = struct.pack(">HHHHHH", tid, 0x0100, 1, 0, 0, 0)
+    q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\\0" + struct.pack(">HH", 1, 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(${ATTEMPT_TIMEOUT})
+    try:
+        s.sendto(q, (resolver, 53))
+        while True:
+            d = s.recv(4096)
+            if struct.unpack(">H", d[:2])[0] == tid: break
+    finally:
+        s.close()
+    rcode, ancount = d[3] & 15, struct.unpack(">H", d[6:8])[0]
+    i = 12
+    while d[i]: i += d[i] + 1
+    i += 5
+    addresses = []
+    for _ in range(ancount):
+        i += 2 if d[i] >= 192 else len(name) + 2
+        rtype, _c, _t, rdlen = struct.unpack(">HHIH", d[i:i + 10])
+        i += 10
+        if rtype == 1 and rdlen == 4: addresses.append(socket.inet_ntoa(d[i:i + 4]))
+        i += rdlen
+    return rcode, addresses
+def dns(t):
+    name = t[4:]
+    outcomes = []
+    deadline = time.time() + ${PROBE_SECONDS}
+    while time.time() < deadline:
+        try:
+            rcode, addresses = ask(name)
+            result[t] = {"answered": True, "rcode": rcode, "addresses": addresses, "outcomes": outcomes}
+            return
+        except socket.timeout:
+            outcomes.append("timeout")
+        except OSError as e:
+            outcomes.append(e.strerror or str(e))
+            time.sleep(0.2)
+    result[t] = {"answered": False, "outcomes": outcomes}
 def probe(t):
+    if t.startswith("dns:"): return dns(t)
     host, port = t.rsplit(":", 1)
     outcomes = []
     deadline = time.time() + ${PROBE_SECONDS}
@@ -151,7 +201,11 @@ function podBody(name: string, labels: Record<string, string>, command: string[]
   };
 }
 
-type Results = Record<string, { connected: boolean; outcomes: string[] }>;
+type Results = Record<
+  string,
+  { connected?: boolean; answered?: boolean; rcode?: number; addresses?: string[]; outcomes: string[] }
+>;
+const NXDOMAIN = 3;
 
 async function runProbe(name: string, labels: Record<string, string>, targets: string[]): Promise<{ results: Results; ip: string }> {
   await core.createNamespacedPod({ namespace, body: podBody(name, labels, ["python3", "-c", PROBE_SCRIPT, ...targets]) });
@@ -174,6 +228,8 @@ let allowedServer: HostServer | undefined;
 let otherServer: HostServer | undefined;
 let target = "";
 let guarded = "";
+let apiServiceIP = "";
+let dnsServiceIP = "";
 
 beforeAll(async () => {
   if (!existsSync(kubeconfigPath)) throw new Error(`No cluster: kubeconfig ${kubeconfigPath} does not exist. ${NO_CLUSTER}`);
@@ -194,6 +250,14 @@ beforeAll(async () => {
     return;
   }
 
+  // Services and DNS: kube-proxy and CoreDNS (cluster-up) give these addresses
+  apiServiceIP = (await core.readNamespacedService({ name: "kubernetes", namespace: "default" })).spec?.clusterIP ?? "";
+  try {
+    dnsServiceIP = (await core.readNamespacedService({ name: "kube-dns", namespace: "kube-system" })).spec?.clusterIP ?? "";
+  } catch (err) {
+    throw new Error(`no kube-dns Service in kube-system (${String(err)}): \`make cluster-up\` deploys CoreDNS`);
+  }
+
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   await until("the default service account", 30_000, async () =>
     (await core.readNamespacedServiceAccount({ name: "default", namespace })) ?? undefined,
@@ -205,9 +269,24 @@ beforeAll(async () => {
       spec: {
         podSelector: { matchLabels: { role: "restricted" } },
         policyTypes: ["Egress"],
-        egress: [{ to: [{ ipBlock: { cidr: `${NODE_IP}/32` } }], ports: [{ protocol: "TCP", port: allowedServer.port }] }],
+        egress: [
+          { to: [{ ipBlock: { cidr: `${NODE_IP}/32` } }], ports: [{ protocol: "TCP", port: allowedServer.port }] },
+          {
+            to: [
+              {
+                namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+                podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
+              },
+            ],
+            ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }],
+          },
+        ],
       },
     },
+  });
+  await net.createNamespacedNetworkPolicy({
+    namespace,
+    body: { metadata: { name: "sealed-egress" }, spec: { podSelector: { matchLabels: { role: "sealed" } }, policyTypes: ["Egress"] } },
   });
   await net.createNamespacedNetworkPolicy({
     namespace,
@@ -240,7 +319,7 @@ afterAll(async () => {
 });
 
 describe("NetworkPolicy on the local cluster", () => {
-  it("applies a pod's egress policy to the node's own ports, to other pods, and from the pod's first packet; pods without policy reach everything", async (ctx) => {
+  it("applies a pod's egress policy to the node's own ports, to other pods, to Services and to DNS, from the pod's first packet; pods without policy reach everything", async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
     const allowed = `${NODE_IP}:${allowedServer!.port}`;
     const other = `${NODE_IP}:${otherServer!.port}`;
@@ -248,36 +327,50 @@ describe("NetworkPolicy on the local cluster", () => {
     const apiserver = `${NODE_IP}:${APISERVER_PORT}`;
     const git = `${NODE_IP}:${GIT_PORT}`;
     const pod = `${target}:${POD_PORT}`;
-    const targets = [allowed, other, kubelet, apiserver, git, pod];
+    const apiService = `${apiServiceIP}:443`;
+    const clusterName = "dns:kubernetes.default.svc.cluster.local";
+    const dnsName = "dns:kube-dns.kube-system.svc.cluster.local";
+    const outsideName = "dns:example.com";
+    const tcp = [allowed, other, kubelet, apiserver, git, pod, apiService];
+    const targets = [...tcp, clusterName, dnsName, outsideName];
 
-    const [r, o] = await Promise.all([
+    const [r, sealed, o] = await Promise.all([
       runProbe("restricted", { role: "restricted" }, targets),
+      runProbe("sealed", { role: "sealed" }, targets),
       runProbe("open", { role: "open" }, targets),
     ]);
     const show = (x: Results) => JSON.stringify(x);
+    expect(await hostCanConnect(APISERVER_PORT), `nothing listens on ${apiserver} (cluster-up's apiserver-relay)`).toBe(true);
 
-    // the one port the policy allows
+    // the one port the policy allows, and DNS through the kube-dns pods' rule
     expect(r.results[allowed]?.connected, show(r.results)).toBe(true);
-    // everything else on the node, and other pods: never, not even in the pod's first instant
-    for (const t of [other, kubelet, apiserver, git, pod]) {
+    expect(r.results[clusterName], show(r.results)).toMatchObject({ answered: true, rcode: 0, addresses: [apiServiceIP] });
+    expect(r.results[dnsName], show(r.results)).toMatchObject({ answered: true, rcode: 0, addresses: [dnsServiceIP] });
+    // names outside the cluster do not exist (and are not looked up anywhere)
+    expect(r.results[outsideName], show(r.results)).toMatchObject({ answered: true, rcode: NXDOMAIN, addresses: [] });
+    // everything else on the node, other pods, the API through its Service: never, not even in
+    // the pod's first instant
+    for (const t of [other, kubelet, apiserver, git, pod, apiService]) {
       expect(r.results[t]?.connected, `restricted pod reached ${t}: ${show(r.results)}`).toBe(false);
     }
     // the node's side agrees: the other port never saw the restricted pod
     expect(otherServer!.peers).not.toContain(r.ip);
     expect(allowedServer!.peers).toContain(r.ip);
 
-    // without a policy: the node's ports (what the e2e tests rely on: git daemon, codeplane on the node) and pods
-    for (const t of [allowed, other, kubelet, git, pod]) {
-      expect(o.results[t]?.connected, `open pod did not reach ${t}: ${show(o.results)}`).toBe(true);
+    // deny-all egress: nothing at all, not even DNS
+    for (const t of tcp) expect(sealed.results[t]?.connected, `sealed pod reached ${t}: ${show(sealed.results)}`).toBe(false);
+    for (const t of [clusterName, dnsName, outsideName]) {
+      expect(sealed.results[t]?.answered, `sealed pod got a DNS answer for ${t}: ${show(sealed.results)}`).toBe(false);
     }
+    expect(otherServer!.peers).not.toContain(sealed.ip);
+    expect(allowedServer!.peers).not.toContain(sealed.ip);
+
+    // without a policy: the node's ports (what the e2e tests rely on: git daemon, codeplane on
+    // the node), pods, the API server directly and through the `kubernetes` Service, and DNS
+    for (const t of tcp) expect(o.results[t]?.connected, `open pod did not reach ${t}: ${show(o.results)}`).toBe(true);
+    expect(o.results[clusterName], show(o.results)).toMatchObject({ answered: true, rcode: 0, addresses: [apiServiceIP] });
+    expect(o.results[outsideName], show(o.results)).toMatchObject({ answered: true, rcode: NXDOMAIN });
     expect(otherServer!.peers).toContain(o.ip);
-    // The API server listens on the node address only if configured to (by default it is on
-    // 127.0.0.1, which pods cannot reach): then the open pod must get through as well.
-    if (await hostCanConnect(APISERVER_PORT)) {
-      expect(o.results[apiserver]?.connected, show(o.results)).toBe(true);
-    } else {
-      ctx.annotate(`nothing listens on ${apiserver}: the API server check only shows the restricted pod does not connect`);
-    }
   });
 
   it("applies a pod's ingress policy to other pods", async (ctx) => {
