@@ -1,23 +1,96 @@
 {{- define "codeplane.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- if .Values.fullnameOverride -}}{{ .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if contains .Chart.Name .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else -}}{{ printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
 {{- end -}}
 
+{{- /*
+Labels of every object: the recommended app.kubernetes.io set, helm.sh/chart
+and commonLabels. Called with the root context (component "server": the
+API and controller) or with (dict "ctx" $ "component" "...").
+*/ -}}
 {{- define "codeplane.labels" -}}
-app.kubernetes.io/name: codeplane
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- $ctx := . -}}
+{{- $component := "server" -}}
+{{- if hasKey . "ctx" -}}{{- $ctx = .ctx -}}{{- $component = .component -}}{{- end -}}
+{{- $labels := dict
+  "app.kubernetes.io/name" "codeplane"
+  "app.kubernetes.io/instance" $ctx.Release.Name
+  "app.kubernetes.io/version" ($ctx.Chart.AppVersion | toString)
+  "app.kubernetes.io/component" $component
+  "app.kubernetes.io/part-of" "codeplane"
+  "app.kubernetes.io/managed-by" $ctx.Release.Service
+  "helm.sh/chart" (printf "%s-%s" $ctx.Chart.Name $ctx.Chart.Version | replace "+" "_")
+-}}
+{{- toYaml (merge $labels (default dict $ctx.Values.commonLabels)) -}}
 {{- end -}}
 
+{{- /* What selects the API pods (Deployment, Service, policies): never changes across upgrades. */ -}}
 {{- define "codeplane.selector" -}}
 app.kubernetes.io/name: codeplane
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{- define "codeplane.serviceAccountName" -}}
+{{- default (include "codeplane.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{- /* An image reference from {registry, repository, tag, digest}: the digest wins over the tag; an empty tag is the appVersion. */ -}}
+{{- define "codeplane.image" -}}
+{{- $image := .image -}}
+{{- $ref := $image.repository -}}
+{{- with $image.registry }}{{ $ref = printf "%s/%s" . $ref }}{{ end -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $ref $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $ref (default .ctx.Chart.AppVersion ($image.tag | toString)) -}}
+{{- end -}}
+{{- end -}}
+
 {{- /* Where Runs, Analyses and their Jobs live: runNamespace.name, by default <release>-runs. */ -}}
 {{- define "codeplane.runNamespace" -}}
-{{- if not (kindIs "map" .Values.runNamespace) -}}
-{{- fail "runNamespace is a map now: set runNamespace.name (and runNamespace.create=false for a namespace that already exists)" -}}
-{{- end -}}
 {{- default (printf "%s-runs" .Release.Name | trunc 63 | trimSuffix "-") .Values.runNamespace.name -}}
+{{- end -}}
+
+{{- /* The binary's shutdown timeout, its default when config leaves it empty. */ -}}
+{{- define "codeplane.shutdownTimeoutSeconds" -}}
+{{- default "25" (toString .Values.config.CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS) | int -}}
+{{- end -}}
+
+{{- /* The metrics endpoint's port name on the pods and the Service: its own port, or the main one. */ -}}
+{{- define "codeplane.metricsPortName" -}}
+{{- ternary "metrics" "http" (ne (toString .Values.config.CODEPLANE_METRICS_PORT) "") -}}
+{{- end -}}
+
+{{- /* The container port number /metrics is served on. */ -}}
+{{- define "codeplane.metricsPort" -}}
+{{- default .Values.config.PORT .Values.config.CODEPLANE_METRICS_PORT -}}
+{{- end -}}
+
+{{- /* imagePullSecrets -> CODEPLANE_IMAGE_PULL_SECRETS (comma-separated names). */ -}}
+{{- define "codeplane.pullSecretNames" -}}
+{{- $names := list -}}
+{{- range .Values.imagePullSecrets }}{{ $names = append $names .name }}{{ end -}}
+{{- join "," $names -}}
+{{- end -}}
+
+{{- /*
+The API pods' topology spread: topologySpreadConstraints when given (a
+missing labelSelector becomes these pods' labels); otherwise, with more than
+one replica and defaultTopologySpread, a soft spread over nodes. Each
+rollout's pods are counted apart (matchLabelKeys pod-template-hash), so the
+new ReplicaSet spreads too.
+*/ -}}
+{{- define "codeplane.topologySpreadConstraints" -}}
+{{- $selector := dict "matchLabels" (include "codeplane.selector" . | fromYaml) -}}
+{{- $constraints := list -}}
+{{- range .Values.topologySpreadConstraints -}}
+{{- $c := deepCopy . -}}
+{{- if not (hasKey $c "labelSelector") }}{{ $_ := set $c "labelSelector" $selector }}{{ end -}}
+{{- $constraints = append $constraints $c -}}
+{{- end -}}
+{{- if and (not $constraints) .Values.defaultTopologySpread (gt (int .Values.replicaCount) 1) -}}
+{{- $constraints = list (dict "maxSkew" 1 "topologyKey" "kubernetes.io/hostname" "whenUnsatisfiable" "ScheduleAnyway" "labelSelector" $selector "matchLabelKeys" (list "pod-template-hash")) -}}
+{{- end -}}
+{{- with $constraints }}{{ toYaml . }}{{ end -}}
 {{- end -}}
