@@ -7,25 +7,14 @@
 #   HELM_VERSION=v3.21.4 hack/tools/helm.sh
 set -euo pipefail
 
+# The cache, log/die and the Go environment are the cluster builds' own.
+source "$(dirname "$0")/../cluster/lib.sh"
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
-CACHE_DIR="${CODEPLANE_CACHE_DIR:-$HOME/.cache/codeplane}"
 HELM_BIN="$CACHE_DIR/helm/$HELM_VERSION/bin"
-
-log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
 
 if [ -x "$HELM_BIN/helm" ]; then echo "$HELM_BIN/helm"; exit 0; fi
 
-export GOTOOLCHAIN=local
-export PATH="/usr/local/go/bin:$PATH"
-export GOPATH="$CACHE_DIR/go"
-export GOMODCACHE="$CACHE_DIR/go/pkg/mod"
-export GOCACHE="$CACHE_DIR/go/build-cache"
-# Modules come from the Go module proxy (your GOPROXY, default Go's own).
-# The checksum database is not reachable from CI, so it is off unless you set GOSUMDB.
-export GOSUMDB="${GOSUMDB:-off}"
-export GOFLAGS="-mod=mod -p=${CODEPLANE_BUILD_JOBS:-2} -buildvcs=false"
-export CGO_ENABLED=0
+go_env
 command -v go >/dev/null || die "Go not found (expected /usr/local/go/bin/go)"
 
 # One build at a time per version (two test runs may start together).
