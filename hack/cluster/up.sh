@@ -360,9 +360,10 @@ done
 # covers traffic to the node's own addresses (API server, kubelet, git daemon, anything
 # listening on 10.244.0.1), which never crosses FORWARD. Denied packets are REJECTed.
 # kube-router RETURNs pods' traffic to the node's "NodePort" ports whatever the policy;
-# the cluster has no NodePort services, so that range is 0-1 (kube-router wants two
-# ports; port 0 cannot be connected to), and what it RETURNs meets the drop of "pod not
-# yet known" above: no node port is open to a pod whose policy does not allow it.
+# that range is 0-1 here (kube-router wants two ports; port 0 cannot be connected to;
+# kube-proxy's NodePorts are translated before INPUT and checked as what they lead to),
+# and what it RETURNs meets the drop of "pod not yet known" above: no port of the node is
+# open to a pod whose policy does not allow it.
 KUBE_ROUTER_HEALTH="curl -fsS --max-time 2 http://127.0.0.1:$KUBE_ROUTER_HEALTH_PORT/healthz && iptables -w -S INPUT | grep -q -- '-j KUBE-ROUTER-INPUT'"
 if ! running kube-router || ! eval "$KUBE_ROUTER_HEALTH" >/dev/null 2>&1; then
   "${KUBECTL[@]}" apply -f - >/dev/null <<'RBAC'
@@ -396,6 +397,7 @@ start kube-router "$KUBE_ROUTER_HEALTH" "127.0.0.1:$KUBE_ROUTER_HEALTH_PORT" \
   --service-cluster-ip-range "$SERVICE_CIDR" --service-node-port-range 0-1 \
   --health-port "$KUBE_ROUTER_HEALTH_PORT" --metrics-port 0 --v=1
 # lets pods the enforcer knows talk to other pods (see CODEPLANE-POD-GATE above)
+restart_if_changed pod-gate "$HACK_DIR/pod-gate.sh"
 start pod-gate "iptables -w -t mangle -S CODEPLANE-POD-GATE" "" "$HACK_DIR/pod-gate.sh" "$CLUSTER_DIR"
 
 # --- Services: kube-proxy ---------------------------------------------------------------
