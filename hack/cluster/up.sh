@@ -403,7 +403,8 @@ start pod-gate "iptables -w -t mangle -S CODEPLANE-POD-GATE" "" "$HACK_DIR/pod-g
 # --- Services: kube-proxy ---------------------------------------------------------------
 # iptables mode, from the same Kubernetes build. It changes no sysctl: no localhost NodePorts
 # (they need route_localnet), conntrack limits and timeouts left as they are.
-cat > "$CLUSTER_DIR/kube-proxy.yaml" <<PROXY
+# (kube-proxy exits when its configuration file is written to, even with the same content)
+write_if_changed "$CLUSTER_DIR/kube-proxy.yaml" <<PROXY
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $PKI_DIR/kube-proxy.kubeconfig}
