@@ -18,7 +18,7 @@ cluster-down: ## Stop the local cluster and remove its processes, mounts, networ
 cluster-status: ## Show the health of each local cluster component
 	@$(CLUSTER_SUDO) $(CLUSTER_HACK)/status.sh
 
-cluster-build: ## Build (or verify cached) Kubernetes, etcd and crictl binaries only
+cluster-build: ## Build (or verify cached) Kubernetes, etcd, crictl, kube-router and CoreDNS binaries only
 	$(CLUSTER_HACK)/build-k8s.sh all
 
 cluster-reset: cluster-down ## Tear down and delete all local cluster state (.cluster/), keeping the build caches
