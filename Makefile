@@ -10,7 +10,7 @@ STAMP := node_modules/.install-stamp
 # Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test test-unit test-integration test-chart test-e2e fuzz typecheck build bench bench-runs bench-analyze crds clean
+.PHONY: help install run dev test test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-analyze crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -33,18 +33,24 @@ dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the loc
 	node src/main.ts install; \
 	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node src/main.ts serve
 
-test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the Helm chart, the API fuzzer, then cluster and end-to-end
+test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the Helm chart, the API fuzzer, then cluster, end-to-end and Helm end-to-end
 	npm run test:unit
 	npm run test:integration
 	$(MAKE) --no-print-directory test-chart
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory test-e2e
 
-test-e2e: $(STAMP) ## Cluster smoke and end-to-end tests (boots the local cluster unless KUBECONFIG is set)
+test-e2e: $(STAMP) ## Cluster smoke, end-to-end and Helm end-to-end tests (boots the local cluster unless KUBECONFIG is set)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
 	npx vitest run --config test/cluster/vitest.config.ts; \
-	npx vitest run --config test/e2e/vitest.config.ts
+	npx vitest run --config test/e2e/vitest.config.ts; \
+	$(MAKE) --no-print-directory test-helm
+
+test-helm: $(STAMP) ## The chart installed on the local cluster as the README says: helm test, a streamed run, upgrade under load, failover, uninstall (boots the cluster unless KUBECONFIG is set)
+	@set -e; \
+	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
+	npx vitest run --config test/helm/vitest.config.ts
 
 test-unit: $(STAMP) ## Run the unit tests only
 	npm run test:unit

@@ -1,0 +1,443 @@
+import { execFile as execFileCb, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import * as k8s from "@kubernetes/client-node";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NODE_ADDRESS, until } from "../helpers/cluster.ts";
+import { startPostgres, type PostgresServer } from "../helpers/postgres-server.ts";
+import { sseClient } from "../helpers/sse-client.ts";
+import { steadyLoad } from "./load.ts";
+import { appendToHelmInstall, readHelmReadme, substitute } from "./readme.ts";
+
+// The Helm chart from this checkout, installed into the local cluster the way
+// the README tells a platform team to, and used as they would: one release
+// (README names: release and namespace `codeplane`, runs in `codeplane-runs`)
+// through install, helm test, a streamed run, an upgrade under load, a
+// failover and the uninstall, in this order. Postgres is a throw-away server
+// on this machine listening on the node address, where the pods reach it.
+
+const execFile = promisify(execFileCb);
+const root = new URL("../..", import.meta.url).pathname;
+const KUBECONFIG = `${root}.cluster/kubeconfig`;
+const KUBECTL = `${root}.cluster/bin/kubectl`;
+const RELEASE = "codeplane";
+const NS = "codeplane";
+const RUN_NS = "codeplane-runs";
+/** Marks the release namespace as this suite's, so a leftover from an aborted run may be removed. */
+const SUITE_LABEL = ["codeplane.dev/test-suite", "helm-e2e"] as const;
+const POD_CIDR = process.env.CODEPLANE_TEST_POD_CIDR || "10.244.0.0/24";
+const FIXTURE = "helm-e2e";
+const RUN_LINES = 160; // printed every 0.25 s: 40 s, longer than the rollout
+const CRDS = ["runs.codeplane.dev", "analyses.codeplane.dev"];
+
+/** The suite needs the local cluster (its node address, git daemon, crictl), not another KUBECONFIG's. */
+const foreign = !!process.env.KUBECONFIG && path.resolve(process.env.KUBECONFIG) !== KUBECONFIG;
+if (foreign) console.warn(`test/helm: skipped, KUBECONFIG=${process.env.KUBECONFIG} is not the local cluster's (${KUBECONFIG}): run make cluster-up and unset KUBECONFIG`);
+const readme = readHelmReadme();
+const timings: [string, number][] = [];
+let suiteStart = 0;
+let kc: k8s.KubeConfig;
+let core: k8s.CoreV1Api;
+let apps: k8s.AppsV1Api;
+let coordination: k8s.CoordinationV1Api;
+let postgres: PostgresServer | undefined;
+let databaseUrl: string;
+let dir: string;
+let valuesFile: string;
+let gitUrl: string;
+let createdNamespace = false;
+let base: string; // http://<cluster IP>:80, through kube-proxy
+let key: string;
+let repoId: string;
+
+async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings.push([what, Date.now() - t0]);
+  }
+}
+
+/** bash -euo pipefail in the checkout; rejects with the output on failure. */
+function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env: { ...process.env, KUBECONFIG }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${timeoutMs} ms)`;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {}
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`exit ${code}:\n--- script\n${script}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+    });
+  });
+}
+
+const kubectl = async (...args: string[]) => (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG }, maxBuffer: 64 * 1024 * 1024 })).stdout;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err)));
+
+function api(pathname: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
+  return fetch(base + pathname, {
+    method: init.method ?? (init.json === undefined ? "GET" : "POST"),
+    headers: { authorization: `Bearer ${key}`, ...(init.json !== undefined && { "content-type": "application/json" }) },
+    ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
+async function startRun(command: string[]): Promise<string> {
+  const res = await api(`/v1/repositories/${repoId}/main/runs`, { json: { command } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { run_id: string }).run_id;
+}
+
+async function finished(runId: string, timeoutMs = 120_000): Promise<{ status: string; exit_code: number | null; start_time: string | null }> {
+  return until(`run ${runId} to end`, timeoutMs, async () => {
+    const run = (await (await api(`/v1/runs/${runId}`)).json()) as { status: string; exit_code: number | null; start_time: string | null };
+    return ["completed", "failed", "cancelled"].includes(run.status) ? run : undefined;
+  });
+}
+
+async function apiPods(): Promise<k8s.V1Pod[]> {
+  const pods = await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=codeplane,app.kubernetes.io/instance=${RELEASE}` });
+  return pods.items;
+}
+const isReady = (p: k8s.V1Pod) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Removes the release and its namespaces (only if the release namespace is this suite's). */
+async function removeRelease(): Promise<void> {
+  await sh(`${readme.toolsPrelude}\nhelm uninstall ${RELEASE} -n ${NS} --wait --timeout 2m || true`, 180_000).catch(() => undefined);
+  for (const name of [NS, RUN_NS]) await core.deleteNamespace({ name }).catch(() => undefined);
+  await until("the suite's namespaces to be gone", 180_000, async () => !(await exists(core.readNamespace({ name: NS }))) && !(await exists(core.readNamespace({ name: RUN_NS }))));
+}
+
+/** Whether the CRDs exist without belonging to this release (applied by `codeplane install` or the e2e suites). */
+async function crdsNeedAdoption(): Promise<boolean> {
+  const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+  for (const name of CRDS) {
+    const crd = await ext.readCustomResourceDefinition({ name }).catch(() => null);
+    if (crd && crd.metadata?.annotations?.["meta.helm.sh/release-name"] !== RELEASE) return true;
+  }
+  return false;
+}
+
+beforeAll(async () => {
+  if (foreign) return;
+  suiteStart = Date.now();
+  // The README's prelude builds Helm on first use (hack/tools/helm.sh); timed apart.
+  await timed("Helm (hack/tools/helm.sh: built on first use, cached after)", () => execFile(`${root}hack/tools/helm.sh`, [], { maxBuffer: 16 * 1024 * 1024 }));
+  kc = new k8s.KubeConfig();
+  kc.loadFromFile(KUBECONFIG);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+
+  const ns = await core.readNamespace({ name: NS }).catch(() => null);
+  if (ns && ns.metadata?.labels?.[SUITE_LABEL[0]] !== SUITE_LABEL[1]) {
+    throw new Error(`Namespace ${NS} exists and is not this suite's (no label ${SUITE_LABEL.join("=")}): remove it (helm uninstall ${RELEASE} -n ${NS}; kubectl delete namespace ${NS}) first.`);
+  }
+  const runNs = await core.readNamespace({ name: RUN_NS }).catch(() => null);
+  if (runNs && !ns && runNs.metadata?.labels?.["app.kubernetes.io/instance"] !== RELEASE) {
+    throw new Error(`Namespace ${RUN_NS} exists and is not a leftover of release ${RELEASE}: remove it first.`);
+  }
+  if (ns || runNs) await timed("removing a previous run's release", removeRelease);
+
+  await timed("Postgres on the node address, fixture, values", async () => {
+    postgres = await startPostgres({ listen: [NODE_ADDRESS], allow: [POD_CIDR] });
+    const password = randomBytes(12).toString("hex");
+    const admin = new pg.Client({ connectionString: postgres.adminUrl });
+    await admin.connect();
+    await admin.query(`create role codeplane login password '${password}'`);
+    await admin.query("create database codeplane owner codeplane");
+    await admin.end();
+    databaseUrl = `postgres://codeplane:${password}@${NODE_ADDRESS}:${postgres.port}/codeplane`;
+
+    dir = mkdtempSync(path.join(tmpdir(), "codeplane-helm-"));
+    const src = path.join(dir, "fixture");
+    await execFile("mkdir", ["-p", src]);
+    writeFileSync(path.join(src, "count.sh"), 'i=1\nwhile [ "$i" -le "$1" ]; do echo "line $i"; i=$((i + 1)); sleep "$2"; done\n');
+    const published = await execFile(`${root}hack/cluster/git-publish.sh`, [src, FIXTURE]);
+    gitUrl = published.stdout.trim().split("\n").pop()!;
+
+    // What the install adds to the README's command (-f): the local images, never pulled; the
+    // git daemon's repository for helm test; one key's steady load above the default rate limit.
+    valuesFile = path.join(dir, "values.yaml");
+    writeFileSync(
+      valuesFile,
+      [
+        "image: { pullPolicy: Never }",
+        "runnerImage: { pullPolicy: Never }",
+        "replicaCount: 2",
+        "config:",
+        '  CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true"',
+        '  CODEPLANE_RATE_LIMIT_REQUESTS: "100000"',
+        "tests:",
+        `  repositoryUrl: ${gitUrl}`,
+        "",
+      ].join("\n"),
+    );
+  });
+}, 900_000);
+
+afterAll(async () => {
+  if (foreign) return;
+  if (process.env.HELM_E2E_KEEP) {
+    // For a look after a failure: the release, its namespaces and Postgres stay; the next run removes them.
+    console.log(`HELM_E2E_KEEP: release ${RELEASE} in ${NS} and Postgres (${databaseUrl}, data in /tmp/codeplane-pg-*) left running`);
+  } else {
+    if (createdNamespace) await timed("cleanup", () => removeRelease().catch((err) => console.error("cleanup:", err)));
+    await postgres?.stop();
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  const total = Date.now() - suiteStart;
+  const width = Math.max(...timings.map(([w]) => w.length));
+  console.log(
+    [`Helm end-to-end suite: ${(total / 1000).toFixed(1)} s`, ...timings.map(([w, ms]) => `  ${w.padEnd(width)}  ${(ms / 1000).toFixed(1).padStart(6)} s`)].join("\n"),
+  );
+}, 300_000);
+
+describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
+  it("installs with the README's commands as written (database URL substituted, local values added with -f): two replicas Ready, none restarted", async () => {
+    let script = substitute(readme.install, "the database URL", /^export DATABASE_URL=.*$/m, `export DATABASE_URL='${databaseUrl}'`);
+    script = appendToHelmInstall(script, `-f '${valuesFile}'`);
+    // The README's own checks of its text: the commands the suite runs are these.
+    expect(readme.install).toMatch(/^kubectl create namespace codeplane$/m);
+    expect(readme.install).toMatch(/^helm install codeplane charts\/codeplane -n codeplane \\$/m);
+    expect(readme.install).toMatch(/^kubectl -n codeplane rollout status deploy\/codeplane$/m);
+    // CRDs applied before by something else (codeplane install, the e2e suites) belong to no
+    // release: the README's adoption commands hand them to this one.
+    const adopt = await crdsNeedAdoption();
+    const full = [readme.toolsPrelude, ...(adopt ? [readme.adoptCrds] : []), script].join("\n");
+    console.log(`running, in ${root}:\n${full}`);
+    createdNamespace = true;
+    const { stdout } = await timed("install: the README's commands, helm install to rolled out", () => sh(full));
+    expect(stdout).toMatch(/deployment "codeplane" successfully rolled out/);
+
+    // The namespace is the README's plain one; from here on it enforces the restricted
+    // standard, which the running pods already meet (no warning) and every later pod must.
+    const labelled = await execFile(KUBECTL, ["label", "namespace", NS, `${SUITE_LABEL[0]}=${SUITE_LABEL[1]}`, "pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/enforce-version=latest"], { env: { ...process.env, KUBECONFIG } });
+    expect(labelled.stderr).toBe("");
+
+    const deployment = await apps.readNamespacedDeployment({ name: "codeplane", namespace: NS });
+    expect(deployment.spec?.replicas).toBe(2);
+    expect(deployment.status?.readyReplicas).toBe(2);
+    const container = deployment.spec!.template.spec!.containers[0]!;
+    expect(container).toMatchObject({ image: "docker.io/library/codeplane:dev", imagePullPolicy: "Never" });
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ CODEPLANE_RUNNER_IMAGE: "docker.io/library/codeplane-runner:dev", CODEPLANE_IMAGE_PULL_POLICY: "Never", CODEPLANE_NAMESPACE: RUN_NS });
+    const pods = await apiPods();
+    expect(pods.filter(isReady)).toHaveLength(2);
+    // Two replicas starting together on an empty database: neither may crash (a bootstrap race once did).
+    expect(pods.map((p) => `${p.metadata!.name}: ${p.status!.containerStatuses![0]!.restartCount} restarts`)).toEqual(pods.map((p) => `${p.metadata!.name}: 0 restarts`));
+
+    const svc = await core.readNamespacedService({ name: "codeplane", namespace: NS });
+    base = `http://${svc.spec!.clusterIP}:80`;
+    const secret = await core.readNamespacedSecret({ name: "codeplane-bootstrap", namespace: NS });
+    key = Buffer.from(secret.data!.CODEPLANE_BOOTSTRAP_API_KEY!, "base64").toString();
+  });
+
+  it("answers through the README's port-forward with the bootstrap key read back from its Secret", async () => {
+    const port = await freePort();
+    let access = substitute(readme.access, "the local port", "8080:80", `${port}:80`);
+    access = substitute(access, "the local port", "localhost:8080", `localhost:${port}`);
+    // A person types the next command after the port-forward has started; a script waits for it.
+    access = substitute(access, "waiting for the port-forward", /^(kubectl .*port-forward .*&)$/m, `$1\nuntil curl -s -o /dev/null localhost:${port}/healthz; do sleep 0.2; done`);
+    const { stdout, stderr } = await timed("README: port-forward, key, first request", () => sh(`trap 'kill $(jobs -p) 2>/dev/null' EXIT\n${readme.toolsPrelude}\n${access}`, 60_000));
+    expect(stdout).toContain('{"items":[],"next_cursor":null}');
+    expect(stderr).toContain(`No resources found in ${RUN_NS} namespace.`);
+  });
+
+  it("passes helm test: a pod under the restricted standard reaches /readyz through the Service and runs a repository's command to its end", async () => {
+    const { stdout, stderr } = await timed("helm test (readyz and a run to its end)", () => sh(`${readme.toolsPrelude}\nhelm test ${RELEASE} -n ${NS} --timeout 5m`));
+    // Helm prints the hook's log (hook-output-log-policy) on stderr.
+    console.log(stderr);
+    expect(stdout).toMatch(/TEST SUITE:\s+codeplane-test[\s\S]*Phase:\s+Succeeded/);
+    expect(stderr).toMatch(/\[helm test\] GET http:\/\/codeplane\.codeplane\.svc:80\/readyz: 200/);
+    expect(stderr).toMatch(/\[helm test\] stdout: codeplane helm test codeplane-test/);
+    expect(stderr).toMatch(/\[helm test\] ok: ready, and run \S+ completed with exit code 0/);
+    // hook-succeeded: nothing left behind.
+    expect(await exists(core.readNamespacedPod({ name: "codeplane-test", namespace: NS }))).toBe(false);
+  });
+
+  it("streams a run through the Service's cluster IP (kube-proxy) to a real SSE client, which ends with the run's exit code", async () => {
+    const registered = await api("/v1/repositories", { json: { url: gitUrl, name: FIXTURE } });
+    if (registered.status === 201) {
+      repoId = ((await registered.json()) as { id: string }).id;
+    } else {
+      // helm test registered the same URL (under its own name) for the same account.
+      expect(registered.status, await registered.clone().text()).toBe(409);
+      const page = (await (await api("/v1/repositories?limit=100")).json()) as { items: { id: string; url: string }[] };
+      repoId = page.items.find((r) => r.url === gitUrl)!.id;
+    }
+    await timed("a run streamed through the Service", async () => {
+      const runId = await startRun(["sh", "-c", "echo one; echo two >&2; sleep 1; echo three; exit 3"]);
+      const stream = sseClient(`${base}/v1/runs/${runId}/logs/stream`, key);
+      await Promise.race([stream.ended, sleep(120_000).then(() => Promise.reject(new Error(`no end: ${JSON.stringify(stream.events)}`)))]);
+      expect(stream.lines.map((e) => [e.type, e.data.line])).toEqual([
+        ["stdout", "one"],
+        ["stderr", "two"],
+        ["stdout", "three"],
+      ]);
+      expect(stream.events.at(-1)).toEqual({ type: "end", data: { status: "failed", exit_code: 3 } });
+      expect(await finished(runId)).toMatchObject({ status: "failed", exit_code: 3 });
+    });
+  });
+
+  it("rolls a changed setting with the README's helm upgrade under 20 requests/s: no request fails, and a run started before keeps every line", async () => {
+    const runId = await startRun(["sh", "count.sh", String(RUN_LINES), "0.25"]);
+    const stream = sseClient(`${base}/v1/runs/${runId}/logs/stream`, key);
+    let connections = 0;
+    stream.es.addEventListener("open", () => connections++);
+    await until("the run's first line", 120_000, async () => stream.lines.length > 0);
+    const before = (await apiPods()).map((p) => p.metadata!.name!);
+
+    const load = steadyLoad(`${base}/v1/repositories`, key, 20);
+    const t0 = Date.now();
+    const upgrade = `${readme.upgrade} --set config.CODEPLANE_GIT_REFRESH_SECONDS=30`;
+    expect(readme.upgrade).toBe("helm upgrade codeplane charts/codeplane -n codeplane --reuse-values");
+    await sh(`${readme.toolsPrelude}\n${upgrade}\nkubectl -n ${NS} rollout status deploy/codeplane --timeout=3m`);
+    const rolledOut = Date.now() - t0;
+    await until("the old pods to be gone", 120_000, async () => (await apiPods()).every((p) => !before.includes(p.metadata!.name!)));
+    const oldGone = Date.now() - t0;
+    await sleep(2_000);
+    const result = await load.stop();
+    timings.push(["upgrade: helm upgrade to rolled out", rolledOut], ["upgrade: to the old pods gone", oldGone]);
+    console.log(`upgrade: rolled out in ${(rolledOut / 1000).toFixed(1)} s, old pods gone after ${(oldGone / 1000).toFixed(1)} s; ${result.sent} requests in ${(result.durationMs / 1000).toFixed(1)} s, ${result.ok} ok, ${result.failures.length} failed`);
+    expect(result.failures, `failed requests during the rollout (of ${result.sent})`).toEqual([]);
+    expect(result.ok).toBeGreaterThan(15 * (result.durationMs / 1000));
+
+    const pods = await apiPods();
+    expect(pods.filter(isReady)).toHaveLength(2);
+    for (const p of pods) expect(p.spec!.containers[0]!.env!.find((e) => e.name === "CODEPLANE_GIT_REFRESH_SECONDS")?.value).toBe("30");
+
+    await Promise.race([stream.ended, sleep(120_000).then(() => Promise.reject(new Error(`no end after ${stream.lines.length} lines`)))]);
+    const expected = Array.from({ length: RUN_LINES }, (_, i) => `line ${i + 1}`);
+    // Streamed across the rollout (the client reconnects with Last-Event-ID when its pod stops)...
+    expect(stream.lines.map((e) => e.data.line)).toEqual(expected);
+    expect(stream.events.at(-1)).toEqual({ type: "end", data: { status: "completed", exit_code: 0 } });
+    // Both pods it could have been connected to stopped meanwhile.
+    console.log(`upgrade: the live run's stream connected ${connections} times`);
+    expect(connections).toBeGreaterThanOrEqual(2);
+    // ...and stored: the controller that followed the pod's log changed with the Lease holder.
+    await until("the stored log to be complete", 30_000, async () => {
+      const stdout = (await (await api(`/v1/runs/${runId}/logs/stdout`)).json()) as { content: string };
+      return stdout.content === `${expected.join("\n")}\n`;
+    });
+  });
+
+  it("fails over when the Lease holder's process is SIGKILLed: the other replica leads within 15 s, and a run submitted then completes", async () => {
+    const leases = await coordination.listNamespacedLease({ namespace: RUN_NS });
+    const lease = leases.items.find((l) => l.metadata!.name!.startsWith("codeplane-controller-"));
+    expect(lease, `Leases in ${RUN_NS}: ${leases.items.map((l) => l.metadata!.name).join(", ")}`).toBeDefined();
+    const leaseName = lease!.metadata!.name!;
+    const pods = (await apiPods()).filter(isReady).map((p) => p.metadata!.name!);
+    expect(pods).toHaveLength(2);
+    // holderIdentity is <hostname = pod name>-<pid>-<random>.
+    const holderOf = (identity: string | null | undefined) => pods.find((p) => identity?.startsWith(`${p}-`));
+    const leader = holderOf(lease!.spec!.holderIdentity);
+    expect(leader, `holder ${lease!.spec!.holderIdentity}`).toBeDefined();
+    const other = pods.find((p) => p !== leader)!;
+
+    const crictl = async (...args: string[]) => (await execFile(`${root}.cluster/bin/crictl`, args)).stdout.trim();
+    const sandbox = await crictl("pods", "--namespace", NS, "--name", `^${leader}$`, "--state", "ready", "-q");
+    const container = await crictl("ps", "--pod", sandbox, "--name", "^codeplane$", "--state", "running", "-q");
+    const pid = (JSON.parse(await crictl("inspect", container)) as { info: { pid: number } }).info.pid;
+    expect(pid).toBeGreaterThan(1);
+
+    const killedAt = Date.now();
+    process.kill(pid, "SIGKILL");
+    // Submitted at that moment, through the Service: a connection the dead pod refuses never
+    // reached it, so the client tries again (no request is repeated that was received).
+    const runId = await until("the run to be accepted", 30_000, () => startRun(["sh", "-c", "echo after the failover"]).catch((err: Error) => {
+      if (/fetch failed|ECONNREFUSED|ECONNRESET|other side closed/.test(`${err.message} ${String(err.cause)}`)) return undefined;
+      throw err;
+    }));
+    const submittedAfter = Date.now() - killedAt;
+    let ledAt = 0;
+    for (let deadline = killedAt + 30_000; Date.now() < deadline && !ledAt; await sleep(100)) {
+      const l = await coordination.readNamespacedLease({ name: leaseName, namespace: RUN_NS });
+      if (holderOf(l.spec?.holderIdentity) === other) ledAt = Date.now();
+    }
+    const handover = ledAt - killedAt;
+    timings.push(["failover: SIGKILL to the other replica leading", handover]);
+    console.log(`failover: ${leader} killed; ${other} leads after ${(handover / 1000).toFixed(1)} s (lease ${lease!.spec!.leaseDurationSeconds} s); run submitted ${(submittedAfter / 1000).toFixed(1)} s after the kill`);
+    expect(ledAt, `${other} never took the Lease ${leaseName}`).toBeGreaterThan(0);
+    expect(handover, `the other replica led ${handover} ms after the SIGKILL`).toBeLessThan(15_000);
+
+    const run = await finished(runId, 120_000);
+    expect(run).toMatchObject({ status: "completed", exit_code: 0 });
+    console.log(`failover: the run submitted then started ${((Date.parse(run.start_time!) - killedAt) / 1000).toFixed(1)} s after the kill`);
+    await until("its output", 30_000, async () => ((await (await api(`/v1/runs/${runId}/logs/stdout`)).json()) as { content: string }).content === "after the failover\n");
+    // The killed container restarts in place and serves again (as a candidate).
+    await until("the killed pod to be Ready again", 60_000, async () => {
+      const p = (await apiPods()).find((x) => x.metadata!.name === leader);
+      return p && isReady(p) && p.status!.containerStatuses![0]!.restartCount === 1;
+    });
+  });
+
+  it("uninstalls with the README's command, leaving exactly what the README lists: the CRDs, the release namespace with the Secrets made for it, Postgres", async () => {
+    const leaves = readme.uninstallLeaves;
+    expect(readme.uninstall).toBe("helm uninstall codeplane -n codeplane");
+    expect(leaves).toContain("the run namespace `codeplane-runs` with everything in it: Runs, Analyses, Jobs and pods, per-workload Secrets, Events and the Lease");
+    expect(leaves).toContain("Their rows and logs stay in Postgres");
+    expect(leaves).toContain("the CRDs (`crds.keep`, default `true`)");
+    expect(leaves).toContain("the release namespace and the Secrets you created in it (database, encryption key, bootstrap key, pull secrets); Postgres and its data");
+
+    await timed("uninstall: to the run namespace gone", async () => {
+      await sh(`${readme.toolsPrelude}\n${readme.uninstall}`);
+      await until("the run namespace to be gone", 180_000, async () => !(await exists(core.readNamespace({ name: RUN_NS }))));
+      await until("the API pods to be gone", 120_000, async () => (await apiPods()).length === 0);
+    });
+    expect((await sh(`${readme.toolsPrelude}\nhelm list -n ${NS} -a -q`)).stdout.trim()).toBe("");
+
+    // Everything left in the release namespace (Events aside: the cluster's records of what happened).
+    const namespaced = (await kubectl("api-resources", "--verbs=list", "--namespaced", "-o", "name")).split("\n").filter((r) => r && !/^events(\.events\.k8s\.io)?$/.test(r));
+    const listed = async (args: string[]) => (JSON.parse(await kubectl("get", namespaced.join(","), ...args, "-o", "json")) as { items: { kind: string; metadata: { name: string; namespace?: string } }[] }).items;
+    await until("only what the README lists in the release namespace", 60_000, async () => {
+      const left = (await listed(["-n", NS])).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+      // Made by Kubernetes for every namespace: ConfigMap kube-root-ca.crt, ServiceAccount default.
+      const expected = ["ConfigMap/kube-root-ca.crt", "Secret/codeplane-bootstrap", "Secret/codeplane-db", "Secret/codeplane-keys", "ServiceAccount/default"];
+      if (JSON.stringify(left) !== JSON.stringify(expected)) throw new Error(`left: ${left.join(", ")}`);
+      return true;
+    });
+    // Nothing of the release anywhere else, but the CRDs, kept.
+    expect((await listed(["-A", "-l", `app.kubernetes.io/instance=${RELEASE}`])).map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([]);
+    const clusterWide = (await kubectl("api-resources", "--verbs=list", "--namespaced=false", "-o", "name")).split("\n").filter(Boolean);
+    const global = (JSON.parse(await kubectl("get", clusterWide.join(","), "-l", `app.kubernetes.io/instance=${RELEASE}`, "-o", "json")) as { items: { kind: string; metadata: { name: string; annotations?: Record<string, string> } }[] }).items;
+    expect(global.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(CRDS.map((c) => `CustomResourceDefinition/${c}`).sort());
+    for (const crd of global) expect(crd.metadata.annotations?.["helm.sh/resource-policy"]).toBe("keep");
+    // No Lease left, held or not: it went with the run namespace.
+    const leases = await coordination.listLeaseForAllNamespaces();
+    expect(leases.items.filter((l) => l.metadata!.name!.startsWith("codeplane-controller-")).map((l) => `${l.metadata!.namespace}/${l.metadata!.name} held by ${l.spec!.holderIdentity}`)).toEqual([]);
+    // Rows and logs stay in Postgres.
+    const admin = new pg.Client({ connectionString: postgres!.urlFor("codeplane") });
+    await admin.connect();
+    const { rows } = await admin.query<{ runs: string; lines: string }>("select (select count(*) from runs) as runs, (select count(*) from run_log_lines) as lines");
+    await admin.end();
+    expect(Number(rows[0]!.runs)).toBeGreaterThanOrEqual(4);
+    expect(Number(rows[0]!.lines)).toBeGreaterThanOrEqual(RUN_LINES);
+  });
+});
