@@ -114,8 +114,10 @@ while iptables -w -D FORWARD -i "$BRIDGE_NAME" ! -o "$BRIDGE_NAME" -m comment --
 # Fail closed for pods the enforcer does not know yet. A pod's containers run before its IP
 # reaches the API and the enforcer has made its chain (measured: ~0.5 s in which a pod under
 # a deny-all policy reached the kubelet, ~0.3 s in which it reached other pods). Such a pod's
-# first connection is dropped, so it waits for a TCP retransmission (1 s) instead of escaping
-# its policy; replies to the node's own connections (kubelet probes) pass.
+# first connection is dropped, so it waits for a TCP retransmission (1 s; a DNS lookup, for
+# the resolver's retry: 5 s) instead of escaping its policy; replies to the node's own
+# connections (kubelet probes) pass. (Holding the packets in an NFQUEUE instead does not
+# work: kube-router's syncs replace the filter table, which drops every queued packet.)
 # - to the node (INPUT): the enforcer ACCEPTs or REJECTs the traffic of every pod it knows,
 #   so new connections from the bridge that come back to INPUT are from unknown pods.
 ensure_rule iptables filter INPUT -i "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED \
