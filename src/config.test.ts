@@ -14,7 +14,7 @@ describe("loadConfig", () => {
     expect(c.http.port).toBe(8080);
     expect(c.repositories.allowLocal).toBe(false);
     expect(c.rateLimit).toEqual({ requests: 600, windowSeconds: 60, authFailures: 30 });
-    expect(c.kubernetes).toEqual({ kubeconfig: null, namespace: "codeplane", resourceRetentionSeconds: 7 * 86_400 });
+    expect(c.kubernetes).toEqual({ kubeconfig: null, namespace: "codeplane", resourceRetentionSeconds: 7 * 86_400, leaderLeaseSeconds: 10 });
     expect(c.dataDir).toBe(path.resolve("./.codeplane"));
     expect(c.encryption.currentId).toBe("k1");
     expect(Object.isFrozen(c)).toBe(true);

@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     root: new URL("..", import.meta.url).pathname,
     include: ["test/**/*.test.ts"],
-    exclude: ["test/cluster/**", "test/e2e/**", "test/chart/**", "node_modules/**"],
+    exclude: ["test/cluster/**", "test/e2e/**", "test/chart/**", "test/helm/**", "node_modules/**"],
     globalSetup: ["test/setup/postgres.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
