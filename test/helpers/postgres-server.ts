@@ -14,6 +14,8 @@ const execFile = promisify(execFileCb);
 
 export interface PostgresServer {
   port: number;
+  /** The cluster's data directory (pg_ctl -D). */
+  dataDir: string;
   adminUrl: string;
   urlFor(database: string): string;
   stop(): Promise<void>;
@@ -88,6 +90,7 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   const urlFor = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   return {
     port,
+    dataDir,
     adminUrl: urlFor("postgres"),
     urlFor,
     async stop() {
