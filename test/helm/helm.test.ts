@@ -358,7 +358,7 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
     });
   });
 
-  it("rolls a changed setting with the README's helm upgrade under 20 requests/s: no request fails, and a run started before keeps every line", async () => {
+  it("rolls a changed setting with the README's helm upgrade under 20 requests/s: no request fails, old pods stop promptly, and a run started before keeps every line", async () => {
     const runId = await startRun(["sh", "count.sh", String(RUN_LINES), "0.25"]);
     const stream = sseClient(`${base}/v1/runs/${runId}/logs/stream`, key);
     let connections = 0;
@@ -366,20 +366,54 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
     await until("the run's first line", 120_000, async () => stream.lines.length > 0);
     const before = (await apiPods()).map((p) => p.metadata!.name!);
 
+    // How long each old pod takes to stop, from the deletion request (deletionTimestamp is that plus the grace period).
+    const stopping = new Map<string, { deleted: number; gone?: number }>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const pods = await apiPods().catch(() => null);
+        for (const p of pods ?? []) {
+          const m = p.metadata!;
+          if (before.includes(m.name!) && m.deletionTimestamp && !stopping.has(m.name!)) {
+            stopping.set(m.name!, { deleted: new Date(m.deletionTimestamp as unknown as string).getTime() - (m.deletionGracePeriodSeconds ?? 0) * 1000 });
+          }
+        }
+        for (const [name, st] of stopping) if (pods && !st.gone && !pods.some((p) => p.metadata!.name === name)) st.gone = Date.now();
+        await sleep(250);
+      }
+    })();
+
     const load = steadyLoad(`${base}/v1/repositories`, key, 20);
     const t0 = Date.now();
-    const upgrade = `${readme.upgrade} --set config.CODEPLANE_GIT_REFRESH_SECONDS=30`;
-    expect(readme.upgrade).toBe("helm upgrade codeplane charts/codeplane -n codeplane --reuse-values");
-    await sh(`${readme.toolsPrelude}\n${upgrade}\nkubectl -n ${NS} rollout status deploy/codeplane --timeout=3m`);
-    const rolledOut = Date.now() - t0;
-    await until("the old pods to be gone", 120_000, async () => (await apiPods()).every((p) => !before.includes(p.metadata!.name!)));
-    const oldGone = Date.now() - t0;
-    await sleep(2_000);
-    const result = await load.stop();
+    let rolledOut = 0;
+    let oldGone = 0;
+    let stopped: ReturnType<typeof load.stop> | undefined;
+    try {
+      const upgrade = `${readme.upgrade} --set config.CODEPLANE_GIT_REFRESH_SECONDS=30`;
+      expect(readme.upgrade).toBe("helm upgrade codeplane charts/codeplane -n codeplane --reuse-values");
+      await sh(`${readme.toolsPrelude}\n${upgrade}\nkubectl -n ${NS} rollout status deploy/codeplane --timeout=3m`);
+      rolledOut = Date.now() - t0;
+      await until("the old pods to be gone", 120_000, async () => before.every((name) => stopping.get(name)?.gone));
+      oldGone = Date.now() - t0;
+      await sleep(2_000);
+    } finally {
+      watching = false;
+      await watcher;
+      stopped = load.stop();
+    }
+    const result = await stopped;
     timings.push(["upgrade: helm upgrade to rolled out", rolledOut], ["upgrade: to the old pods gone", oldGone]);
-    console.log(`upgrade: rolled out in ${(rolledOut / 1000).toFixed(1)} s, old pods gone after ${(oldGone / 1000).toFixed(1)} s; ${result.sent} requests in ${(result.durationMs / 1000).toFixed(1)} s, ${result.ok} ok, ${result.failures.length} failed`);
+    const stopTimes = [...stopping].map(([name, s]) => `${name} ${s.gone ? ((s.gone - s.deleted) / 1000).toFixed(1) : "?"} s`);
+    console.log(
+      `upgrade: rolled out in ${(rolledOut / 1000).toFixed(1)} s, old pods gone after ${(oldGone / 1000).toFixed(1)} s (each stopped in: ${stopTimes.join(", ")}); ` +
+        `${result.sent} requests in ${(result.durationMs / 1000).toFixed(1)} s, ${result.ok} ok, ${result.failures.length} failed, ${result.retried.length} sent again after their kept-alive connection was closed under them ${JSON.stringify(result.retried)}`,
+    );
     expect(result.failures, `failed requests during the rollout (of ${result.sent})`).toEqual([]);
     expect(result.ok).toBeGreaterThan(15 * (result.durationMs / 1000));
+    // An old pod stops within its preStop sleep and a few seconds, not at the end of its shutdown
+    // timeout (25 s), which would mean a connection kept it busy until it was cut.
+    expect(stopping.size).toBe(before.length);
+    for (const [name, s] of stopping) expect(s.gone! - s.deleted, `${name} took ${s.gone! - s.deleted} ms to stop`).toBeLessThan(20_000);
 
     const pods = await apiPods();
     expect(pods.filter(isReady)).toHaveLength(2);
