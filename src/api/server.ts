@@ -11,8 +11,25 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** While shutting down, idle kept-alive connections are closed this often (those that were busy become idle). */
+const IDLE_SWEEP_MS = 250;
+
 export async function listen(app: Koa, opts: { host: string; port: number; shutdownTimeoutMs: number; logger: Logger }): Promise<HttpServer> {
-  const handler = app.callback();
+  const appHandler = app.callback();
+  let closing = false;
+  // Responses not yet begun: told to close their connection once shutdown starts.
+  const pending = new Set<ServerResponse>();
+  // Once closing, every answer says "Connection: close", so a kept-alive client moves on instead of
+  // sending its next request down a connection that is about to go.
+  const handler: RequestListener = (req, res) => {
+    if (closing) res.shouldKeepAlive = false;
+    else {
+      pending.add(res);
+      res.once("close", () => pending.delete(res));
+      res.once("finish", () => pending.delete(res));
+    }
+    void appHandler(req, res);
+  };
   // Node's default (16 KiB) would refuse, with a bare 431, URLs the API accepts: a file path may be
   // 4096 characters, up to 48 KiB percent-encoded.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, handler);
@@ -28,24 +45,30 @@ export async function listen(app: Koa, opts: { host: string; port: number; shutd
     });
   });
   const port = (server.address() as AddressInfo).port;
-  let closing: Promise<void> | null = null;
+  let shutdown: Promise<void> | null = null;
   return {
     server,
     port,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      shutdown ??= new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false;
         const timer = setTimeout(() => {
           opts.logger.warn("shutdown timeout reached: closing remaining connections");
           server.closeAllConnections();
         }, opts.shutdownTimeoutMs);
         timer.unref();
+        // A connection busy with a keep-alive answer becomes idle when it is done: close those as they come.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        sweep.unref();
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();
       });
-      return closing;
+      return shutdown;
     },
   };
 }
