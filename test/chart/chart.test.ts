@@ -13,6 +13,7 @@ import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/k8s/labels.ts";
 import { buildWorkloadNetworkPolicy, WORKLOAD_POD_SELECTOR } from "../../src/k8s/network-policy.ts";
 import { renderCrds } from "../../src/k8s/crds/render.ts";
 import { CHART_README, withTable } from "./values-doc.ts";
+import { helmBinary } from "./helm-binary.ts";
 
 // The chart renders what the binary builds: the workload NetworkPolicy from
 // `helm template` must equal buildWorkloadNetworkPolicy for the same settings
@@ -39,8 +40,7 @@ let helm: string;
 let dir: string;
 
 beforeAll(async () => {
-  const { stdout } = await execFile(path.join(root, "hack/tools/helm.sh"), [], { maxBuffer: 16 * 1024 * 1024 });
-  helm = stdout.trim().split("\n").pop()!;
+  helm = await helmBinary();
   dir = mkdtempSync(path.join(tmpdir(), "codeplane-chart-"));
 });
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { helmBinary } from "./helm-binary.ts";
 
 // The `helm test` pod (charts/codeplane/templates/tests/), rendered: a hook
 // that only `helm test` creates, outside the API pods' selector, under the
@@ -26,8 +27,7 @@ let helm: string;
 let dir: string;
 
 beforeAll(async () => {
-  const { stdout } = await execFile(path.join(root, "hack/tools/helm.sh"), [], { maxBuffer: 16 * 1024 * 1024 });
-  helm = stdout.trim().split("\n").pop()!;
+  helm = await helmBinary();
   dir = mkdtempSync(path.join(tmpdir(), "codeplane-hook-"));
 });
 afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));

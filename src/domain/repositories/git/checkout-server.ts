@@ -29,6 +29,8 @@ export interface CheckoutServerOptions {
   maxConcurrentUploads: number;
   /** Longest wait for an upload slot before answering 503. */
   queueWaitMs: number;
+  /** An exchange that moves no data this long is ended (a stalled client would hold its slot otherwise). */
+  idleTimeoutMs: number;
   logger: Logger;
 }
 
@@ -53,12 +55,14 @@ export class CheckoutServer {
   readonly #reader: MirrorReader;
   readonly #slots: FetchSlots;
   readonly #log: Logger;
+  readonly #idleTimeoutSeconds: number;
   readonly #making = new Map<string, Promise<string>>();
 
   constructor(cache: MirrorCache, reader: MirrorReader, opts: CheckoutServerOptions) {
     this.#cache = cache;
     this.#reader = reader;
     this.#log = opts.logger;
+    this.#idleTimeoutSeconds = Math.max(1, Math.ceil(opts.idleTimeoutMs / 1000));
     const total = Math.max(1, opts.maxConcurrentUploads);
     this.#slots = new FetchSlots({ total, perAccount: Math.max(1, Math.ceil(total / 2)), maxWaitMs: opts.queueWaitMs });
   }
@@ -110,7 +114,7 @@ export class CheckoutServer {
           "-c", "uploadpack.allowTipSHA1InWant=false",
           "-c", "uploadpack.allowReachableSHA1InWant=false",
           "-c", "uploadpack.allowFilter=true",
-          "upload-pack", "--strict", "--stateless-rpc", ...(opts.advertise ? ["--advertise-refs"] : []), view,
+          "upload-pack", "--strict", `--timeout=${this.#idleTimeoutSeconds}`, "--stateless-rpc", ...(opts.advertise ? ["--advertise-refs"] : []), view,
         ],
         env,
         cwd: view,

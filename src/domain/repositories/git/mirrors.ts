@@ -35,6 +35,7 @@ export class GitMirrors implements GitSource {
     this.checkouts = new CheckoutServer(this.#cache, this.#reader, {
       maxConcurrentUploads: opts.maxConcurrentUploads ?? 8,
       queueWaitMs: opts.fetchQueueWaitMs ?? 10_000,
+      idleTimeoutMs: opts.commandTimeoutMs,
       logger: opts.logger,
     });
   }
