@@ -139,7 +139,8 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
       path: `/v1/runs/{run_id}/logs/${stream}`,
       operationId: `getRun${stream === "stdout" ? "Stdout" : "Stderr"}`,
       summary: `Read a run's ${stream}`,
-      description: "Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the start is kept; `truncated` says when lines were dropped).",
+      description:
+        "Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the start is kept; `truncated` says when lines were dropped). A run still going answers with its output so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a read right after the status turns terminal is complete.",
       tag: "Runs",
       scope: "runs:read",
       params: runParam,
