@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createPrivateKey, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
@@ -31,6 +31,12 @@ const preprocessEnvSchema = z.record(
   z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a variable name").refine((k) => !/^(CODEPLANE_|GIT_)/.test(k) && k !== "HOME" && k !== "PATH", "CODEPLANE_*, GIT_*, HOME and PATH are set by codeplane"),
   z.string().max(4096),
 );
+
+/** An http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
+const httpUrl = z
+  .url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" })
+  .refine((v) => { const u = new URL(v); return !u.username && !u.password && !u.search && !u.hash; }, { message: "must not carry credentials, a query or a fragment" })
+  .transform((v) => v.replace(/\/+$/, ""));
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
 
@@ -152,6 +158,19 @@ const envSchema = z.object({
     }
     return cidrs;
   }),
+  // The GitHub App (see loadGitHub: all of the required ones or none).
+  CODEPLANE_GITHUB_APP_ID: z.string().regex(/^[1-9][0-9]{0,15}$/, "must be the App's numeric id").optional(),
+  CODEPLANE_GITHUB_PRIVATE_KEY: z.string().optional(),
+  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+  CODEPLANE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
+  CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)),
+  CODEPLANE_GITHUB_APP_SLUG: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "must be the App's slug (lower-case letters, digits and '-', as in github.com/apps/<slug>)").optional(),
+  CODEPLANE_GITHUB_API_URL: httpUrl.optional(),
+  CODEPLANE_GITHUB_TIMEOUT_SECONDS: int(1, 300).default(10),
+  CODEPLANE_PUBLIC_URL: httpUrl.optional(),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
     .optional()
@@ -257,6 +276,117 @@ export interface Config {
     computeType: string;
   };
   bootstrap: { account: string; apiKey: string | null };
+  /** The GitHub App; null when none is configured (the integration endpoints then answer 503 naming githubMissing). */
+  github: GitHubConfig | null;
+  /** The settings a GitHub App needs that are not set (empty when github is configured), for the 503's detail. */
+  githubMissing: readonly string[];
+  /** The base URL people and GitHub reach this service at (CODEPLANE_PUBLIC_URL), no trailing slash; null when unset. */
+  publicUrl: string | null;
+}
+
+export interface GitHubConfig {
+  appId: string;
+  /** PEM (PKCS#1 or PKCS#8), from CODEPLANE_GITHUB_PRIVATE_KEY or the file CODEPLANE_GITHUB_PRIVATE_KEY_FILE names. */
+  privateKey: string;
+  webhookSecret: string;
+  /** Secrets still accepted on webhooks during a rotation. */
+  oldWebhookSecrets: readonly string[];
+  appSlug: string;
+  /** REST API base: https://api.github.com, or https://<host>/api/v3 for Enterprise Server. */
+  apiUrl: string;
+  /** Where people go (install pages) and where git clones from: https://github.com, or the server's root. */
+  webUrl: string;
+  /** Limit for one call to GitHub's API. */
+  requestTimeoutMs: number;
+}
+
+/** The settings without which there is no GitHub App (CODEPLANE_GITHUB_PRIVATE_KEY_FILE may stand for the key). */
+export const GITHUB_REQUIRED_SETTINGS = [
+  "CODEPLANE_GITHUB_APP_ID",
+  "CODEPLANE_GITHUB_PRIVATE_KEY",
+  "CODEPLANE_GITHUB_WEBHOOK_SECRET",
+  "CODEPLANE_GITHUB_APP_SLUG",
+  "CODEPLANE_PUBLIC_URL",
+] as const;
+
+/**
+ * GitHub's web root for its API root: github.com for api.github.com, the
+ * data-residency host for api.<name>.ghe.com, and the server's root for an
+ * Enterprise Server (https://host/api/v3 -> https://host).
+ */
+export function githubWebUrl(apiUrl: string): string {
+  const u = new URL(apiUrl);
+  const host = u.hostname.toLowerCase();
+  if (host === "api.github.com") return "https://github.com";
+  if (host.startsWith("api.") && host.endsWith(".ghe.com")) return `${u.protocol}//${u.host.slice(4)}`;
+  const root = u.pathname.replace(/\/+$/, "").replace(/\/api\/v3$/i, "");
+  return `${u.origin}${root}`;
+}
+
+type ParsedEnv = z.infer<typeof envSchema>;
+
+/**
+ * The GitHub App from its settings: null with what is missing when none of
+ * them is set; a ConfigError naming what is missing when only some are (an
+ * App half configured is a mistake to report at start, not a 503 later).
+ */
+function loadGitHub(e: ParsedEnv, requestTimeoutMs: number): { github: GitHubConfig | null; missing: string[] } {
+  const present = {
+    CODEPLANE_GITHUB_APP_ID: e.CODEPLANE_GITHUB_APP_ID !== undefined,
+    CODEPLANE_GITHUB_PRIVATE_KEY: e.CODEPLANE_GITHUB_PRIVATE_KEY !== undefined || e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE !== undefined,
+    CODEPLANE_GITHUB_WEBHOOK_SECRET: e.CODEPLANE_GITHUB_WEBHOOK_SECRET !== undefined,
+    CODEPLANE_GITHUB_APP_SLUG: e.CODEPLANE_GITHUB_APP_SLUG !== undefined,
+    CODEPLANE_PUBLIC_URL: e.CODEPLANE_PUBLIC_URL !== undefined,
+  };
+  const missing = GITHUB_REQUIRED_SETTINGS.filter((k) => !present[k]).map((k) => (k === "CODEPLANE_GITHUB_PRIVATE_KEY" ? "CODEPLANE_GITHUB_PRIVATE_KEY (or CODEPLANE_GITHUB_PRIVATE_KEY_FILE)" : k));
+  // CODEPLANE_PUBLIC_URL alone serves other features: only the GitHub settings themselves start an App.
+  const started =
+    present.CODEPLANE_GITHUB_APP_ID ||
+    present.CODEPLANE_GITHUB_PRIVATE_KEY ||
+    present.CODEPLANE_GITHUB_WEBHOOK_SECRET ||
+    present.CODEPLANE_GITHUB_APP_SLUG ||
+    e.CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS.length > 0 ||
+    e.CODEPLANE_GITHUB_API_URL !== undefined;
+  if (!started) return { github: null, missing };
+  const problems = missing.map((m) => `  ${m.split(" ")[0]}: required for the GitHub App (some CODEPLANE_GITHUB_* settings are set; set all of ${missing.join(", ")}, or none)`);
+  if (e.CODEPLANE_GITHUB_PRIVATE_KEY !== undefined && e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE !== undefined) {
+    problems.push("  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: set either it or CODEPLANE_GITHUB_PRIVATE_KEY, not both");
+  }
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join("\n")}`);
+  let pem: string;
+  if (e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE !== undefined) {
+    try {
+      pem = readFileSync(e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE, "utf8");
+    } catch (err) {
+      throw new ConfigError(`invalid configuration:\n  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: cannot read ${e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  } else {
+    // A PEM pasted into one line of an env file often carries its line breaks as "\n".
+    pem = e.CODEPLANE_GITHUB_PRIVATE_KEY!.replace(/\\n/g, "\n");
+  }
+  pem = pem.trim() + "\n";
+  const keyVar = e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE !== undefined ? "CODEPLANE_GITHUB_PRIVATE_KEY_FILE" : "CODEPLANE_GITHUB_PRIVATE_KEY";
+  try {
+    const key = createPrivateKey(pem);
+    if (key.asymmetricKeyType !== "rsa") throw new Error("not RSA");
+  } catch {
+    // The message never quotes the value: it is a secret.
+    throw new ConfigError(`invalid configuration:\n  ${keyVar}: must be the App's private key, an RSA key in PEM form (as GitHub downloads it)`);
+  }
+  const apiUrl = e.CODEPLANE_GITHUB_API_URL ?? "https://api.github.com";
+  return {
+    github: {
+      appId: e.CODEPLANE_GITHUB_APP_ID!,
+      privateKey: pem,
+      webhookSecret: e.CODEPLANE_GITHUB_WEBHOOK_SECRET!,
+      oldWebhookSecrets: e.CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS,
+      appSlug: e.CODEPLANE_GITHUB_APP_SLUG!,
+      apiUrl,
+      webUrl: githubWebUrl(apiUrl),
+      requestTimeoutMs,
+    },
+    missing: [],
+  };
 }
 
 /**
@@ -326,6 +456,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     git: typeof gitAddress === "string" ? null : gitAddress,
   });
   if (egressProblems.length) throw new ConfigError(`invalid configuration:\n${egressProblems.map((p) => `  ${p}`).join("\n")}`);
+  const github = loadGitHub(e, e.CODEPLANE_GITHUB_TIMEOUT_SECONDS * 1000);
   const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);
   const currentKey = e.CODEPLANE_ENCRYPTION_KEY ?? embeddedKey(dataDir);
   const keys: Record<string, Buffer> = {};
@@ -381,6 +512,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       preprocessEnv: e.CODEPLANE_RUN_PREPROCESS_ENV,
     },
     analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },
+    github: github.github,
+    githubMissing: github.missing,
+    publicUrl: e.CODEPLANE_PUBLIC_URL ?? null,
   };
   return deepFreeze(config);
 }

@@ -18,9 +18,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   analyzer: ["logs", "logger.ts"],
   k8s: ["logs", "logger.ts"],
   "config.ts": ["k8s"],
+  integrations: ["config.ts", "logger.ts"],
   db: ["k8s", "analyzer", "logs", "logger.ts"],
-  domain: ["db", "k8s", "analyzer", "logs", "logger.ts", "config.ts"],
-  controller: ["domain", "db", "k8s", "analyzer", "logs", "logger.ts"],
+  domain: ["db", "k8s", "integrations", "analyzer", "logs", "logger.ts", "config.ts"],
+  controller: ["domain", "db", "k8s", "integrations", "analyzer", "logs", "logger.ts"],
   api: ["domain", "db", "logs", "logger.ts"],
   "main.ts": ["*"],
 };

@@ -37,8 +37,26 @@ export interface RepositoriesTable {
   default_branch: string | null;
   integration_id: string | null;
   auto_analyze: Generated<boolean>;
+  /** GitHub's id of the repository (int8, read as a string), for repositories registered through an integration; kept after it is disconnected. */
+  github_repository_id: ColumnType<string | null, number | string | null | undefined, number | string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+export interface IntegrationsTable {
+  id: string;
+  account_id: string;
+  provider: "github";
+  /** GitHub's installation id (int8, read as a string). Unique among live rows. */
+  installation_id: ColumnType<string, number | string, never>;
+  account_login: string;
+  account_type: string;
+  repository_selection: string;
+  suspended: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  /** Disconnected through the API or the installation was deleted on GitHub. */
+  deleted_at: Date | null;
 }
 
 export interface EnvironmentVariablesTable {
@@ -152,6 +170,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   repositories: RepositoriesTable;
+  integrations: IntegrationsTable;
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
   run_log_lines: RunLogLinesTable;
@@ -170,3 +189,5 @@ export type RepositoryRow = Selectable<RepositoriesTable>;
 export type NewRepositoryRow = Insertable<RepositoriesTable>;
 export type RepositoryUpdate = Updateable<RepositoriesTable>;
 export type EnvVarRow = Selectable<EnvironmentVariablesTable>;
+export type IntegrationRow = Selectable<IntegrationsTable>;
+export type NewIntegrationRow = Insertable<IntegrationsTable>;
