@@ -24,6 +24,10 @@ import { DomainError } from "./domain/errors.ts";
 import { EnvVarService } from "./domain/env-vars/env-vars.ts";
 import { GitMirrors } from "./domain/repositories/git/index.ts";
 import { RepositoryService } from "./domain/repositories/repositories.ts";
+import { githubMirrorCredentials } from "./domain/integrations/github-credentials.ts";
+import { InstallStateSigner } from "./domain/integrations/install-state.ts";
+import { IntegrationService } from "./domain/integrations/integrations.ts";
+import { GitHubApp } from "./integrations/github/index.ts";
 import { createRootLogger, type Logger } from "./logger.ts";
 import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
@@ -64,6 +68,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     await bootstrapCredentials(config, database, logger);
+    const github = config.github ? new GitHubApp({ config: config.github, logger: logger.child({ component: "github" }) }) : null;
     const git = new GitMirrors({
       cacheDir: config.repositories.gitCacheDir,
       refreshIntervalSeconds: config.repositories.refreshIntervalSeconds,
@@ -74,13 +79,15 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       maxConcurrentFetchesPerAccount: config.repositories.maxConcurrentFetchesPerAccount,
       fetchQueueWaitMs: config.repositories.fetchQueueWaitMs,
       maxConcurrentUploads: config.repositories.maxConcurrentUploads,
+      // Repositories of a GitHub App installation fetch with an installation token minted just before each fetch.
+      credentials: githubMirrorCredentials({ db: database.db, github, missing: config.githubMissing, logger: logger.child({ component: "git" }) }),
       logger: logger.child({ component: "git" }),
     });
     const kube = connectKubernetes(config, logger);
     const envVars = new EnvVarService(new SecretBox(config.encryption));
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
-    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, logger) : null;
+    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, logger) : null;
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -154,6 +161,7 @@ function apiServices(
   kube: KubeClients | null,
   envVars: EnvVarService,
   installation: string,
+  github: GitHubApp | null,
   logger: Logger,
 ): ApiServices {
   const analyses = new AnalysisService({
@@ -178,16 +186,25 @@ function apiServices(
       live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), label) : null,
       logger: logger.child({ component }),
     });
+  const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
   return {
     db: database.db,
     authenticators: [(token) => authenticateApiKey(database.db, token)],
-    repositories: new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger }),
+    repositories,
     envVars,
     runs,
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub"),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),
+    integrations: new IntegrationService({
+      github,
+      missing: config.githubMissing,
+      publicUrl: config.publicUrl,
+      states: new InstallStateSigner(config.encryption),
+      repositories,
+      logger: logger.child({ component: "integrations" }),
+    }),
   };
 }
 

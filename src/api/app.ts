@@ -28,6 +28,8 @@ import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
 import type { HttpMetrics } from "./metrics.ts";
+import type { IntegrationService } from "../domain/integrations/integrations.ts";
+import { registerIntegrationRoutes } from "./routes/integrations.ts";
 
 /** What the /v1 API serves from. */
 export interface ApiServices {
@@ -42,6 +44,8 @@ export interface ApiServices {
   analysisLogHub: LogHub;
   /** The git endpoint (/git/) that workloads' checkouts fetch from. */
   checkout: CheckoutService;
+  /** Code-host integrations (the GitHub App); answers 503 itself when none is configured. */
+  integrations: IntegrationService;
 }
 
 export interface AppDeps {
@@ -128,6 +132,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     registerEnvVarRoutes(routes, s.db, s.envVars);
     registerRunRoutes(routes, s.db, s.runs, s.logHub);
     registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
+    registerIntegrationRoutes(routes, s.db, s.integrations);
   }
   // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
   const git = new Router();

@@ -59,8 +59,15 @@ export interface GitFile {
   truncated: boolean;
 }
 
+/** A credential for one fetch over http(s), sent as an Authorization header through git's environment. */
+export interface GitAuth {
+  username: string;
+  password: string;
+}
+
 export interface GitSource {
-  sync(repo: GitRepository, opts?: { force?: boolean }): Promise<void>;
+  /** `auth`: a credential for this fetch (registration through an integration), instead of the mirror's credentials hook. */
+  sync(repo: GitRepository, opts?: { force?: boolean; auth?: GitAuth }): Promise<void>;
   listRefs(repo: GitRepository): Promise<GitRefs>;
   /** refLoc names where the ref came from, for the 422 a malformed ref gets. */
   resolveCommit(repo: GitRepository, ref: string, refLoc?: (string | number)[]): Promise<string>;

@@ -7,7 +7,7 @@ import { newId } from "../shared/ids.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
-import type { GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
+import type { GitAuth, GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
 import { deleteRepository, findRepositoryByUrlOrName, insertRepository, listRepositories, requireRepository, updateRepository } from "./repository-rows.ts";
 import type { CreateRepositoryInput, Repository, UpdateRepositoryInput } from "./repositories.schemas.ts";
 
@@ -17,7 +17,7 @@ export interface RepositoryServiceDeps {
   logger: Logger;
 }
 
-const toRepository = (r: RepositoryRow): Repository => ({
+export const toRepository = (r: RepositoryRow): Repository => ({
   id: r.id,
   name: r.name,
   url: r.url,
@@ -64,8 +64,52 @@ export class RepositoryService {
 
   async create(db: Db, accountId: string, input: CreateRepositoryInput): Promise<Repository> {
     const url = normalizeUrl(input.url);
+    return this.#register(db, accountId, { url, name: input.name ?? nameFromUrl(url), default_branch: input.default_branch, provider: providerOf(url) });
+  }
+
+  /**
+   * Registers a repository a code-host integration can see: fetched once with
+   * `auth` (a credential minted for this fetch, never stored), then recorded
+   * with its provider, integration and the host's id for it. Later fetches
+   * get their credential from the mirror's credentials hook. A taken name
+   * falls back to `<owner>-<name>`, so two owners' repositories of one name
+   * can both be registered.
+   */
+  async createFromIntegration(
+    db: Db,
+    accountId: string,
+    input: { url: string; name: string; fallbackName: string; provider: "github"; integration_id: string; github_repository_id: number; auto_analyze: boolean; auth: GitAuth },
+  ): Promise<Repository> {
+    const url = normalizeUrl(input.url);
+    const taken = await findRepositoryByUrlOrName(db, accountId, url, input.name);
+    const name = taken && taken.url !== url && taken.name === input.name ? input.fallbackName : input.name;
+    return this.#register(db, accountId, {
+      url,
+      name,
+      provider: input.provider,
+      integration_id: input.integration_id,
+      github_repository_id: input.github_repository_id,
+      auto_analyze: input.auto_analyze,
+      auth: input.auth,
+    });
+  }
+
+  async #register(
+    db: Db,
+    accountId: string,
+    input: {
+      url: string;
+      name: string;
+      default_branch?: string | undefined;
+      provider: "git" | "github";
+      integration_id?: string;
+      github_repository_id?: number;
+      auto_analyze?: boolean;
+      auth?: GitAuth;
+    },
+  ): Promise<Repository> {
+    const { url, name } = input;
     await checkCloneUrl(url, { allowLocal: this.#deps.allowLocal, allowSsh: false });
-    const name = input.name ?? nameFromUrl(url);
     const existing = await findRepositoryByUrlOrName(db, accountId, url, name);
     if (existing) {
       throw conflict(existing.url === url ? "A repository with this URL is already registered" : "A repository with this name already exists");
@@ -75,7 +119,7 @@ export class RepositoryService {
     // refused with a clear error instead of becoming a row that can never work.
     const id = newId();
     const repo = { id, url, account_id: accountId };
-    await this.#deps.git.sync(repo, { force: true });
+    await this.#deps.git.sync(repo, { force: true, ...(input.auth && { auth: input.auth }) });
     try {
       const refs = await this.#deps.git.listRefs(repo);
       const defaultBranch = input.default_branch ?? refs.head;
@@ -85,7 +129,19 @@ export class RepositoryService {
         ]);
       }
       const now = new Date();
-      const row = await insertRepository(db, { id, account_id: accountId, name, url, provider: providerOf(url), default_branch: defaultBranch, created_at: now, updated_at: now });
+      const row = await insertRepository(db, {
+        id,
+        account_id: accountId,
+        name,
+        url,
+        provider: input.provider,
+        default_branch: defaultBranch,
+        ...(input.integration_id !== undefined && { integration_id: input.integration_id }),
+        ...(input.github_repository_id !== undefined && { github_repository_id: input.github_repository_id }),
+        ...(input.auto_analyze !== undefined && { auto_analyze: input.auto_analyze }),
+        created_at: now,
+        updated_at: now,
+      });
       return toRepository(row);
     } catch (err) {
       await this.#deps.git.remove(id).catch((e: unknown) => this.#deps.logger.warn({ err: e, repository_id: id }, "could not remove mirror"));

@@ -20,6 +20,9 @@ export interface GitHubInstallation {
   /** "all" or "selected". */
   repositorySelection: string;
   suspended: boolean;
+  /** When GitHub created it, and last changed it (repositories selected, permissions accepted); null when not said. */
+  createdAt: Date | null;
+  updatedAt: Date | null;
 }
 
 /** A repository as an installation sees it. */
@@ -125,6 +128,8 @@ export class GitHubApp {
       accountType: account.type ?? (account.slug ? "Enterprise" : "User"),
       repositorySelection: data.repository_selection,
       suspended: data.suspended_at != null,
+      createdAt: dateOrNull(data.created_at),
+      updatedAt: dateOrNull(data.updated_at),
     };
   }
 
@@ -188,6 +193,11 @@ export class GitHubApp {
       throw mapped;
     }
   }
+}
+
+function dateOrNull(value: unknown): Date | null {
+  const t = typeof value === "string" ? Date.parse(value) : NaN;
+  return Number.isFinite(t) ? new Date(t) : null;
 }
 
 interface RawRepository {

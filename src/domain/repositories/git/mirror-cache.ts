@@ -4,16 +4,13 @@ import { join } from "node:path";
 import type { Logger } from "../../../logger.ts";
 import { badRequest, DomainError, DomainValidationError, unavailable } from "../../errors.ts";
 import { checkCloneUrlWithoutDns, inspectCloneUrl, type CloneUrlPolicyOptions, type HostLookup, type InspectedCloneUrl } from "../clone-url-policy.ts";
-import type { GitRepository } from "../git-port.ts";
+import type { GitAuth, GitRepository } from "../git-port.ts";
 import { classifyGitFailure, gitRemoteError, GitRemoteError, redactUrls } from "./errors.ts";
 import { FetchSlots } from "./fetch-slots.ts";
 import { removeDirAtomically } from "./remove-dir.ts";
 import { runGit, type RunGitResult } from "./run.ts";
 
-export interface GitAuth {
-  username: string;
-  password: string;
-}
+export type { GitAuth } from "../git-port.ts";
 
 export interface MirrorCacheOptions {
   /** Directory holding one bare mirror per repository (<repoKey>.git) and git's empty HOME. */
@@ -27,8 +24,13 @@ export interface MirrorCacheOptions {
   /** ssh:// and scp-like URLs (only useful with SSH credentials in git's HOME). */
   allowSsh?: boolean;
   logger: Logger;
-  /** Credentials for a fetch, asked for each time one runs; used for http(s) only. */
-  credentials?: (repoKey: string, url: string) => Promise<GitAuth | null>;
+  /**
+   * Credentials for a fetch, asked for just before each one runs (never
+   * stored); used for http(s) only. Asked again with `refresh` once when the
+   * server refused them (a cached token revoked early). A throw fails the
+   * fetch with that error (a DomainError's message is what the caller sees).
+   */
+  credentials?: (repoKey: string, url: string, opts: { refresh: boolean }) => Promise<GitAuth | null>;
   /** Defaults to "git", found on `searchPath`. */
   gitBinary?: string;
   /** PATH for git and the ssh it may start. */
@@ -279,10 +281,19 @@ export class MirrorCache {
       throw err;
     }
     st.refusal = null;
-    const credential = auth ?? (await this.#opts.credentials?.(repoKey, url)) ?? undefined;
-    const env = this.#env(target, credential);
+    const hooked = !auth && this.#opts.credentials !== undefined;
+    let credential = auth ?? (await this.#opts.credentials?.(repoKey, url, { refresh: false })) ?? undefined;
+    let env = this.#env(target, credential);
     const config = this.#remoteConfig(target);
     const key = urlKey(url);
+    // A credential from the hook that the server refused is asked for once more, fresh.
+    const retryRefused = async (res: RunGitResult, again: () => Promise<RunGitResult>): Promise<RunGitResult> => {
+      if (!hooked || !credential || res.timedOut || res.code === 0 || classifyGitFailure(res.stderr) !== "auth_required") return res;
+      credential = (await this.#opts.credentials!(repoKey, url, { refresh: true })) ?? undefined;
+      if (!credential) return res;
+      env = this.#env(target, credential);
+      return again();
+    };
 
     if (await this.#hasMirrorOf(st, dir, url)) {
       const args = [
@@ -299,8 +310,9 @@ export class MirrorCache {
         HEADS,
         TAGS,
       ];
-      const res = await this.#fetchSlots.run(account, () => this.exec(dir, args, { env }));
-      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res);
+      const fetchOnce = () => this.#fetchSlots.run(account, () => this.exec(dir, args, { env }));
+      const res = await retryRefused(await fetchOnce(), fetchOnce);
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res, credential);
       await touch(join(dir, MARKER));
       this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "fetch" }, "git mirror fetched");
       return;
@@ -310,10 +322,14 @@ export class MirrorCache {
     // old mirror and swap, so a failure leaves nothing half-done behind.
     const tmp = join(this.#opts.cacheDir, `.tmp-${repoKey}-${randomBytes(4).toString("hex")}`);
     try {
-      const res = await this.#fetchSlots.run(account, () =>
-        this.exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env }),
-      );
-      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res);
+      const cloneOnce = async () => {
+        await rm(tmp, { recursive: true, force: true });
+        return this.#fetchSlots.run(account, () =>
+          this.exec(this.#opts.cacheDir, [...config, "clone", "--bare", "--quiet", "--no-local", "--template=", "--", target.url, tmp], { env }),
+        );
+      };
+      const res = await retryRefused(await cloneOnce(), cloneOnce);
+      if (res.code !== 0 || res.timedOut) throw this.#remoteFailure(st, repo, target, res, credential);
       await writeFile(join(tmp, URL_FILE), `${key}\n`);
       await writeFile(join(tmp, MARKER), "");
       const old = join(this.#opts.cacheDir, `.trash-${repoKey}-${randomBytes(4).toString("hex")}`);
@@ -332,10 +348,10 @@ export class MirrorCache {
     this.#log.info({ repository_id: repoKey, ms: Math.round(performance.now() - started), mode: "clone" }, "git mirror fetched");
   }
 
-  #remoteFailure(st: MirrorState, repo: GitRepository, target: InspectedCloneUrl, res: RunGitResult): GitRemoteError {
+  #remoteFailure(st: MirrorState, repo: GitRepository, target: InspectedCloneUrl, res: RunGitResult, credential: GitAuth | undefined): GitRemoteError {
     const reason = res.timedOut ? "timeout" : classifyGitFailure(res.stderr);
     this.#log.warn(
-      { repository_id: repo.id, reason, exit_code: res.code, stderr: redactUrls(res.stderr).slice(0, 2000) },
+      { repository_id: repo.id, reason, exit_code: res.code, stderr: redactSecret(redactUrls(res.stderr), credential).slice(0, 2000) },
       "git fetch failed",
     );
     const error = gitRemoteError(reason, target.host, this.#opts.commandTimeoutMs);
@@ -466,6 +482,16 @@ export class MirrorCache {
     if (res.limited) return badRequest("The listing is too large");
     return unavailable(res.timedOut ? "Reading the repository timed out" : "Reading the repository failed");
   }
+}
+
+/**
+ * git never prints an http.extraHeader, but a server may echo what it was
+ * sent: the credential (and its Basic form) is cut from anything logged.
+ */
+function redactSecret(text: string, credential: GitAuth | undefined): string {
+  if (!credential?.password) return text;
+  const basic = Buffer.from(`${credential.username}:${credential.password}`).toString("base64");
+  return text.split(credential.password).join("[redacted]").split(basic).join("[redacted]");
 }
 
 /** How a clone URL is remembered in a mirror: trailing slashes do not make a new repository. */
