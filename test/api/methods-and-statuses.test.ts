@@ -30,6 +30,8 @@ let svc: TestService;
 let limited: TestService;
 let tenant: Tenant;
 let noScope: Tenant;
+/** For the operations that need integrations:read, which noScope has. */
+let noIntegrationScope: Tenant;
 let ops: Op[] = [];
 
 async function operations(url: string): Promise<Op[]> {
@@ -83,6 +85,7 @@ beforeAll(async () => {
   limited = await startTestService({ CODEPLANE_RATE_LIMIT_REQUESTS: "1", CODEPLANE_RATE_LIMIT_WINDOW_SECONDS: "600" });
   tenant = await svc.tenant();
   noScope = await svc.tenant(["integrations:read"]);
+  noIntegrationScope = await svc.tenant(["env:read"]);
   ops = await operations(svc.url);
 });
 afterAll(async () => {
@@ -91,8 +94,10 @@ afterAll(async () => {
 });
 
 /** Methods served per OpenAPI path, as the Allow header must list them. */
+/** The methods served on this path, by its own operations and by a templated path it also matches (POST /v1/integrations/github is also GET /v1/integrations/{integration_id}). */
 function allowFor(path: string): string[] {
-  const declared = new Set(ops.filter((o) => o.path === path).map((o) => o.method));
+  const matches = (template: string) => template === path || (!path.includes("{") && new RegExp(`^${template.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path));
+  const declared = new Set(ops.filter((o) => matches(o.path)).map((o) => o.method));
   if (declared.has("GET")) declared.add("HEAD");
   declared.add("OPTIONS");
   return [...declared].sort();
@@ -184,11 +189,18 @@ describe("every status the route layer can produce is documented", () => {
   it("401 without or with a bad token, 403 without the scope", async () => {
     for (const op of ops) {
       if (!op.path.startsWith("/v1/")) continue;
+      if (!op.scope) {
+        // A public operation (the GitHub setup callback): no token needed, but one sent must be valid.
+        const bad = await call(op, "cp_notakey");
+        expect(bad.status, `${op.method} ${op.path}`).toBe(401);
+        expectDocumented(op, "with a bad token", bad);
+        continue;
+      }
       const anon = await call(op, null);
       expect(anon.status, `${op.method} ${op.path}`).toBe(401);
       expectDocumented(op, "without a token", anon);
       expectDocumented(op, "with a bad token", await call(op, "cp_notakey"));
-      const forbidden = await call(op, noScope.key);
+      const forbidden = await call(op, (op.scope === "integrations:read" ? noIntegrationScope : noScope).key);
       expect(forbidden.status, `${op.method} ${op.path}`).toBe(403);
       expectDocumented(op, "without its scope", forbidden);
     }

@@ -69,8 +69,10 @@ export function registerIntegrationRoutes(routes: Routes, db: Db, integrations: 
         description: "The state is altered, not this server's, or expired (one hour), or the installation was not created or changed during this flow; the detail says what to do.",
         schema: errorBodySchema,
       },
+      401: { description: "A bearer token was sent and is not valid (none is needed here).", schema: errorBodySchema },
       404: { description: "GitHub does not know this installation for this App (deleted, or another App's).", schema: errorBodySchema },
       409: { description: "The installation is connected to another codeplane account.", schema: errorBodySchema },
+      429: { description: "Too many requests from this address; see Retry-After.", schema: errorBodySchema, headers: { "Retry-After": { description: "Seconds until the window ends.", schema: { type: "integer", minimum: 1 } } } },
       503: unavailable(),
     },
     handler: async (ctx, { query }) => {
