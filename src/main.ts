@@ -1,3 +1,11 @@
+import { CheckRunSyncer } from "./domain/webhooks/check-run-syncer.ts";
+import { trackCheckRun } from "./domain/webhooks/check-run-rows.ts";
+import { DeliveryWorker } from "./domain/webhooks/delivery-worker.ts";
+import { githubCheckRuns } from "./domain/webhooks/github-check-runs.ts";
+import { handleDelivery } from "./domain/webhooks/handle.ts";
+import { installationSync } from "./domain/webhooks/installation-sync.ts";
+import { webhookMetrics } from "./domain/webhooks/webhook-metrics.ts";
+import { WebhookService } from "./domain/webhooks/webhooks.ts";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -87,7 +95,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const envVars = new EnvVarService(new SecretBox(config.encryption));
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
-    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, logger) : null;
+    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, metrics, logger) : null;
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -123,6 +131,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       throw err;
     }
     const internalUrl = config.runs.internalUrl ?? derivedInternalUrl(config.http.gitHost, gitPort ?? mainPort);
+    api?.background.start();
     if (kube && config.components.controller) {
       if (!internalUrl) logger.warn("CODEPLANE_INTERNAL_URL is not set and cannot be derived: runs and analyses will fail at checkout until it is");
       elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, logger);
@@ -143,6 +152,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         api?.logHub.close();
         api?.analysisLogHub.close();
         await Promise.all(servers.map((h) => h.close()));
+        await api?.background.stop();
         await elector?.stop();
         await database.close();
       },
@@ -162,8 +172,9 @@ function apiServices(
   envVars: EnvVarService,
   installation: string,
   github: GitHubApp | null,
+  metrics: Registry,
   logger: Logger,
-): ApiServices {
+): ApiServices & { background: { start(): void; stop(): Promise<void> } } {
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
@@ -187,7 +198,10 @@ function apiServices(
       logger: logger.child({ component }),
     });
   const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
+  const hooks = githubWebhooks(config, database, analyses, github, metrics, logger);
   return {
+    background: hooks.background,
+    webhooks: hooks.service,
     db: database.db,
     authenticators: [(token) => authenticateApiKey(database.db, token)],
     repositories,
@@ -205,6 +219,60 @@ function apiServices(
       repositories,
       logger: logger.child({ component: "integrations" }),
     }),
+  };
+}
+
+/**
+ * GitHub webhooks: the intake (an API route), the worker that handles the
+ * queued deliveries and the syncer that reports analyses as check runs. Every
+ * API replica runs the worker and the syncer; the queue's leases keep them
+ * from doing anything twice.
+ */
+function githubWebhooks(config: Readonly<Config>, database: DatabaseHandle, analyses: AnalysisService, github: GitHubApp | null, metrics: Registry, logger: Logger) {
+  const count = webhookMetrics(metrics);
+  const log = logger.child({ component: "webhooks" });
+  const syncer = github
+    ? new CheckRunSyncer({
+        db: database.db,
+        logger: logger.child({ component: "check-runs" }),
+        api: githubCheckRuns(github),
+        detailsUrl: (a) => `${config.publicUrl}/ui/repositories/${a.repository_id}/analysis/${a.commit_hash}`,
+        count: count.checkRun,
+      })
+    : null;
+  const worker = new DeliveryWorker({
+    db: database.db,
+    logger: log,
+    count: count.delivery,
+    handle: (row) =>
+      handleDelivery(
+        {
+          db: database.db,
+          logger: log,
+          startAnalysis: (db, accountId, repositoryId, ref, input, trigger) => analyses.create(db, accountId, repositoryId, ref, input, trigger),
+          trackCheckRun: async (t) => {
+            await trackCheckRun(database.db, t);
+            syncer?.wake();
+          },
+          installations: installationSync(database.db),
+        },
+        row,
+      ),
+  });
+  const secrets = config.github ? { current: config.github.webhookSecret, old: config.github.oldWebhookSecrets } : null;
+  const service = new WebhookService({ secrets, missingSettings: config.githubMissing, onQueued: () => worker.wake(), count: count.delivery });
+  return {
+    service,
+    background: {
+      start() {
+        if (!github) return;
+        worker.start();
+        syncer?.start();
+      },
+      async stop() {
+        await Promise.all([worker.stop(), syncer?.stop()]);
+      },
+    },
   };
 }
 

@@ -27,6 +27,8 @@ import { registerAnalysisRoutes } from "./routes/analyses.ts";
 import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
+import { registerWebhookIntake, registerWebhookRoutes } from "./routes/webhooks.ts";
+import type { WebhookService } from "../domain/webhooks/webhooks.ts";
 import type { HttpMetrics } from "./metrics.ts";
 import type { IntegrationService } from "../domain/integrations/integrations.ts";
 import { registerIntegrationRoutes } from "./routes/integrations.ts";
@@ -46,6 +48,8 @@ export interface ApiServices {
   checkout: CheckoutService;
   /** Code-host integrations (the GitHub App); answers 503 itself when none is configured. */
   integrations: IntegrationService;
+  /** GitHub webhook intake and the deliveries list. */
+  webhooks: WebhookService;
 }
 
 export interface AppDeps {
@@ -133,7 +137,11 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     registerRunRoutes(routes, s.db, s.runs, s.logHub);
     registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
     registerIntegrationRoutes(routes, s.db, s.integrations);
+    registerWebhookRoutes(routes, s.db, s.webhooks);
   }
+  // Webhooks are signed, not bearer-authenticated: served ahead of the /v1 authentication and rate limits.
+  const hooks = new Router();
+  if (s) registerWebhookIntake(hooks, routes, s.db, s.webhooks);
   // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
   const git = new Router();
   if (s) registerGitRoutes(git, s.checkout);
@@ -151,10 +159,11 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(securityHeaders());
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
-  app.use(allowedMethods(s ? [ops, git, api] : [ops]));
+  app.use(allowedMethods(s ? [ops, git, hooks, api] : [ops]));
   app.use(ops.routes());
   if (!s) return app;
   app.use(git.routes());
+  app.use(hooks.routes());
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {

@@ -135,6 +135,9 @@ export interface AnalysesTable {
   resource_deleted_at: Date | null;
   started_at: Date | null;
   completed_at: Date | null;
+  /** What started it: the API, or a GitHub webhook delivery. */
+  trigger: Generated<"api" | "push" | "pull_request">;
+  trigger_delivery_id: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -164,6 +167,41 @@ export interface CheckoutTokensTable {
   expires_at: Date;
 }
 
+export interface GitHubWebhookDeliveriesTable {
+  /** X-GitHub-Delivery. */
+  id: string;
+  event: string;
+  action: string | null;
+  installation_id: ColumnType<string | null, number | null | undefined, never>;
+  repository_full_name: string | null;
+  status: "queued" | "processing" | "handled" | "skipped" | "failed";
+  /** Why it was skipped, or its last error. */
+  reason: string | null;
+  attempts: Generated<number>;
+  /** The body, until the delivery is finished. */
+  payload: ColumnType<unknown, string | null, string | null>;
+  /** When it may next be claimed: a lease while processing, a backoff after an error. */
+  available_at: Generated<Date>;
+  received_at: CreatedAt;
+  finished_at: Date | null;
+}
+
+export interface GitHubCheckRunsTable {
+  analysis_id: string;
+  installation_id: ColumnType<string, number | string, never>;
+  repository_full_name: string;
+  head_sha: string;
+  check_run_id: ColumnType<string | null, number | string | null | undefined, number | string | null>;
+  /** The state GitHub was last told. */
+  sent: "queued" | "in_progress" | "completed" | null;
+  attempts: Generated<number>;
+  available_at: Generated<Date>;
+  last_error: string | null;
+  abandoned: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   installation: InstallationTable;
   checkout_tokens: CheckoutTokensTable;
@@ -176,6 +214,8 @@ export interface Database {
   run_log_lines: RunLogLinesTable;
   analyses: AnalysesTable;
   analysis_log_lines: AnalysisLogLinesTable;
+  github_webhook_deliveries: GitHubWebhookDeliveriesTable;
+  github_check_runs: GitHubCheckRunsTable;
 }
 
 export type AnalysisRow = Selectable<AnalysesTable>;

@@ -48,6 +48,7 @@ export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>): A
     primary_ids: result?.primary_ids ?? [],
     env_vars: result ? envVarsReport(requiredEnvVars(row), configured) : null,
     error: row.error,
+    trigger: { kind: row.trigger, delivery_id: row.trigger_delivery_id },
     logs_url: `/v1/repositories/${row.repository_id}/analysis/${row.commit_hash}/logs/stream`,
   };
 }
@@ -86,6 +87,13 @@ export interface NewAnalysis {
   branch: string | null;
   language: "en" | "ja";
   workflowId: string;
+  trigger?: AnalysisTrigger | undefined;
+}
+
+/** What started an analysis: the API (the default), or a GitHub webhook delivery. */
+export interface AnalysisTrigger {
+  kind: "api" | "push" | "pull_request";
+  deliveryId: string | null;
 }
 
 /**
@@ -104,6 +112,8 @@ export async function insertPendingAnalysis(db: Db, a: NewAnalysis): Promise<boo
       branch: a.branch,
       language: a.language,
       workflow_id: a.workflowId,
+      trigger: a.trigger?.kind ?? "api",
+      trigger_delivery_id: a.trigger?.deliveryId ?? null,
       status: ANALYSIS_LIFECYCLE.initial,
       status_rank: ANALYSIS_LIFECYCLE.rank(ANALYSIS_LIFECYCLE.initial),
       updated_at: new Date(),
