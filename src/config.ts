@@ -35,7 +35,7 @@ const preprocessEnvSchema = z.record(
 /** An http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
 const httpUrl = z
   .url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" })
-  .refine((v) => { const u = new URL(v); return !u.username && !u.password && !u.search && !u.hash; }, { message: "must not carry credentials, a query or a fragment" })
+  .refine((v) => { const u = URL.parse(v); return !u || (!u.username && !u.password && !u.search && !u.hash); }, { message: "must not carry credentials, a query or a fragment" })
   .transform((v) => v.replace(/\/+$/, ""));
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
