@@ -6,7 +6,8 @@ import { promisify } from "node:util";
 import { App } from "@octokit/app";
 import { Octokit } from "@octokit/core";
 import { Webhooks } from "@octokit/webhooks";
-import { generateKeyPairSync } from "node:crypto";
+import { createSign, generateKeyPairSync } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
 
@@ -292,6 +293,135 @@ describe("the GitHub double", () => {
 
     // A payload GitHub would not send is refused when it is built.
     expect(() => gh.webhook("push", { repository: privateRepo.fullName, overrides: { after: 42 } })).toThrow(/does not match GitHub's schema/);
+  });
+
+  it("checks JWT claims as GitHub does", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = (payload: object) => {
+      const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+      const head = `${enc({ alg: "RS256", typ: "JWT" })}.${enc(payload)}`;
+      return `${head}.${createSign("RSA-SHA256").update(head).sign(gh.privateKey).toString("base64url")}`;
+    };
+    const call = async (token: string) => {
+      const res = await fetch(`${gh.apiUrl}/app`, { headers: { authorization: `Bearer ${token}` } });
+      return { status: res.status, message: ((await res.json()) as { message: string }).message };
+    };
+    expect(await call(jwt({ iat: now - 30, exp: now + 540, iss: gh.appId }))).toMatchObject({ status: 200 });
+    expect(await call(jwt({ iat: now - 30, exp: now + 540, iss: String(gh.appId) }))).toMatchObject({ status: 200 });
+    expect(await call(jwt({ iat: now - 30, exp: now + 3600, iss: gh.appId }))).toEqual({ status: 401, message: "'Expiration time' claim ('exp') is too far in the future" });
+    expect((await call(jwt({ iat: now - 700, exp: now - 100, iss: gh.appId }))).status).toBe(401);
+    expect((await call(jwt({ iat: now + 600, exp: now + 590, iss: gh.appId }))).status).toBe(401);
+    expect((await call(jwt({ iat: now - 30, exp: now + 540, iss: 1 }))).status).toBe(401);
+    expect((await call("not.a.jwt")).status).toBe(401);
+    // An App JWT is not an installation token.
+    const res = await fetch(`${gh.apiUrl}/installation/repositories`, { headers: { authorization: `Bearer ${jwt({ iat: now - 30, exp: now + 540, iss: gh.appId })}` } });
+    expect(res.status).toBe(403);
+  });
+
+  it("keeps what an installation sees in step with grants, revocations, scoping and suspension", async () => {
+    const inst = gh.addInstallation({ account: { login: "shifting", type: "Organization" }, repositorySelection: "all" }).id;
+    const a = await gh.addRepository({ owner: "shifting", name: "a", private: true, files: { "a.txt": "a\n" } });
+    const b = await gh.addRepository({ owner: "shifting", name: "b", private: true, files: { "b.txt": "b\n" } });
+    const outside = await gh.addRepository({ owner: "elsewhere", name: "c", private: true, files: { "c.txt": "c\n" } });
+    const mint = async (body: object = {}) =>
+      (await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst, ...body })).data.token;
+    const list = async (token: string) => {
+      const res = await fetch(`${gh.apiUrl}/installation/repositories`, { headers: { authorization: `token ${token}` } });
+      const body = (await res.json()) as { repositories: { full_name: string }[]; repository_selection: string };
+      return { status: res.status, names: body.repositories?.map((r) => r.full_name), selection: body.repository_selection };
+    };
+    expect(await list(await mint())).toEqual({ status: 200, names: [a.fullName, b.fullName], selection: "all" });
+    expect(await list(await mint({ repositories: ["b"] }))).toEqual({ status: 200, names: [b.fullName], selection: "selected" });
+    expect(await list(await mint({ repository_ids: [a.id] }))).toMatchObject({ names: [a.fullName] });
+    const tooMuch = await app.octokit
+      .request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst, permissions: { administration: "write" } })
+      .catch((e: { status: number }) => e);
+    expect(tooMuch).toMatchObject({ status: 422 });
+
+    gh.grantRepository(inst, outside.fullName);
+    expect((await list(await mint())).names).toEqual([a.fullName, b.fullName, outside.fullName]);
+    gh.revokeRepository(inst, a.fullName); // an "all" installation becomes a selection without it
+    expect(await list(await mint())).toEqual({ status: 200, names: [b.fullName, outside.fullName], selection: "selected" });
+    const token = await mint();
+    const repoRes = await fetch(`${gh.apiUrl}/repos/${a.fullName}`, { headers: { authorization: `token ${token}` } });
+    expect(repoRes.status).toBe(404);
+
+    // A suspended installation's live tokens stop working too; unsuspending brings them back.
+    gh.suspend(inst);
+    expect((await list(token)).status).toBe(403);
+    expect((await clone(b.cloneUrl, basic(token))).ok).toBe(false);
+    gh.unsuspend(inst);
+    expect((await list(token)).status).toBe(200);
+    gh.deleteInstallation(inst);
+    expect((await list(token)).status).toBe(401);
+  });
+
+  it("serves repositories anonymously only when public", async () => {
+    const pub = await fetch(`${gh.apiUrl}/repos/${publicRepo.fullName}`);
+    expect(pub.status).toBe(200);
+    expect(await pub.json()).toMatchObject({ full_name: publicRepo.fullName, private: false, clone_url: publicRepo.cloneUrl, html_url: `${gh.url}/${publicRepo.fullName}`, default_branch: "main" });
+    expect((await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}`)).status).toBe(404);
+    expect((await fetch(`${gh.apiUrl}/repos/nobody/nothing`)).status).toBe(404);
+  });
+
+  it("answers gzip-compressed upload-pack requests, and injected git faults and stalls", async () => {
+    const request = Buffer.from(`0032want ${privateRepo.headSha}\n00000009done\n`);
+    const token = ((await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: orgInstallation })).data).token;
+    const res = await fetch(`${privateRepo.cloneUrl}/git-upload-pack`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
+        "content-type": "application/x-git-upload-pack-request",
+        "content-encoding": "gzip",
+      },
+      body: gzipSync(request),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/x-git-upload-pack-result");
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.subarray(0, 8).toString()).toBe("0008NAK\n");
+    expect(body.includes(Buffer.from("PACK"))).toBe(true);
+
+    gh.failNext("GET", /\/info\/refs$/, 503);
+    expect((await clone(publicRepo.cloneUrl)).ok).toBe(false);
+    expect((await clone(publicRepo.cloneUrl)).ok).toBe(true);
+
+    gh.stallNext("GET", /\/api\/v3\/repos\//, 300);
+    const started = Date.now();
+    expect((await fetch(`${gh.apiUrl}/repos/${publicRepo.fullName}`)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it("reports pushes of new branches, tags and deletions as GitHub does", async () => {
+    const repo = await gh.addRepository({ owner: "acme", name: "pushes", private: true, files: { "x.txt": "1\n" }, installationId: orgInstallation });
+    const push = (o: object) => JSON.parse(gh.webhook("push", { repository: repo.fullName, ...o }).body);
+
+    const second = await gh.push(repo.fullName, { "x.txt": "2\n", "gone.txt": null }, { message: "Second" });
+    expect(push({})).toMatchObject({ ref: "refs/heads/main", before: repo.headSha, after: second, created: false, deleted: false, commits: [{ id: second, modified: ["x.txt"] }] });
+
+    const feature = await gh.push(repo.fullName, { "f.txt": "f\n" }, { branch: "feature" });
+    expect(push({ ref: "refs/heads/feature" })).toMatchObject({ before: "0".repeat(40), after: feature, created: true, deleted: false });
+    const pr = JSON.parse(gh.webhook("pull_request", { action: "opened", repository: repo.fullName }).body);
+    expect(pr.pull_request.head).toMatchObject({ ref: "feature", sha: feature });
+    expect(pr.pull_request.base).toMatchObject({ ref: "main", sha: second });
+
+    expect(push({ ref: "refs/heads/feature", sha: "0".repeat(40) })).toMatchObject({ before: feature, after: "0".repeat(40), deleted: true, created: false, commits: [], head_commit: null });
+
+    await gh.tag(repo.fullName, "v1.0.0");
+    expect(push({ ref: "refs/tags/v1.0.0" })).toMatchObject({ ref: "refs/tags/v1.0.0", after: second, created: true, commits: [], head_commit: { id: second } });
+  });
+
+  it("redirects an installation to the App's setup URL with the state", async () => {
+    gh.setSetupUrl("http://127.0.0.1:9/v1/integrations/github/callback");
+    const plain = await fetch(`${gh.url}/apps/codeplane-ci/installations/new?state=abc`, { redirect: "manual" });
+    expect(plain.status).toBe(200);
+    const inst = gh.addInstallation({ account: { login: "newcomer", type: "User" } }).id;
+    gh.installOnNextVisit(inst);
+    const res = await fetch(`${gh.url}/apps/codeplane-ci/installations/new?state=s%2Fsigned.1`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    const to = new URL(res.headers.get("location")!);
+    expect(`${to.origin}${to.pathname}`).toBe("http://127.0.0.1:9/v1/integrations/github/callback");
+    expect(Object.fromEntries(to.searchParams)).toEqual({ installation_id: String(inst), setup_action: "install", state: "s/signed.1" });
   });
 
   it("records nothing against GitHub's description, and catches a malformed response", async () => {

@@ -99,6 +99,18 @@ export interface GitHubDouble {
   repositoryPath(fullName: string): string;
   /** Tokens issued so far (live or not), newest last; for tests that check what a client was given. */
   readonly issuedTokens: readonly string[];
+  /** Test hook: the next `times` matching requests (API or git) wait `ms` before being handled (a slow or hanging GitHub). */
+  stallNext(method: string, pathPattern: RegExp, ms: number, times?: number): void;
+  /** Points a lightweight tag at `sha` (default: the default branch's tip), as a tag push would; returns the sha. */
+  tag(fullName: string, name: string, sha?: string): Promise<string>;
+  /**
+   * The App's setup URL (where GitHub sends the browser after an installation).
+   * With it set, the next visit to `${url}/apps/{slug}/installations/new?state=...`
+   * after `installOnNextVisit(id)` is redirected (302) to
+   * `${setupUrl}?installation_id=<id>&setup_action=install&state=...`, as GitHub does.
+   */
+  setSetupUrl(setupUrl: string): void;
+  installOnNextVisit(installationId: number): void;
 }
 
 interface Account {
@@ -122,6 +134,8 @@ interface Repo {
   commits: Map<string, CommitInfo>;
   /** Branch tips, as the double last moved them. */
   branches: Map<string, string>;
+  /** The last push to each ref (`refs/heads/main`), as a push webhook reports it. */
+  pushes: Map<string, { before: string; after: string }>;
 }
 
 interface Installation {
@@ -182,7 +196,7 @@ const DEFAULT_EVENTS = ["push", "pull_request"];
 const iso = (ms = Date.now()) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 const nodeId = (kind: string, id: number) => Buffer.from(`0${kind.length}:${kind}${id}`).toString("base64");
 
-export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<GitHubDouble> {
+export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string } = {}): Promise<GitHubDouble> {
   const { privateKey, publicKey } = await generateKeyPairP("rsa", {
     modulusLength: 2048,
     publicKeyEncoding: { type: "spki", format: "pem" },
@@ -211,6 +225,30 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
   const requests: RequestRecord[] = [];
   const violations: string[] = [];
   const faults: { method: string; re: RegExp; status: number; left: number }[] = [];
+  const stalls: { method: string; re: RegExp; ms: number; left: number }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let setupUrl: string | undefined = o.setupUrl;
+  const pendingInstalls: number[] = [];
+  const ZERO = "0".repeat(40);
+
+  /** Takes one use of the first fault or stall matching the request. */
+  function take<T extends { method: string; re: RegExp; left: number }>(list: T[], method: string, path: string): T | undefined {
+    const hit = list.find((f) => f.left > 0 && f.method === method && f.re.test(path));
+    if (hit) hit.left--;
+    return hit;
+  }
+
+  async function stall(method: string, path: string): Promise<void> {
+    const s = take(stalls, method, path);
+    if (!s) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, s.ms);
+      timers.add(t);
+    });
+  }
   const tampers: { method: string; re: RegExp; mutate: (b: any) => any; left: number }[] = [];
 
   let url = "";
@@ -807,14 +845,14 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
     };
 
     const raw = await readBody(req, 25 * 1024 * 1024);
+    await stall(method, u.pathname);
     const found = routes
       .map((r) => ({ r, m: r.re.exec(path) }))
       .find((x) => x.m && x.r.method === method);
     const op = found ? operation(method, found.r.path) : undefined;
 
-    const fault = faults.find((f) => f.left > 0 && f.method === method && f.re.test(u.pathname));
+    const fault = take(faults, method, u.pathname);
     if (fault) {
-      fault.left--;
       const e = error(fault.status, fault.status >= 500 ? "Server Error" : "Injected failure", op);
       return finish(e.status, e.body, {}, op);
     }
@@ -912,6 +950,10 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
     };
     const unauthorized = () => deny(401, "Invalid username or token. Password authentication is not supported for Git operations.\n", { "www-authenticate": 'Basic realm="GitHub"' });
 
+    await stall(method, u.pathname);
+    const fault = take(faults, method, u.pathname);
+    if (fault) return deny(fault.status, fault.status >= 500 ? "Server Error\n" : "Injected failure\n");
+
     const repo = repos.get(`${owner}/${name}`.toLowerCase());
     let live: ReturnType<typeof liveToken> | undefined;
     if (cred) {
@@ -958,7 +1000,17 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(`<!doctype html><title>${repo.fullName}</title><h1>${repo.fullName}</h1>\n`);
     }
-    if (u.pathname === `/apps/${appSlug}` || u.pathname === `/apps/${appSlug}/installations/new`) {
+    if ((u.pathname === `/apps/${appSlug}/installations/new` || u.pathname === `/github-apps/${appSlug}/installations/new`) && setupUrl && pendingInstalls.length) {
+      const target = new URL(setupUrl);
+      target.searchParams.set("installation_id", String(pendingInstalls.shift()));
+      target.searchParams.set("setup_action", "install");
+      const state = u.searchParams.get("state");
+      if (state !== null) target.searchParams.set("state", state);
+      requests.push({ method: req.method ?? "GET", path: `${u.pathname}${u.search}`, status: 302, auth: "none" });
+      res.writeHead(302, { location: target.toString(), "content-type": "text/html; charset=utf-8" });
+      return void res.end("<!doctype html><title>Redirecting</title>\n");
+    }
+    if ([`/apps/${appSlug}`, `/github-apps/${appSlug}`, `/apps/${appSlug}/installations/new`, `/github-apps/${appSlug}/installations/new`].includes(u.pathname)) {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(`<!doctype html><title>${appSlug}</title><h1>Install ${appSlug}</h1>\n`);
     }
@@ -987,7 +1039,7 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
     webhookSecret,
     repo(fullName) {
       const r = repoByName(fullName);
-      return { json: repoJson(r), defaultBranch: r.defaultBranch, fullName: r.fullName, private: r.private, owner: r.owner, commits: r.commits, branches: r.branches };
+      return { json: repoJson(r), defaultBranch: r.defaultBranch, fullName: r.fullName, private: r.private, owner: r.owner, commits: r.commits, branches: r.branches, pushes: r.pushes };
     },
     installation(id) {
       const i = installationById(id);
@@ -1064,6 +1116,7 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
         pushedAt: now,
         commits: new Map([[headSha, await commitInfo(dir, headSha)]]),
         branches: new Map([[defaultBranch, headSha]]),
+        pushes: new Map([[`refs/heads/${defaultBranch}`, { before: ZERO, after: headSha }]]),
       };
       repos.set(fullName.toLowerCase(), repo);
       if (r.installationId !== undefined) installationById(r.installationId).selected.add(repo.id);
@@ -1073,11 +1126,36 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
     async push(fullName, files, o = {}) {
       const r = repoByName(fullName);
       const branch = o.branch ?? r.defaultBranch;
+      const before = r.branches.get(branch) ?? ZERO;
       const sha = await commitFiles(r.dir, branch, files, { message: o.message ?? "Update files", from: `refs/heads/${r.defaultBranch}` });
       r.pushedAt = r.updatedAt = iso();
       r.commits.set(sha, await commitInfo(r.dir, sha));
       r.branches.set(branch, sha);
+      r.pushes.set(`refs/heads/${branch}`, { before, after: sha });
       return sha;
+    },
+
+    async tag(fullName, name, sha) {
+      const r = repoByName(fullName);
+      const target = sha ?? r.branches.get(r.defaultBranch)!;
+      if (!(await resolveRef(r.dir, target))) throw new Error(`no commit ${target} in ${fullName}`);
+      await git(["--git-dir", r.dir, "update-ref", `refs/tags/${name}`, target]);
+      r.pushes.set(`refs/tags/${name}`, { before: ZERO, after: target });
+      r.pushedAt = iso();
+      return target;
+    },
+
+    stallNext(method, pathPattern, ms, times = 1) {
+      stalls.push({ method: method.toUpperCase(), re: pathPattern, ms, left: times });
+    },
+
+    setSetupUrl(u) {
+      setupUrl = u;
+    },
+
+    installOnNextVisit(installationId) {
+      installationById(installationId);
+      pendingInstalls.push(installationId);
     },
 
     grantRepository(installationId, fullName) {
@@ -1167,6 +1245,7 @@ export async function startGitHubDouble(o: { appSlug?: string } = {}): Promise<G
     },
 
     async close() {
+      for (const t of timers) clearTimeout(t);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(root, { recursive: true, force: true });

@@ -47,6 +47,7 @@ export interface World {
     owner: { login: string; id: number; type: "User" | "Organization" };
     commits: Map<string, CommitInfo>;
     branches: Map<string, string>;
+    pushes: Map<string, { before: string; after: string }>;
   };
   installation(id: number): { json: Json; repositories: Json[]; selection: "all" | "selected"; account: { login: string; id: number; type: string }; accountJson: Json };
   installationFor(fullName: string): number | undefined;
@@ -219,22 +220,25 @@ function patch(world: World, event: string, example: Json, o: WebhookOptions): J
       const r = repo!;
       const ref = o.ref ?? `refs/heads/${r.defaultBranch}`;
       const branch = ref.replace(/^refs\/heads\//, "");
-      const after = o.sha ?? r.branches.get(branch) ?? ZERO;
+      const last = r.pushes.get(ref);
+      const after = o.sha ?? last?.after ?? ZERO;
       const info = r.commits.get(after);
-      const before = info?.parent ?? ZERO;
-      const commits = after === ZERO || !info ? [] : [commitJson(world, r.fullName, info)];
+      // The push that moved the ref there; a deletion starts from the ref's tip; otherwise the commit's parent.
+      const before =
+        last && last.after === after ? last.before : after === ZERO ? (last?.after ?? r.branches.get(branch) ?? ZERO) : (info?.parent ?? ZERO);
+      const commits = after === ZERO || !info || ref.startsWith("refs/tags/") ? [] : [commitJson(world, r.fullName, info)];
       p = {
         ...p,
         ref,
         before,
         after,
-        created: before === ZERO,
+        created: before === ZERO && after !== ZERO,
         deleted: after === ZERO,
         forced: false,
         base_ref: null,
         compare: `${world.url}/${r.fullName}/compare/${before.slice(0, 12)}...${after.slice(0, 12)}`,
         commits,
-        head_commit: commits[commits.length - 1] ?? null,
+        head_commit: after === ZERO || !info ? null : commitJson(world, r.fullName, info),
         pusher: { name: sender.login, email: null },
       };
       break;
