@@ -159,7 +159,7 @@ async function main(): Promise<number> {
         `[checks.negative_data_rejection]\nexpected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]`,
         // No cluster here, by design: starting, cancelling or deleting a workload answers its
         // documented 503, which is no server error in this set-up. Any other 5xx still fails.
-        // No GitHub App either: every integration operation answers its documented 503 naming the settings.
+        // No GitHub App either: every integration and webhook operation answers its documented 503 naming the settings.
         ...[
           "createRun",
           "cancelRun",
@@ -175,6 +175,8 @@ async function main(): Promise<number> {
           "deleteIntegration",
           "listInstallationRepositories",
           "registerInstallationRepository",
+          "receiveGitHubWebhook",
+          "listGitHubWebhookDeliveries",
         ].map(
           (id) => `[[operations]]\ninclude-operation-id = ${toml(id)}\nchecks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]`,
         ),

@@ -65,6 +65,8 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
       "(`opened`, `synchronize`, `reopened`), `installation` (`created`, `deleted`, `suspend`, `unsuspend`), `installation_repositories` (`added`, `removed`) and `ping`; any other event is recorded and skipped. " +
       "Bodies up to 25 MB.",
     tags: ["Webhooks"],
+    // Not the route layer's: no bearer token, rate limit, query check or body reader; the signature is the authentication.
+    "x-authentication": "X-Hub-Signature-256",
     request: {
       headers: z.object({
         "X-Hub-Signature-256": z.string().meta({ description: "sha256=<hex HMAC of the body>" }),
