@@ -1,5 +1,5 @@
 import { execFile as execFileCb } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -418,7 +418,17 @@ describe("the Helm chart", () => {
       const settings = [...body.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
       expect(settings.length).toBeGreaterThan(40);
       // From the Secrets the chart mounts (envFrom), or meaningless in a pod.
-      const fromSecrets = ["DATABASE_URL", "CODEPLANE_ENCRYPTION_KEY", "CODEPLANE_ENCRYPTION_KEY_ID", "CODEPLANE_ENCRYPTION_OLD_KEYS", "CODEPLANE_BOOTSTRAP_API_KEY", "KUBECONFIG"];
+      const fromSecrets = [
+        "DATABASE_URL",
+        "CODEPLANE_ENCRYPTION_KEY",
+        "CODEPLANE_ENCRYPTION_KEY_ID",
+        "CODEPLANE_ENCRYPTION_OLD_KEYS",
+        "CODEPLANE_BOOTSTRAP_API_KEY",
+        "CODEPLANE_GITHUB_PRIVATE_KEY",
+        "CODEPLANE_GITHUB_WEBHOOK_SECRET",
+        "CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS",
+        "KUBECONFIG",
+      ];
       const configKeys = Object.keys(schema.properties.config.properties);
       return render().then((docs) => {
         const setByChart = Object.keys(env(docs)).filter((k) => !configKeys.includes(k));
@@ -623,6 +633,23 @@ describe("the Helm chart", () => {
   });
 
   describe("extra environment and volumes", () => {
+    it("passes the GitHub App's secrets from github.existingSecret and its other settings from config, which the binary accepts", async () => {
+      expect(container(await render()).envFrom).not.toContainEqual({ secretRef: { name: "codeplane-github" } });
+      const docs = await render({
+        github: { existingSecret: "codeplane-github" },
+        config: { CODEPLANE_GITHUB_APP_ID: 12345, CODEPLANE_GITHUB_APP_SLUG: "codeplane", CODEPLANE_PUBLIC_URL: "https://codeplane.example.com" },
+      });
+      const c = container(docs);
+      expect(c.envFrom).toContainEqual({ secretRef: { name: "codeplane-github" } });
+      const e = env(docs);
+      expect([e.CODEPLANE_GITHUB_APP_ID, e.CODEPLANE_GITHUB_APP_SLUG, e.CODEPLANE_PUBLIC_URL]).toEqual(["12345", "codeplane", "https://codeplane.example.com"]);
+      const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+      const config = configFromEnv({ ...e, CODEPLANE_GITHUB_PRIVATE_KEY: key, CODEPLANE_GITHUB_WEBHOOK_SECRET: "from-the-secret" });
+      expect(config.github).toMatchObject({ appId: "12345", appSlug: "codeplane", apiUrl: "https://api.github.com", webUrl: "https://github.com" });
+      // Without the Secret's keys the binary refuses to start, naming them.
+      expect(() => configFromEnv(e)).toThrow(/CODEPLANE_GITHUB_PRIVATE_KEY: required for the GitHub App/);
+    });
+
     it("adds extraEnv, extraEnvFrom, extraVolumes and extraVolumeMounts after the chart's own", async () => {
       const docs = await render({
         extraEnv: [{ name: "NODE_EXTRA_CA_CERTS", value: "/etc/codeplane/ca/ca.crt" }, { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }],
