@@ -362,6 +362,12 @@ describe("the GitHub double", () => {
     expect(await pub.json()).toMatchObject({ full_name: publicRepo.fullName, private: false, clone_url: publicRepo.cloneUrl, html_url: `${gh.url}/${publicRepo.fullName}`, default_branch: "main" });
     expect((await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}`)).status).toBe(404);
     expect((await fetch(`${gh.apiUrl}/repos/nobody/nothing`)).status).toBe(404);
+
+    // Names are case-insensitive; the account's own spelling wins.
+    const loud = await gh.addRepository({ owner: "ACME", name: "Loud", private: false, files: { "x.txt": "x\n" } });
+    expect(loud.fullName).toBe("acme/Loud");
+    expect((await clone(`${gh.url}/Acme/loud.git`)).ok).toBe(true);
+    expect((await fetch(`${gh.apiUrl}/repos/ACME/LOUD`)).status).toBe(200);
   });
 
   it("answers gzip-compressed upload-pack requests, and injected git faults and stalls", async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { type CommitInfo, commitFiles, commitInfo, git, httpBackend, initBare, repoDir, resolveRef } from "./git.ts";
 import { sign } from "@octokit/webhooks-methods";
@@ -196,7 +196,20 @@ const DEFAULT_EVENTS = ["push", "pull_request"];
 const iso = (ms = Date.now()) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 const nodeId = (kind: string, id: number) => Buffer.from(`0${kind.length}:${kind}${id}`).toString("base64");
 
-export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string } = {}): Promise<GitHubDouble> {
+export interface GitHubDoubleOptions {
+  appSlug?: string;
+  /** The App's setup URL (see `setSetupUrl`). */
+  setupUrl?: string;
+  /**
+   * The address to listen on: 127.0.0.1 by default; a 10.x address (the local
+   * cluster's node address, 10.244.0.1) when pods or an in-cluster service must reach it.
+   */
+  host?: string;
+}
+
+export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<GitHubDouble> {
+  const listenHost = o.host ?? "127.0.0.1";
+  if (!/^(127|10)\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(listenHost)) throw new Error(`the double listens on loopback or the local cluster's network only, not ${listenHost}`);
   const { privateKey, publicKey } = await generateKeyPairP("rsa", {
     modulusLength: 2048,
     publicKeyEncoding: { type: "spki", format: "pem" },
@@ -230,6 +243,16 @@ export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string
   let setupUrl: string | undefined = o.setupUrl;
   const pendingInstalls: number[] = [];
   const ZERO = "0".repeat(40);
+  const creating = new Set<string>();
+  const locks = new Map<string, Promise<unknown>>();
+
+  /** Runs `fn` after every earlier call for the same repository (git writes one at a time). */
+  function serial<T>(fullName: string, fn: () => Promise<T>): Promise<T> {
+    const key = fullName.toLowerCase();
+    const run = (locks.get(key) ?? Promise.resolve()).then(fn, fn);
+    locks.set(key, run.catch(() => undefined));
+    return run;
+  }
 
   /** Takes one use of the first fault or stall matching the request. */
   function take<T extends { method: string; re: RegExp; left: number }>(list: T[], method: string, path: string): T | undefined {
@@ -976,7 +999,7 @@ export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string
     if (!(method === "GET" && rest === "info/refs") && !(method === "POST" && rest === "git-upload-pack")) return deny(404, "Not Found\n");
     const status = await httpBackend(req, res, {
       projectRoot: reposRoot,
-      pathInfo: `/${repo.owner.login}/${repo.name}.git/${rest}`,
+      pathInfo: `/${relative(reposRoot, repo.dir).split(sep).join("/")}/${rest}`,
       query: u.search.slice(1),
       ...(live && !("problem" in live) ? { remoteUser: "x-access-token" } : {}),
     });
@@ -1018,11 +1041,40 @@ export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string
     res.end("<!doctype html><title>Page not found</title>\n");
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, listenHost, () => resolve());
+  });
   const port = (server.address() as AddressInfo).port;
-  host = `127.0.0.1:${port}`;
+  host = `${listenHost}:${port}`;
   url = `http://${host}`;
   apiUrl = `${url}/api/v3`;
+
+  async function createRepository(r: Parameters<GitHubDouble["addRepository"]>[0], fullName: string) {
+    const defaultBranch = r.defaultBranch ?? "main";
+    const dir = repoDir(reposRoot, r.owner, r.name);
+    await initBare(dir, defaultBranch);
+    const headSha = await commitFiles(dir, defaultBranch, r.files, { message: "Initial commit" });
+    const now = iso();
+    const repo: Repo = {
+      id: newId(),
+      owner: account(r.owner, accounts.get(r.owner.toLowerCase())?.type ?? "User"),
+      name: r.name,
+      fullName,
+      private: r.private,
+      defaultBranch,
+      dir,
+      createdAt: now,
+      updatedAt: now,
+      pushedAt: now,
+      commits: new Map([[headSha, await commitInfo(dir, headSha)]]),
+      branches: new Map([[defaultBranch, headSha]]),
+      pushes: new Map([[`refs/heads/${defaultBranch}`, { before: ZERO, after: headSha }]]),
+    };
+    repos.set(fullName.toLowerCase(), repo);
+    if (r.installationId !== undefined) installationById(r.installationId).selected.add(repo.id);
+    return { id: repo.id, fullName, cloneUrl: `${url}/${fullName}.git`, headSha, defaultBranch };
+  }
 
   // ---- the test-facing side ------------------------------------------------------------------
 
@@ -1094,57 +1146,44 @@ export async function startGitHubDouble(o: { appSlug?: string; setupUrl?: string
     },
 
     async addRepository(r) {
-      const fullName = `${r.owner}/${r.name}`;
+      // GitHub keeps an account's own spelling of its login.
+      const fullName = `${accounts.get(r.owner.toLowerCase())?.login ?? r.owner}/${r.name}`;
       if (!/^[A-Za-z0-9-]+$/.test(r.owner) || !/^[A-Za-z0-9._-]+$/.test(r.name) || r.name.endsWith(".git")) throw new Error(`unusable repository name ${fullName}`);
-      if (repos.has(fullName.toLowerCase())) throw new Error(`repository ${fullName} exists`);
+      if (repos.has(fullName.toLowerCase()) || creating.has(fullName.toLowerCase())) throw new Error(`repository ${fullName} exists`);
       if (r.installationId !== undefined) installationById(r.installationId);
-      const defaultBranch = r.defaultBranch ?? "main";
-      const dir = repoDir(reposRoot, r.owner, r.name);
-      await initBare(dir, defaultBranch);
-      const headSha = await commitFiles(dir, defaultBranch, r.files, { message: "Initial commit" });
-      const now = iso();
-      const repo: Repo = {
-        id: newId(),
-        owner: account(r.owner, accounts.get(r.owner.toLowerCase())?.type ?? "User"),
-        name: r.name,
-        fullName,
-        private: r.private,
-        defaultBranch,
-        dir,
-        createdAt: now,
-        updatedAt: now,
-        pushedAt: now,
-        commits: new Map([[headSha, await commitInfo(dir, headSha)]]),
-        branches: new Map([[defaultBranch, headSha]]),
-        pushes: new Map([[`refs/heads/${defaultBranch}`, { before: ZERO, after: headSha }]]),
-      };
-      repos.set(fullName.toLowerCase(), repo);
-      if (r.installationId !== undefined) installationById(r.installationId).selected.add(repo.id);
-      return { id: repo.id, fullName, cloneUrl: `${url}/${fullName}.git`, headSha, defaultBranch };
+      creating.add(fullName.toLowerCase());
+      try {
+        return await serial(fullName, () => createRepository(r, fullName));
+      } finally {
+        creating.delete(fullName.toLowerCase());
+      }
     },
 
     async push(fullName, files, o = {}) {
       const r = repoByName(fullName);
-      const branch = o.branch ?? r.defaultBranch;
-      const before = r.branches.get(branch) ?? ZERO;
-      const sha = await commitFiles(r.dir, branch, files, { message: o.message ?? "Update files", from: `refs/heads/${r.defaultBranch}` });
-      r.pushedAt = r.updatedAt = iso();
-      r.commits.set(sha, await commitInfo(r.dir, sha));
-      r.branches.set(branch, sha);
-      r.pushes.set(`refs/heads/${branch}`, { before, after: sha });
-      return sha;
+      return serial(fullName, async () => {
+        const branch = o.branch ?? r.defaultBranch;
+        const before = r.branches.get(branch) ?? ZERO;
+        const sha = await commitFiles(r.dir, branch, files, { message: o.message ?? "Update files", from: `refs/heads/${r.defaultBranch}` });
+        r.pushedAt = r.updatedAt = iso();
+        r.commits.set(sha, await commitInfo(r.dir, sha));
+        r.branches.set(branch, sha);
+        r.pushes.set(`refs/heads/${branch}`, { before, after: sha });
+        return sha;
+      });
     },
 
     async tag(fullName, name, sha) {
       const r = repoByName(fullName);
-      const target = sha ?? r.branches.get(r.defaultBranch)!;
-      if (!(await resolveRef(r.dir, target))) throw new Error(`no commit ${target} in ${fullName}`);
-      await git(["--git-dir", r.dir, "update-ref", `refs/tags/${name}`, target]);
-      r.pushes.set(`refs/tags/${name}`, { before: ZERO, after: target });
-      r.pushedAt = iso();
-      return target;
+      return serial(fullName, async () => {
+        const target = sha ?? r.branches.get(r.defaultBranch)!;
+        if (!(await resolveRef(r.dir, target))) throw new Error(`no commit ${target} in ${fullName}`);
+        await git(["--git-dir", r.dir, "update-ref", `refs/tags/${name}`, target]);
+        r.pushes.set(`refs/tags/${name}`, { before: ZERO, after: target });
+        r.pushedAt = iso();
+        return target;
+      });
     },
-
     stallNext(method, pathPattern, ms, times = 1) {
       stalls.push({ method: method.toUpperCase(), re: pathPattern, ms, left: times });
     },
