@@ -170,6 +170,7 @@ const envSchema = z.object({
   CODEPLANE_GITHUB_APP_SLUG: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "must be the App's slug (lower-case letters, digits and '-', as in github.com/apps/<slug>)").optional(),
   CODEPLANE_GITHUB_API_URL: httpUrl.optional(),
   CODEPLANE_GITHUB_TIMEOUT_SECONDS: int(1, 300).default(10),
+  CODEPLANE_WEBHOOK_LEASE_SECONDS: int(3, 3600).default(30),
   CODEPLANE_PUBLIC_URL: httpUrl.optional(),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
@@ -282,6 +283,12 @@ export interface Config {
   githubMissing: readonly string[];
   /** The base URL people and GitHub reach this service at (CODEPLANE_PUBLIC_URL), no trailing slash; null when unset. */
   publicUrl: string | null;
+  /**
+   * How long a replica holds a webhook delivery (or a check-run update) it is
+   * handling before another may take it over; renewed while it works, so this
+   * is how long a crashed replica's work waits, not a limit on handling.
+   */
+  webhookLeaseSeconds: number;
 }
 
 export interface GitHubConfig {
@@ -515,6 +522,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     github: github.github,
     githubMissing: github.missing,
     publicUrl: e.CODEPLANE_PUBLIC_URL ?? null,
+    webhookLeaseSeconds: e.CODEPLANE_WEBHOOK_LEASE_SECONDS,
   };
   return deepFreeze(config);
 }

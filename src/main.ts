@@ -236,6 +236,7 @@ function githubWebhooks(config: Readonly<Config>, database: DatabaseHandle, anal
         db: database.db,
         logger: logger.child({ component: "check-runs" }),
         api: githubCheckRuns(github),
+        leaseSeconds: config.webhookLeaseSeconds,
         detailsUrl: (a) => `${config.publicUrl}/ui/repositories/${a.repository_id}/analysis/${a.commit_hash}`,
         count: count.checkRun,
       })
@@ -243,6 +244,7 @@ function githubWebhooks(config: Readonly<Config>, database: DatabaseHandle, anal
   const worker = new DeliveryWorker({
     db: database.db,
     logger: log,
+    leaseSeconds: config.webhookLeaseSeconds,
     count: count.delivery,
     handle: (row) =>
       handleDelivery(

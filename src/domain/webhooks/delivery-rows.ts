@@ -60,19 +60,32 @@ export async function claimDelivery(db: Db, leaseSeconds: number): Promise<Deliv
   return r.rows[0];
 }
 
-/** Ends a claimed delivery: handled or skipped (with why), its payload dropped. */
-export async function finishDelivery(db: Db, id: string, status: "handled" | "skipped", reason: string | null): Promise<void> {
+/** Extends the lease of a delivery still being handled here (false when it is no longer this claim's). */
+export async function renewDeliveryLease(db: Db, id: string, attempts: number, leaseSeconds: number): Promise<boolean> {
+  const r = await db
+    .updateTable("github_webhook_deliveries")
+    .set({ available_at: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .where("attempts", "=", attempts)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Ends a claimed delivery (this claim's: `attempts` tells claims apart): handled or skipped (with why), its payload dropped. */
+export async function finishDelivery(db: Db, id: string, attempts: number, status: "handled" | "skipped", reason: string | null): Promise<void> {
   await db
     .updateTable("github_webhook_deliveries")
     .set({ status, reason, payload: null, finished_at: sql<Date>`now()` })
     .where("id", "=", id)
     .where("status", "=", "processing")
+    .where("attempts", "=", attempts)
     .execute();
 }
 
 /** A claimed delivery whose handling failed: tried again after a delay, or failed for good (payload kept, so a redelivery or an operator can see it). */
-export async function failDelivery(db: Db, id: string, reason: string, retryAfterSeconds: number | null): Promise<void> {
-  const q = db.updateTable("github_webhook_deliveries").where("id", "=", id).where("status", "=", "processing");
+export async function failDelivery(db: Db, id: string, attempts: number, reason: string, retryAfterSeconds: number | null): Promise<void> {
+  const q = db.updateTable("github_webhook_deliveries").where("id", "=", id).where("status", "=", "processing").where("attempts", "=", attempts);
   if (retryAfterSeconds === null) await q.set({ status: "failed", reason, finished_at: sql<Date>`now()` }).execute();
   else await q.set({ status: "queued", reason, available_at: sql<Date>`now() + make_interval(secs => ${retryAfterSeconds})` }).execute();
 }
