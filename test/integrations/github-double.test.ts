@@ -428,6 +428,10 @@ describe("the GitHub double", () => {
     const to = new URL(res.headers.get("location")!);
     expect(`${to.origin}${to.pathname}`).toBe("http://127.0.0.1:9/v1/integrations/github/callback");
     expect(Object.fromEntries(to.searchParams)).toEqual({ installation_id: String(inst), setup_action: "install", state: "s/signed.1" });
+
+    gh.requestOnNextVisit();
+    const requested = new URL((await fetch(`${gh.url}/apps/codeplane-ci/installations/new?state=x`, { redirect: "manual" })).headers.get("location")!);
+    expect(Object.fromEntries(requested.searchParams)).toEqual({ setup_action: "request", state: "x" });
   });
 
   it("records nothing against GitHub's description, and catches a malformed response", async () => {
@@ -442,5 +446,12 @@ describe("the GitHub double", () => {
     const octokit = await app.getInstallationOctokit(orgInstallation);
     await octokit.request("GET /repos/{owner}/{repo}/branches", { owner: "acme", repo: "secret-sauce" }).catch(() => undefined);
     expect(gh.takeViolations()).toEqual([expect.stringMatching(/repos\/list-branches .*does not implement/)]);
+
+    // Garbage is answered as GitHub answers it, and recorded.
+    const { token } = (await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: orgInstallation })).data;
+    const garbage = await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}/check-runs`, { method: "POST", headers: { authorization: `token ${token}`, "content-type": "application/json" }, body: "{name:" });
+    expect(garbage.status).toBe(400);
+    expect(await garbage.json()).toMatchObject({ message: "Problems parsing JSON" });
+    expect(gh.takeViolations()).toEqual([expect.stringMatching(/checks\/create.*not JSON/)]);
   });
 });

@@ -110,7 +110,9 @@ export interface GitHubDouble {
    * `${setupUrl}?installation_id=<id>&setup_action=install&state=...`, as GitHub does.
    */
   setSetupUrl(setupUrl: string): void;
-  installOnNextVisit(installationId: number): void;
+  installOnNextVisit(installationId: number, o?: { setupAction?: "install" | "update" }): void;
+  /** The next visit is a user's request for an installation an owner must approve: redirected with `setup_action=request` and no `installation_id`. */
+  requestOnNextVisit(): void;
 }
 
 interface Account {
@@ -241,7 +243,7 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
   const stalls: { method: string; re: RegExp; ms: number; left: number }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let setupUrl: string | undefined = o.setupUrl;
-  const pendingInstalls: number[] = [];
+  const pendingInstalls: { installationId?: number; action: "install" | "update" | "request" }[] = [];
   const ZERO = "0".repeat(40);
   const creating = new Set<string>();
   const locks = new Map<string, Promise<unknown>>();
@@ -938,11 +940,18 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       try {
         body = JSON.parse(raw.toString("utf8"));
       } catch {
+        violations.push(`request ${method} ${u.pathname}${u.search} (${op.operationId}): the body is not JSON`);
         const e = error(400, "Problems parsing JSON", op);
         return finish(e.status, e.body, {}, op);
       }
     }
-    const params = Object.fromEntries(Object.entries(found.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    let params: Record<string, string>;
+    try {
+      params = Object.fromEntries(Object.entries(found.m!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    } catch {
+      const e = notFound(op);
+      return finish(e.status, e.body, {}, op);
+    }
     const problems = op.checkRequest({ pathParams: params, query: u.searchParams, contentType: req.headers["content-type"], body });
     if (problems.length) {
       violations.push(`request ${method} ${u.pathname}${u.search} (${op.operationId}): ${problems.join("; ")}`);
@@ -1025,8 +1034,9 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
     }
     if ((u.pathname === `/apps/${appSlug}/installations/new` || u.pathname === `/github-apps/${appSlug}/installations/new`) && setupUrl && pendingInstalls.length) {
       const target = new URL(setupUrl);
-      target.searchParams.set("installation_id", String(pendingInstalls.shift()));
-      target.searchParams.set("setup_action", "install");
+      const next = pendingInstalls.shift()!;
+      if (next.installationId !== undefined) target.searchParams.set("installation_id", String(next.installationId));
+      target.searchParams.set("setup_action", next.action);
       const state = u.searchParams.get("state");
       if (state !== null) target.searchParams.set("state", state);
       requests.push({ method: req.method ?? "GET", path: `${u.pathname}${u.search}`, status: 302, auth: "none" });
@@ -1192,9 +1202,13 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       setupUrl = u;
     },
 
-    installOnNextVisit(installationId) {
+    installOnNextVisit(installationId, o = {}) {
       installationById(installationId);
-      pendingInstalls.push(installationId);
+      pendingInstalls.push({ installationId, action: o.setupAction ?? "install" });
+    },
+
+    requestOnNextVisit() {
+      pendingInstalls.push({ action: "request" });
     },
 
     grantRepository(installationId, fullName) {
@@ -1294,3 +1308,4 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
 }
 
 export { git };
+export { ERRATA, timings as validationTimings } from "./openapi.ts";

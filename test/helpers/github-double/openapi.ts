@@ -185,12 +185,14 @@ export interface Operation {
   docsUrl: string;
   /** Problems with the request, in words; empty when it matches the description. */
   checkRequest(r: RequestParts): string[];
-  /** Problems with the response; `generic` statuses (401, 403, 404, 422, 5xx) are allowed for every operation. */
+  /** Problems with the response; generic statuses (400, 401, 403, 404, 413, 422, 429, 5xx) are allowed for every operation. */
   checkResponse(status: number, headers: Record<string, string>, body: unknown): string[];
 }
 
 const operations = new Map<string, Operation>();
-const GENERIC = new Set([401, 403, 404, 422, 500, 502, 503, 504]);
+// Statuses GitHub can answer on any operation, whether or not its description lists them
+// (bad JSON, credentials, permissions, a missing resource, validation, size, rate limits, outages).
+const GENERIC = new Set([400, 401, 403, 404, 413, 422, 429, 500, 502, 503, 504]);
 
 /** The operation `method path` of the REST description (path as in the description, e.g. `/repos/{owner}/{repo}`). */
 export function operation(method: string, path: string): Operation {
