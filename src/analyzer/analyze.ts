@@ -1,10 +1,11 @@
+import { fork } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DETECTORS } from "./detectors/index.ts";
 import { DEFAULT_LIMITS, FileReader, walk, type WalkLimits } from "./files.ts";
 import { analyzerResultSchema, type AnalyzerResult, type EnvVarUse, type Experiment } from "./model.ts";
 import { rankExperiments } from "./rank.ts";
-import { analyzerContext, runDetectors, type DetectorOutputs, type WorkerMessage, type WorkerTask } from "./run-detectors.ts";
+import { analyzerContext, grammarsNeeded, runDetectors, type DetectorOutputs, type WorkerMessage, type WorkerTask } from "./run-detectors.ts";
 import { buildRepoSummary } from "./summary.ts";
 import { Syntax } from "./syntax.ts";
 
@@ -33,6 +34,19 @@ const README_RE = /^readme(\.(md|markdown|rst|txt))?$/i;
 export const PARALLEL_MIN_FILES = 1000;
 /** The detectors a worker takes: together about half the work on a typical large repository. */
 const WORKER_DETECTORS = new Set(["python", "notebook"]);
+/**
+ * The detectors that run in a child process with V8 flags of its own. The bash
+ * grammar's lexer is one 160 KB WebAssembly function: once it is hot, V8's
+ * optimising compiler (TurboFan) spends about 500 MiB compiling it, even for a
+ * one-line script, while the other grammars' largest functions are under
+ * 20 KB. V8 picks its compilers per process only, so shell scripts are parsed
+ * in a process that keeps to the baseline compiler (Liftoff); everything else
+ * keeps the optimised code (about five times faster).
+ */
+const CHILD_DETECTORS = new Set(["shell"]);
+export const CHILD_NODE_FLAGS = ["--liftoff-only", "--max-semi-space-size=1"];
+/** A worker thread's young generation: V8's default lets it grow to tens of MiB for no gain here. */
+const WORKER_YOUNG_GENERATION_MB = 4;
 
 export async function analyzeRepository(root: string, options: AnalyzeOptions = {}): Promise<AnalyzerResult> {
   const started = Date.now();
@@ -43,31 +57,40 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const listing = walk(root, limits);
   progress(`listed ${listing.files.length} files${listing.truncated ? " (limit reached; the rest is not looked at)" : ""}`);
   const reader = new FileReader(root, limits);
-  const syntax = options.syntax ?? (await Syntax.load());
+
+  const parallel = options.parallel ?? (availableParallelism() > 1 && listing.files.length >= PARALLEL_MIN_FILES);
+  const inWorker = parallel ? WORKER_DETECTORS : new Set<string>();
+  // Without a file for them to parse, they need no process of their own.
+  const inChild = grammarsNeeded(listing.files, CHILD_DETECTORS).size > 0 ? CHILD_DETECTORS : new Set<string>();
+  const here = new Set(DETECTORS.map((d) => d.name).filter((n) => !inWorker.has(n) && !inChild.has(n)));
+  const syntax = options.syntax ?? (await Syntax.load({ grammars: [] }));
+  await syntax.ensure(grammarsNeeded(listing.files, here));
   const unparsableBefore = syntax.unparsable;
   const parsedBefore = syntax.parsed;
   const ctx = analyzerContext(root, listing.files, reader, syntax, deadline);
-
-  const parallel = options.parallel ?? (availableParallelism() > 1 && listing.files.length >= PARALLEL_MIN_FILES);
-  const here = new Set(DETECTORS.map((d) => d.name).filter((n) => !parallel || !WORKER_DETECTORS.has(n)));
-  const worker = parallel ? startWorker({ root, files: listing.files, limits, deadline, names: [...WORKER_DETECTORS] }, progress) : null;
+  const task = (names: Set<string>): WorkerTask => ({ root, files: listing.files, limits, deadline, names: [...names], parseTimeoutMs: syntax.timeoutMs });
+  const helpers = [
+    ...(inWorker.size ? [{ names: inWorker, done: startWorker(task(inWorker), progress) }] : []),
+    ...(inChild.size ? [{ names: inChild, done: startChild(task(inChild), progress) }] : []),
+  ];
   const outputs: DetectorOutputs = runDetectors(ctx, here, progress);
   let workerTimedOut = false;
   let workerParsed = 0;
   let workerUnparsable = 0;
-  if (worker) {
-    const done = await worker;
+  for (const helper of helpers) {
+    const done = await helper.done;
     if (done.kind === "done") {
       outputs.push(...done.outputs);
       reader.absorb(done.refusals);
       if (done.budgetExhausted) reader.budgetExhausted = true;
-      workerTimedOut = done.timedOut;
-      workerParsed = done.parsed;
-      workerUnparsable = done.unparsable;
+      workerTimedOut ||= done.timedOut;
+      workerParsed += done.parsed;
+      workerUnparsable += done.unparsable;
     } else {
       // A worker that could not start or died: the same detectors, here.
-      progress(`parallel analysis failed (${done.message}); continuing in one thread`);
-      outputs.push(...runDetectors(ctx, WORKER_DETECTORS, progress));
+      progress(`${helper.names === inChild ? "child process" : "parallel analysis"} failed (${done.message}); continuing in this thread`);
+      await syntax.ensure(grammarsNeeded(listing.files, helper.names));
+      outputs.push(...runDetectors(ctx, helper.names, progress));
     }
   }
 
@@ -122,19 +145,51 @@ function dedupe(experiments: Experiment[]): Experiment[] {
   return experiments.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true)));
 }
 
-function startWorker(task: WorkerTask, progress: (message: string) => void): Promise<Exclude<WorkerMessage, { kind: "progress" }>> {
-  // The source runs as .ts (type stripping), a build as .js: the worker is the sibling file of this one.
-  const file = new URL(import.meta.url.endsWith(".ts") ? "./detector-worker.ts" : "./detector-worker.js", import.meta.url);
+// The source runs as .ts (type stripping), a build as .js: the worker is the sibling file of this one.
+const WORKER_FILE = new URL(import.meta.url.endsWith(".ts") ? "./detector-worker.ts" : "./detector-worker.js", import.meta.url);
+
+type Finished = Exclude<WorkerMessage, { kind: "progress" }>;
+
+function startChild(task: WorkerTask, progress: (message: string) => void): Promise<Finished> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (m: Exclude<WorkerMessage, { kind: "progress" }>) => {
+    let stderr = "";
+    const settle = (m: Finished) => {
+      if (settled) return;
+      settled = true;
+      resolve(m);
+    };
+    let child: ReturnType<typeof fork>;
+    try {
+      // Nothing of the parent's own flags (a test runner's loaders): the child runs this file as Node runs the source.
+      child = fork(WORKER_FILE, [], { execArgv: CHILD_NODE_FLAGS, serialization: "advanced", stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    } catch (err) {
+      settle({ kind: "error", message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-2000)));
+    child.on("message", (m: WorkerMessage) => {
+      if (m.kind === "progress") progress(m.message);
+      else settle(m);
+    });
+    child.on("error", (err) => settle({ kind: "error", message: err.message }));
+    child.on("exit", (code, signal) => settle({ kind: "error", message: `child exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim().split("\n").at(-1)}` : ""}` }));
+    child.send(task);
+  });
+}
+
+function startWorker(task: WorkerTask, progress: (message: string) => void): Promise<Finished> {
+  const file = WORKER_FILE;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (m: Finished) => {
       if (settled) return;
       settled = true;
       resolve(m);
     };
     let worker: Worker;
     try {
-      worker = new Worker(file, { workerData: task });
+      worker = new Worker(file, { workerData: task, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     } catch (err) {
       settle({ kind: "error", message: err instanceof Error ? err.message : String(err) });
       return;

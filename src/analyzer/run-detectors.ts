@@ -1,7 +1,7 @@
 import type { AnalyzerContext, DetectorOutput } from "./detector.ts";
 import { DETECTORS } from "./detectors/index.ts";
 import { FileReader, type RepoFile, type Refusals, type WalkLimits } from "./files.ts";
-import { Syntax } from "./syntax.ts";
+import type { Grammar, Syntax } from "./syntax.ts";
 
 // Running a set of detectors over a listing, in this thread or in a worker
 // (src/analyzer/detector-worker.ts). Either way the outputs are keyed by
@@ -49,13 +49,37 @@ export function runDetectors(ctx: AnalyzerContext, names: ReadonlySet<string>, p
   return outputs;
 }
 
-/** What a worker is asked to do. */
+/**
+ * The grammars these detectors will parse with on this listing, so a thread
+ * loads only those (each costs its compiled code, parse or not).
+ */
+export function grammarsNeeded(files: readonly RepoFile[], names: ReadonlySet<string>): Set<Grammar> {
+  const out = new Set<Grammar>();
+  for (const { path, executable } of files) {
+    const base = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+    const ext = base.includes(".") ? base.slice(base.lastIndexOf(".")) : "";
+    if ((names.has("python") && ext === ".py") || (names.has("notebook") && ext === ".ipynb")) out.add("python");
+    if (names.has("go") && ext === ".go") out.add("go");
+    if (names.has("node")) {
+      if (ext === ".tsx") out.add("tsx");
+      else if (ext === ".ts" || ext === ".mts" || ext === ".cts") out.add("typescript");
+      // A package's bin may be a file without an extension: JavaScript with a shebang.
+      else if (ext === ".js" || ext === ".mjs" || ext === ".cjs" || ext === ".jsx" || base === "package.json") out.add("javascript");
+    }
+    if (names.has("shell") && (ext === ".sh" || ext === ".bash" || executable)) out.add("bash");
+  }
+  return out;
+}
+
+/** What a worker (thread or process) is asked to do. */
 export interface WorkerTask {
   root: string;
   files: RepoFile[];
   limits: WalkLimits;
   deadline: number;
   names: string[];
+  /** The per-file parse budget of the Syntax the caller would have used. */
+  parseTimeoutMs: number;
 }
 
 /** What a worker sends back: progress lines as they come, then one result (or an error). */

@@ -19,22 +19,33 @@ const GRAMMAR_FILES: Record<Grammar, string> = {
   bash: "tree-sitter-bash.wasm",
 };
 
-// The runtime and the grammars are loaded once per thread (loading them twice
-// at once breaks the runtime); each Syntax gets parsers of its own.
-let languages: Promise<Map<Grammar, Language>> | null = null;
+export const GRAMMARS = Object.keys(GRAMMAR_FILES) as Grammar[];
 
-function loadLanguages(): Promise<Map<Grammar, Language>> {
-  languages ??= (async () => {
+// The runtime and each grammar are loaded once per thread, when first needed
+// (a grammar costs memory for its compiled code even if it never parses a
+// file), one at a time: loading two at once breaks the runtime.
+let runtime: Promise<void> | null = null;
+let queue: Promise<unknown> = Promise.resolve();
+const languages = new Map<Grammar, Promise<Language>>();
+
+function loadLanguage(grammar: Grammar): Promise<Language> {
+  let loading = languages.get(grammar);
+  if (!loading) {
     const require = createRequire(import.meta.url);
-    await TreeSitter.Parser.init();
-    const out = new Map<Grammar, Language>();
-    for (const [grammar, file] of Object.entries(GRAMMAR_FILES) as [Grammar, string][]) {
-      out.set(grammar, await TreeSitter.Language.load(require.resolve(`@vscode/tree-sitter-wasm/wasm/${file}`)));
-    }
-    return out;
-  })();
-  languages.catch(() => (languages = null));
-  return languages;
+    runtime ??= TreeSitter.Parser.init().catch((err: unknown) => {
+      runtime = null;
+      throw err;
+    });
+    const init = runtime;
+    loading = queue.then(async () => {
+      await init;
+      return TreeSitter.Language.load(require.resolve(`@vscode/tree-sitter-wasm/wasm/${GRAMMAR_FILES[grammar]}`));
+    });
+    queue = loading.catch(() => undefined);
+    languages.set(grammar, loading);
+    loading.catch(() => languages.delete(grammar));
+  }
+  return loading;
 }
 
 export interface ParseOutcome<T> {
@@ -50,20 +61,37 @@ export class Syntax {
   unparsable = 0;
   parsed = 0;
 
-  private constructor(parsers: Map<Grammar, ParserType>, timeoutMs: number) {
-    this.#parsers = parsers;
+  private constructor(timeoutMs: number) {
+    this.#parsers = new Map();
     this.#timeoutMs = timeoutMs;
   }
 
-  static async load(options: { timeoutMsPerFile?: number } = {}): Promise<Syntax> {
-    const languages = await loadLanguages();
-    const parsers = new Map<Grammar, ParserType>();
-    for (const [grammar, language] of languages) {
+  /** A Syntax with the given grammars ready (all of them unless told). */
+  static async load(options: { timeoutMsPerFile?: number; grammars?: Iterable<Grammar> } = {}): Promise<Syntax> {
+    const syntax = new Syntax(options.timeoutMsPerFile ?? 2000);
+    await syntax.ensure(options.grammars ?? GRAMMARS);
+    return syntax;
+  }
+
+  /** Makes these grammars ready to parse with, loading those not loaded yet. */
+  async ensure(grammars: Iterable<Grammar>): Promise<void> {
+    for (const grammar of grammars) {
+      if (this.#parsers.has(grammar)) continue;
+      const language = await loadLanguage(grammar);
+      if (this.#parsers.has(grammar)) continue;
       const parser = new TreeSitter.Parser();
       parser.setLanguage(language);
-      parsers.set(grammar, parser);
+      this.#parsers.set(grammar, parser);
     }
-    return new Syntax(parsers, options.timeoutMsPerFile ?? 2000);
+  }
+
+  /** How long one file may take to parse before it is given up on. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  has(grammar: Grammar): boolean {
+    return this.#parsers.has(grammar);
   }
 
   /**
@@ -73,7 +101,7 @@ export class Syntax {
    */
   parse<T>(grammar: Grammar, source: string, fn: (root: Node) => T): ParseOutcome<T> | null {
     const parser = this.#parsers.get(grammar);
-    if (!parser) throw new Error(`no grammar for ${grammar}`);
+    if (!parser) throw new Error(`grammar ${grammar} is not loaded (Syntax.ensure)`);
     const deadline = Date.now() + this.#timeoutMs;
     let tree;
     try {

@@ -59,7 +59,7 @@ interface FileFacts {
 
 export const detectPython: Detector = (ctx) => {
   const experiments: Experiment[] = [];
-  const envVars: EnvVarUse[] = [];
+  const envVars = new FirstUses();
   const frameworks = new Set<string>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
@@ -85,10 +85,10 @@ export const detectPython: Detector = (ctx) => {
     if (!parsed) continue;
     const facts = parsed.value;
     for (const f of frameworksOf(facts.modules)) frameworks.add(f);
-    envVars.push(...facts.envVars);
+    envVars.addAll(facts.envVars);
     if (!facts.entry) continue;
     const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
-    if (!test) envVars.push(...entry.envVars);
+    if (!test) envVars.addAll(entry.envVars);
     if (/\s/.test(file.path)) continue; // the command line could not hold it unquoted
     if (pkg !== null) {
       const folder = file.path.slice(0, -"/__main__.py".length);
@@ -100,11 +100,35 @@ export const detectPython: Detector = (ctx) => {
     }
   }
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
-  envVars.sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
-  return { experiments, envVars, frameworks: [...frameworks].sort() };
+  return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const before = (a: EnvVarUse, b: EnvVarUse): boolean => (compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name)) < 0;
+
+/**
+ * One use per variable: its first required use, else its first use (by path,
+ * then line), which is all the merge of every detector's uses keeps. Keeping
+ * every use instead cost tens of MiB on a repository that reads the
+ * environment on every other line.
+ */
+class FirstUses {
+  readonly #any = new Map<string, EnvVarUse>();
+  readonly #required = new Map<string, EnvVarUse>();
+
+  addAll(uses: readonly EnvVarUse[]): void {
+    for (const use of uses) {
+      const any = this.#any.get(use.name);
+      if (!any || before(use, any)) this.#any.set(use.name, use);
+      const required = this.#required.get(use.name);
+      if (use.required && (!required || before(use, required))) this.#required.set(use.name, use);
+    }
+  }
+
+  list(): EnvVarUse[] {
+    return [...this.#any.values()].map((use) => this.#required.get(use.name) ?? use).sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
+  }
+}
 
 function experiment(kind: ExperimentKind, id: string, path: string, command: string[], facts: EntryFacts, fallbackTitle: string): Experiment {
   const doc = facts.docstring ?? "";
