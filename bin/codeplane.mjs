@@ -11,6 +11,13 @@ const pick = (compiled, source) => {
   return (existsSync(built) ? built : new URL(`../src/${source}`, import.meta.url)).href;
 };
 if (command === "analyze") {
+  // The analyzer's memory needs V8 settings only node's command line gives:
+  // without them, start again with them, in place (same pid, same stdio).
+  const { ANALYZER_NODE_FLAGS } = await import(pick("analyzer/node-flags.js", "analyzer/node-flags.ts"));
+  const missing = ANALYZER_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  if (missing.length && typeof process.execve === "function") {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)]);
+  }
   const { analyzeCommand } = await import(pick("analyzer/cli.js", "analyzer/cli.ts"));
   process.exitCode = await analyzeCommand(rest);
 } else {
