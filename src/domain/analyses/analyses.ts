@@ -52,7 +52,9 @@ export class AnalysisService {
     // Checked before anything is written (the row, then the resource): the path's ref can become the branch.
     rejectUnstorableText({ path: { commit_hash: ref }, body: input });
     const repo = await requireRepository(db, accountId, repositoryId);
-    const commitHash = await this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
+    // A webhook names a commit that exists on the host now: fetch it, however recently the mirror was refreshed.
+    const announced = trigger !== undefined && trigger.kind !== "api";
+    const commitHash = announced ? await this.#deps.git.fetchCommit(repo, ref) : await this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
     // A branch name in the path is remembered as the branch, unless the body names one.
     const branch = input.branch ?? (commitHash.startsWith(ref.toLowerCase()) ? null : ref);
     const existing = await this.#live(db, repo.id, commitHash);

@@ -71,6 +71,12 @@ export interface GitSource {
   listRefs(repo: GitRepository): Promise<GitRefs>;
   /** refLoc names where the ref came from, for the 422 a malformed ref gets. */
   resolveCommit(repo: GitRepository, ref: string, refLoc?: (string | number)[]): Promise<string>;
+  /**
+   * A full commit hash the code host has just announced (a webhook): fetched
+   * now, whenever the mirror was last refreshed, unless the mirror has it.
+   * Not found when the fetch does not bring it.
+   */
+  fetchCommit(repo: GitRepository, commit: string): Promise<string>;
   /** One page of a directory; with a cursor, `ref` is ignored (the cursor keeps the first page's commit). */
   listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree>;
   readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile>;

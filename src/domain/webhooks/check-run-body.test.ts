@@ -83,6 +83,8 @@ describe("checkRunOutput", () => {
     expect(out.summary).toContain("**train b**: ` python b.py `");
     expect(out.summary).not.toContain("train a");
     expect(out.summary).toContain("and 1 more experiment.");
+    const table = checkRunOutput(analysis({ experiments: [experiment("a", 2)], primary_ids: ["a"] }), false, LINK).summary;
+    expect(table).toContain("| parameter | default | kind |\n| --- | --- | --- |\n| ` --p0 ` | ` 0 ` | integer |\n| ` --p1 ` | ` 1 ` | integer |");
     expect(out.summary).toContain("` API_TOKEN `");
     expect(out.summary.endsWith(`[Open the analysis in codeplane](${LINK})`)).toBe(true);
   });

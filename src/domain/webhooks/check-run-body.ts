@@ -72,13 +72,11 @@ export function checkRunOutput(a: Analysis, deleted: boolean, link: string): Che
     for (const e of shown) {
       parts.push(`**${md(e.title, 200)}**: ${code(e.entry_point)}`);
       if (e.parameters.length) {
-        parts.push("| parameter | default | kind |\n| --- | --- | --- |");
-        parts.push(
-          e.parameters
-            .slice(0, 30)
-            .map((p) => `| ${code(p.name, 80)} | ${p.value === null ? "" : code(String(p.value), 80)} | ${p.category}${p.choices?.length ? `: ${p.choices.slice(0, 10).map((c) => md(String(c), 40)).join(", ")}` : ""} |`)
-            .join("\n"),
-        );
+        // One part: a blank line inside a table would end it.
+        const rows = e.parameters
+          .slice(0, 30)
+          .map((p) => `| ${code(p.cli_option ?? p.name, 80)} | ${p.value === null ? "" : code(String(p.value), 80)} | ${p.category}${p.choices?.length ? `: ${p.choices.slice(0, 10).map((c) => md(String(c), 40)).join(", ")}` : ""} |`);
+        parts.push(["| parameter | default | kind |", "| --- | --- | --- |", ...rows].join("\n"));
         if (e.parameters.length > 30) parts.push(`and ${e.parameters.length - 30} more parameters.`);
       }
     }

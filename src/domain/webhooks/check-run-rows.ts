@@ -86,3 +86,19 @@ export async function recordFailure(db: Db, analysisId: string, error: string, r
 export async function nudgeCheckRun(db: Db, analysisId: string): Promise<void> {
   await db.updateTable("github_check_runs").set({ available_at: sql<Date>`now()` }).where("analysis_id", "=", analysisId).where("abandoned", "=", false).execute();
 }
+
+/**
+ * The installation was deleted (or disconnected): GitHub has revoked its
+ * tokens, so its open check runs can no longer be updated. They are given up
+ * on with that reason instead of being retried for nothing (one already
+ * given up on, refused by GitHub moments before, gets the real reason).
+ */
+export async function abandonCheckRunsOfInstallation(db: Db, installationId: number, reason: string): Promise<number> {
+  const r = await db
+    .updateTable("github_check_runs")
+    .set({ abandoned: true, last_error: reason, updated_at: new Date() })
+    .where("installation_id", "=", String(installationId))
+    .where((eb) => eb.or([eb("sent", "is", null), eb("sent", "<>", "completed")]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

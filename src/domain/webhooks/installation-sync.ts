@@ -6,6 +6,7 @@ import {
   setInstallationSuspended,
   updateInstallationDetails,
 } from "../integrations/integration-rows.ts";
+import { abandonCheckRunsOfInstallation } from "./check-run-rows.ts";
 import type { RepositoryRef } from "./decide.ts";
 import type { InstallationSync } from "./handle.ts";
 
@@ -22,7 +23,10 @@ export function installationSync(db: Db): InstallationSync {
       return (await setInstallationSuspended(db, installationId, suspended)) !== undefined;
     },
     async deleted(installationId) {
-      return (await markInstallationDeleted(db, installationId)) !== undefined;
+      const known = (await markInstallationDeleted(db, installationId)) !== undefined;
+      // Its analyses go on (they run from codeplane's mirror); their check runs cannot be reported any more.
+      await abandonCheckRunsOfInstallation(db, installationId, "the GitHub App installation was deleted: GitHub revoked its access, so this check run can no longer be updated");
+      return known;
     },
     async refresh(installationId, d) {
       const row = await findLiveIntegrationByInstallationId(db, installationId);

@@ -91,6 +91,19 @@ export class MirrorReader {
     throw notFound(`Ref '${ref}'`);
   }
 
+  /** See GitSource.fetchCommit: a forced fetch, not held back by the miss-refresh interval (the host says the commit exists). */
+  async fetchCommit(repo: GitRepository, commit: string): Promise<string> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) throw notFound(`Commit '${commit}'`);
+    const dir = this.#mirrors.mirrorPath(repo.id);
+    await this.#sync(repo);
+    const found = await this.#revParse(dir, commit);
+    if (found) return found;
+    await this.#sync(repo, { force: true });
+    const fetched = await this.#revParse(dir, commit);
+    if (fetched) return fetched;
+    throw notFound(`Commit '${commit}' (not on the repository's branches or tags after a fetch)`);
+  }
+
   /**
    * One page of a directory (the root is ""): directories first, then
    * everything else, each group in byte order of the name; at most

@@ -63,6 +63,10 @@ export class GitMirrors implements GitSource {
     return this.#reader.resolveCommit(repo, ref, refLoc);
   }
 
+  fetchCommit(repo: GitRepository, commit: string): Promise<string> {
+    return this.#reader.fetchCommit(repo, commit);
+  }
+
   listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree> {
     return this.#reader.listTree(repo, ref, path, page);
   }
