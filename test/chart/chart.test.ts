@@ -275,6 +275,16 @@ describe("the Helm chart", () => {
     expect(env(await render({ config: { CODEPLANE_INTERNAL_URL: "http://10.1.2.3:8081" } })).CODEPLANE_INTERNAL_URL).toBe("http://10.1.2.3:8081");
   });
 
+  it("sizes analysis pods to the analyzer: cpu-small, 256Mi requested, 384Mi limit (it peaks under 256 MiB)", async () => {
+    const config = configFromEnv(env(await render()));
+    expect(config.analyses.computeType).toBe("cpu-small");
+    const preset = config.runs.computeTypes[config.analyses.computeType]!;
+    expect(preset.requests).toEqual({ cpu: "250m", memory: "256Mi" });
+    expect(preset.limits).toEqual({ cpu: "1", memory: "384Mi" });
+    // Runs keep their default preset.
+    expect(config.runs.computeTypes["cpu-general"]!.limits.memory).toBe("1Gi");
+  });
+
   it("passes preprocessing variables and runtimeClassName presets to the binary, which accepts them", async () => {
     const docs = await render({
       runs: { preprocessEnv: { PIP_INDEX_URL: "https://mirror.example.internal/pypi/simple" } },
