@@ -207,6 +207,17 @@ describe("GET /v1/webhooks/github/deliveries", () => {
   });
 });
 
+describe("metrics", () => {
+  it("count deliveries by event and outcome", async () => {
+    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(text).toMatch(/codeplane_github_webhook_deliveries_total\{event="ping",outcome="accepted"\} [1-9]/);
+    expect(text).toMatch(/codeplane_github_webhook_deliveries_total\{event="ping",outcome="handled"\} [1-9]/);
+    expect(text).toMatch(/codeplane_github_webhook_deliveries_total\{event="ping",outcome="duplicate"\} [1-9]/);
+    expect(text).toMatch(/codeplane_github_webhook_deliveries_total\{event="push",outcome="unsigned"\} [1-9]/);
+    expect(text).toMatch(/codeplane_github_webhook_deliveries_total\{event="push",outcome="skipped"\} [1-9]/);
+  });
+});
+
 describe("without a GitHub App", () => {
   it("answers 503 naming the missing settings, and the rest of the service is ready", async () => {
     const bare = await startTestService();

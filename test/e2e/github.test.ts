@@ -166,6 +166,8 @@ describe("a GitHub App installation", () => {
     const next = await gh.push(FULL_NAME, { "notes.txt": "another push\n" }, { message: "another" });
     // The killed replica is a process of its own; its fetch hangs on GitHub (the token request stalls), so it dies mid-handling.
     gh.stallNext("POST", /\/access_tokens$/, 120_000);
+    // And GitHub fails the check run's creation once: it is retried, the analysis never waits for it.
+    gh.failNext("POST", /\/check-runs$/, 502);
     const replica = await startReplica();
     try {
       const res = await gh.deliver(`${replica.url}/v1/webhooks/github`, "push", { installationId, repository: FULL_NAME, sha: next, ref: "refs/heads/main" });
