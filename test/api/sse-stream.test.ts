@@ -15,6 +15,7 @@ import { pgLogStore } from "../../src/db/log-store.ts";
 import { RUN_TABLE } from "../../src/db/workload-tables.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { createRootLogger } from "../../src/logger.ts";
+import { insertRunRow } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
@@ -91,24 +92,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function insertRun(status: RunsTable["status"] = "running"): Promise<string> {
-  const id = newId();
-  await database.db
-    .insertInto("runs")
-    .values({
-      id,
-      account_id: accountId,
-      repository_id: repositoryId,
-      commit_hash: "a".repeat(40),
-      workflow_id: `codeplane/run-${id}`,
-      status,
-      compute_type: "cpu-general",
-      run_config: JSON.stringify({ command: ["true"], parameters: {}, timeout_seconds: 60 }),
-      updated_at: new Date(),
-    })
-    .execute();
-  return id;
-}
+const insertRun = (status: RunsTable["status"] = "running") => insertRunRow(database.db, { accountId, repositoryId, status });
 
 function lines(from: number, to: number, text: (seq: number) => string = (s) => `line ${s}`): LogLine[] {
   return Array.from({ length: to - from + 1 }, (_, i) => {

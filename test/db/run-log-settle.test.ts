@@ -6,6 +6,7 @@ import type { RunsTable } from "../../src/db/schema.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { readRunLog } from "../../src/domain/runs/run-logs.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
+import { insertRunRow } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
 let database: TestDatabase;
@@ -27,25 +28,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function insertRun(status: RunsTable["status"], logsComplete: boolean): Promise<string> {
-  const id = newId();
-  await database.db
-    .insertInto("runs")
-    .values({
-      id,
-      account_id: accountId,
-      repository_id: repositoryId,
-      commit_hash: "a".repeat(40),
-      workflow_id: `codeplane/run-${id}`,
-      status,
-      logs_complete: logsComplete,
-      compute_type: "cpu-general",
-      run_config: JSON.stringify({ command: ["true"], parameters: {}, timeout_seconds: 60 }),
-      updated_at: new Date(),
-    })
-    .execute();
-  return id;
-}
+const insertRun = (status: RunsTable["status"], logsComplete: boolean) => insertRunRow(database.db, { accountId, repositoryId, status, logsComplete });
 
 async function archive(runId: string, lines: string[], complete: boolean) {
   await database.db

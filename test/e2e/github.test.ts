@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
+import { githubEnvFor } from "../helpers/github-env.ts";
 import { gitListenerEnv, openTestCluster, type TestCluster } from "../helpers/cluster.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 
@@ -40,16 +41,7 @@ let integrationId: string;
 let repositoryId: string;
 const FULL_NAME = "acme/trainer";
 
-const githubEnv = () => ({
-  CODEPLANE_GITHUB_APP_ID: String(gh.appId),
-  CODEPLANE_GITHUB_PRIVATE_KEY: gh.privateKey,
-  CODEPLANE_GITHUB_WEBHOOK_SECRET: gh.webhookSecret,
-  CODEPLANE_GITHUB_APP_SLUG: gh.appSlug,
-  CODEPLANE_GITHUB_API_URL: gh.apiUrl,
-  CODEPLANE_GITHUB_TIMEOUT_SECONDS: "5",
-  CODEPLANE_PUBLIC_URL: PUBLIC_URL,
-  CODEPLANE_WEBHOOK_LEASE_SECONDS: "5",
-});
+const githubEnv = () => githubEnvFor(gh, PUBLIC_URL, { CODEPLANE_WEBHOOK_LEASE_SECONDS: "5" });
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -13,3 +13,27 @@ export async function seedAccountWithRepository(db: Kysely<Database>): Promise<{
     .execute();
   return { accountId, repositoryId };
 }
+
+/** A run row (no resource behind it), for tests of what is read from rows: the status, and whether its logs are archived. */
+export async function insertRunRow(
+  db: Kysely<Database>,
+  r: { accountId: string; repositoryId: string; status: Database["runs"]["status"]; logsComplete?: boolean },
+): Promise<string> {
+  const id = randomUUID();
+  await db
+    .insertInto("runs")
+    .values({
+      id,
+      account_id: r.accountId,
+      repository_id: r.repositoryId,
+      commit_hash: "a".repeat(40),
+      workflow_id: `codeplane/run-${id}`,
+      status: r.status,
+      logs_complete: r.logsComplete ?? false,
+      compute_type: "cpu-general",
+      run_config: JSON.stringify({ command: ["true"], parameters: {}, timeout_seconds: 60 }),
+      updated_at: new Date(),
+    })
+    .execute();
+  return id;
+}

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InstallStateSigner } from "../../src/domain/integrations/install-state.ts";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
+import { githubEnvFor } from "../helpers/github-env.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 
 // The GitHub integration against the GitHub double (GitHub's REST API as an
@@ -20,15 +21,7 @@ let cacheDir: string;
 let a: Tenant;
 let b: Tenant;
 
-const githubEnv = () => ({
-  CODEPLANE_GITHUB_APP_ID: String(gh.appId),
-  CODEPLANE_GITHUB_PRIVATE_KEY: gh.privateKey,
-  CODEPLANE_GITHUB_WEBHOOK_SECRET: gh.webhookSecret,
-  CODEPLANE_GITHUB_APP_SLUG: gh.appSlug,
-  CODEPLANE_GITHUB_API_URL: gh.apiUrl,
-  CODEPLANE_GITHUB_TIMEOUT_SECONDS: "5",
-  CODEPLANE_PUBLIC_URL: PUBLIC_URL,
-});
+const githubEnv = () => githubEnvFor(gh, PUBLIC_URL);
 
 async function json<T = any>(res: Response, status: number): Promise<T> {
   const text = await res.text();

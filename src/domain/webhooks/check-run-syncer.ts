@@ -52,29 +52,12 @@ export interface CheckRunSyncerOptions {
 
 export const checkRunRetrySeconds = (attempt: number) => Math.min(900, 5 * 2 ** attempt);
 
-export class CheckRunSyncer {
+export class CheckRunSyncer extends DrainLoop {
   readonly #o: CheckRunSyncerOptions;
-  readonly #loop: DrainLoop;
 
   constructor(o: CheckRunSyncerOptions) {
+    super({ name: "check runs", logger: o.logger, pollMs: o.pollMs ?? 2000, next: () => this.#next() });
     this.#o = o;
-    this.#loop = new DrainLoop({ name: "check runs", logger: o.logger, pollMs: o.pollMs ?? 2000, next: () => this.#next() });
-  }
-
-  start(): void {
-    this.#loop.start();
-  }
-
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.#loop.idle();
   }
 
   async #next(): Promise<boolean> {

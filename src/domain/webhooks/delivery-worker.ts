@@ -35,31 +35,13 @@ function permanent(err: unknown): boolean {
   return err instanceof DomainError && err.kind !== "unavailable";
 }
 
-export class DeliveryWorker {
+export class DeliveryWorker extends DrainLoop {
   readonly #o: DeliveryWorkerOptions & { leaseSeconds: number; maxAttempts: number; retentionDays: number };
-  readonly #loop: DrainLoop;
   #lastPrune = 0;
 
   constructor(o: DeliveryWorkerOptions) {
+    super({ name: "webhook deliveries", logger: o.logger, pollMs: o.pollMs ?? 2000, next: () => this.#next(), after: () => this.#prune() });
     this.#o = { leaseSeconds: 30, maxAttempts: 8, retentionDays: 30, ...o };
-    this.#loop = new DrainLoop({ name: "webhook deliveries", logger: o.logger, pollMs: o.pollMs ?? 2000, next: () => this.#next(), after: () => this.#prune() });
-  }
-
-  start(): void {
-    this.#loop.start();
-  }
-
-  /** Look now (a delivery was just accepted by this replica). */
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.#loop.idle();
   }
 
   async #next(): Promise<boolean> {
