@@ -2,6 +2,7 @@ import { fork } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DETECTORS } from "./detectors/index.ts";
+import { mergeEnvUses } from "./env-rules.ts";
 import { DEFAULT_LIMITS, FileReader, walk, type WalkLimits } from "./files.ts";
 import { analyzerResultSchema, type AnalyzerResult, type EnvVarUse, type Experiment } from "./model.ts";
 import { rankExperiments } from "./rank.ts";
@@ -95,7 +96,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   }
 
   const experiments: Experiment[] = [];
-  const envVars = new Map<string, EnvVarUse>();
+  const envUses: EnvVarUse[] = [];
   const frameworks: string[] = [];
   const byName = new Map(outputs);
   for (const { name } of DETECTORS) {
@@ -103,7 +104,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     if (!out) continue;
     experiments.push(...out.experiments);
     frameworks.push(...(out.frameworks ?? []));
-    for (const use of out.envVars) mergeEnvVar(envVars, use);
+    envUses.push(...out.envVars);
   }
   const unique = dedupe(experiments);
   const timedOut = ctx.timedOut() || workerTimedOut;
@@ -124,19 +125,12 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     repo_summary,
     experiments: unique.slice(0, 1000),
     primary_ids: rankExperiments(unique, readme),
-    env_vars: [...envVars.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 1000),
+    env_vars: mergeEnvUses(envUses).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 1000),
     stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + workerParsed, duration_ms: Date.now() - started },
   };
   progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);
   // Our own output must pass the check the controller will apply.
   return analyzerResultSchema.parse(result);
-}
-
-/** One entry per name: required if any use is, located at the first required use (else the first use). */
-function mergeEnvVar(into: Map<string, EnvVarUse>, use: EnvVarUse): void {
-  const seen = into.get(use.name);
-  if (!seen) into.set(use.name, use);
-  else if (use.required && !seen.required) into.set(use.name, use);
 }
 
 /** Two detectors may find the same thing (an executable .py is also an executable file): first wins. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectDotenv, templateKeys } from "./dotenv.ts";
+import { detectDotenv, isPlaceholder, templateKeys } from "./dotenv.ts";
 import { memoryContext } from "../memory-context.ts";
 
 const context = (files: Record<string, string | null>, outOfTime = () => false) =>
@@ -20,7 +20,35 @@ describe("templateKeys", () => {
     ["duplicates keep the first line", "A=1\nA=2\n", [{ name: "A", line: 1 }]],
     ["not keys", "1BAD=x\nno equals\n-X=1\n", []],
     ["CRLF", "A=1\r\nB=2\r\n", [{ name: "A", line: 1 }, { name: "B", line: 2 }]],
-  ])("%s", (_, text, keys) => expect(templateKeys(text)).toEqual(keys));
+  ])("%s", (_, text, keys) => expect(templateKeys(text).map(({ name, line }) => ({ name, line }))).toEqual(keys));
+
+  it("gives each key its value, unquoted and without a trailing comment", () => {
+    expect(templateKeys('A=1 # one\nB="x # y"\nC=\nD=\'q\'\n').map((k) => k.value)).toEqual(["1", "x # y", "", "q"]);
+  });
+});
+
+describe("isPlaceholder", () => {
+  it.each([
+    ["", true],
+    ["  ", true],
+    ["...", true],
+    ["sk_test_...", true],
+    ["<your token>", true],
+    ["your-api-key", true],
+    ["your_openai_key_here", true],
+    ["changeme", true],
+    ["CHANGE_ME", true],
+    ["xxxx", true],
+    ["${SECRET}", true],
+    ["replace-with-your-dsn", true],
+    ["false", false],
+    ["8080", false],
+    ["redis://localhost:6379/0", false],
+    ["postgres://app:app@localhost:5432/app", false],
+    ["info", false],
+    ["https://api.example.com", false],
+    ["gpt-4o-mini", false],
+  ])("%j is a placeholder: %s", (value, placeholder) => expect(isPlaceholder(value)).toBe(placeholder));
 });
 
 describe("detectDotenv", () => {
@@ -42,10 +70,11 @@ describe("detectDotenv", () => {
       experiments: [],
       envVars: [
         { name: "API_KEY", path: ".env.example", line: 1, required: true },
-        { name: "A", path: "a/.env.dist", line: 1, required: true },
-        { name: "B", path: "b/example.env", line: 1, required: true },
-        { name: "C", path: "c/env.example", line: 1, required: true },
-        { name: "PORT", path: "services/api/.env.sample", line: 1, required: true },
+        // A value in the template is the default the project suggests: not something the user must set.
+        { name: "A", path: "a/.env.dist", line: 1, required: false },
+        { name: "B", path: "b/example.env", line: 1, required: false },
+        { name: "C", path: "c/env.example", line: 1, required: false },
+        { name: "PORT", path: "services/api/.env.sample", line: 1, required: false },
         { name: "NEXT_PUBLIC_URL", path: "web/.env.template", line: 1, required: true },
       ],
     });

@@ -7,7 +7,12 @@ import { qualifiedName, type PythonImports } from "./python-names.ts";
 // string literal. `required` says whether the program has no fallback:
 // os.environ["X"] and os.getenv("X") without a default count as required
 // (the latter gives None, which most programs are not ready for);
-// os.environ.get("X") is taken as written to tolerate a missing value.
+// os.environ.get("X") is taken as written to tolerate a missing value. A read
+// the program only makes on some paths is not required either: in a branch of
+// an `if` (`if "X" in os.environ:`, `if args.distributed:`) or of a
+// conditional expression, in a `try` that catches the KeyError, and, for
+// os.getenv, wherever its None is tested (`os.getenv("X") or "d"`,
+// `if os.getenv("X"):`, `os.getenv("X") == "1"`).
 
 /** Cheap test on the text: a file that never spells these cannot read the environment through os. */
 export const mayReadEnvironment = (source: string): boolean => source.includes("environ") || source.includes("getenv");
@@ -21,7 +26,7 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
   for (const node of descendants(root, ["subscript", "call"])) {
     if (node.type === "subscript") {
       if (qualifiedName(node.childForFieldName("value"), imports) !== "os.environ" || isWrite(node)) continue;
-      add(node.childForFieldName("subscript") ?? undefined, node, true);
+      add(node.childForFieldName("subscript") ?? undefined, node, !optionalRead(node, false));
       continue;
     }
     const fn = qualifiedName(node.childForFieldName("function"), imports);
@@ -29,7 +34,7 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
     const args = callArguments(node);
     const nameNode = args.positional[0] ?? args.keywords.get("key");
     const hasDefault = args.positional.length > 1 || args.keywords.has("default") || args.keywords.has("value") || args.splat;
-    const required = (fn === "os.getenv" || fn === "os.environ.pop") && !hasDefault;
+    const required = (fn === "os.getenv" || fn === "os.environ.pop") && !hasDefault && !optionalRead(node, fn === "os.getenv");
     add(nameNode, node, required);
   }
   return uses;
@@ -44,4 +49,57 @@ function isWrite(subscript: Node): boolean {
     return parent.childForFieldName("left")?.equals(subscript) ?? false;
   }
   return false;
+}
+
+/**
+ * Whether the program reaches this read only on some paths, or copes with its
+ * absence: see the file's header. `testsNone` is for reads that give None
+ * rather than raise (os.getenv), whose value may be tested in place.
+ */
+export function optionalRead(read: Node, testsNone: boolean): boolean {
+  let child = read;
+  for (let p = read.parent; p; child = p, p = p.parent) {
+    switch (p.type) {
+      case "if_statement":
+      case "elif_clause":
+      case "while_statement": {
+        const inCondition = p.childForFieldName("condition")?.equals(child) ?? false;
+        if (inCondition) {
+          if (testsNone) return true;
+          break;
+        }
+        if (p.type === "if_statement" && isMainGuard(p)) break;
+        return true;
+      }
+      case "else_clause":
+      case "conditional_expression":
+        return true;
+      case "boolean_operator":
+      case "comparison_operator":
+      case "not_operator":
+        if (testsNone) return true;
+        break;
+      case "try_statement":
+        if (p.childForFieldName("body")?.equals(child) && catchesMissing(p)) return true;
+        break;
+      case "function_definition":
+      case "lambda":
+      case "class_definition":
+        return false;
+    }
+  }
+  return false;
+}
+
+function isMainGuard(ifStatement: Node): boolean {
+  return /^__name__\s*==\s*["']__main__["']$|^["']__main__["']\s*==\s*__name__$/.test(ifStatement.childForFieldName("condition")?.text.trim() ?? "");
+}
+
+/** A try whose handlers catch a missing key: KeyError, LookupError, Exception, BaseException, or everything. */
+function catchesMissing(tryStatement: Node): boolean {
+  return tryStatement.namedChildren.some((c) => {
+    if (c?.type !== "except_clause") return false;
+    const header = c.text.slice(0, c.text.indexOf(":") + 1 || undefined);
+    return /^except\s*:/.test(header) || /\b(KeyError|LookupError|Exception|BaseException)\b/.test(header);
+  });
 }

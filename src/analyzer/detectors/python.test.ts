@@ -386,6 +386,28 @@ k = os.environ.pop("K")
   });
 });
 
+describe("python: reads the program may do without", () => {
+  it.each([
+    ["plain subscript in a function", 'def main():\n    t = os.environ["X"]\n', true],
+    ["in the main block", 'if __name__ == "__main__":\n    t = os.environ["X"]\n', true],
+    ["guarded by membership", 'if "X" in os.environ:\n    t = os.environ["X"]\n', false],
+    ["in an if branch (ddp)", 'if ddp:\n    rank = int(os.environ["X"])\n', false],
+    ["in an else branch", 'if a:\n    pass\nelse:\n    t = os.environ["X"]\n', false],
+    ["in a conditional expression", 't = os.environ["X"] if a else None\n', false],
+    ["try/except KeyError", 'try:\n    t = os.environ["X"]\nexcept KeyError:\n    t = None\n', false],
+    ["try/except (KeyError, ValueError)", 'try:\n    t = int(os.environ["X"])\nexcept (KeyError, ValueError):\n    t = 1\n', false],
+    ["try/except ValueError only", 'try:\n    t = int(os.environ["X"])\nexcept ValueError:\n    t = 1\n', true],
+    ["getenv with or", 't = os.getenv("X") or "d"\n', false],
+    ["getenv tested", 'if os.getenv("X"):\n    pass\n', false],
+    ["getenv compared", 'debug = os.getenv("X") == "1"\n', false],
+    ["getenv assigned", 't = os.getenv("X")\n', true],
+    ["subscript in a condition still raises", 'if os.environ["X"] == "1":\n    pass\n', true],
+  ])("%s", (_name, body, required) => {
+    const out = detectPython(context({ "conf.py": `import os\n${body}` }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([["X", required]]);
+  });
+});
+
 describe("python: frameworks", () => {
   it("names well-known libraries imported at the top level of non-test files", () => {
     const out = detectPython(
