@@ -112,9 +112,12 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
   // A switch is a flag: present when the value is true. For store_false that
   // means passing it turns the program's own variable off; for count, passing
   // it once. BooleanOptionalAction also adds --no-x; the flag is --x.
+  if (action === "BooleanOptionalAction" && defaultLit?.value === true && long) {
+    // On unless told: the switch a run can pass is --no-x, so that is the parameter (no_x, off by default).
+    return { parameter: negated(name, long, description) };
+  }
   if ((action && SWITCH_ACTIONS.has(action)) || action === "BooleanOptionalAction") {
-    const value = action === "BooleanOptionalAction" && defaultLit?.value === true;
-    return { parameter: { name, value, category: "flag", cli_option, choices: null, description, required: false } };
+    return { parameter: { name, value: false, category: "flag", cli_option, choices: null, description, required: false } };
   }
 
   const type = typeInfo(kw.get("type"), imports);
@@ -123,6 +126,12 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
   if (choices && category === "string") choices = choices.map(String);
   const parameter: Parameter = { name, value: defaultValue(defaultLit, category, ["True", "False"]), category, cli_option, choices, description, required };
   return { parameter, ...(type?.role && { role: type.role }) };
+}
+
+/** The `--no-x` half of an on-by-default switch, as its own flag parameter `no_x`. */
+export function negated(name: string, long: string, description: string | null, off?: string): Parameter {
+  const option = off ?? `--no-${long.replace(/^-+/, "")}`;
+  return { name: off ? option.replace(/^-+/, "").replace(/-/g, "_") : `no_${name}`, value: false, category: "flag", cli_option: option, choices: null, description, required: false };
 }
 
 /** argparse's own substitutions in help strings, for the one that reads a literal. */

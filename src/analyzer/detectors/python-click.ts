@@ -2,6 +2,7 @@ import type { EnvVarUse, Parameter } from "../model.ts";
 import { children, descendants, lineOf, type Node } from "../syntax.ts";
 import { callArguments, docstring, literal, stringLiteral, type CallArguments } from "./python-literals.ts";
 import { qualifiedName, type PythonImports } from "./python-names.ts";
+import { negated } from "./python-argparse.ts";
 import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./python-params.ts";
 
 // click parameters: the options and arguments stacked on a function decorated
@@ -107,14 +108,19 @@ function optionParameter(args: CallArguments, imports: PythonImports): Declared 
   let explicitName: string | null = null;
   const switches: string[] = [];
   let secondary = false;
+  let offSwitch: string | null = null;
   for (const decl of decls) {
     if (!decl.startsWith("-") && IDENTIFIER.test(decl)) {
       explicitName = decl;
       continue;
     }
-    // "--shout/--no-shout": the first half turns it on.
+    // "--shout/--no-shout": the first half turns it on, the second off.
     const on = decl.includes("/") ? decl.slice(0, decl.indexOf("/")).trim() : decl;
-    if (decl.includes("/")) secondary = true;
+    if (decl.includes("/")) {
+      secondary = true;
+      const off = decl.slice(decl.indexOf("/") + 1).trim();
+      if (off.startsWith("-") && (!offSwitch || off.startsWith("--"))) offSwitch = off;
+    }
     if (on.startsWith("-")) switches.push(on);
   }
   if (switches.length === 0) return null;
@@ -129,7 +135,9 @@ function optionParameter(args: CallArguments, imports: PythonImports): Declared 
 
   if (secondary || isTrue("is_flag") || isTrue("count") || kw.has("flag_value")) {
     const value = typeof defaultLit?.value === "boolean" ? defaultLit.value : false;
-    return { parameter: { name, value, category: "flag", cli_option, choices: null, description, required: false } };
+    // On unless told: what a run can pass is the off switch, so that is the parameter.
+    if (value && offSwitch) return { parameter: negated(name, cli_option ?? "", description, offSwitch) };
+    return { parameter: { name, value: value && !secondary ? value : false, category: "flag", cli_option, choices: null, description, required: false } };
   }
   const type = typeInfo(kw.get("type"), imports);
   const category = type?.category ?? literalCategory(defaultLit);

@@ -28,6 +28,9 @@ const BUILTIN_TYPES: Record<string, ParameterCategory> = {
   int: "integer",
   float: "number",
   str: "string",
+  bool: "boolean",
+  "click.BOOL": "boolean",
+  "distutils.util.strtobool": "boolean",
   "pathlib.Path": "path",
   "pathlib.PurePath": "path",
   "argparse.FileType": "path",
@@ -58,9 +61,12 @@ export function typeInfo(node: Node | undefined, imports: PythonImports): TypeIn
     const mode = modeNode ? stringLiteral(modeNode) : "r";
     return { category: "path", choices: null, ...(mode !== null && { role: /[wax+]/.test(mode) ? "output" : "input" }) };
   }
-  const known = BUILTIN_TYPES[name] ?? (lastSegment(name) === "Path" || lastSegment(name) === "FileType" ? "path" : undefined);
+  const known = BUILTIN_TYPES[name] ?? (lastSegment(name) === "Path" || lastSegment(name) === "FileType" ? "path" : BOOL_PARSER.test(lastSegment(name)) ? "boolean" : undefined);
   return { category: known ?? "string", choices: null };
 }
+
+/** The helpers projects write to read "yes"/"false" from the command line: str2bool, strtobool, str_to_bool, parse_bool, boolean_string, t_or_f... */
+const BOOL_PARSER = /^(str_?2_?bool|str_?to_?bool|strtobool|to_?bool|parse_?bool(ean)?|bool(ean)?_?(string|str|arg|flag|type)|as_?bool|t_or_f|_?bool)$/i;
 
 /** A default's own type, for options declared without `type=`. */
 export function literalCategory(lit: Literal | null): ParameterCategory {
@@ -76,7 +82,15 @@ export function literalCategory(lit: Literal | null): ParameterCategory {
  */
 export function defaultValue(lit: Literal | null, category: ParameterCategory, boolWords: [string, string]): Parameter["value"] {
   if (!lit || lit.value === null) return null;
-  if (category === "flag" || category === "boolean") return typeof lit.value === "boolean" ? lit.value : null;
+  if (category === "flag") return typeof lit.value === "boolean" ? lit.value : null;
+  if (category === "boolean") {
+    if (typeof lit.value === "boolean") return lit.value;
+    // str2bool-style options often default to the word: "True", "no", "1".
+    if (typeof lit.value === "string" && /^(true|yes|y|on|1|t)$/i.test(lit.value.trim())) return true;
+    if (typeof lit.value === "string" && /^(false|no|n|off|0|f)$/i.test(lit.value.trim())) return false;
+    if (typeof lit.value === "number" && (lit.value === 0 || lit.value === 1)) return lit.value === 1;
+    return null;
+  }
   if (typeof lit.value === "boolean") return category === "string" ? (lit.value ? boolWords[0] : boolWords[1]) : null;
   if (category === "integer" || category === "number") {
     // argparse and click convert string defaults with the type, so "5" means 5.

@@ -153,8 +153,9 @@ ${MAIN}`;
       param({ name: "dry_run", value: false, category: "flag", cli_option: "--dry-run", description: "print only" }),
       param({ name: "cache", value: false, category: "flag", cli_option: "--no-cache" }),
       param({ name: "verbose", value: false, category: "flag" }),
-      param({ name: "color", value: true, category: "flag" }),
-      param({ name: "use_amp", value: "False", cli_option: "--use-amp" }),
+      // On by default: the switch a run can pass is --no-color.
+      param({ name: "no_color", value: false, category: "flag", cli_option: "--no-color" }),
+      param({ name: "use_amp", value: false, category: "boolean", cli_option: "--use-amp" }),
       param({ name: "out", value: "out.txt", category: "path" }),
       param({ name: "ratio", value: -0.5, category: "number" }),
       param({ name: "name" }),
@@ -232,13 +233,13 @@ ${'if __name__ == "__main__":\n    resize()\n'}`;
       param({ name: "size", value: 128, category: "integer", description: "Longest side." }),
       param({ name: "fmt", value: "png", cli_option: "--format", choices: ["png", "jpg"] }),
       param({ name: "level", category: "integer", choices: [1, 2] }),
-      param({ name: "shout", value: true, category: "flag" }),
+      param({ name: "no_shout", value: false, category: "flag", cli_option: "--no-shout" }),
       param({ name: "ratio", value: 0.5, category: "number" }),
       param({ name: "retries", category: "integer", cli_option: "--Retries" }),
       param({ name: "user", required: true }),
       param({ name: "token" }),
       param({ name: "log", value: "log.txt", category: "path" }),
-      param({ name: "exact", value: "true" }),
+      param({ name: "exact", value: true, category: "boolean" }),
     ]);
     expect(e!.outputs).toEqual(["log.txt"]);
     expect(out.envVars).toEqual([
