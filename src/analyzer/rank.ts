@@ -70,9 +70,11 @@ const KIND_WEIGHT: Record<ExperimentKind, number> = {
   "shell-script": 4,
 };
 
-/** The word an experiment is known by: a script's base name, an npm script's or make target's name. */
+/** The word an experiment is known by: a script's base name, an npm script's or make target's name, a sub-command's name. */
 export function experimentName(e: Experiment): string {
   const ref = e.id.slice(e.id.indexOf(":") + 1);
+  // A sub-command (`python:cli.py train`, `node-bin:tool serve`): the command's word.
+  if (e.kind !== "npm-script" && e.kind !== "make-target" && ref.includes(" ")) return ref.slice(ref.lastIndexOf(" ") + 1).toLowerCase();
   const last = ref.split("/").filter(Boolean).pop() ?? ref;
   return last.replace(/\.[^.]+$/, "").toLowerCase();
 }

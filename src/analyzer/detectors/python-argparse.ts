@@ -6,8 +6,17 @@ import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInf
 
 // argparse parameters: the parsers a file builds (`p = argparse.ArgumentParser()`)
 // and the arguments added to them or to their groups, by the variable they
-// are held in. Subparsers are left out: their arguments only apply after a
-// sub-command word, which a run's parameters cannot express.
+// are held in. Sub-commands (`sub = p.add_subparsers()`, `t = sub.add_parser("train")`)
+// each get their own arguments (and those of the parsers named in `parents=`),
+// since they only apply after the sub-command's word.
+
+export interface Subcommand {
+  name: string;
+  parameters: Parameter[];
+  roles: Map<string, FileRole>;
+  /** The sub-command's literal `help=` or `description=`. */
+  description: string | null;
+}
 
 export interface ArgparseFacts {
   parameters: Parameter[];
@@ -15,49 +24,99 @@ export interface ArgparseFacts {
   roles: Map<string, FileRole>;
   /** The first parser's literal `description=`. */
   description: string | null;
+  /** The first level of sub-commands, in the order they are added. */
+  subcommands: Subcommand[];
 }
 
 const GROUP_METHODS = new Set(["add_argument_group", "add_mutually_exclusive_group"]);
 
 export function argparseFacts(calls: readonly Node[], imports: PythonImports): ArgparseFacts {
-  const receivers = new Set<string>();
+  // Which parser each variable holds: "" for a top-level parser, a sub-command's name for its parser.
+  const owner = new Map<string, string>();
   let description: string | null = null;
   for (const call of calls) {
     const fn = qualifiedName(call.childForFieldName("function"), imports);
     if (!fn || lastSegment(fn) !== "ArgumentParser") continue;
     const target = assignedTo(call);
-    if (target) receivers.add(target);
+    if (target) owner.set(target, "");
     if (description === null) {
       const text = stringLiteral(callArguments(call).keywords.get("description"));
       if (text?.trim()) description = text.trim();
     }
   }
-  if (receivers.size === 0) return { parameters: [], roles: new Map(), description: null };
+  if (owner.size === 0) return { parameters: [], roles: new Map(), description: null, subcommands: [] };
 
-  // Groups are usually made right after their parser; a second pass catches the rest.
+  const holders = new Set<string>();
+  const subcommands = new Map<string, { description: string | null; parents: string[] }>();
+  // Groups and sub-parsers are usually made right after their parser; a second pass catches the rest.
   for (let pass = 0; pass < 2; pass++) {
     for (const call of calls) {
-      if (isMethodOn(call, GROUP_METHODS, receivers)) {
-        const target = assignedTo(call);
-        if (target) receivers.add(target);
+      const on = methodCall(call);
+      if (!on) continue;
+      const target = assignedTo(call);
+      if (GROUP_METHODS.has(on.method) && owner.has(on.object)) {
+        if (target && !owner.has(target)) owner.set(target, owner.get(on.object)!);
+      } else if (on.method === "add_subparsers" && owner.get(on.object) === "") {
+        if (target) holders.add(target);
+      } else if (on.method === "add_parser" && holders.has(on.object)) {
+        const args = callArguments(call);
+        const name = stringLiteral(args.positional[0] ?? args.keywords.get("name"));
+        if (!name || !/^[\w][\w.:-]*$/.test(name) || subcommands.has(name)) continue;
+        const help = stringLiteral(args.keywords.get("help")) ?? stringLiteral(args.keywords.get("description"));
+        const parents = args.keywords.get("parents");
+        subcommands.set(name, {
+          description: help?.trim() ? foldWhitespace(help) : null,
+          parents: parents?.type === "list" ? parents.namedChildren.filter((c): c is Node => c !== null).map((c) => c.text) : [],
+        });
+        if (target) owner.set(target, name);
       }
     }
   }
 
-  const parameters: Parameter[] = [];
-  const roles = new Map<string, FileRole>();
+  const byOwner = new Map<string, { parameters: Parameter[]; roles: Map<string, FileRole> }>();
+  const declaredBy = new Map<string, Parameter[]>();
   for (const call of calls) {
     const fn = call.childForFieldName("function");
     if (fn?.type !== "attribute" || fn.childForFieldName("attribute")?.text !== "add_argument") continue;
     const object = fn.childForFieldName("object");
-    const onParser = object && (receivers.has(object.text) || (object.type === "call" && isMethodOn(object, GROUP_METHODS, receivers)));
-    if (!onParser) continue;
+    if (!object) continue;
+    let who: string | undefined = owner.get(object.text);
+    if (who === undefined && object.type === "call") {
+      const inner = methodCall(object);
+      if (inner && GROUP_METHODS.has(inner.method)) who = owner.get(inner.object);
+    }
+    if (who === undefined) continue;
     const declared = argumentParameter(callArguments(call), imports);
     if (!declared) continue;
-    parameters.push(declared.parameter);
-    if (declared.role && !roles.has(declared.parameter.name)) roles.set(declared.parameter.name, declared.role);
+    const into = byOwner.get(who) ?? { parameters: [], roles: new Map<string, FileRole>() };
+    byOwner.set(who, into);
+    into.parameters.push(declared.parameter);
+    if (declared.role && !into.roles.has(declared.parameter.name)) into.roles.set(declared.parameter.name, declared.role);
+    const list = declaredBy.get(object.text) ?? [];
+    list.push(declared.parameter);
+    declaredBy.set(object.text, list);
   }
-  return { parameters, roles, description };
+  const top = byOwner.get("") ?? { parameters: [], roles: new Map<string, FileRole>() };
+  return {
+    parameters: top.parameters,
+    roles: top.roles,
+    description,
+    subcommands: [...subcommands].map(([name, sub]) => {
+      const own = byOwner.get(name) ?? { parameters: [], roles: new Map<string, FileRole>() };
+      // A parent parser's arguments come first, as argparse adds them.
+      const inherited = sub.parents.flatMap((p) => declaredBy.get(p) ?? []);
+      return { name, parameters: [...inherited, ...own.parameters], roles: own.roles, description: sub.description };
+    }),
+  };
+}
+
+/** `obj.method(...)`: the method and the text of obj. */
+function methodCall(call: Node): { method: string; object: string } | null {
+  const fn = call.childForFieldName("function");
+  if (fn?.type !== "attribute") return null;
+  const method = fn.childForFieldName("attribute")?.text;
+  const object = fn.childForFieldName("object");
+  return method && object ? { method, object: object.text } : null;
 }
 
 /** The variable (or attribute, `self.parser`) a call's result is assigned to. */
@@ -66,14 +125,6 @@ function assignedTo(call: Node): string | null {
   if (parent?.type !== "assignment" || !parent.childForFieldName("right")?.equals(call)) return null;
   const left = parent.childForFieldName("left");
   return left && (left.type === "identifier" || left.type === "attribute") ? left.text : null;
-}
-
-function isMethodOn(call: Node, methods: Set<string>, receivers: Set<string>): boolean {
-  const fn = call.childForFieldName("function");
-  if (fn?.type !== "attribute") return false;
-  const method = fn.childForFieldName("attribute")?.text;
-  const object = fn.childForFieldName("object");
-  return !!method && methods.has(method) && !!object && receivers.has(object.text);
 }
 
 // Actions whose switch takes no value: passing it is all there is to say.

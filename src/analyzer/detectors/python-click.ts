@@ -6,10 +6,21 @@ import { negated } from "./python-argparse.ts";
 import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./python-params.ts";
 
 // click parameters: the options and arguments stacked on a function decorated
-// with @click.command() or @click.group(). A group's sub-commands are left out:
-// their parameters only apply after a sub-command word.
+// with @click.command() or @click.group(). A group's sub-commands
+// (`@cli.command()`, `cli.add_command(fn)`) each get their own parameters,
+// since they only apply after the sub-command's word; the group's own options
+// go before that word, so they are left out.
+
+export interface ClickSubcommand {
+  name: string;
+  parameters: Parameter[];
+  roles: Map<string, FileRole>;
+  description: string | null;
+}
 
 export interface ClickFacts {
+  /** Sub-commands of a group, in the order they are declared. */
+  subcommands: ClickSubcommand[];
   parameters: Parameter[];
   /** Parameters whose type says whether the file is read or written (`click.File("w")`). */
   roles: Map<string, FileRole>;
@@ -69,14 +80,20 @@ export function clickFacts(root: Node, imports: PythonImports, preferred: Readon
   if (!chosen) return null;
 
   const command = chosen.decorators.find((d) => d.kind === "command" || d.kind === "group")!;
+  const own = commandFacts(chosen.fn, chosen.decorators, command, imports, path);
+  const subcommands = command.kind === "group" ? groupCommands(root, chosen.fn.childForFieldName("name")?.text ?? "", imports, path) : [];
+  return { ...own, subcommands };
+}
+
+function commandFacts(fn: Node, decorators: Decorator[], command: Decorator, imports: PythonImports, path: string): Omit<ClickFacts, "subcommands"> {
   const help = command.call ? stringLiteral(callArguments(command.call).keywords.get("help")) : null;
-  const doc = help ?? docstring(chosen.fn.childForFieldName("body"));
+  const doc = help ?? docstring(fn.childForFieldName("body"));
   const description = doc === null ? null : doc.split("\f")[0]!.trim() || null;
 
   const parameters: Parameter[] = [];
   const roles = new Map<string, FileRole>();
   const envVars: EnvVarUse[] = [];
-  for (const d of chosen.decorators) {
+  for (const d of decorators) {
     if (!d.call || (d.kind !== "option" && d.kind !== "argument")) continue;
     const args = callArguments(d.call);
     const declared = d.kind === "option" ? optionParameter(args, imports) : argumentParameter(args, imports);
@@ -87,6 +104,55 @@ export function clickFacts(root: Node, imports: PythonImports, preferred: Readon
     for (const name of envvarNames(args.keywords.get("envvar"))) envVars.push({ name, path, line: lineOf(d.node), required: false });
   }
   return { parameters, roles, description, envVars };
+}
+
+/** click's name for a command from its function: lower case, `_` → `-`, without a _command/_cmd/_group/_grp suffix (click 8.2). */
+export function commandName(fn: string): string {
+  const base = fn.replace(/_(command|cmd|group|grp)$/, "") || fn;
+  return base.toLowerCase().replace(/_/g, "-");
+}
+
+/** The commands registered on a group: `@group.command(...)`, `@group.group(...)` and `group.add_command(fn, name)`. */
+function groupCommands(root: Node, group: string, imports: PythonImports, path: string): ClickSubcommand[] {
+  if (!group) return [];
+  const out: ClickSubcommand[] = [];
+  const byFunction = new Map<string, { fn: Node; decorators: Decorator[]; command: Decorator }>();
+  const add = (name: string | null, fn: Node, decorators: Decorator[], command: Decorator) => {
+    const n = name ?? commandName(fn.childForFieldName("name")?.text ?? "");
+    if (!n || out.some((c) => c.name === n)) return;
+    const facts = commandFacts(fn, decorators, command, imports, path);
+    out.push({ name: n, parameters: facts.parameters, roles: facts.roles, description: facts.description });
+  };
+  for (const def of descendants(root, "decorated_definition")) {
+    const fn = def.childForFieldName("definition");
+    if (fn?.type !== "function_definition") continue;
+    const decorators = clickDecorators(def, imports);
+    let registered: { call: Node | null; node: Node } | null = null;
+    for (const dec of children(def)) {
+      if (dec.type !== "decorator") continue;
+      const expr = dec.firstNamedChild;
+      const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
+      if (callee?.type === "attribute" && callee.childForFieldName("object")?.text === group && /^(command|group)$/.test(callee.childForFieldName("attribute")?.text ?? "")) {
+        registered = { call: expr?.type === "call" ? expr : null, node: dec };
+      }
+    }
+    const own = decorators.find((d) => d.kind === "command" || d.kind === "group");
+    if (own) byFunction.set(fn.childForFieldName("name")?.text ?? "", { fn, decorators, command: own });
+    if (!registered) continue;
+    const args = registered.call ? callArguments(registered.call) : null;
+    const name = args ? (stringLiteral(args.positional[0]) ?? stringLiteral(args.keywords.get("name"))) : null;
+    add(name, fn, decorators, { kind: "command", call: registered.call, node: registered.node });
+  }
+  for (const call of descendants(root, "call")) {
+    const callee = call.childForFieldName("function");
+    if (callee?.type !== "attribute" || callee.childForFieldName("object")?.text !== group || callee.childForFieldName("attribute")?.text !== "add_command") continue;
+    const args = callArguments(call);
+    const target = byFunction.get(args.positional[0]?.text ?? "");
+    if (!target) continue;
+    const explicit = stringLiteral(args.positional[1]) ?? stringLiteral(args.keywords.get("name")) ?? (target.command.call ? stringLiteral(callArguments(target.command.call).positional[0]) : null);
+    add(explicit, target.fn, target.decorators, target.command);
+  }
+  return out;
 }
 
 function declarations(args: CallArguments): string[] | null {

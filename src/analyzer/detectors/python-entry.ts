@@ -3,9 +3,11 @@ import { children, descendants, type Node } from "../syntax.ts";
 import { argparseFacts } from "./python-argparse.ts";
 import { clickFacts } from "./python-click.ts";
 import { addParameterPaths, fileAccesses } from "./python-io.ts";
+import type { FileRole } from "./python-params.ts";
 import { docstring, stringLiteral } from "./python-literals.ts";
-import type { PythonImports } from "./python-names.ts";
+import { qualifiedName, type PythonImports } from "./python-names.ts";
 import { uniqueParameters } from "./python-params.ts";
+import { typerCommands } from "./python-typer.ts";
 
 // What a runnable Python file tells about itself: its docstring, its
 // command-line parameters (argparse or click), and the files it reads and writes.
@@ -20,6 +22,8 @@ export interface EntryFacts {
   outputs: string[];
   /** click options that fall back to an environment variable. */
   envVars: EnvVarUse[];
+  /** Sub-commands (argparse sub-parsers, click group commands, a Typer app's commands), each run as `<command> <name>`. */
+  subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
 }
 
 /** The top-level `if __name__ == "__main__":` block, either way round, either quote. */
@@ -59,15 +63,85 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
   const argparse = argparseFacts(calls, imports);
   const preferred = new Set([...startupCalls(root, mainBlock(root)), ...extraCommandNames]);
   const click = clickFacts(root, imports, preferred, path);
-  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? [])]);
+  const typer = typerCommands(root, imports);
+  const direct = typer.find((t) => t.name === null);
+  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? [])]);
   const files = fileAccesses(calls, imports);
   addParameterPaths(parameters, files, new Map([...(click?.roles ?? []), ...argparse.roles]));
+  const subcommands: EntryFacts["subcommands"] = [];
+  for (const sub of [...argparse.subcommands, ...(click?.subcommands ?? []), ...typer.filter((t) => t.name !== null)]) {
+    if (subcommands.some((s) => s.name === sub.name)) continue;
+    const own = uniqueParameters(sub.parameters);
+    addParameterPaths(own, files, "roles" in sub ? (sub.roles as Map<string, FileRole>) : new Map<string, FileRole>());
+    subcommands.push({ name: sub.name!, parameters: own, description: sub.description });
+  }
   return {
     docstring: docstring(root),
     parameters,
-    cliDescription: argparse.description ?? click?.description ?? null,
+    cliDescription: argparse.description ?? click?.description ?? direct?.description ?? null,
     inputs: [...files.inputs].sort(),
     outputs: [...files.outputs].sort(),
     envVars: click?.envVars ?? [],
+    subcommands,
   };
+}
+
+const PARSE_METHODS = new Set(["parse_args", "parse_known_args", "parse_intermixed_args"]);
+const RUNNERS = new Set(["fire.Fire", "typer.run"]);
+
+/**
+ * Whether importing the file runs a command line, with no main block: a
+ * top-level statement parses the arguments (`args = parser.parse_args()`),
+ * hands over to fire or typer, starts a Typer app or a click command, or calls
+ * a function of the file that does (`main()` at the bottom of a script).
+ */
+export function runsOnImport(root: Node, imports: PythonImports): boolean {
+  const functions = new Map<string, Node>();
+  const commands = new Set<string>();
+  for (const stmt of children(root)) {
+    const def = stmt.type === "decorated_definition" ? stmt.childForFieldName("definition") : stmt;
+    if (def?.type !== "function_definition") continue;
+    const name = def.childForFieldName("name")?.text;
+    if (!name) continue;
+    functions.set(name, def);
+    if (stmt.type === "decorated_definition" && children(stmt).some((d) => d.type === "decorator" && /(command|group)/.test(d.text))) commands.add(name);
+  }
+  const apps = new Set<string>();
+  for (const call of descendants(root, "call")) {
+    if (qualifiedName(call.childForFieldName("function"), imports) !== "typer.Typer") continue;
+    const left = call.parent?.type === "assignment" ? call.parent.childForFieldName("left") : null;
+    if (left?.type === "identifier") apps.add(left.text);
+  }
+  const seen = new Set<string>();
+  const runs = (scope: Node, depth: number): boolean => {
+    for (const call of descendants(scope, "call")) {
+      if (insideDefinition(call, scope)) continue;
+      const fn = call.childForFieldName("function");
+      if (fn?.type === "attribute" && PARSE_METHODS.has(fn.childForFieldName("attribute")?.text ?? "")) return true;
+      const qualified = qualifiedName(fn, imports);
+      if (qualified && RUNNERS.has(qualified)) return true;
+      if (fn?.type !== "identifier") continue;
+      if (apps.has(fn.text) || commands.has(fn.text)) return true;
+      const body = functions.get(fn.text);
+      if (body && depth < 3 && !seen.has(fn.text)) {
+        seen.add(fn.text);
+        if (runs(body.childForFieldName("body") ?? body, depth + 1)) return true;
+      }
+    }
+    return false;
+  };
+  // Top-level statements only: what a def or class holds runs when called, not on import.
+  for (const stmt of children(root)) {
+    if (stmt.type === "function_definition" || stmt.type === "class_definition" || stmt.type === "decorated_definition") continue;
+    if (runs(stmt, 0)) return true;
+  }
+  return false;
+}
+
+/** Whether node sits in a def, lambda or class nested inside scope (so it does not run when scope does). */
+function insideDefinition(node: Node, scope: Node): boolean {
+  for (let p = node.parent; p && !p.equals(scope); p = p.parent) {
+    if (p.type === "function_definition" || p.type === "lambda" || p.type === "class_definition") return true;
+  }
+  return false;
 }

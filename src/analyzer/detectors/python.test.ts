@@ -132,9 +132,6 @@ def parse():
     exclusive = group.add_mutually_exclusive_group()
     exclusive.add_argument("--fast", action="store_true")
     parser.add_argument_group("io").add_argument("--save-dir", type=Path, default="./checkpoints")
-    sub = parser.add_subparsers()
-    fit = sub.add_parser("fit")
-    fit.add_argument("--only-for-fit")
     other.add_argument("--unrelated")
     return parser.parse_args()
 
@@ -164,6 +161,38 @@ ${MAIN}`;
       param({ name: "save_dir", value: "./checkpoints", category: "path", cli_option: "--save-dir" }),
     ]);
     expect([e!.inputs, e!.outputs]).toEqual([[], ["checkpoints", "out.txt"]]);
+  });
+
+  it("makes one experiment per sub-command, with the sub-parser's arguments and its parents'", () => {
+    const cli = `"""Dataset tool."""
+import argparse
+
+def main():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--seed", type=int, default=0)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    fit = sub.add_parser("fit", help="Fit the model.", parents=[common])
+    fit.add_argument("data", help="training CSV")
+    fit.add_argument("--epochs", type=int, default=3)
+    ev = sub.add_parser("eval")
+    ev.add_argument_group("io").add_argument("--ckpt", default="model.pt")
+    return parser.parse_args()
+
+main()
+`;
+    const out = detectPython(context({ "tool.py": cli }));
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.title, e.description])).toEqual([
+      ["python:tool.py eval", "python3 tool.py eval", "tool.py eval", null],
+      ["python:tool.py fit", "python3 tool.py fit", "tool.py fit", "Fit the model."],
+    ]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "seed", value: 0, category: "integer" }),
+      param({ name: "data", cli_option: null, description: "training CSV", required: true }),
+      param({ name: "epochs", value: 3, category: "integer" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([param({ name: "ckpt", value: "model.pt" })]);
   });
 
   it("follows import aliases and keeps the first of two arguments with one name", () => {
@@ -444,5 +473,117 @@ describe("python literals", () => {
     if (expected === undefined) expect(lit).toBeNull();
     else if (expected === null && src !== "None") expect(lit).toBeNull();
     else expect(lit?.value).toEqual(expected);
+  });
+});
+
+describe("python: scripts without a main block", () => {
+  const ids = (files: Record<string, string>) => detectPython(context(files)).experiments.map((e) => e.id);
+  it.each<[string, Record<string, string>, string[]]>([
+    ["module-level parse_args", { "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' }, ["python:train.py"]],
+    ["a main() called at the bottom that parses", { "run.py": "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n    return p.parse_args()\ndef main():\n    args = get_args()\nmain()\n" }, ["python:run.py"]],
+    ["fire.Fire", { "cli.py": "import fire\ndef hello(name='x'):\n    print(name)\nfire.Fire(hello)\n" }, ["python:cli.py"]],
+    ["a function that parses, never called", { "lib.py": "import argparse\ndef get_args():\n    return argparse.ArgumentParser().parse_args()\n" }, []],
+    ["a call inside a def does not count", { "lib.py": "import argparse\ndef main():\n    def inner():\n        pass\n    return 1\n" }, []],
+    [
+      "a shared options module another file imports",
+      {
+        "options.py": "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float, default=0.1)\nopt = parser.parse_args()\n",
+        "train.py": "from options import opt\nprint(opt.lr)\nif __name__ == '__main__':\n    pass\n",
+      },
+      ["python:train.py"],
+    ],
+    ["scripts under tests/ and fixtures/ are fixtures", { "tests/fixtures/job.py": MAIN, "testdata/gen.py": MAIN, "examples/fixtures/x.py": MAIN, "examples/job.py": MAIN }, ["python:examples/job.py"]],
+  ])("%s", (_name, files, want) => expect(ids(files)).toEqual(want));
+
+  it("reads the parameters of module-level argparse", () => {
+    const [e] = detectPython(context({ "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' })).experiments;
+    expect(e!.parameters).toEqual([param({ name: "lr", value: 0.1, category: "number" })]);
+  });
+
+  it("titles main.py and run.py with their folder", () => {
+    const out = detectPython(context({ "examples/mnist/main.py": MAIN, "tools/convert.py": MAIN }));
+    expect(out.experiments.map((e) => e.title)).toEqual(["mnist/main.py", "convert.py"]);
+  });
+});
+
+describe("python: click groups and Typer apps", () => {
+  it("makes one experiment per command of a click group", () => {
+    const src = `import click
+
+@click.group()
+@click.option("--debug", is_flag=True)
+def cli(debug):
+    """Data tools."""
+
+@cli.command()
+@click.argument("url")
+@click.option("--retries", default=3)
+def download_cmd(url, retries):
+    """Download a dataset."""
+
+@click.command("clean")
+@click.option("--dry-run", is_flag=True)
+def clean_up(dry_run):
+    pass
+
+cli.add_command(clean_up)
+
+if __name__ == "__main__":
+    cli()
+`;
+    const out = detectPython(context({ "data.py": src }));
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.description])).toEqual([
+      ["python:data.py clean", "python3 data.py clean", "Data tools."],
+      ["python:data.py download", "python3 data.py download", "Download a dataset."],
+    ]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "url", cli_option: null, required: true }),
+      param({ name: "retries", value: 3, category: "integer" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([param({ name: "dry_run", value: false, category: "flag", cli_option: "--dry-run" })]);
+  });
+
+  it("reads a Typer app's commands from their signatures", () => {
+    const src = `from pathlib import Path
+from typing import Annotated, Optional
+import typer
+
+app = typer.Typer()
+
+@app.command()
+def train(data: Path, epochs: int = 10, lr: float = typer.Option(0.001, "--learning-rate", help="Step size."), amp: bool = False, shuffle: bool = True):
+    """Train the model."""
+
+@app.command("predict")
+def predict_cmd(model: Annotated[str, typer.Argument(help="checkpoint")], batch: Annotated[int, typer.Option(help="Batch.")] = 8, out: Optional[str] = None):
+    pass
+
+if __name__ == "__main__":
+    app()
+`;
+    const out = detectPython(context({ "cli.py": src }));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:cli.py predict", "python:cli.py train"]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "data", category: "path", cli_option: null, required: true }),
+      param({ name: "epochs", value: 10, category: "integer" }),
+      param({ name: "lr", value: 0.001, category: "number", cli_option: "--learning-rate", description: "Step size." }),
+      param({ name: "amp", value: false, category: "flag" }),
+      param({ name: "no_shuffle", value: false, category: "flag", cli_option: "--no-shuffle" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([
+      param({ name: "model", cli_option: null, description: "checkpoint", required: true }),
+      param({ name: "batch", value: 8, category: "integer", description: "Batch." }),
+      param({ name: "out" }),
+    ]);
+  });
+
+  it("runs a single-command Typer app and typer.run without a command word", () => {
+    const single = "import typer\napp = typer.Typer()\n@app.command()\ndef main(name: str, count: int = 1):\n    pass\nif __name__ == '__main__':\n    app()\n";
+    const run = "import typer\ndef main(name: str = 'x'):\n    pass\ntyper.run(main)\n";
+    const out = detectPython(context({ "a.py": single, "b.py": run }));
+    expect(out.experiments.map((e) => [e.id, e.parameters.map((p) => p.name)])).toEqual([
+      ["python:a.py", ["name", "count"]],
+      ["python:b.py", ["name"]],
+    ]);
   });
 });

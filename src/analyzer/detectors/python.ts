@@ -1,6 +1,6 @@
 import type { AnalyzerContext, Detector } from "../detector.ts";
 import type { EnvVarUse, Experiment, ExperimentKind } from "../model.ts";
-import { entryFacts, mainBlock, type EntryFacts } from "./python-entry.ts";
+import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./python-entry.ts";
 import { envVarUses, mayReadEnvironment } from "./python-env.ts";
 import { docstring } from "./python-literals.ts";
 import { readImports, type FromImport } from "./python-names.ts";
@@ -33,6 +33,14 @@ export function frameworksOf(modules: readonly string[]): string[] {
   return modules.map((m) => FRAMEWORKS[m.split(".")[0]!]).filter((f): f is string => f !== undefined);
 }
 
+/**
+ * Folders of test code and test data: scripts and notebooks there are fixtures
+ * for the tests, not something a user runs.
+ */
+export const TEST_FOLDER = /^(tests?|testing|test[-_][^/]*|[^/]*[-_]tests?|__tests__|fixtures?|__fixtures__|testdata|test[-_]?data)$/i;
+
+export const inTestFolder = (path: string): boolean => path.split("/").slice(0, -1).some((d) => TEST_FOLDER.test(d));
+
 /** Test code reads variables the test runner sets; it says little about what running the project needs. */
 export function isTestFile(path: string): boolean {
   const parts = path.split("/");
@@ -51,6 +59,8 @@ function mainPackage(path: string): string | null {
 
 interface FileFacts {
   modules: string[];
+  /** Only importing it runs a command line (no main block): a shared options module if another file imports it. */
+  onImport: boolean;
   envVars: EnvVarUse[];
   entry: EntryFacts | null;
   /** For a __main__.py: the modules it imports names from, to look in when it declares no parameters itself. */
@@ -59,6 +69,8 @@ interface FileFacts {
 
 export const detectPython: Detector = (ctx) => {
   const experiments: Experiment[] = [];
+  const onImportOnly = new Map<string, Experiment[]>();
+  const importedNames = new Set<string>();
   const envVars = new FirstUses();
   const frameworks = new Set<string>();
   for (const file of ctx.files) {
@@ -71,11 +83,16 @@ export const detectPython: Detector = (ctx) => {
     // Most files are not runnable, read no environment variable and import no
     // notable library; a look at the text spares parsing them (what is parsed
     // is still decided by the tree, never by the text).
-    if (pkg === null && !source.includes("__main__") && (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))) continue;
+    if (pkg === null && !source.includes("__main__") && !MAY_RUN_ON_IMPORT.test(source) && (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))) continue;
     const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
       const imports = readImports(root);
-      const runnable = pkg !== null || mainBlock(root) !== null;
+      const main = pkg !== null || mainBlock(root) !== null;
+      const onImport = !main && !test && runsOnImport(root, imports);
+      const runnable = main || onImport;
+      for (const m of imports.topLevelModules) importedNames.add(m.slice(m.lastIndexOf(".") + 1));
+      for (const f of imports.fromImports) for (const n of f.names) importedNames.add(n.imported);
       return {
+        onImport,
         modules: test ? [] : imports.topLevelModules,
         envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, file.path) : [],
         entry: runnable ? entryFacts(root, imports, file.path) : null,
@@ -89,19 +106,61 @@ export const detectPython: Detector = (ctx) => {
     if (!facts.entry) continue;
     const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
     if (!test) envVars.addAll(entry.envVars);
-    if (/\s/.test(file.path)) continue; // the command line could not hold it unquoted
+    if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
+    const found: Experiment[] = [];
     if (pkg !== null) {
       const folder = file.path.slice(0, -"/__main__.py".length);
       const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
-      experiments.push(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg));
+      found.push(...withSubcommands(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry));
     } else {
-      const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-      experiments.push(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, name));
+      found.push(...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry));
     }
+    experiments.push(...found);
+    if (facts.onImport) onImportOnly.set(file.path, found);
+  }
+  // A file that only parses options on import, and that another file imports, is the project's shared options module.
+  for (const [path, found] of onImportOnly) {
+    const stem = path.slice(path.lastIndexOf("/") + 1, -".py".length);
+    if (!importedNames.has(stem)) continue;
+    for (const e of found) experiments.splice(experiments.indexOf(e), 1);
   }
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
+
+/** Text that a file run by importing it must contain (what is run is still decided on the tree). */
+const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click/;
+
+/**
+ * A group's or sub-parser's commands, one experiment each (`python3 cli.py
+ * train`, id `python:cli.py train`), in place of the bare command, which only
+ * prints usage. Options of the top-level parser go before the sub-command's
+ * word, so they are not among a sub-command's parameters.
+ */
+function withSubcommands(base: Experiment, entry: EntryFacts): Experiment[] {
+  if (!entry.subcommands.length) return [base];
+  return entry.subcommands.map((sub) => {
+    const command = [...base.command, sub.name];
+    return {
+      ...base,
+      id: `${base.id} ${sub.name}`,
+      // The words a user types after python3: "tool.py fit", "forecast train".
+      title: command.slice(1).join(" ").replace(/^-m /, "").slice(0, 512),
+      description: sub.description ?? base.description,
+      entry_point: command.join(" "),
+      command,
+      parameters: sub.parameters,
+    };
+  });
+}
+
+/** A title for a script without a docstring: its file name, with its folder when the name alone says little (main.py, run.py). */
+export function fallbackTitle(path: string): string {
+  const parts = path.split("/");
+  const name = parts.pop()!;
+  const folder = parts.pop();
+  return folder && /^(main|run|__main__|app|cli|script|index|start|train|test|demo|example)\.py$/.test(name) ? `${folder}/${name}` : name;
+}
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const before = (a: EnvVarUse, b: EnvVarUse): boolean => (compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name)) < 0;
@@ -194,10 +253,11 @@ function withImportedCli(ctx: AnalyzerContext, entry: EntryFacts, imported: File
       const source = ctx.readText(path);
       if (source === null) continue;
       const facts = ctx.syntax.parse("python", source, (root) => entryFacts(root, readImports(root), path, names))?.value;
-      if (!facts?.parameters.length) continue;
+      if (!facts?.parameters.length && !facts?.subcommands.length) continue;
       return {
         docstring: entry.docstring,
         parameters: facts.parameters,
+        subcommands: facts.subcommands,
         cliDescription: entry.cliDescription ?? facts.cliDescription,
         inputs: [...new Set([...entry.inputs, ...facts.inputs])].sort(),
         outputs: [...new Set([...entry.outputs, ...facts.outputs])].sort(),
