@@ -22,7 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   db: ["k8s", "analyzer", "logs", "logger.ts"],
   domain: ["db", "k8s", "integrations", "analyzer", "logs", "logger.ts", "config.ts"],
   controller: ["domain", "db", "k8s", "integrations", "analyzer", "logs", "logger.ts"],
-  api: ["domain", "db", "logs", "logger.ts"],
+  mcp: ["domain", "db", "logs", "logger.ts"],
+  api: ["domain", "db", "logs", "logger.ts", "mcp"],
   "main.ts": ["*"],
 };
 

@@ -32,6 +32,7 @@ import type { WebhookService } from "../domain/webhooks/webhooks.ts";
 import type { HttpMetrics } from "./metrics.ts";
 import type { IntegrationService } from "../domain/integrations/integrations.ts";
 import { registerIntegrationRoutes } from "./routes/integrations.ts";
+import { registerMcpRoute } from "./routes/mcp.ts";
 
 /** What the /v1 API serves from. */
 export interface ApiServices {
@@ -145,6 +146,9 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
   const git = new Router();
   if (s) registerGitRoutes(git, s.checkout);
+  // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
+  const mcp = new Router({ sensitive: true, strict: true });
+  if (s) registerMcpRoute(mcp, { services: s, version: deps.version, logger: deps.logger, bodyLimitBytes: deps.http.bodyLimitBytes, isShuttingDown: deps.isShuttingDown ?? (() => false) });
 
   const ops = new Router();
   registerOpsRoutes(ops, {
@@ -159,7 +163,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(securityHeaders());
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
-  app.use(allowedMethods(s ? [ops, git, hooks, api] : [ops]));
+  app.use(allowedMethods(s ? [ops, git, hooks, api, mcp] : [ops]));
   app.use(ops.routes());
   if (!s) return app;
   app.use(git.routes());
@@ -167,9 +171,10 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith("/v1/")) return next();
+    if (!ctx.path.startsWith("/v1/") && ctx.path !== "/mcp") return next();
     await auth(ctx, () => limit(ctx, next));
   });
   app.use(api.routes());
+  app.use(mcp.routes());
   return app;
 }

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import type { EnvVarRow } from "../../db/schema.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import { conflict, DomainValidationError, notFound } from "../errors.ts";
+import { conflict, DomainError, DomainValidationError, notFound } from "../errors.ts";
 import { isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
 import { newId } from "../shared/ids.ts";
 import { keysetPage } from "../shared/keyset.ts";
@@ -65,6 +65,31 @@ export class EnvVarService {
       return this.#toEnvVar(row);
     } catch (err) {
       throw duplicate(err) ?? err;
+    }
+  }
+
+  /**
+   * Creates the variable, or updates the one of that name in the same scope
+   * (the account, or `repository_id`): what an agent means by "set X". An
+   * existing variable keeps its `secret` flag unless `secret` is given.
+   */
+  async set(db: Db, accountId: string, input: Omit<CreateEnvVarInput, "secret"> & { secret?: boolean }): Promise<{ envVar: EnvVar; created: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      if (input.repository_id) await requireRepository(db, accountId, input.repository_id);
+      let q = db.selectFrom("environment_variables").select("id").where("account_id", "=", accountId).where("name", "=", input.name);
+      q = input.repository_id ? q.where("repository_id", "=", input.repository_id) : q.where("repository_id", "is", null);
+      const existing = await q.executeTakeFirst();
+      try {
+        if (existing) {
+          const update = { value: input.value, ...(input.secret !== undefined && { secret: input.secret }) };
+          return { envVar: await this.update(db, accountId, existing.id, update), created: false };
+        }
+        return { envVar: await this.create(db, accountId, { ...input, secret: input.secret ?? true }), created: true };
+      } catch (err) {
+        // Another request created or deleted it meanwhile: look again, once.
+        const raced = err instanceof DomainError && (err.kind === "conflict" || (err.kind === "not_found" && existing !== undefined));
+        if (!raced || attempt > 0) throw err;
+      }
     }
   }
 

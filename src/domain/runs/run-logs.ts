@@ -1,4 +1,6 @@
 import type { Db } from "../../db/database.ts";
+import { pgLogStore } from "../../db/log-store.ts";
+import { RUN_TABLE } from "../../db/workload-tables.ts";
 import { RUN_LIFECYCLE } from "../../k8s/crds/run.ts";
 import { notFound } from "../errors.ts";
 import { findRun, readRunLogLines } from "./run-rows.ts";
@@ -44,4 +46,40 @@ export async function readRunLog(db: Db, accountId: string, runId: string, strea
     size: Buffer.byteLength(content),
     truncated: stream === "stdout" ? run.stdout_truncated : run.stderr_truncated,
   };
+}
+
+/** One stored line of a run's output, as the log stream numbers it. */
+export interface RunLogLine {
+  seq: number;
+  stream: "stdout" | "stderr";
+  ts: string;
+  line: string;
+}
+
+export interface RunLogPage {
+  /** Lines with seq > after, in order. */
+  lines: RunLogLine[];
+  /** The run is over and every stored line after `after` is in `lines`: nothing more will come. */
+  complete: boolean;
+}
+
+/**
+ * A run's stored output after a line number (the `seq` the SSE stream sends
+ * as `id:`), both streams interleaved, for readers that poll: at most `limit`
+ * lines and about `maxBytes` of text (always at least one line).
+ */
+export async function readRunLogAfter(db: Db, accountId: string, runId: string, after: number, opts: { limit: number; maxBytes: number }): Promise<RunLogPage> {
+  const run = await findRun(db, accountId, runId);
+  if (!run) throw notFound("Run");
+  // Read the row before the lines: when it says the archive is complete, the lines read next are all there is.
+  const archived = RUN_LIFECYCLE.isTerminal(run.status) && run.logs_complete;
+  const rows = await pgLogStore(db, RUN_TABLE).readLines(runId, after, opts.limit + 1);
+  const lines: RunLogLine[] = [];
+  let bytes = 0;
+  for (const r of rows.slice(0, opts.limit)) {
+    bytes += Buffer.byteLength(r.line) + 1;
+    if (lines.length > 0 && bytes > opts.maxBytes) break;
+    lines.push({ seq: r.seq, stream: r.stream, ts: r.ts, line: r.line });
+  }
+  return { lines, complete: archived && lines.length === rows.length };
 }

@@ -1,0 +1,29 @@
+import type Router from "@koa/router";
+import type { Principal } from "../../domain/auth/scopes.ts";
+import type { Logger } from "../../logger.ts";
+import { mcpEndpoint } from "../../mcp/endpoint.ts";
+import type { McpServices } from "../../mcp/tools.ts";
+import { notAuthenticated } from "../http-error.ts";
+
+export interface McpRouteOptions {
+  services: McpServices;
+  version: string;
+  logger: Logger;
+  bodyLimitBytes: number;
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * POST /mcp (src/mcp/). It runs behind the same authentication and rate
+ * limits as /v1 (app.ts); a request without a credential is refused here with
+ * the same 401 as /v1, before its body is read. GET and DELETE, which a
+ * stateless server does not serve, are 405 with Allow: POST.
+ */
+export function registerMcpRoute(router: Router, opts: McpRouteOptions): void {
+  const serve = mcpEndpoint({ services: opts.services, version: opts.version, logger: opts.logger, bodyLimitBytes: opts.bodyLimitBytes, stopping: opts.isShuttingDown });
+  router.post("/mcp", async (ctx) => {
+    const principal = ctx.state.principal as Principal | undefined;
+    if (!principal) throw notAuthenticated();
+    await serve(ctx, { principal, log: ctx.state.log as Logger, resourceMetadataUrl: `${ctx.origin}/.well-known/oauth-protected-resource` });
+  });
+}
