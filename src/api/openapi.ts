@@ -23,6 +23,7 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
         "Every response carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` with `frame-ancestors 'none'`; `/v1` responses (the new key of `POST /v1/auth/keys` above all) carry `Cache-Control: no-store`.",
         "Another account's resource answers 404, never 403.",
         "A known path answers a method it does not serve (TRACE and CONNECT included) with 405 and an `Allow` header listing the methods it serves; `OPTIONS` answers 204 with the same `Allow`; an unknown path answers 404.",
+        "Not described here: `POST /mcp` speaks the Model Context Protocol (JSON-RPC over Streamable HTTP) with the same credentials, scopes, tenancy and rate limits; its tools and their JSON schemas are listed by the protocol itself (`tools/list`; see the README, MCP).",
         "Not described here: `/git/` serves git's smart HTTP protocol (upload-pack only, read-only) to run and analysis pods' checkouts, authenticated by each workload's checkout token rather than an API key; its clients are git itself, not API users (see the README, Checkout).",
       ].join("\n"),
     },
