@@ -112,9 +112,43 @@ describe("detectMake", () => {
     expect(train.parameters.map((p) => [p.name, p.value])).toEqual([
       ["DATA_URL", "https://example.com/data.csv"],
       ["OUT", "out"],
-      ["SRC", null],
-      ["FLAGS", null],
+      // SRC and FLAGS are the build's own (a file list, flags): not knobs a user turns.
     ]);
+  });
+
+  it("leaves out the toolchain's variables and adds the documented ?= knobs, with the values conditionals test as choices", () => {
+    const makefile = [
+      "CC ?= gcc",
+      "CFLAGS = -O3 -Wall",
+      "LDFLAGS = -lm",
+      "USE_CUDA ?= 0   # build the CUDA kernels",
+      "PRECISION ?= fp32",
+      "NTHREADS ?= 4",
+      "ifeq ($(USE_CUDA),1)",
+      "  CFLAGS += -DUSE_CUDA",
+      "endif",
+      "ifeq ($(PRECISION), bf16)",
+      "  CFLAGS += -DBF16",
+      "else ifeq ($(PRECISION),fp16)",
+      "  CFLAGS += -DFP16",
+      "endif",
+      ".PHONY: all train clean",
+      "all: train",
+      "train: train.c",
+      "	$(CC) $(CFLAGS) -o train train.c $(LDFLAGS)",
+      "run: train",
+      "	./train",
+      "clean:",
+      "	rm -f train",
+    ].join("\n");
+    const readme = "Build with `make train USE_CUDA=1`; `OMP=1` is not ours.";
+    const out = detectMake(context({ Makefile: makefile, "README.md": readme })).experiments;
+    const byTarget = Object.fromEntries(out.map((e) => [e.title, e.parameters.map((p) => [p.name, p.value, p.category, p.choices])]));
+    const knobs = [
+      ["USE_CUDA", 0, "integer", [0, 1]],
+      ["PRECISION", "fp32", "string", ["fp32", "bf16", "fp16"]],
+    ];
+    expect(byTarget).toEqual({ all: knobs, train: knobs, run: knobs, clean: [] });
   });
 
   it("evaluates assignments the way make does, and refuses to guess through conditionals", () => {

@@ -4,6 +4,7 @@ import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./python-e
 import { envVarUses, mayReadEnvironment } from "./python-env.ts";
 import { docstring } from "./python-literals.ts";
 import { readImports, type FromImport } from "./python-names.ts";
+import { children, descendants, type Node } from "../syntax.ts";
 
 // Python: every file with a top-level `if __name__ == "__main__":` block is a
 // script (`python3 path`); every package folder with a __main__.py is a module
@@ -70,7 +71,6 @@ interface FileFacts {
 export const detectPython: Detector = (ctx) => {
   const experiments: Experiment[] = [];
   const onImportOnly = new Map<string, Experiment[]>();
-  const importedNames = new Set<string>();
   const envVars = new FirstUses();
   const frameworks = new Set<string>();
   for (const file of ctx.files) {
@@ -89,8 +89,6 @@ export const detectPython: Detector = (ctx) => {
       const main = pkg !== null || mainBlock(root) !== null;
       const onImport = !main && !test && runsOnImport(root, imports);
       const runnable = main || onImport;
-      for (const m of imports.topLevelModules) importedNames.add(m.slice(m.lastIndexOf(".") + 1));
-      for (const f of imports.fromImports) for (const n of f.names) importedNames.add(n.imported);
       return {
         onImport,
         modules: test ? [] : imports.topLevelModules,
@@ -116,13 +114,26 @@ export const detectPython: Detector = (ctx) => {
       found.push(...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry));
     }
     experiments.push(...found);
-    if (facts.onImport) onImportOnly.set(file.path, found);
+    if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
-  // A file that only parses options on import, and that another file imports, is the project's shared options module.
+  // A file that only parses options on import, and that another file imports, is the project's shared options
+  // module: not an entry itself, but the scripts that import it take its options.
   for (const [path, found] of onImportOnly) {
-    const stem = path.slice(path.lastIndexOf("/") + 1, -".py".length);
-    if (!importedNames.has(stem)) continue;
+    if (ctx.outOfTime()) break;
+    const importers = importersOf(ctx, path);
+    if (!importers.length) continue;
     for (const e of found) experiments.splice(experiments.indexOf(e), 1);
+    const options = found[0]?.parameters ?? [];
+    for (const imp of importers) {
+      if (isTestFile(imp.path) || inTestFolder(imp.path) || onImportOnly.has(imp.path) || /\s/.test(imp.path)) continue;
+      const existing = experiments.find((e) => e.path === imp.path);
+      if (existing) {
+        if (!existing.parameters.length) existing.parameters = options;
+      } else if (imp.runsCode) {
+        const facts: EntryFacts = { docstring: imp.docstring, parameters: options, cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+        experiments.push(experiment("python-script", `python:${imp.path}`, imp.path, ["python3", imp.path], facts, fallbackTitle(imp.path)));
+      }
+    }
   }
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
@@ -151,6 +162,36 @@ function withSubcommands(base: Experiment, entry: EntryFacts): Experiment[] {
       command,
       parameters: sub.parameters,
     };
+  });
+}
+
+/** The other Python files that import the module at path (`import opts`, `from configs.opts import x`, `from configs import opts`). */
+function importersOf(ctx: AnalyzerContext, path: string): { path: string; runsCode: boolean; docstring: string | null }[] {
+  const stem = path.slice(path.lastIndexOf("/") + 1, -".py".length);
+  if (!IDENTIFIER.test(stem)) return [];
+  const mentions = new RegExp(`\\b${stem}\\b`);
+  const out: { path: string; runsCode: boolean; docstring: string | null }[] = [];
+  for (const file of ctx.files) {
+    if (!file.path.endsWith(".py") || file.path === path) continue;
+    const text = ctx.readText(file.path);
+    if (text === null || !mentions.test(text)) continue;
+    const found = ctx.syntax.parse("python", text, (root) => {
+      const imports = readImports(root);
+      const imported =
+        imports.topLevelModules.some((m) => m.split(".").pop() === stem) ||
+        imports.fromImports.some((f) => f.module.split(".").pop() === stem || f.names.some((n) => n.imported === stem));
+      return imported ? { path: file.path, runsCode: runsCodeOnImport(root), docstring: docstring(root) } : null;
+    })?.value;
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+/** Whether the module does work at its top level (calls, loops, branches), as a script does, rather than only define things. */
+function runsCodeOnImport(root: Node): boolean {
+  return children(root).some((stmt) => {
+    if (["for_statement", "while_statement", "with_statement", "try_statement", "if_statement"].includes(stmt.type)) return true;
+    return stmt.type === "expression_statement" && descendants(stmt, "call").length > 0;
   });
 }
 
