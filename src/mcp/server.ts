@@ -77,12 +77,17 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
     async (args: unknown, ctx): Promise<CallToolResult> => {
       // The challenge above answers first; this keeps a tool closed should it ever be bypassed.
       if (!principal.scopes.has(t.scope)) return text(`Missing scope: ${t.scope}`);
+      const started = Date.now();
+      let result: CallToolResult;
       try {
         const out = (await t.run(deps.services, args as never, { principal, signal: ctx.mcpReq.signal, stopping: deps.stopping })) as Record<string, unknown>;
-        return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
+        result = { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
       } catch (err) {
-        return toolError(err, log, t.name);
+        result = toolError(err, log, t.name);
       }
+      // Which tool a POST /mcp was, for the operator (the request line says only /mcp); never its arguments.
+      log.info({ duration_ms: Date.now() - started, is_error: result.isError === true }, "MCP tool call");
+      return result;
     },
   );
 }

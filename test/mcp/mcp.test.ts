@@ -232,6 +232,22 @@ describe("MCP: authentication and scopes", () => {
     expect(res.status).toBe(413);
   });
 
+  it("refuses a body that is not JSON with 415", async () => {
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.key}`, "content-type": "text/plain", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(415);
+  });
+
+  it("logs each tool call with its tool and the request id, never its arguments", async () => {
+    await ok(a, "set_environment_variable", { name: "LOGGED", value: "do-not-log-me" });
+    const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "MCP tool call" && l.tool === "set_environment_variable");
+    expect(line).toMatchObject({ request_id: expect.any(String), is_error: false, duration_ms: expect.any(Number) });
+    expect(svc.logs.join("\n")).not.toContain("do-not-log-me");
+  });
+
   it("carries the rate-limit headers of /v1", async () => {
     const res = await rawLegacyInitialize(alice.key, "2025-03-26");
     expect(res.headers.get("ratelimit-limit")).toEqual(expect.any(String));
