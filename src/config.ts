@@ -172,6 +172,12 @@ const envSchema = z.object({
   CODEPLANE_GITHUB_TIMEOUT_SECONDS: int(1, 300).default(10),
   CODEPLANE_WEBHOOK_LEASE_SECONDS: int(3, 3600).default(30),
   CODEPLANE_PUBLIC_URL: httpUrl.optional(),
+  // The OAuth 2.0 authorization server (src/oauth/).
+  CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS: int(60, 86_400).default(3600),
+  CODEPLANE_OAUTH_REFRESH_TOKEN_SECONDS: int(300, 365 * 86_400).default(30 * 86_400),
+  CODEPLANE_SESSION_SECONDS: int(300, 30 * 86_400).default(12 * 3600),
+  CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(30),
+  CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA: bool.default(false),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
     .optional()
@@ -289,6 +295,19 @@ export interface Config {
    * is how long a crashed replica's work waits, not a limit on handling.
    */
   webhookLeaseSeconds: number;
+  oauth: OAuthConfig;
+}
+
+/** The OAuth 2.0 authorization server's settings. */
+export interface OAuthConfig {
+  accessTokenSeconds: number;
+  refreshTokenSeconds: number;
+  /** Lifetime of a sign-in session (the cookie of the authorization page and the dashboard). */
+  sessionSeconds: number;
+  /** Requests per client address and window on /oauth/token, /oauth/register and sign-in, each; 0 disables. */
+  rateLimitRequests: number;
+  /** Client ID Metadata Documents may be fetched over http:// and from loopback or private addresses (development and tests). */
+  allowLocalClientMetadata: boolean;
 }
 
 export interface GitHubConfig {
@@ -523,6 +542,13 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     githubMissing: github.missing,
     publicUrl: e.CODEPLANE_PUBLIC_URL ?? null,
     webhookLeaseSeconds: e.CODEPLANE_WEBHOOK_LEASE_SECONDS,
+    oauth: {
+      accessTokenSeconds: e.CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS,
+      refreshTokenSeconds: e.CODEPLANE_OAUTH_REFRESH_TOKEN_SECONDS,
+      sessionSeconds: e.CODEPLANE_SESSION_SECONDS,
+      rateLimitRequests: e.CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS,
+      allowLocalClientMetadata: e.CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+    },
   };
   return deepFreeze(config);
 }

@@ -23,7 +23,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   domain: ["db", "k8s", "integrations", "analyzer", "logs", "logger.ts", "config.ts"],
   controller: ["domain", "db", "k8s", "integrations", "analyzer", "logs", "logger.ts"],
   mcp: ["domain", "db", "logs", "logger.ts"],
-  api: ["domain", "db", "logs", "logger.ts", "mcp"],
+  oauth: ["domain", "db", "config.ts", "logger.ts"],
+  api: ["domain", "db", "logs", "logger.ts", "mcp", "oauth"],
   "main.ts": ["*"],
 };
 

@@ -54,6 +54,7 @@ import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
 import { RUN_PLURAL } from "./k8s/crds/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
 import { installCluster, InstallRefusedError } from "./k8s/install.ts";
+import { OAuthServer } from "./oauth/index.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
@@ -108,7 +109,8 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
       ],
       http: config.http,
-      rateLimit: config.rateLimit,
+      rateLimit: { ...config.rateLimit, oauth: config.oauth.rateLimitRequests },
+      publicUrl: config.publicUrl,
       isShuttingDown: () => shuttingDown,
       listeners: { git: config.http.gitPort !== null, metrics: config.http.metricsPort !== null },
     });
@@ -199,11 +201,20 @@ function apiServices(
     });
   const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
   const hooks = githubWebhooks(config, database, analyses, github, metrics, logger);
+  const oauth = new OAuthServer({
+    db: database.db,
+    publicUrl: config.publicUrl,
+    config: config.oauth,
+    encryptionKey: config.encryption.keys[config.encryption.currentId]!,
+    logger,
+  });
   return {
+    oauth,
     background: hooks.background,
     webhooks: hooks.service,
     db: database.db,
-    authenticators: [(token) => authenticateApiKey(database.db, token)],
+    // API keys, then OAuth access tokens (audience-checked against the request's base URL).
+    authenticators: [(token) => authenticateApiKey(database.db, token), oauth.authenticator],
     repositories,
     envVars,
     runs,

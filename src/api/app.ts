@@ -33,6 +33,8 @@ import type { HttpMetrics } from "./metrics.ts";
 import type { IntegrationService } from "../domain/integrations/integrations.ts";
 import { registerIntegrationRoutes } from "./routes/integrations.ts";
 import { registerMcpRoute } from "./routes/mcp.ts";
+import { baseUrlOf, type OAuthServer } from "../oauth/index.ts";
+import { registerOAuthRoutes } from "./routes/oauth.ts";
 
 /** What the /v1 API serves from. */
 export interface ApiServices {
@@ -51,6 +53,8 @@ export interface ApiServices {
   integrations: IntegrationService;
   /** GitHub webhook intake and the deliveries list. */
   webhooks: WebhookService;
+  /** The OAuth 2.0 authorization server (src/oauth/): /.well-known/*, /oauth/*, /v1/oauth/*. */
+  oauth: OAuthServer;
 }
 
 export interface AppDeps {
@@ -62,8 +66,10 @@ export interface AppDeps {
   api: ApiServices | null;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
-  /** `authFailures`: failed authentications per client address and window; 0 disables. */
-  rateLimit: { requests: number; windowSeconds: number; authFailures: number };
+  /** `authFailures`: failed authentications per client address and window; 0 disables. `oauth`: requests per address and window on /oauth/token, /oauth/register and sign-in, each (default 30; 0 disables). */
+  rateLimit: { requests: number; windowSeconds: number; authFailures: number; oauth?: number };
+  /** CODEPLANE_PUBLIC_URL: the base URL; null or absent: derived from each request (src/oauth/base-url.ts). */
+  publicUrl?: string | null;
   isShuttingDown?: () => boolean;
   /**
    * Listeners besides the main one: `git` serves only /git/ (what run pods may
@@ -139,6 +145,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
     registerIntegrationRoutes(routes, s.db, s.integrations);
     registerWebhookRoutes(routes, s.db, s.webhooks);
+    registerOAuthRoutes(routes, s.oauth);
   }
   // Webhooks are signed, not bearer-authenticated: served ahead of the /v1 authentication and rate limits.
   const hooks = new Router();
@@ -149,6 +156,10 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
   const mcp = new Router({ sensitive: true, strict: true });
   if (s) registerMcpRoute(mcp, { services: s, version: deps.version, logger: deps.logger, bodyLimitBytes: deps.http.bodyLimitBytes, isShuttingDown: deps.isShuttingDown ?? (() => false) });
+
+  // OAuth (src/oauth/): discovery and /oauth/*, unversioned, outside /v1's authentication; their own per-address limits.
+  const oauthLimit = () => rateLimit({ requests: deps.rateLimit.oauth ?? 30, windowSeconds: deps.rateLimit.windowSeconds });
+  const oauth = s ? s.oauth.router({ token: oauthLimit(), register: oauthLimit(), signIn: oauthLimit() }) : null;
 
   const ops = new Router();
   registerOpsRoutes(ops, {
@@ -161,13 +172,20 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
 
   app.use(requestContext(deps.logger, metrics));
   app.use(securityHeaders());
+  // The base URL ({base_url}): the OAuth issuer and audience, and where 401s point (WWW-Authenticate resource_metadata).
+  const publicUrl = deps.publicUrl ?? null;
+  app.use((ctx, next) => {
+    ctx.state.baseUrl = baseUrlOf(ctx, publicUrl);
+    return next();
+  });
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
-  app.use(allowedMethods(s ? [ops, git, hooks, api, mcp] : [ops]));
+  app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, api, mcp] : [ops]));
   app.use(ops.routes());
   if (!s) return app;
   app.use(git.routes());
   app.use(hooks.routes());
+  if (oauth) app.use(oauth.routes());
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   app.use(async (ctx, next) => {

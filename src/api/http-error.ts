@@ -15,4 +15,15 @@ export class HttpError extends Error {
   }
 }
 
-export const notAuthenticated = () => new HttpError(401, "Not authenticated", { "WWW-Authenticate": "Bearer" });
+/** `{base_url}/.well-known/oauth-protected-resource` (RFC 9728), where a client finds how to get a token. */
+const resourceMetadata = (baseUrl: string) => `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource"`;
+
+/** 401; with the request's base URL, the challenge names the protected-resource metadata (RFC 9728 section 5.1). */
+export const notAuthenticated = (baseUrl?: string | null) =>
+  new HttpError(401, "Not authenticated", { "WWW-Authenticate": baseUrl ? `Bearer ${resourceMetadata(baseUrl)}` : "Bearer" });
+
+/** 403 for a credential without the scope (RFC 6750 section 3.1: insufficient_scope, with the scope needed). */
+export const missingScope = (scope: string, baseUrl?: string | null) =>
+  new HttpError(403, `Missing scope: ${scope}`, {
+    "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}"${baseUrl ? `, ${resourceMetadata(baseUrl)}` : ""}`,
+  });

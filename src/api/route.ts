@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import type { ValidationIssue } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
-import { HttpError, notAuthenticated } from "./http-error.ts";
+import { HttpError, missingScope, notAuthenticated } from "./http-error.ts";
 import { validatePart, type Location } from "./validation.ts";
 
 // One declaration per endpoint drives both the Koa route (validation, auth,
@@ -93,8 +93,9 @@ export class Routes {
     this.router[spec.method](spec.koaPath ?? toKoaPath(spec.path), async (ctx) => {
       const principal = ctx.state.principal as Principal | undefined;
       if (spec.scope) {
-        if (!principal) throw notAuthenticated();
-        if (!principal.scopes.has(spec.scope)) throw new HttpError(403, `Missing scope: ${spec.scope}`);
+        const baseUrl = ctx.state.baseUrl as string | null | undefined;
+        if (!principal) throw notAuthenticated(baseUrl);
+        if (!principal.scopes.has(spec.scope)) throw missingScope(spec.scope, baseUrl);
       }
       if (spec.body && ctx.request.length && ctx.request.type && !isJson(ctx)) {
         throw new HttpError(415, "Unsupported Media Type: send application/json");

@@ -202,6 +202,84 @@ export interface GitHubCheckRunsTable {
   updated_at: Timestamp;
 }
 
+/** OAuth clients: registered (RFC 7591) or fetched Client ID Metadata Documents (src/oauth/). */
+export interface OAuthClientsTable {
+  client_id: string;
+  kind: "registered" | "metadata_document";
+  /** The account (and API key) that registered it; null for anonymous registrations and metadata documents. */
+  account_id: string | null;
+  api_key_id: string | null;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  token_endpoint_auth_method: "none" | "client_secret_basic" | "client_secret_post";
+  /** Scopes the client may ask for; null: any. */
+  scopes: string[] | null;
+  secret_hash: string | null;
+  metadata: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  fetched_at: Date | null;
+  deleted_at: Date | null;
+}
+
+/** Remembered consent: one live grant per account and client. */
+export interface OAuthGrantsTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  /** The API key the person signed in with; its revocation ends the grant. */
+  api_key_id: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  revoked_at: Date | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  account_id: string;
+  api_key_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  resource: string;
+  code_challenge: string;
+  family_id: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface OAuthTokensTable {
+  id: string;
+  kind: "access" | "refresh";
+  token_hash: string;
+  family_id: string;
+  /** null for client_credentials tokens. */
+  grant_id: string | null;
+  client_id: string;
+  account_id: string;
+  api_key_id: string;
+  scopes: string[];
+  resource: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  rotated_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** Sign-in sessions (the authorization page's cookie; the dashboard's too). */
+export interface OAuthSessionsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  api_key_id: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface Database {
   installation: InstallationTable;
   checkout_tokens: CheckoutTokensTable;
@@ -216,6 +294,11 @@ export interface Database {
   analysis_log_lines: AnalysisLogLinesTable;
   github_webhook_deliveries: GitHubWebhookDeliveriesTable;
   github_check_runs: GitHubCheckRunsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
+  oauth_sessions: OAuthSessionsTable;
 }
 
 export type AnalysisRow = Selectable<AnalysesTable>;

@@ -18,7 +18,8 @@ describe("authentication", () => {
   it("answers 401 with the contract body and WWW-Authenticate when no token is sent", async () => {
     const res = await fetch(`${svc.url}/v1/repositories`);
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe("Bearer");
+    // RFC 9728 section 5.1: the challenge says where the protected-resource metadata is.
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
     expect(await res.json()).toEqual(NOT_AUTHENTICATED);
   });
 
@@ -245,6 +246,16 @@ describe("operations endpoints", () => {
       "/v1/auth/keys/{key_id}",
       "/v1/environment-variables",
       "/v1/environment-variables/{env_var_id}",
+      "/v1/integrations",
+      "/v1/integrations/github",
+      "/v1/integrations/github/callback",
+      "/v1/integrations/github/install",
+      "/v1/integrations/{integration_id}",
+      "/v1/integrations/{integration_id}/repositories",
+      "/v1/oauth/clients",
+      "/v1/oauth/clients/{client_id}",
+      "/v1/oauth/grants",
+      "/v1/oauth/grants/{grant_id}",
       "/v1/repositories",
       "/v1/repositories/{repository_id}",
       "/v1/repositories/{repository_id}/analysis",
@@ -261,6 +272,8 @@ describe("operations endpoints", () => {
       "/v1/runs/{run_id}/logs/stderr",
       "/v1/runs/{run_id}/logs/stdout",
       "/v1/runs/{run_id}/logs/stream",
+      "/v1/webhooks/github",
+      "/v1/webhooks/github/deliveries",
     ]);
     expect(doc.components.schemas.Repository).toBeDefined();
     expect(doc.components.schemas.Analysis).toBeDefined();

@@ -6,9 +6,11 @@ import type { FailedAuthentications } from "./rate-limit.ts";
 
 /**
  * Resolves a bearer token to a principal, or null when this authenticator does
- * not recognise it. API keys are one; OAuth access tokens plug in as another.
+ * not recognise it. API keys are one; OAuth access tokens are another, which
+ * checks the token's audience against the request's base URL
+ * (`ctx.state.baseUrl`, set by the app; null when the Host is unusable).
  */
-export type Authenticator = (token: string) => Promise<Principal | null>;
+export type Authenticator = (token: string, request: { baseUrl: string | null }) => Promise<Principal | null>;
 
 /**
  * Sets ctx.state.principal when a valid bearer token is sent. A token that is
@@ -22,16 +24,17 @@ export function authenticate(authenticators: Authenticator[], failures?: FailedA
     const header = ctx.get("Authorization");
     if (header) {
       await failures?.refuseIfSpent(ctx);
+      const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
       const refuse = async () => {
         await failures?.record(ctx);
-        return notAuthenticated();
+        return notAuthenticated(baseUrl);
       };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       // No authenticator ever sees text it could not look up (Node's parser refuses NUL in headers already).
       if (!m?.[1] || textProblem(m[1])) throw await refuse();
       let principal: Principal | null = null;
       for (const auth of authenticators) {
-        principal = await auth(m[1]);
+        principal = await auth(m[1], { baseUrl });
         if (principal) break;
       }
       if (!principal) throw await refuse();

@@ -1,0 +1,62 @@
+import { createHmac } from "node:crypto";
+import type Router from "@koa/router";
+import type { Middleware } from "koa";
+import type { OAuthConfig } from "../config.ts";
+import type { Db } from "../db/database.ts";
+import type { Page, PageRequest } from "../domain/shared/pagination.ts";
+import type { Logger } from "../logger.ts";
+import { accessTokenAuthenticator } from "./authenticator.ts";
+import { deleteClient, listClients, listGrants, revokeGrant, type OAuthClientView, type OAuthGrantView } from "./grants.ts";
+import { createOAuthRouter } from "./router.ts";
+
+export { baseUrlOf, resourceMetadataUrl } from "./base-url.ts";
+export type { BearerRequest } from "./authenticator.ts";
+export { oauthClientSchema, oauthGrantSchema } from "./grants.ts";
+export { sessionCookieName } from "./router.ts";
+export { findSession, type SessionInfo } from "./store.ts";
+
+export interface OAuthServerOptions {
+  db: Db;
+  /** CODEPLANE_PUBLIC_URL; null: the base URL is derived from each request. */
+  publicUrl: string | null;
+  config: OAuthConfig;
+  /** The current encryption key: CSRF tokens are keyed by a value derived from it. */
+  encryptionKey: Buffer;
+  logger: Logger;
+}
+
+/** The OAuth 2.0 authorization server: its endpoints, the access-token authenticator, and what /v1/oauth manages. */
+export class OAuthServer {
+  readonly #o: OAuthServerOptions;
+  readonly #log: Logger;
+  /** For the API's authenticator chain: OAuth access tokens (null for anything else). */
+  readonly authenticator: ReturnType<typeof accessTokenAuthenticator>;
+
+  constructor(opts: OAuthServerOptions) {
+    this.#o = opts;
+    this.#log = opts.logger.child({ component: "oauth" });
+    this.authenticator = accessTokenAuthenticator(opts.db, opts.publicUrl);
+  }
+
+  /** The unversioned endpoints (discovery, /oauth/*), with the API layer's rate limits. */
+  router(limits: { token: Middleware; register: Middleware; signIn: Middleware }): Router {
+    const csrfSecret = createHmac("sha256", this.#o.encryptionKey).update("codeplane oauth").digest();
+    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret, logger: this.#o.logger, limits });
+  }
+
+  listClients(accountId: string, page: PageRequest): Promise<Page<OAuthClientView>> {
+    return listClients(this.#o.db, accountId, page);
+  }
+
+  deleteClient(accountId: string, clientId: string): Promise<void> {
+    return deleteClient(this.#o.db, accountId, clientId, this.#log);
+  }
+
+  listGrants(accountId: string, page: PageRequest): Promise<Page<OAuthGrantView>> {
+    return listGrants(this.#o.db, accountId, page);
+  }
+
+  revokeGrant(accountId: string, grantId: string): Promise<void> {
+    return revokeGrant(this.#o.db, accountId, grantId, this.#log);
+  }
+}
