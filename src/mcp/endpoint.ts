@@ -14,8 +14,8 @@ export interface McpEndpointOptions extends McpServerDeps {
 export interface McpRequest {
   principal: Principal;
   log: Logger;
-  /** The RFC 9728 document a scope challenge points at. */
-  resourceMetadataUrl: string;
+  /** The RFC 9728 document a scope challenge points at; undefined when the request gives no usable base URL. */
+  resourceMetadataUrl: string | undefined;
 }
 
 /**
@@ -51,7 +51,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): (ctx: Context, req: McpRe
       clientId: req.principal.credential.id,
       scopes: [...req.principal.scopes],
       ...(req.principal.credential.expiresAt && { expiresAt: Math.floor(req.principal.credential.expiresAt.getTime() / 1000) }),
-      resourceMetadataUrl: req.resourceMetadataUrl,
+      ...(req.resourceMetadataUrl && { resourceMetadataUrl: req.resourceMetadataUrl }),
       extra: { caller },
     };
     const response = await handler.fetch(request, { authInfo });

@@ -193,7 +193,8 @@ describe("MCP: authentication and scopes", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    // The challenge names the protected-resource metadata, where an MCP client starts OAuth (test/mcp/oauth.test.ts).
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
     expect(await res.json()).toEqual({ detail: "Not authenticated" });
     await expect(connect(null, "legacy")).rejects.toThrow();
     await expect(connect("cp_not_a_real_key")).rejects.toThrow();
@@ -213,6 +214,7 @@ describe("MCP: authentication and scopes", () => {
     expect(raw.status).toBe(403);
     expect(raw.headers.get("www-authenticate")).toMatch(/error="insufficient_scope"/);
     expect(raw.headers.get("www-authenticate")).toMatch(/scope="[^"]*env:write/);
+    expect(raw.headers.get("www-authenticate")).toContain(`resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
   });
 
   it("answers GET and DELETE 405 with Allow: POST (stateless: no stream, no session to end)", async () => {

@@ -3,6 +3,7 @@ import type { Principal } from "../../domain/auth/scopes.ts";
 import type { Logger } from "../../logger.ts";
 import { mcpEndpoint } from "../../mcp/endpoint.ts";
 import type { McpServices } from "../../mcp/tools.ts";
+import { resourceMetadataUrl } from "../../oauth/index.ts";
 import { notAuthenticated } from "../http-error.ts";
 
 export interface McpRouteOptions {
@@ -15,15 +16,19 @@ export interface McpRouteOptions {
 
 /**
  * POST /mcp (src/mcp/). It runs behind the same authentication and rate
- * limits as /v1 (app.ts); a request without a credential is refused here with
- * the same 401 as /v1, before its body is read. GET and DELETE, which a
+ * limits as /v1 (app.ts), so an OAuth access token works as an API key does
+ * (its audience must be the base URL); a request without a credential is
+ * refused here with the same 401 as /v1 (naming the protected-resource
+ * metadata, where an MCP client starts OAuth), before its body is read. GET and DELETE, which a
  * stateless server does not serve, are 405 with Allow: POST.
  */
 export function registerMcpRoute(router: Router, opts: McpRouteOptions): void {
   const serve = mcpEndpoint({ services: opts.services, version: opts.version, logger: opts.logger, bodyLimitBytes: opts.bodyLimitBytes, stopping: opts.isShuttingDown });
   router.post("/mcp", async (ctx) => {
     const principal = ctx.state.principal as Principal | undefined;
-    if (!principal) throw notAuthenticated();
-    await serve(ctx, { principal, log: ctx.state.log as Logger, resourceMetadataUrl: `${ctx.origin}/.well-known/oauth-protected-resource` });
+    // The base URL (app.ts): where the 401's and a scope challenge's resource_metadata point.
+    const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
+    if (!principal) throw notAuthenticated(baseUrl);
+    await serve(ctx, { principal, log: ctx.state.log as Logger, resourceMetadataUrl: baseUrl ? resourceMetadataUrl(baseUrl) : undefined });
   });
 }
