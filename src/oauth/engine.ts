@@ -91,7 +91,14 @@ export class TokenEngine {
       requireClientAuthentication: { authorization_code: false, refresh_token: false },
       alwaysIssueNewRefreshToken: true,
     });
-    const request = new Request({ method: "POST", headers: req.headers as Record<string, string>, query: {}, body: req.body });
+    // The client is already authenticated (by the method it registered): the library gets its id in the body and no
+    // Authorization header (it would read Basic credentials without RFC 6749's form-decoding), and for a confidential
+    // client a stand-in secret so that its "client_secret required" check passes; getClient ignores the secret.
+    const { authorization: _authorization, ...headers } = req.headers;
+    const body: Record<string, string> = { ...req.body, client_id: req.client.clientId };
+    if (req.client.authMethod === "none") delete body.client_secret;
+    else body.client_secret = "authenticated";
+    const request = new Request({ method: "POST", headers: headers as Record<string, string>, query: {}, body });
     const response = new Response();
     const issued = await server.token(request, response);
     const user = issued.user as GrantUser;

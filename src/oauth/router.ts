@@ -45,6 +45,8 @@ export function canonicalResource(value: string | undefined, baseUrl: string): s
 /** The authorization request's parameters, carried through the page's forms. */
 const REQUEST_PARAMS = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource"] as const;
 
+const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"];
+
 const SESSION_COOKIE = "codeplane_session";
 const LOGIN_COOKIE = "codeplane_login";
 const LOGIN_SECONDS = 1800;
@@ -180,6 +182,8 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     ctx.set("Cache-Control", "no-store");
     const b = base(ctx);
     const body = await readForm(ctx);
+    if (!body.grant_type) throw invalidRequest("grant_type is required");
+    if (!GRANT_TYPES.includes(body.grant_type)) throw new OAuthProblem("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials");
     const client = await authenticateClient(db, presentedCredentials(ctx.get("authorization") || undefined, body), cimd);
     const resource = canonicalResource(body.resource, b);
     if (!resource) throw new OAuthProblem("invalid_target", `resource must be ${b} (or ${b}/mcp)`);
