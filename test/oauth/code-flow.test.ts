@@ -1,6 +1,7 @@
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { linesWithDuplicateKeys } from "../helpers/log-lines.ts";
 import { authorizationUrl, discover, FormBrowser, insecure, signInAndDecide } from "./helpers.ts";
 
 // The authorization code flow with PKCE, driven by oauth4webapi (a strict,
@@ -29,6 +30,9 @@ async function registerPublic(extra: Record<string, unknown> = {}) {
   return oauth.processDynamicClientRegistrationResponse(res);
 }
 
+/** Every secret the flows saw: none may appear in a log line. */
+const secrets = new Set<string>();
+
 async function codeFlow(client: oauth.Client, opts: { scope?: string; key?: string } = {}) {
   const verifier = oauth.generateRandomCodeVerifier();
   const challenge = await oauth.calculatePKCECodeChallenge(verifier);
@@ -37,7 +41,9 @@ async function codeFlow(client: oauth.Client, opts: { scope?: string; key?: stri
   const back = await signInAndDecide(browser, base, authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge, state, resource: base, ...(opts.scope && { scope: opts.scope }) }), opts.key ?? alice.key);
   const params = oauth.validateAuthResponse(as, client, back, state);
   const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, { ...insecure, additionalParameters: { resource: base } });
-  return { tokens: await oauth.processAuthorizationCodeResponse(as, client, res), browser, verifier, params };
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+  for (const v of [tokens.access_token, tokens.refresh_token, params.get("code"), verifier, ...browser.cookies.values()]) if (v) secrets.add(v);
+  return { tokens, browser, verifier, params };
 }
 
 describe("discovery", () => {
@@ -85,5 +91,40 @@ describe("authorization code with PKCE", () => {
     const after = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${r1.access_token}` } });
     expect(after.status).toBe(401);
     await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), r1.refresh_token!, insecure))).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+});
+
+describe("audit log", () => {
+  it("has a line for sign-in, consent, token issue and revocation, and no secret in any line", async () => {
+    const client = await registerPublic();
+    const { tokens } = await codeFlow(client, { scope: "repositories:read" });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    secrets.add(alice.key);
+    const events = svc.logs.map((l) => JSON.parse(l) as { event?: string }).map((l) => l.event).filter(Boolean);
+    for (const e of ["oauth.client_registered", "oauth.sign_in", "oauth.consent", "oauth.token_issued", "oauth.token_revoked", "oauth.refresh_reused"]) expect(events).toContain(e);
+    for (const line of svc.logs) for (const secret of secrets) expect(line.includes(secret), `a log line holds a secret: ${line}`).toBe(false);
+    expect(linesWithDuplicateKeys(svc.logs)).toEqual([]);
+  });
+
+  it("rate-limits sign-in attempts per address", async () => {
+    const limited = await startTestService({ CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: "2" });
+    try {
+      const las = await discover(limited.url);
+      const c = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(las, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }, insecure));
+      const browser = new FormBrowser();
+      const url = authorizationUrl(las, { clientId: c.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
+      const html = await (await browser.fetch(url)).text();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await browser.submit(limited.url, html, { api_key: "cp_wrong" })).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      const token = await fetch(`${limited.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      expect(token.status).toBe(401);
+      await fetch(`${limited.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      const third = await fetch(`${limited.url}/oauth/token`, { method: "POST" });
+      expect(third.status).toBe(429);
+      expect(third.headers.get("retry-after")).toBeTruthy();
+    } finally {
+      await limited.close();
+    }
   });
 });
