@@ -4,9 +4,10 @@ import { callArguments, calleeName, calleeObject, callPosition, clip, literal, l
 
 // Options a commander program declares: `.option()`, `.requiredOption()`,
 // `.argument()`, `.addOption(new Option(...)...)`, read the way commander
-// reads its flags string. Options of a subcommand (`.command("x").option()`)
-// are left out: appended to the entry point without the subcommand's name
-// they would not be accepted.
+// reads its flags string. Options of a subcommand (`.command("train <data>")`
+// and what is chained on it, or called on the variable holding it) belong to
+// that subcommand: they are returned as its own, with the `<data>` words of
+// its command string as positional arguments.
 
 interface OptionSpec {
   flags: string;
@@ -17,48 +18,113 @@ interface OptionSpec {
   mandatory: boolean;
 }
 
-export function commanderParameters(root: Node): Parameter[] {
-  const found: { at: number; params: Parameter[] }[] = [];
-  for (const call of descendants(root, "call_expression")) {
-    const name = calleeName(call);
-    if (!name || !calleeObject(call) || onSubcommand(call)) continue;
-    const args = callArguments(call);
-    let params: Parameter[] = [];
-    if (name === "option" || name === "requiredOption") {
-      const withParser = args.length >= 4 || isParser(args[2]);
-      const spec = {
-        flags: stringValue(args[0]) ?? "",
-        description: args[1],
-        parser: withParser ? args[2] : undefined,
-        defaultValue: withParser ? args[3] : args[2],
-        choices: undefined,
-        mandatory: name === "requiredOption",
-      };
-      params = optionParameter(spec);
-    } else if (name === "addOption") {
-      const spec = optionChain(args[0]);
-      if (spec) params = optionParameter(spec);
-    } else if (name === "argument") {
-      params = argumentParameters(stringValue(args[0]), args[1], args[2]);
-    } else if (name === "arguments") {
-      params = argumentParameters(stringValue(args[0]), undefined, undefined);
-    } else if (name === "addArgument") {
-      const ctor = unwrap(args[0]);
-      if (ctor?.type === "new_expression" && constructorName(ctor) === "Argument") {
-        const cargs = callArguments(ctor);
-        params = argumentParameters(stringValue(cargs[0]), cargs[1], undefined);
-      }
-    }
-    if (params.length) found.push({ at: callPosition(call), params });
-  }
-  return found.sort((a, b) => a.at - b.at).flatMap((f) => f.params);
+export interface CommanderFacts {
+  parameters: Parameter[];
+  /** The program does something itself (a top-level `.action()` or `.argument()`), not only through its sub-commands. */
+  runsAlone: boolean;
+  subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
 }
 
-function onSubcommand(call: Node): boolean {
-  for (let obj = calleeObject(call); obj; obj = obj.type === "call_expression" ? calleeObject(obj) : null) {
-    if (obj.type === "call_expression" && calleeName(obj) === "command") return true;
+export function commanderParameters(root: Node): Parameter[] {
+  return commanderFacts(root).parameters;
+}
+
+export function commanderFacts(root: Node): CommanderFacts {
+  const calls = descendants(root, "call_expression");
+  // Variables that hold a subcommand: `const train = program.command("train")...`.
+  const held = new Map<string, Node>();
+  for (const decl of descendants(root, "variable_declarator")) {
+    const id = decl.childForFieldName("name");
+    const cmd = commandIn(decl.childForFieldName("value"));
+    if (id?.type === "identifier" && cmd) held.set(id.text, cmd);
   }
-  return false;
+  const top: { at: number; params: Parameter[] }[] = [];
+  // By the command call's start offset: a tree's node objects are not the same object twice.
+  const byCommand = new Map<number, { at: number; params: Parameter[] }[]>();
+  const commands: Node[] = [];
+  let runsAlone = false;
+  for (const call of calls) {
+    const name = calleeName(call);
+    if (!name || !calleeObject(call)) continue;
+    if (name === "command") {
+      if (!commandIn(calleeObject(call)) && !heldBy(calleeObject(call), held)) commands.push(call);
+      continue;
+    }
+    const owner = commandIn(calleeObject(call)) ?? heldBy(calleeObject(call), held);
+    if (!owner && (name === "action" || name === "argument" || name === "arguments")) runsAlone = true;
+    const params = declared(name, callArguments(call));
+    if (!params.length) continue;
+    const into = owner ? (byCommand.get(owner.startIndex) ?? (byCommand.set(owner.startIndex, []), byCommand.get(owner.startIndex)!)) : top;
+    into.push({ at: callPosition(call), params });
+  }
+  const ordered = (found: { at: number; params: Parameter[] }[]) => found.sort((a, b) => a.at - b.at).flatMap((f) => f.params);
+  const subcommands: CommanderFacts["subcommands"] = [];
+  for (const cmd of commands) {
+    const args = callArguments(cmd);
+    const spec = stringValue(args[0]);
+    const name = spec?.trim().split(/\s+/)[0] ?? "";
+    if (!/^[\w][\w:.-]*$/.test(name) || subcommands.some((c) => c.name === name)) continue;
+    const described = [...chainAbove(cmd)].find((c) => calleeName(c) === "description");
+    const description = stringValue(described ? callArguments(described)[0] : args[1]);
+    const own = ordered(byCommand.get(cmd.startIndex) ?? []);
+    subcommands.push({ name, parameters: [...argumentParameters(spec!.trim().split(/\s+/).slice(1).join(" "), undefined, undefined), ...own], description: description ? clip(description, 4096) : null });
+  }
+  return { parameters: ordered(top), subcommands, runsAlone: runsAlone || subcommands.length === 0 };
+}
+
+function declared(name: string, args: Node[]): Parameter[] {
+  if (name === "option" || name === "requiredOption") {
+    const withParser = args.length >= 4 || isParser(args[2]);
+    return optionParameter({
+      flags: stringValue(args[0]) ?? "",
+      description: args[1],
+      parser: withParser ? args[2] : undefined,
+      defaultValue: withParser ? args[3] : args[2],
+      choices: undefined,
+      mandatory: name === "requiredOption",
+    });
+  }
+  if (name === "addOption") {
+    const spec = optionChain(args[0]);
+    return spec ? optionParameter(spec) : [];
+  }
+  if (name === "argument") return argumentParameters(stringValue(args[0]), args[1], args[2]);
+  if (name === "arguments") return argumentParameters(stringValue(args[0]), undefined, undefined);
+  if (name === "addArgument") {
+    const ctor = unwrap(args[0]);
+    if (ctor?.type === "new_expression" && constructorName(ctor) === "Argument") {
+      const cargs = callArguments(ctor);
+      return argumentParameters(stringValue(cargs[0]), cargs[1], undefined);
+    }
+  }
+  return [];
+}
+
+/** The `.command(...)` call in an object chain (`x.command("a").option(...)`), nearest first. */
+function commandIn(node: Node | null | undefined): Node | null {
+  for (let obj = unwrap(node); obj; obj = obj.type === "call_expression" ? calleeObject(obj) : null) {
+    if (obj.type === "call_expression" && calleeName(obj) === "command") return obj;
+  }
+  return null;
+}
+
+/** The subcommand a chain starting from a variable (`train.option(...)`) belongs to. */
+function heldBy(node: Node | null | undefined, held: ReadonlyMap<string, Node>): Node | null {
+  let obj = unwrap(node);
+  while (obj?.type === "call_expression") obj = calleeObject(obj);
+  return obj?.type === "identifier" ? (held.get(obj.text) ?? null) : null;
+}
+
+/** The calls chained after this one: `cmd.description(...).option(...)` from cmd. */
+function* chainAbove(call: Node): Generator<Node> {
+  let n: Node | null = call;
+  while (n) {
+    const member: Node | null = n.parent;
+    const outer: Node | null = member?.type === "member_expression" ? member.parent : null;
+    if (outer?.type !== "call_expression") return;
+    yield outer;
+    n = outer;
+  }
 }
 
 /** `new Option("--mode <m>", "desc").choices([...]).default(x).makeOptionMandatory()`. */

@@ -1,10 +1,10 @@
 import type { AnalyzerContext } from "../detector.ts";
 import type { Parameter } from "../model.ts";
 import { descendants, type Grammar, type Node } from "../syntax.ts";
-import { commanderParameters } from "./node-commander.ts";
+import { commanderFacts } from "./node-commander.ts";
 import { callArguments, calleeName, clip, importedModules, stringValue, unwrap } from "./node-literals.ts";
 import { parseArgsParameters } from "./node-parseargs.ts";
-import { yargsParameters } from "./node-yargs.ts";
+import { yargsFacts } from "./node-yargs.ts";
 
 // What one entry file (a bin, or the file an npm script runs) tells about a
 // run: the options it parses and the files it names for reading or writing.
@@ -14,11 +14,15 @@ const TYPESCRIPT_EXTENSIONS = [".ts", ".mts", ".cts", ".tsx"];
 
 export interface EntryFacts {
   parameters: Parameter[];
+  /** Sub-commands (commander `.command()`, yargs named commands), each run as `<bin> <name>`. */
+  subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
+  /** With sub-commands: whether the program also runs without one. */
+  runsAlone: boolean;
   inputs: string[];
   outputs: string[];
 }
 
-const EMPTY: EntryFacts = { parameters: [], inputs: [], outputs: [] };
+const EMPTY: EntryFacts = { parameters: [], subcommands: [], runsAlone: true, inputs: [], outputs: [] };
 
 export function grammarFor(path: string): Grammar | null {
   const ext = extension(path);
@@ -43,7 +47,7 @@ export function entryFacts(ctx: AnalyzerContext, path: string): EntryFacts {
   if (!grammar) return EMPTY;
   try {
     const parsed = ctx.syntax.parse(grammar, text, (root) => ({
-      parameters: optionParameters(root),
+      ...optionParameters(root),
       ...fileNames(root),
     }));
     return parsed?.value ?? EMPTY;
@@ -57,12 +61,31 @@ const COMMANDER = new Set(["commander", "@commander-js/extra-typings"]);
 const YARGS = new Set(["yargs", "yargs/yargs"]);
 const UTIL = new Set(["util", "node:util"]);
 
-function optionParameters(root: Node): Parameter[] {
+function optionParameters(root: Node): Pick<EntryFacts, "parameters" | "subcommands" | "runsAlone"> {
   const modules = importedModules(root);
   const params: Parameter[] = [];
-  if ([...modules].some((m) => COMMANDER.has(m))) params.push(...commanderParameters(root));
-  if ([...modules].some((m) => YARGS.has(m))) params.push(...yargsParameters(root));
+  const subcommands: EntryFacts["subcommands"] = [];
+  let runsAlone = true;
+  const add = (subs: EntryFacts["subcommands"]) => {
+    for (const sub of subs) if (!subcommands.some((s) => s.name === sub.name)) subcommands.push({ ...sub, parameters: unique(sub.parameters) });
+  };
+  if ([...modules].some((m) => COMMANDER.has(m))) {
+    const facts = commanderFacts(root);
+    params.push(...facts.parameters);
+    add(facts.subcommands);
+    runsAlone &&= facts.runsAlone;
+  }
+  if ([...modules].some((m) => YARGS.has(m))) {
+    const facts = yargsFacts(root);
+    params.push(...facts.parameters);
+    add(facts.subcommands);
+    runsAlone &&= facts.runsAlone;
+  }
   if ([...modules].some((m) => UTIL.has(m))) params.push(...parseArgsParameters(root));
+  return { parameters: unique(params), subcommands: subcommands.slice(0, 64), runsAlone };
+}
+
+function unique(params: Parameter[]): Parameter[] {
   const seen = new Set<string>();
   return params.filter((p) => (seen.has(p.name) ? false : (seen.add(p.name), true))).slice(0, 256);
 }

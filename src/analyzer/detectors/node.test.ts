@@ -281,3 +281,68 @@ describe("node detector: environment variables", () => {
     ]);
   });
 });
+
+describe("node detector: yargs chains and sub-commands", () => {
+  it("reads chained declarations under the option's long name", () => {
+    const src = `const yargs = require("yargs/yargs");
+const { hideBin } = require("yargs/helpers");
+const argv = yargs(hideBin(process.argv))
+  .usage("$0 [options]")
+  .alias("e", "epochs")
+  .number("e")
+  .default("e", 10)
+  .describe("e", "passes over the data")
+  .option("b", { alias: "batch-size", type: "number", default: 32 })
+  .boolean(["dry-run", "verbose"])
+  .string("model")
+  .choices("model", ["small", "large"])
+  .default({ model: "small" })
+  .require("data")
+  .string("data")
+  .parse();
+`;
+    expect(paramsOf(src)).toEqual([
+      param("epochs", { value: 10, category: "integer", description: "passes over the data" }),
+      param("batch-size", { value: 32, category: "integer" }),
+      param("dry-run", { value: false, category: "flag" }),
+      param("verbose", { value: false, category: "flag" }),
+      param("model", { value: "small", choices: ["small", "large"] }),
+      param("data", { required: true }),
+    ]);
+  });
+
+  it("makes one bin experiment per yargs command, with its builder's options and positionals", () => {
+    const src = `import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+yargs(hideBin(process.argv))
+  .command("train <config>", "Train a model", (y) => y.option("epochs", { type: "number", default: 5 }).positional("config", { type: "string" }), run)
+  .command("serve [port]", "Serve it", { host: { type: "string", default: "0.0.0.0" } }, serve)
+  .demandCommand(1)
+  .parse();
+`;
+    const out = detectNode(context({ "package.json": pkg({ name: "mlc", bin: "cli.mjs" }), "cli.mjs": src }));
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.description, e.parameters.map((p) => [p.name, p.value, p.category, p.cli_option, p.required])])).toEqual([
+      ["node-bin:mlc serve", "node cli.mjs serve", "Serve it", [["port", null, "string", null, false], ["host", "0.0.0.0", "string", "--host", false]]],
+      ["node-bin:mlc train", "node cli.mjs train", "Train a model", [["config", null, "string", null, true], ["epochs", 5, "integer", "--epochs", false]]],
+    ]);
+  });
+
+  it("makes one bin experiment per commander sub-command, chained or held in a variable", () => {
+    const src = `const { program } = require("commander");
+program.name("kb").option("--verbose");
+program
+  .command("index <dir>")
+  .description("Index a folder")
+  .option("--batch <n>", "batch size", parseInt, 64)
+  .action(index);
+const search = program.command("search");
+search.argument("<query>").option("-k, --top-k <k>", "results", 5);
+program.parse();
+`;
+    const out = detectNode(context({ "package.json": pkg({ name: "kb", bin: { kb: "bin/kb.js" } }), "bin/kb.js": src }));
+    expect(out.experiments.map((e) => [e.id, e.parameters.map((p) => [p.name, p.value, p.category, p.required])])).toEqual([
+      ["node-bin:kb index", [["dir", null, "string", true], ["batch", 64, "integer", false]]],
+      ["node-bin:kb search", [["query", null, "string", true], ["topK", 5, "integer", false]]],
+    ]);
+  });
+});

@@ -103,7 +103,7 @@ function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJ
     const path = posix.normalize(dir === "" ? target : `${dir}/${target}`);
     if (!name || hasSpace(name) || hasSpace(path) || path.startsWith("../") || path === ".." || path.startsWith("/")) continue;
     const facts = factsOf(path);
-    out.push({
+    const base: Experiment = {
       id: `node-bin:${name}`,
       title: name,
       description,
@@ -115,7 +115,13 @@ function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJ
       inputs: facts.inputs,
       outputs: facts.outputs,
       parameters: facts.parameters,
-    });
+    };
+    if (!facts.subcommands.length || facts.runsAlone) out.push(base);
+    // A program of sub-commands: one experiment each (`node cli.js train`, id `node-bin:tool train`).
+    for (const sub of facts.subcommands) {
+      const command = [...base.command, sub.name];
+      out.push({ ...base, id: `${base.id} ${sub.name}`, title: `${name} ${sub.name}`, description: sub.description ?? description, entry_point: command.join(" "), command, parameters: sub.parameters });
+    }
   }
   return out.filter((e) => e.id.length <= 512 && e.entry_point.length <= 4096);
 }
