@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
+import { connectThroughOAuth, MemoryProvider } from "../helpers/mcp-oauth.ts";
 import type { Tenant } from "../helpers/service.ts";
 
 // The MCP tools end to end, as an agent uses them: analyse a commit and wait
@@ -8,6 +9,8 @@ import type { Tenant } from "../helpers/service.ts";
 // for them with get_run, read their output incrementally with get_run_logs,
 // and cancel a run. Waits are measured: a waiting call must answer soon after
 // the change it waited for, and hold no longer than asked when nothing changes.
+// Alice's agent signs in with OAuth (discovery from the 401, registration, the
+// sign-in and consent page), bob's uses an API key as its bearer.
 
 const TRAIN = `"""Train a tiny model."""
 import argparse
@@ -74,7 +77,7 @@ beforeAll(async () => {
   });
   ({ alice, repoId } = e);
   bob = await e.svc.tenant();
-  a = await connect(alice.key);
+  a = await connectThroughOAuth(e.svc.url, new MemoryProvider(), alice.key);
   b = await connect(bob.key);
 });
 afterAll(async () => {

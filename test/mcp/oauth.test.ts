@@ -1,8 +1,9 @@
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";
 import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
+import { connectThroughOAuth as connect, MemoryProvider, modernClient, oauthTransport } from "../helpers/mcp-oauth.ts";
 import { FormBrowser, signInAndDecide } from "../oauth/helpers.ts";
 
 // What an MCP agent does with nothing but the server's URL: its first request
@@ -18,69 +19,17 @@ let alice: Tenant;
 let repoId: string;
 const clients: Client[] = [];
 
-/** The SDK's client-side OAuth state, kept in memory as an agent would keep it on disk. */
-class MemoryProvider implements OAuthClientProvider {
-  redirectUrl = "http://127.0.0.1:7791/callback";
-  authorizationUrls: URL[] = [];
-  info: Parameters<NonNullable<OAuthClientProvider["saveClientInformation"]>>[0] | undefined;
-  saved: Parameters<OAuthClientProvider["saveTokens"]>[0] | undefined;
-  verifier = "";
-  get clientMetadata() {
-    return {
-      client_name: "codeplane MCP test agent",
-      redirect_uris: [this.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: NonNullable<MemoryProvider["info"]>) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<MemoryProvider["saved"]>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-const transportFor = (provider: OAuthClientProvider) => new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { authProvider: provider });
+const transportFor = (provider: MemoryProvider) => oauthTransport(svc.url, provider);
 const newClient = () => {
-  const c = new Client({ name: "codeplane-oauth-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const c = modernClient();
   clients.push(c);
   return c;
 };
-
-/** Connects with nothing but the URL, signs in through the page and comes back with a connected client. */
-async function connectThroughOAuth(provider: MemoryProvider, key: string, scope?: string): Promise<Client> {
-  const first = transportFor(provider);
-  await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-  const authorizationUrl = provider.authorizationUrls.at(-1)!;
-  // The SDK asks for every scope the server lists; a narrower request stands for a client that asks for less.
-  if (scope) authorizationUrl.searchParams.set("scope", scope);
-  expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
-  expect(authorizationUrl.searchParams.get("resource")).toBe(svc.url);
-  const back = await signInAndDecide(new FormBrowser(), svc.url, authorizationUrl.href, key);
-  expect(back.origin + back.pathname).toBe(provider.redirectUrl);
-  expect(back.searchParams.get("iss")).toBe(svc.url);
-  await first.finishAuth(back.searchParams);
-  const client = newClient();
-  await client.connect(transportFor(provider));
-  return client;
-}
+const connectThroughOAuth = async (provider: MemoryProvider, key: string, scope?: string) => {
+  const c = await connect(svc.url, provider, key, scope);
+  clients.push(c);
+  return c;
+};
 
 beforeAll(async () => {
   setup = await twoTenantsWithRepository();
