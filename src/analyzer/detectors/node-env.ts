@@ -1,6 +1,6 @@
 import type { EnvVarUse } from "../model.ts";
 import { children, descendants, lineOf, type Node } from "../syntax.ts";
-import { calleeName, propertyKey, stringValue, unwrap } from "./node-literals.ts";
+import { callArguments, calleeName, calleeObject, objectProperties, propertyKey, stringValue, topLevelValue, unwrap } from "./node-literals.ts";
 
 // Environment variables JavaScript/TypeScript code reads: `process.env.X`,
 // `process.env["X"]`, `import.meta.env.X`, destructuring from them and
@@ -25,7 +25,64 @@ export function envUses(root: Node, path: string): EnvVarUse[] {
       if (name !== null && !isWriteOrCall(n)) add(name, n, !copesWithUnset(n) && !storedThenTested(n));
     }
   }
+  out.push(...schemaUses(root, path));
   return out.sort((a, b) => a.line - b.line || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Variables a schema validates the environment against: envalid's
+ * `cleanEnv(process.env, { A: str(), B: port({ default: 3000 }) })`, zod's
+ * `z.object({ A: z.string(), B: z.coerce.number().default(3) }).parse(process.env)`
+ * and Joi's `Joi.object({ A: Joi.string().required() }).validate(process.env)`
+ * (the schema inline or in a const). Required as the library decides: envalid
+ * without a default, zod unless optional or defaulted, Joi only when .required().
+ */
+function schemaUses(root: Node, path: string): EnvVarUse[] {
+  const out: EnvVarUse[] = [];
+  for (const call of descendants(root, "call_expression")) {
+    const name = calleeName(call);
+    const args = callArguments(call);
+    if (name === "cleanEnv" && isEnvObject(args[0])) {
+      for (const [key, value] of objectProperties(schemaObject(root, args[1])) ?? []) {
+        const spec = unwrap(value);
+        const options = spec?.type === "call_expression" ? objectProperties(callArguments(spec)[0]) : null;
+        add(out, key, value, path, !(options?.has("default") || options?.has("devDefault")));
+      }
+    } else if ((name === "parse" || name === "safeParse" || name === "parseAsync" || name === "safeParseAsync" || name === "validate" || name === "validateAsync" || name === "attempt") && args.some((a) => isEnvObject(a))) {
+      const schema = name === "attempt" ? args[1] : calleeObject(call);
+      const obj = schemaObject(root, name === "attempt" ? args[1] : schema);
+      const joi = /\bJoi\b/i.test(schemaExpression(root, schema)?.text.slice(0, 40) ?? "");
+      for (const [key, value] of objectProperties(obj) ?? []) {
+        const chain = unwrap(value)?.text ?? "";
+        add(out, key, value, path, joi ? /\.required\(\)/.test(chain) : !/\.(optional|default|nullish|catch)\(/.test(chain));
+      }
+    }
+  }
+  return out;
+}
+
+function add(out: EnvVarUse[], name: string, node: Node, path: string, required: boolean): void {
+  if (validName(name) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) out.push({ name, path, line: lineOf(node), required });
+}
+
+/** A schema as written or through the const that holds it. */
+function schemaExpression(root: Node, node: Node | null | undefined): Node | null {
+  const n = unwrap(node);
+  return n?.type === "identifier" ? unwrap(topLevelValue(root, n.text)) : n;
+}
+
+/** The object literal of `z.object({...})`, `Joi.object({...}).unknown()`, `Joi.object().keys({...})`, or an object itself. */
+function schemaObject(root: Node, node: Node | null | undefined): Node | null {
+  let n = schemaExpression(root, node);
+  while (n?.type === "call_expression") {
+    const name = calleeName(n);
+    if (name === "object" || name === "keys" || name === "strictObject" || name === "looseObject") {
+      const arg = unwrap(callArguments(n)[0]);
+      if (arg?.type === "object") return arg;
+    }
+    n = unwrap(calleeObject(n));
+  }
+  return n?.type === "object" ? n : null;
 }
 
 /** `const { A = "d", B, C: c } = process.env`: a default copes with A being unset. */

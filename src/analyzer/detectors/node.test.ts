@@ -346,3 +346,24 @@ program.parse();
     ]);
   });
 });
+
+describe("node detector: environment validated by a schema", () => {
+  const vars = (src: string) => detectNode(context({ "package.json": pkg({ scripts: { start: "node server.js" } }), "src/env.js": src })).envVars.map((u) => [u.name, u.required]);
+  it.each<[string, string, [string, boolean][]]>([
+    [
+      "envalid",
+      'const { cleanEnv, str, port, bool } = require("envalid");\nmodule.exports = cleanEnv(process.env, {\n  DATABASE_URL: str(),\n  PORT: port({ default: 3000 }),\n  DEBUG: bool({ devDefault: true }),\n});\n',
+      [["DATABASE_URL", true], ["DEBUG", false], ["PORT", false]],
+    ],
+    [
+      "zod, schema in a const",
+      'import { z } from "zod";\nconst Env = z.object({\n  DATABASE_URL: z.string().url(),\n  PORT: z.coerce.number().default(8080),\n  SENTRY_DSN: z.string().optional(),\n});\nexport const env = Env.parse(process.env);\n',
+      [["DATABASE_URL", true], ["PORT", false], ["SENTRY_DSN", false]],
+    ],
+    [
+      "Joi",
+      'const Joi = require("joi");\nconst { value } = Joi.object({\n  REDIS_URL: Joi.string().uri().required(),\n  LOG_LEVEL: Joi.string().valid("info", "debug"),\n}).unknown().validate(process.env);\n',
+      [["REDIS_URL", true], ["LOG_LEVEL", false]],
+    ],
+  ])("%s", (_name, src, want) => expect(vars(src).sort()).toEqual([...want].sort()));
+});

@@ -1,5 +1,5 @@
 import type { EnvVarUse } from "../model.ts";
-import { descendants, lineOf, type Node } from "../syntax.ts";
+import { children, descendants, lineOf, type Node } from "../syntax.ts";
 import { callArguments, stringLiteral } from "./python-literals.ts";
 import { qualifiedName, type PythonImports } from "./python-names.ts";
 
@@ -15,7 +15,7 @@ import { qualifiedName, type PythonImports } from "./python-names.ts";
 // `if os.getenv("X"):`, `os.getenv("X") == "1"`).
 
 /** Cheap test on the text: a file that never spells these cannot read the environment through os. */
-export const mayReadEnvironment = (source: string): boolean => source.includes("environ") || source.includes("getenv");
+export const mayReadEnvironment = (source: string): boolean => source.includes("environ") || source.includes("getenv") || source.includes("BaseSettings");
 
 export function envVarUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
   const uses: EnvVarUse[] = [];
@@ -37,7 +37,51 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
     const required = (fn === "os.getenv" || fn === "os.environ.pop") && !hasDefault && !optionalRead(node, fn === "os.getenv");
     add(nameNode, node, required);
   }
+  uses.push(...settingsUses(root, imports, path));
   return uses;
+}
+
+/**
+ * pydantic settings (`class Settings(BaseSettings): database_url: str`, pydantic
+ * 1 or pydantic-settings): each field is read from the variable of its name in
+ * capitals (after `env_prefix`), or from its `alias` / `validation_alias` /
+ * `env=`; a field without a default is required.
+ */
+function settingsUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
+  const out: EnvVarUse[] = [];
+  for (const cls of descendants(root, "class_definition")) {
+    const bases = cls.childForFieldName("superclasses");
+    if (!bases || !children(bases).some((b) => /(^|\.)BaseSettings$/.test(qualifiedName(b, imports) ?? b.text))) continue;
+    const body = cls.childForFieldName("body");
+    if (!body) continue;
+    let prefix = "";
+    for (const call of descendants(body, "call")) {
+      const p = stringLiteral(callArguments(call).keywords.get("env_prefix"));
+      if (p !== null) prefix = p;
+    }
+    for (const a of descendants(body, "assignment")) {
+      const left = a.childForFieldName("left");
+      if (left?.text === "env_prefix") prefix = stringLiteral(a.childForFieldName("right")) ?? prefix;
+    }
+    for (const stmt of children(body)) {
+      const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+      if (a?.type !== "assignment" || !a.childForFieldName("type")) continue;
+      const name = a.childForFieldName("left");
+      if (name?.type !== "identifier" || name.text === "model_config" || name.text.startsWith("_")) continue;
+      const value = a.childForFieldName("right");
+      let env = `${prefix}${name.text}`.toUpperCase();
+      let required = value === null;
+      if (value?.type === "call" && /(^|\.)Field$/.test(qualifiedName(value.childForFieldName("function"), imports) ?? "")) {
+        const args = callArguments(value);
+        const alias = stringLiteral(args.keywords.get("validation_alias") ?? args.keywords.get("alias") ?? args.keywords.get("env"));
+        if (alias) env = alias.toUpperCase();
+        const first = args.positional[0];
+        required = (!first || first.type === "ellipsis") && !args.keywords.has("default") && !args.keywords.has("default_factory");
+      }
+      if (/^[A-Z_][A-Z0-9_]*$/.test(env)) out.push({ name: env, path, line: lineOf(a), required });
+    }
+  }
+  return out;
 }
 
 /** `os.environ["X"] = ...` and `del os.environ["X"]` set the variable rather than read it. */

@@ -438,6 +438,33 @@ describe("python: reads the program may do without", () => {
   });
 });
 
+describe("python: pydantic settings", () => {
+  it("reads each field as a variable, required without a default", () => {
+    const src = `from typing import Optional
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_")
+    database_url: str
+    port: int = 8000
+    api_key: str = Field(..., alias="OPENAI_API_KEY")
+    timeout: float = Field(default=3.0)
+    debug: Optional[bool] = None
+
+settings = Settings()
+`;
+    const out = detectPython(context({ "config.py": src }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([
+      ["APP_DATABASE_URL", true],
+      ["APP_PORT", false],
+      ["OPENAI_API_KEY", true],
+      ["APP_TIMEOUT", false],
+      ["APP_DEBUG", false],
+    ]);
+  });
+});
+
 describe("python: frameworks", () => {
   it("names well-known libraries imported at the top level of non-test files", () => {
     const out = detectPython(
