@@ -32,7 +32,8 @@ export const detectMake: Detector = (ctx) => {
     const readme = readmeOf(ctx, dir);
     const targets = targetExperiments(parsed, dir, ctx.outOfTime);
     const used = new Set(targets.flatMap((e) => e.parameters.map((p) => p.name)));
-    experiments.push(...targets.map((e) => withKnobs(e, parsed, text, readme, used)));
+    const tested = conditionalValues(text);
+    experiments.push(...targets.map((e) => withKnobs(e, parsed, tested, readme, used)));
   }
   return { experiments, envVars: [] };
 };
@@ -103,11 +104,10 @@ const CHORE_TARGETS = new Set(["clean", "distclean", "help", "format", "fmt", "l
  * every target that does work takes them; the values a conditional compares
  * them with (and the default) are their choices.
  */
-function withKnobs(e: Experiment, parsed: ParsedMakefile, text: string, readme: string, used: ReadonlySet<string>): Experiment {
-  const documented = (name: string) => new RegExp(`(^|[^A-Za-z0-9_])${name}=`).test(readme);
+function withKnobs(e: Experiment, parsed: ParsedMakefile, tested: ReadonlyMap<string, Set<string>>, readme: string, used: ReadonlySet<string>): Experiment {
+  const documented = (name: string) => readme.includes(`${name}=`) && new RegExp(`(^|[^A-Za-z0-9_])${name.replace(/[.]/g, "\\.")}=`).test(readme);
   const parameters = e.parameters.filter((p) => !TOOLCHAIN.test(p.name) || documented(p.name));
   if (CHORE_TARGETS.has(e.title)) return { ...e, parameters };
-  const tested = conditionalValues(text);
   for (const a of parsed.assignments) {
     if (a.op !== "?=" || a.forTargets !== null || used.has(a.name) || parameters.some((p) => p.name === a.name)) continue;
     if (!tested.has(a.name) && !documented(a.name)) continue;
