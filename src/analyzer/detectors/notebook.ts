@@ -6,7 +6,7 @@ import { addParameterPaths, fileAccesses } from "./python-io.ts";
 import { literal } from "./python-literals.ts";
 import { readImports } from "./python-names.ts";
 import { uniqueParameters } from "./python-params.ts";
-import { frameworksOf, isTestFile } from "./python.ts";
+import { frameworksOf, inTestFolder, isTestFile } from "./python.ts";
 
 // Jupyter notebooks, run with papermill: `papermill in.ipynb in.output.ipynb
 // -p name value`. The parameters are the assignments in the cell tagged
@@ -152,7 +152,8 @@ export const detectNotebook: Detector = (ctx) => {
   const frameworks = new Set<string>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
-    if (!file.path.endsWith(".ipynb") || isRunOutput(file.path, ctx.byPath)) continue;
+    // A notebook under tests/ or fixtures/ is something the tests load, not something to run.
+    if (!file.path.endsWith(".ipynb") || isRunOutput(file.path, ctx.byPath) || inTestFolder(file.path)) continue;
     const raw = ctx.readText(file.path);
     if (raw === null) continue;
     let notebook: Notebook | null;

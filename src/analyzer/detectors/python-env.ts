@@ -101,6 +101,7 @@ function isWrite(subscript: Node): boolean {
  * rather than raise (os.getenv), whose value may be tested in place.
  */
 export function optionalRead(read: Node, testsNone: boolean): boolean {
+  if (testsNone && storedThenTested(read)) return true;
   let child = read;
   for (let p = read.parent; p; child = p, p = p.parent) {
     switch (p.type) {
@@ -131,6 +132,22 @@ export function optionalRead(read: Node, testsNone: boolean): boolean {
       case "class_definition":
         return false;
     }
+  }
+  return false;
+}
+
+/** `proxy = os.getenv("X")` followed by `if proxy:` (or `proxy or ...`, `proxy is None`) in the same scope. */
+function storedThenTested(read: Node): boolean {
+  const assignment = read.parent;
+  if (assignment?.type !== "assignment" || !assignment.childForFieldName("right")?.equals(read)) return false;
+  const target = assignment.childForFieldName("left");
+  if (target?.type !== "identifier") return false;
+  let scope: Node | null = assignment;
+  while (scope && scope.type !== "function_definition" && scope.type !== "module") scope = scope.parent;
+  if (!scope) return false;
+  for (const test of descendants(scope, ["if_statement", "elif_clause", "while_statement", "conditional_expression", "boolean_operator", "not_operator", "comparison_operator"])) {
+    const condition = test.type === "if_statement" || test.type === "elif_clause" || test.type === "while_statement" ? test.childForFieldName("condition") : test;
+    if (condition && (condition.text === target.text || descendants(condition, "identifier").some((i) => i.text === target.text))) return true;
   }
   return false;
 }

@@ -431,6 +431,7 @@ describe("python: reads the program may do without", () => {
     ["getenv tested", 'if os.getenv("X"):\n    pass\n', false],
     ["getenv compared", 'debug = os.getenv("X") == "1"\n', false],
     ["getenv assigned", 't = os.getenv("X")\n', true],
+    ["getenv stored, then tested", 'p = os.getenv("X")\nif p:\n    print(p)\n', false],
     ["subscript in a condition still raises", 'if os.environ["X"] == "1":\n    pass\n', true],
   ])("%s", (_name, body, required) => {
     const out = detectPython(context({ "conf.py": `import os\n${body}` }));
