@@ -109,7 +109,7 @@ describe("the authorization page in Chromium", () => {
     await page.fill("#api_key", alice.key);
     await page.click("button[type=submit]");
     await page.waitForSelector("#scopes");
-    const fields = await page.$$eval("form input[type=hidden]", (els) => Object.fromEntries(els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value])));
+    const fields: Record<string, string> = await page.$$eval("form input[type=hidden]", (els) => Object.fromEntries(els.map((e) => [e.getAttribute("name") ?? "", e.getAttribute("value") ?? ""])));
     fields.csrf_token = "forged";
     fields.decision = "allow";
     await page.goto(`${appBase}/forge?f=${encodeURIComponent(JSON.stringify(fields))}`);
