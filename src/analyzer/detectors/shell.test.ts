@@ -103,6 +103,15 @@ describe("detectShell", () => {
         positional(1, "input.txt", false),
       ],
     ],
+    [
+      "a getopts option defaults to the variable its branch sets",
+      'MODEL=base\nEPOCHS=5\nwhile getopts "m:e:o:" opt; do\n  case $opt in\n    m) MODEL=$OPTARG ;;\n    e|E) EPOCHS="$OPTARG" ;;\n    o) OUT=$OPTARG ;;\n  esac\ndone\n',
+      [
+        { name: "m", value: "base", category: "string", cli_option: "-m", choices: null, description: null, required: false },
+        { name: "e", value: 5, category: "integer", cli_option: "-e", choices: null, description: null, required: false },
+        { name: "o", value: null, category: "string", cli_option: "-o", choices: null, description: null, required: false },
+      ],
+    ],
     ["a gap in the positions is still a required argument", 'echo "$2"\n', [positional(1, null, true), positional(2, null, true)]],
     ["a computed default is unknown, not guessed", 'D=${1:-$(pwd)}\nE="${2:-$HOME/x}"\nF=${3:-}\n', [positional(1, null, false), positional(2, null, false), positional(3, "", false)]],
     ["quoted defaults", "A=${1:-'two words'}\nB=${2:-\"x y\"}\n", [positional(1, "two words", false), positional(2, "x y", false)]],

@@ -199,6 +199,7 @@ function typed(value: string | null): Pick<Parameter, "value" | "category"> {
 function getoptsOptions(root: Node): Parameter[] {
   const out: Parameter[] = [];
   const seen = new Set<string>();
+  const defaults = optionDefaults(root);
   for (const cmd of descendants(root, "command")) {
     if (cmd.childForFieldName("name")?.text !== "getopts") continue;
     const spec = cmd.childrenForFieldName("argument").find((c): c is Node => c !== null);
@@ -216,8 +217,33 @@ function getoptsOptions(root: Node): Parameter[] {
         choices: null,
         description: null,
         required: false,
-        ...(takesValue ? { value: null, category: "string" as const } : { value: false, category: "flag" as const }),
+        ...(takesValue ? typed(defaults.get(letter) ?? null) : { value: false, category: "flag" as const }),
       });
+    }
+  }
+  return out;
+}
+
+/**
+ * What each getopts option defaults to: the branch `m) MODEL=$OPTARG ;;` sets
+ * MODEL, and the script's first literal assignment of MODEL (`MODEL=base`,
+ * before the loop) is the value it has without -m.
+ */
+function optionDefaults(root: Node): Map<string, string> {
+  const firstLiteral = new Map<string, string | null>();
+  for (const a of descendants(root, "variable_assignment")) {
+    const name = a.childForFieldName("name")?.text;
+    const value = a.childForFieldName("value");
+    if (!name || firstLiteral.has(name) || (value && /OPTARG/.test(value.text))) continue;
+    firstLiteral.set(name, value ? literal([value]) : "");
+  }
+  const out = new Map<string, string>();
+  for (const item of descendants(root, "case_item")) {
+    const letters = item.childrenForFieldName("value").filter((v): v is Node => v !== null).map((v) => v.text.replace(/\)$/, ""));
+    for (const a of children(item)) {
+      if (a.type !== "variable_assignment" || !/^"?\$\{?OPTARG\}?"?$/.test(a.childForFieldName("value")?.text ?? "")) continue;
+      const initial = firstLiteral.get(a.childForFieldName("name")?.text ?? "");
+      for (const letter of letters) if (/^[A-Za-z0-9]$/.test(letter) && initial) out.set(letter, initial);
     }
   }
   return out;
