@@ -7,7 +7,8 @@ import type { FileRole } from "./python-params.ts";
 import { docstring, stringLiteral } from "./python-literals.ts";
 import { qualifiedName, type PythonImports } from "./python-names.ts";
 import { uniqueParameters } from "./python-params.ts";
-import { typerCommands } from "./python-typer.ts";
+import { fireCommands, typerCommands } from "./python-typer.ts";
+import { literal } from "./python-literals.ts";
 
 // What a runnable Python file tells about itself: its docstring, its
 // command-line parameters (argparse or click), and the files it reads and writes.
@@ -63,9 +64,9 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
   const argparse = argparseFacts(calls, imports);
   const preferred = new Set([...startupCalls(root, mainBlock(root)), ...extraCommandNames]);
   const click = clickFacts(root, imports, preferred, path);
-  const typer = typerCommands(root, imports);
+  const typer = [...typerCommands(root, imports), ...fireCommands(root, imports)];
   const direct = typer.find((t) => t.name === null);
-  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? [])]);
+  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...configuratorGlobals(root)]);
   const files = fileAccesses(calls, imports);
   addParameterPaths(parameters, files, new Map([...(click?.roles ?? []), ...argparse.roles]));
   const subcommands: EntryFacts["subcommands"] = [];
@@ -84,6 +85,28 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
     envVars: click?.envVars ?? [],
     subcommands,
   };
+}
+
+/**
+ * nanoGPT's configurator: `exec(open("configurator.py").read())` lets
+ * `--key=value` (and config files) override the module's globals, so the
+ * literal globals assigned above that line are the parameters.
+ */
+export function configuratorGlobals(root: Node): Parameter[] {
+  const statements = children(root);
+  const at = statements.findIndex((stmt) => stmt.type === "expression_statement" && /^exec\(\s*open\(.*config.*\)\.read\(\)\s*\)$/is.test(stmt.text));
+  if (at < 0) return [];
+  const out: Parameter[] = [];
+  for (const stmt of statements.slice(0, at)) {
+    const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+    if (a?.type !== "assignment") continue;
+    const left = a.childForFieldName("left");
+    const lit = literal(a.childForFieldName("right"));
+    if (left?.type !== "identifier" || !lit || left.text.startsWith("_")) continue;
+    const category = lit.kind === "bool" ? "boolean" : lit.kind === "int" ? "integer" : lit.kind === "float" ? "number" : "string";
+    out.push({ name: left.text, value: lit.value, category, cli_option: `--${left.text}=`, choices: null, description: null, required: false });
+  }
+  return out;
 }
 
 const PARSE_METHODS = new Set(["parse_args", "parse_known_args", "parse_intermixed_args"]);
@@ -135,7 +158,7 @@ export function runsOnImport(root: Node, imports: PythonImports): boolean {
     if (stmt.type === "function_definition" || stmt.type === "class_definition" || stmt.type === "decorated_definition") continue;
     if (runs(stmt, 0)) return true;
   }
-  return false;
+  return configuratorGlobals(root).length > 0;
 }
 
 /** Whether node sits in a def, lambda or class nested inside scope (so it does not run when scope does). */

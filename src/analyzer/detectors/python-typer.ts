@@ -119,8 +119,9 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
   const help = infoArgs ? stringLiteral(infoArgs.keywords.get("help")) : null;
   const description = help ? foldWhitespace(help) || null : null;
   const long = decls.find((d) => d.startsWith("--"))?.split("/")[0] ?? `--${name.replace(/_/g, "-")}`;
-  const category = categoryOf(typeName);
   const lit = required ? null : literal(defaultNode);
+  // Without an annotation, the default's own type (as Typer and Fire take it).
+  const category = annotation ? categoryOf(typeName) : lit?.kind === "int" ? "integer" : lit?.kind === "float" ? "number" : lit?.kind === "bool" ? "flag" : "string";
 
   if (category === "flag" && !positional) {
     if (lit?.value === true) return negated(name, long, description, decls.find((d) => d.includes("/"))?.split("/")[1]);
@@ -173,4 +174,43 @@ function categoryOf(type: string | null): ParameterCategory | "flag" {
     default:
       return "string";
   }
+}
+
+/**
+ * Python Fire: `fire.Fire(main)` runs one function, every parameter an option
+ * (`--batch_size=32`; without a default it must be given); `fire.Fire({"train":
+ * train, ...})` runs the named one. A bool is a switch: `--x`, or `--nox` to
+ * turn off one that defaults to on.
+ */
+export function fireCommands(root: Node, imports: PythonImports): TyperCommand[] {
+  const functions = new Map<string, Node>();
+  for (const def of descendants(root, "function_definition")) {
+    const name = def.childForFieldName("name")?.text;
+    if (name && !functions.has(name)) functions.set(name, def);
+  }
+  for (const call of descendants(root, "call")) {
+    if (qualifiedName(call.childForFieldName("function"), imports) !== "fire.Fire") continue;
+    const target = callArguments(call).positional[0];
+    if (target?.type === "identifier" && functions.has(target.text)) return [fireCommand(functions.get(target.text)!, null, imports)];
+    if (target?.type === "dictionary") {
+      const out: TyperCommand[] = [];
+      for (const pair of children(target)) {
+        const key = stringLiteral(pair.childForFieldName("key"));
+        const fn = functions.get(pair.childForFieldName("value")?.text ?? "");
+        if (key && fn && /^[\w][\w-]*$/.test(key)) out.push(fireCommand(fn, key, imports));
+      }
+      return out;
+    }
+    return [];
+  }
+  return [];
+}
+
+function fireCommand(fn: Node, name: string | null, imports: PythonImports): TyperCommand {
+  const typed = command(fn, name, null, imports);
+  const parameters = typed.parameters.map((p): Parameter => {
+    if (p.category === "flag") return p.name.startsWith("no_") && p.cli_option?.startsWith("--no-") ? { ...p, name: `no${p.name.slice(3)}`, cli_option: `--no${p.name.slice(3)}` } : { ...p, cli_option: `--${p.name}` };
+    return { ...p, cli_option: `--${p.name}`, required: p.cli_option === null && p.value === null ? p.required : false };
+  });
+  return { ...typed, parameters };
 }

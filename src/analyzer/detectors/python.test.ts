@@ -615,3 +615,38 @@ if __name__ == "__main__":
     ]);
   });
 });
+
+describe("python: Fire and configurator scripts", () => {
+  it("reads a fire.Fire function's signature as options", () => {
+    const src = "import fire\n\ndef main(data_dir, batch_size=32, lr=3e-4, compile=True, wandb=False):\n    pass\n\nif __name__ == '__main__':\n    fire.Fire(main)\n";
+    const [e] = detectPython(context({ "sample.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "data_dir", cli_option: "--data_dir", required: true }),
+      param({ name: "batch_size", value: 32, category: "integer", cli_option: "--batch_size" }),
+      param({ name: "lr", value: 0.0003, category: "number", cli_option: "--lr" }),
+      param({ name: "nocompile", value: false, category: "flag", cli_option: "--nocompile" }),
+      param({ name: "wandb", value: false, category: "flag", cli_option: "--wandb" }),
+    ]);
+  });
+
+  it("takes the globals a configurator may override as --key=value parameters", () => {
+    const src = `import os
+out_dir = 'out'
+eval_interval = 2000
+learning_rate = 6e-4
+compile = True
+device = os.environ.get("DEVICE", "cuda")
+config_keys = [k for k in globals()]
+exec(open('configurator.py').read())
+late = 1
+`;
+    const out = detectPython(context({ "train.py": src, "configurator.py": "import sys\nfor arg in sys.argv[1:]:\n    pass\n" }));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:train.py"]);
+    expect(out.experiments[0]!.parameters).toEqual([
+      param({ name: "out_dir", value: "out", cli_option: "--out_dir=" }),
+      param({ name: "eval_interval", value: 2000, category: "integer", cli_option: "--eval_interval=" }),
+      param({ name: "learning_rate", value: 0.0006, category: "number", cli_option: "--learning_rate=" }),
+      param({ name: "compile", value: true, category: "boolean", cli_option: "--compile=" }),
+    ]);
+  });
+});

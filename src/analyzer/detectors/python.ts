@@ -140,7 +140,7 @@ export const detectPython: Detector = (ctx) => {
 };
 
 /** Text that a file run by importing it must contain (what is run is still decided on the tree). */
-const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click/;
+const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click|exec\(open/;
 
 /**
  * A group's or sub-parser's commands, one experiment each (`python3 cli.py
