@@ -123,6 +123,13 @@ describe("webhook intake", () => {
     expect(await row(tooBig.id)).toBeUndefined();
   });
 
+  it("keeps a payload with text Postgres cannot store (NUL, unpaired surrogates, in values and keys), without them", async () => {
+    const body = '{"zen":"a\\u0000b","path":"C:\\\\u0000","bad":"x\\ud800y","k\\u0000ey":1,"installation":{"id":1}}';
+    const d = await deliver("ping", null, { body });
+    expect(d.res.status, JSON.stringify(d.json)).toBe(202);
+    expect((await settled(d.id)).status).toBe("handled");
+  });
+
   it("records and skips what it does not act on, with the reason", async () => {
     const tag = await deliver("push", { ref: "refs/tags/v1", after: "a".repeat(40), repository: { id: 1, full_name: "alice-org/r" }, installation: { id: ALICE_INSTALLATION } });
     expect(await settled(tag.id)).toMatchObject({ status: "skipped", reason: "tag push (v1)" });

@@ -37,6 +37,22 @@ export async function signatureMatches(secrets: WebhookSecrets, body: Buffer, si
   return false;
 }
 
+/**
+ * Stored as jsonb, which refuses NUL and unpaired surrogates in strings:
+ * such characters (in values or keys) are dropped or replaced rather than the
+ * delivery being lost. GitHub's text rarely has them; a commit message can.
+ */
+export function storableJson(this: unknown, _key: string, value: unknown): unknown {
+  const clean = (s: string) => s.replaceAll("\u0000", "").toWellFormed();
+  if (typeof value === "string") return clean(value);
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[clean(k)] = v;
+    return out;
+  }
+  return value;
+}
+
 export async function acceptDelivery(db: Db, secrets: WebhookSecrets, d: IncomingDelivery): Promise<IntakeResult> {
   if (!(await signatureMatches(secrets, d.body, d.signature))) return { outcome: "unsigned" };
   // Signed by GitHub (or whoever holds the secret): now a malformed delivery is a 400 that says why.
@@ -54,8 +70,7 @@ export async function acceptDelivery(db: Db, secrets: WebhookSecrets, d: Incomin
   const installationId = typeof installation?.id === "number" && Number.isSafeInteger(installation.id) ? installation.id : null;
   const repository = p.repository as { full_name?: unknown } | undefined;
   const repositoryFullName = typeof repository?.full_name === "string" ? repository.full_name.slice(0, 300) : null;
-  // Stored as jsonb: Postgres refuses NUL in text inside JSON; such a payload is stored without it rather than lost.
-  const stored = JSON.stringify(payload).replaceAll("\\u0000", "");
+  const stored = JSON.stringify(payload, storableJson);
   const outcome = await recordDelivery(db, { id: d.deliveryId, event: d.event, action, installationId, repositoryFullName, payload: stored });
   return { outcome, id: d.deliveryId, event: d.event, action };
 }
