@@ -650,3 +650,17 @@ late = 1
     ]);
   });
 });
+
+describe("python: scripts the README says to run", () => {
+  it("adds a top-level script the README runs, not a library module it does not", () => {
+    const out = detectPython(
+      context({
+        "README.md": "First run `python data/prepare.py`, then `python3 ./tools/fetch.py`.\n",
+        "data/prepare.py": "import os\nwith open('x', 'w') as f:\n    f.write('1')\n",
+        "tools/fetch.py": "def fetch():\n    pass\n",
+        "lib/setup_logging.py": "import logging\nlogging.basicConfig()\n",
+      }),
+    );
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:data/prepare.py"]);
+  });
+});

@@ -135,6 +135,7 @@ export const detectPython: Detector = (ctx) => {
       }
     }
   }
+  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
@@ -183,6 +184,30 @@ function importersOf(ctx: AnalyzerContext, path: string): { path: string; runsCo
       return imported ? { path: file.path, runsCode: runsCodeOnImport(root), docstring: docstring(root) } : null;
     })?.value;
     if (found) out.push(found);
+  }
+  return out;
+}
+
+/**
+ * Scripts the README tells users to run (`python data/prepare.py`) that do
+ * their work at the top level, with no main block and no options: a data
+ * preparation or download script. Only the README's word makes them entries;
+ * many library modules also do something on import.
+ */
+function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>): Experiment[] {
+  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
+  const text = readme ? ctx.readText(readme) : null;
+  if (!text) return [];
+  const out: Experiment[] = [];
+  for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
+    const path = m[1]!.replace(/^\.\//, "");
+    if (found.has(path) || out.some((e) => e.path === path) || !ctx.byPath.has(path) || isTestFile(path) || inTestFolder(path)) continue;
+    const source = ctx.readText(path);
+    if (source === null) continue;
+    const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
+    if (!facts) continue;
+    const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+    out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
   }
   return out;
 }
