@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Experiment, ExperimentKind } from "./model.ts";
-import { experimentName } from "./rank.ts";
+import { experimentName, rankExperiments, readmeMention } from "./rank.ts";
 
 const exp = (id: string, kind: ExperimentKind): Experiment => ({
   id,
@@ -25,4 +25,18 @@ describe("experimentName", () => {
     ["make:train", "make-target", "train"],
     ["go:./cmd/server", "go-main", "server"],
   ])("%s", (id, kind, name) => expect(experimentName(exp(id, kind))).toBe(name));
+});
+
+describe("rankExperiments", () => {
+  const script = (path: string): Experiment => ({ ...exp(`python:${path}`, "python-script"), path, entry_point: `python3 ${path}`, command: ["python3", path], title: path });
+  it("prefers the examples the README points at over alphabetical order", () => {
+    const examples = ["examples/audio/main.py", "examples/mnist/main.py", "examples/vision/main.py", "examples/gan/main.py"].map(script);
+    const readme = "Start with `python examples/vision/main.py`, then try examples/mnist/main.py.";
+    expect(rankExperiments(examples, readme)).toEqual(["python:examples/vision/main.py", "python:examples/mnist/main.py", "python:examples/audio/main.py"]);
+  });
+
+  it("finds a sub-command shown with python instead of python3", () => {
+    const sub: Experiment = { ...exp("python-module:lexi search", "python-module"), path: "lexi/__main__.py", entry_point: "python3 -m lexi search", command: ["python3", "-m", "lexi", "search"] };
+    expect(readmeMention(sub, "Run `python -m lexi search foo`.")).toBe(5);
+  });
 });

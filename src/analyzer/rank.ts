@@ -93,14 +93,36 @@ export function scoreExperiment(e: Experiment, readme: string): number {
   score += depth === 0 ? 15 : depth === 1 ? 8 : 0;
   if (/(^|\/)(tests?|spec|__tests__|testdata|fixtures?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$/.test(e.path)) score -= 30;
   score += Math.min(10, e.parameters.length * 2);
-  if (readme && (readme.includes(e.entry_point) || (e.path.includes(".") && readme.includes(e.path)))) score += 20;
+  if (readmeMention(e, readme) >= 0) score += 20;
   return score;
 }
 
-/** Up to `max` experiment ids, most likely first; ties go to the id's order so the result is deterministic. */
+/**
+ * Where the README first shows how to run the experiment (its command as a
+ * user types it: `python train.py`, `python -m pkg cmd`, `make train`,
+ * `npm run dev`, `npx tool cmd`, or its file's path); -1 when it does not.
+ */
+export function readmeMention(e: Experiment, readme: string): number {
+  if (!readme) return -1;
+  const forms = [e.entry_point, e.entry_point.replace(/^python3 /, "python "), e.command.join(" ").replace(/ --$/, "")];
+  if (e.path.includes(".") && e.kind !== "npm-script" && e.kind !== "make-target") forms.push(e.path);
+  if (e.kind === "node-bin") forms.push(`npx ${e.title}`, e.title.includes(" ") ? e.title : `${e.title} `);
+  if (e.kind === "go-main") forms.push(`go run ${e.path === "." ? "." : `./${e.path}`}`);
+  const at = forms.map((f) => readme.indexOf(f)).filter((i) => i >= 0);
+  return at.length ? Math.min(...at) : -1;
+}
+
+/**
+ * Up to `max` experiment ids, most likely first. Ties go to the one the README
+ * shows first (a repository of many examples points at its canonical ones),
+ * then to the id's order, so the result is deterministic.
+ */
 export function rankExperiments(experiments: readonly Experiment[], readme: string, max = 3): string[] {
-  const scored = experiments.map((e) => ({ id: e.id, score: scoreExperiment(e, readme) }));
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const scored = experiments.map((e) => {
+    const at = readmeMention(e, readme);
+    return { id: e.id, score: scoreExperiment(e, readme), at: at < 0 ? Number.MAX_SAFE_INTEGER : at };
+  });
+  scored.sort((a, b) => b.score - a.score || a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const positive = scored.filter((s) => s.score > 0);
   return (positive.length ? positive : scored.slice(0, 1)).slice(0, max).map((s) => s.id);
 }
