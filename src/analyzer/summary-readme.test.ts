@@ -57,7 +57,8 @@ describe("readmeFacts (reStructuredText)", () => {
       { title: "My Lib", description: "My Lib parses YAML with style and load." },
     ],
     ["underlined title", "Tool\n----\n\nDoes it.\n", { title: "Tool", description: "Does it." }],
-    ["literal blocks are skipped", "Tool\n====\n\nExample::\n\n    code\n\nText after.\n", { title: "Tool", description: "Example:" }],
+    // "Example:" only introduces the literal block: the description is the prose after it.
+    ["literal blocks are skipped", "Tool\n====\n\nExample::\n\n    code\n\nText after.\n", { title: "Tool", description: "Text after." }],
   ])("%s", (_, text, expected) => expect(rst(text)).toEqual(expected));
 });
 
@@ -89,4 +90,13 @@ describe("findReadme", () => {
     expect(findReadme(ctx({ "README.md": null, README: "plain" }))).toEqual({ path: "README", text: "plain" });
     expect(findReadme(ctx({ "docs/README.md": "d" }))).toBeNull();
   });
+});
+
+describe("readmeFacts: the opening description, not the setup", () => {
+  it.each([
+    ["installation before the description", "# tool\n\n## Installation\n\nRun this first:\n\n    pip install tool\n\n## About\n\nTool turns logs into charts.\n", "Tool turns logs into charts."],
+    ["a command line as the first paragraph", "# tool\n\n$ npm install -g tool\n\nTool turns logs into charts.\n", "Tool turns logs into charts."],
+    ["a usage section only", "# tool\n\n## Usage\n\nCall it with a file.\n", "Call it with a file."],
+    ["an opening paragraph wins", "# tool\n\nTool turns logs into charts.\n\n## Installation\n\nUse pip.\n", "Tool turns logs into charts."],
+  ])("%s", (_name, text, description) => expect(md(text).description).toBe(description));
 });

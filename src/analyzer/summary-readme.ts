@@ -39,8 +39,32 @@ export function readmeFacts(readme: Readme): ReadmeFacts {
   const blocks = /\.rst$/i.test(readme.path) ? rstBlocks(text) : markdownBlocks(text);
   const titleIndex = blocks.findIndex((b) => b.kind === "heading" && b.text !== "");
   const title = titleIndex >= 0 ? clip(blocks[titleIndex]!.text, MAX_TITLE) : null;
-  const paragraph = blocks.slice(titleIndex + 1).find((b) => b.kind === "paragraph" && /\p{L}/u.test(b.text));
+  const prose = (b: Block) => b.kind === "paragraph" && /\p{L}/u.test(b.text);
+  // The opening description: the first paragraph of prose, not one under
+  // Installation or Usage, not a command line or the line that introduces one.
+  let heading = "";
+  let paragraph: Block | undefined;
+  for (const b of blocks.slice(titleIndex + 1)) {
+    if (b.kind === "heading") heading = b.text;
+    else if (prose(b) && !SETUP_HEADING.test(heading) && !commandLike(b.text)) {
+      paragraph = b;
+      break;
+    }
+  }
+  paragraph ??= blocks.slice(titleIndex + 1).find(prose);
   return { title, description: paragraph ? clip(paragraph.text, MAX_DESCRIPTION) : null };
+}
+
+const SETUP_HEADING = /\b(install(ation|ing)?|setup|set up|requirements|prerequisites|dependencies|usage|quick ?start|getting started|build(ing)?|running|development|contributing|license|citation|table of contents|contents)\b/i;
+
+/** `pip install x`, `$ make`, "To install, run:": a command, or the line that leads to one. */
+function commandLike(text: string): boolean {
+  const t = text.trim();
+  return (
+    /^(\$ |> |pip3? |python3? |npm |npx |yarn |pnpm |git |docker |make |go |cargo |conda |brew |apt(-get)? |curl |wget |bash |sh |cd |export |uv )/i.test(t) ||
+    /:$/.test(t) ||
+    !/\s/.test(t)
+  );
 }
 
 interface Block {

@@ -528,9 +528,10 @@ describe("python: scripts without a main block", () => {
     expect(e!.parameters).toEqual([param({ name: "lr", value: 0.1, category: "number" })]);
   });
 
-  it("titles main.py and run.py with their folder", () => {
-    const out = detectPython(context({ "examples/mnist/main.py": MAIN, "tools/convert.py": MAIN }));
-    expect(out.experiments.map((e) => e.title)).toEqual(["mnist/main.py", "convert.py"]);
+  it("titles main.py and run.py with their folder, and takes a parser's description before a file name", () => {
+    const described = 'import argparse\np = argparse.ArgumentParser(description="MNIST with DDP. Runs on two GPUs.")\n' + MAIN;
+    const out = detectPython(context({ "examples/mnist/main.py": MAIN, "tools/convert.py": MAIN, "examples/ddp/main.py": described }));
+    expect(out.experiments.map((e) => e.title)).toEqual(["MNIST with DDP.", "mnist/main.py", "convert.py"]);
   });
 });
 

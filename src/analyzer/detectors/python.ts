@@ -259,7 +259,9 @@ function experiment(kind: ExperimentKind, id: string, path: string, command: str
   const doc = facts.docstring ?? "";
   const lines = doc.split("\n");
   const first = lines.findIndex((l) => l.trim() !== "");
-  const title = first >= 0 ? lines[first]!.trim() : fallbackTitle;
+  // Without a docstring, the parser's own description says what it does better than a file name.
+  const cliTitle = facts.cliDescription ? (/^(.{1,120}?[.!?])(\s|$)/.exec(facts.cliDescription.trim())?.[1] ?? (facts.cliDescription.length <= 120 ? facts.cliDescription.trim() : null)) : null;
+  const title = first >= 0 ? lines[first]!.trim() : (cliTitle ?? fallbackTitle);
   // A reStructuredText title is underlined ("ast\n~~~"); the underline is not text.
   const underlined = first >= 0 && /^([=\-~^*#+`"'])\1+$/.test(lines[first + 1]?.trim() ?? "");
   const rest = first >= 0 ? lines.slice(first + (underlined ? 2 : 1)).join("\n").trim() : "";
