@@ -24,7 +24,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   controller: ["domain", "db", "k8s", "integrations", "analyzer", "logs", "logger.ts"],
   mcp: ["domain", "db", "logs", "logger.ts"],
   oauth: ["domain", "db", "config.ts", "logger.ts"],
-  api: ["domain", "db", "logs", "logger.ts", "mcp", "oauth"],
+  ui: ["domain", "db", "logger.ts", "oauth"],
+  api: ["domain", "db", "logs", "logger.ts", "mcp", "oauth", "ui"],
   "main.ts": ["*"],
 };
 

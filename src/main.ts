@@ -55,6 +55,7 @@ import { RUN_PLURAL } from "./k8s/crds/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
 import { installCluster, InstallRefusedError } from "./k8s/install.ts";
 import { OAuthServer } from "./oauth/index.ts";
+import { DashboardSessions } from "./ui/sessions.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
@@ -210,6 +211,13 @@ function apiServices(
   });
   return {
     oauth,
+    // The dashboard (/ui) signs in into the OAuth server's sessions.
+    dashboard: new DashboardSessions({
+      db: database.db,
+      sessionSeconds: config.oauth.sessionSeconds,
+      encryptionKey: config.encryption.keys[config.encryption.currentId]!,
+      logger,
+    }),
     background: hooks.background,
     webhooks: hooks.service,
     db: database.db,

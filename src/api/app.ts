@@ -10,7 +10,7 @@ import type { LogHub } from "../logs/hub.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
 import { createHttpMetrics } from "./metrics.ts";
-import { authenticate, type Authenticator } from "./middleware/auth.ts";
+import { authenticate, authenticateSession, type Authenticator } from "./middleware/auth.ts";
 import { allowedMethods } from "./middleware/allowed-methods.ts";
 import { errorHandler } from "./middleware/errors.ts";
 import { failedAuthLimit, rateLimit } from "./middleware/rate-limit.ts";
@@ -35,6 +35,8 @@ import { registerIntegrationRoutes } from "./routes/integrations.ts";
 import { registerMcpRoute } from "./routes/mcp.ts";
 import { baseUrlOf, type OAuthServer } from "../oauth/index.ts";
 import { registerOAuthRoutes } from "./routes/oauth.ts";
+import { createUiRouter } from "../ui/router.ts";
+import type { DashboardSessions } from "../ui/sessions.ts";
 
 /** What the /v1 API serves from. */
 export interface ApiServices {
@@ -55,6 +57,8 @@ export interface ApiServices {
   webhooks: WebhookService;
   /** The OAuth 2.0 authorization server (src/oauth/): /.well-known/*, /oauth/*, /v1/oauth/*. */
   oauth: OAuthServer;
+  /** The dashboard's sessions (src/ui/): /ui is served, and /v1 accepts the session cookie with CSRF protection. */
+  dashboard?: DashboardSessions;
 }
 
 export interface AppDeps {
@@ -161,6 +165,9 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   const oauthLimit = () => rateLimit({ requests: deps.rateLimit.oauth ?? 30, windowSeconds: deps.rateLimit.windowSeconds });
   const oauth = s ? s.oauth.router({ token: oauthLimit(), register: oauthLimit(), signIn: oauthLimit() }) : null;
 
+  // The dashboard (src/ui/): its shell, modules and sign-in; everything else it does goes through /v1.
+  const ui = s?.dashboard ? createUiRouter({ sessions: s.dashboard, signInLimit: oauthLimit() }) : null;
+
   const ops = new Router();
   registerOpsRoutes(ops, {
     checks: deps.readiness,
@@ -180,17 +187,22 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   });
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
-  app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, api, mcp] : [ops]));
+  app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, ...(ui ? [ui] : []), api, mcp] : [ops]));
   app.use(ops.routes());
   if (!s) return app;
   app.use(git.routes());
   app.use(hooks.routes());
   if (oauth) app.use(oauth.routes());
+  if (ui) app.use(ui.routes());
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
+  const dashboard = s.dashboard;
+  const session = dashboard ? authenticateSession((cookie, baseUrl) => dashboard.resolve(cookie, baseUrl)) : null;
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith("/v1/") && ctx.path !== "/mcp") return next();
-    await auth(ctx, () => limit(ctx, next));
+    // The session cookie is a /v1 credential (the dashboard's), never one for /mcp.
+    const limited = () => limit(ctx, next);
+    await auth(ctx, session && ctx.path !== "/mcp" ? () => session(ctx, limited) : limited);
   });
   app.use(api.routes());
   app.use(mcp.routes());

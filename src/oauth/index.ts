@@ -13,7 +13,7 @@ export { baseUrlOf, resourceMetadataUrl } from "./base-url.ts";
 export type { BearerRequest } from "./authenticator.ts";
 export { oauthClientSchema, oauthGrantSchema } from "./grants.ts";
 export { sessionCookieName } from "./router.ts";
-export { findSession, type SessionInfo } from "./store.ts";
+export { createSession, findSession, revokeSession, type SessionInfo } from "./store.ts";
 
 export interface OAuthServerOptions {
   db: Db;

@@ -1,7 +1,8 @@
+import { timingSafeEqual } from "node:crypto";
 import type { Middleware } from "koa";
 import type { Principal } from "../../domain/auth/scopes.ts";
 import { textProblem } from "../../domain/shared/storable-text.ts";
-import { notAuthenticated } from "../http-error.ts";
+import { HttpError, notAuthenticated } from "../http-error.ts";
 import type { FailedAuthentications } from "./rate-limit.ts";
 
 /**
@@ -43,3 +44,49 @@ export function authenticate(authenticators: Authenticator[], failures?: FailedA
     await next();
   };
 }
+
+/** A dashboard session named by the request's cookie, with the CSRF token bound to it (src/ui/sessions.ts). */
+export interface CookieSession {
+  principal: Principal;
+  csrfToken: string;
+}
+
+/** Resolves the request's Cookie header (under the request's base URL, which names the cookie) to a working session, or null. */
+export type SessionResolver = (cookieHeader: string, baseUrl: string | null) => Promise<CookieSession | null>;
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The dashboard's session cookie as a /v1 credential, after the bearer step
+ * and only when no Authorization header was sent. Never for cross-site
+ * requests: a `Sec-Fetch-Site` other than same-origin (or none: typed into the
+ * address bar) leaves the cookie unused, so the route answers 401 as without a
+ * credential. A state-changing method also needs `X-CSRF-Token`, the HMAC of
+ * the session id that only a same-origin page can read (GET /ui/session), and,
+ * when the browser sends `Origin`, the base URL's origin: a form or a
+ * cross-origin fetch cannot send the header, so a forged POST is 403.
+ */
+export function authenticateSession(resolve: SessionResolver): Middleware {
+  return async (ctx, next) => {
+    const cookieHeader = ctx.get("Cookie");
+    if (ctx.state.principal || ctx.get("Authorization") || !cookieHeader) return next();
+    const site = ctx.get("Sec-Fetch-Site");
+    if (site && site !== "same-origin" && site !== "none") return next();
+    const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
+    const session = await resolve(cookieHeader, baseUrl);
+    if (!session) return next();
+    if (!SAFE_METHODS.has(ctx.method)) {
+      const origin = ctx.get("Origin");
+      if (origin && (!baseUrl || origin !== new URL(baseUrl).origin)) throw new HttpError(403, "Cross-origin request refused for a session cookie");
+      if (!sameSecret(ctx.get("X-CSRF-Token"), session.csrfToken)) throw new HttpError(403, "Missing or wrong X-CSRF-Token for the session cookie");
+    }
+    ctx.state.principal = session.principal;
+    await next();
+  };
+}
+
+const sameSecret = (sent: string, expected: string): boolean => {
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};

@@ -1,0 +1,104 @@
+// The dashboard's shell: sign-in, navigation and a hash router (#/repos,
+// #/runs/<id>, ...), so the server serves one page for every view.
+
+import { ApiError, loadSession, session, signIn, signOut, whenSignedOut } from "./api.ts";
+import { h, leaveView, show } from "./dom.ts";
+import { envPage, integrationsPage, keysPage, oauthPage } from "./account.ts";
+import { analysisPage, repoPage, reposPage } from "./repos.ts";
+import { runPage, runsPage } from "./runs.ts";
+
+type View = (params: string[], query: URLSearchParams) => void | Promise<void>;
+
+const ROUTES: [RegExp, View][] = [
+  [/^\/repos$/, () => reposPage()],
+  [/^\/repos\/([^/]+)$/, ([id], query) => repoPage(id!, query)],
+  [/^\/repos\/([^/]+)\/analysis\/([^/]+)$/, ([id, commit]) => analysisPage(id!, commit!)],
+  [/^\/runs$/, (_p, query) => runsPage(query)],
+  [/^\/runs\/([^/]+)$/, ([id]) => runPage(id!)],
+  [/^\/keys$/, () => keysPage()],
+  [/^\/env$/, (_p, query) => envPage(query)],
+  [/^\/integrations$/, () => integrationsPage()],
+  [/^\/oauth$/, () => oauthPage()],
+];
+
+function signInPage(): void {
+  const key = h("input", { id: "api-key", name: "api_key", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h(
+    "form",
+    { class: "stack", "aria-labelledby": "sign-in-title" },
+    h("label", { for: "api-key" }, "API key of your account (cp_…)", key),
+    h("button", { type: "submit" }, "Sign in"),
+    error,
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    try {
+      await signIn(key.value);
+      key.value = "";
+      location.hash = "#/repos";
+      await route();
+    } catch (err) {
+      error.textContent = err instanceof Error ? err.message : String(err);
+    }
+  });
+  show(
+    h("h1", { id: "sign-in-title" }, "Sign in"),
+    h("p", { class: "muted" }, "Paste an API key of your account. The key is exchanged for a session cookie and not kept in the browser; signing out, or revoking the key, ends the session."),
+    form,
+  );
+  key.focus();
+}
+
+function chrome(): void {
+  const s = session();
+  document.getElementById("nav")!.hidden = !s;
+  document.getElementById("sign-out")!.hidden = !s;
+  document.getElementById("who")!.textContent = s ? `account ${s.account_id.slice(0, 8)}… · ${s.scopes.length} scopes` : "";
+  const path = location.hash.slice(1).split("?")[0] ?? "";
+  for (const a of document.querySelectorAll<HTMLAnchorElement>("#nav a")) {
+    const here = path.startsWith(a.getAttribute("href")!.slice(1));
+    if (here) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+async function route(): Promise<void> {
+  leaveView();
+  if (!session()) await loadSession();
+  chrome();
+  if (!session()) return signInPage();
+  const [path = "", search = ""] = location.hash.slice(1).split("?");
+  if (!path || path === "/") {
+    location.replace("#/repos");
+    return;
+  }
+  for (const [re, view] of ROUTES) {
+    const m = re.exec(path);
+    if (!m) continue;
+    try {
+      await view(m.slice(1).map(decodeURIComponent), new URLSearchParams(search));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return;
+      show(h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, err instanceof Error ? err.message : String(err)));
+    }
+    document.getElementById("main")!.focus({ preventScroll: true });
+    return;
+  }
+  show(h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/repos" }, "Repositories")));
+}
+
+whenSignedOut(() => {
+  chrome();
+  signInPage();
+});
+document.getElementById("sign-out")!.addEventListener("click", async () => {
+  leaveView();
+  await signOut();
+  location.hash = "";
+  chrome();
+  signInPage();
+});
+window.addEventListener("hashchange", () => void route());
+void route();

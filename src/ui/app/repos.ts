@@ -1,0 +1,202 @@
+// Repositories: register, browse files at any ref, analyses, starting runs.
+
+import { api, ApiError, filePath, q, seg, type Page } from "./api.ts";
+import { showIssues } from "./account.ts";
+import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
+import { highlight } from "./highlight.ts";
+
+interface Repository { id: string; name: string; url: string; provider: string; default_branch: string; created_at: string }
+interface Refs { head: string | null; branches: { name: string; commit_hash: string }[]; tags: { name: string; commit_hash: string }[] }
+interface Tree { commit_hash: string; path: string; entries: { name: string; path: string; type: string; size: number | null }[] }
+interface FileView { commit_hash: string; path: string; size: number; encoding: "utf-8" | "base64"; content: string; truncated: boolean }
+interface Parameter { name: string; value: string | number | boolean | null; category: string | null; cli_option: string | null; choices: (string | number)[] | null; description: string | null }
+interface Experiment { id: string; title: string; description: string | null; entry_point: string; language: string; parameters: Parameter[] }
+export interface Analysis {
+  id: string; repository_id: string; commit_hash: string; branch: string | null; status: string; created_at: string; completed_at: string | null;
+  repo_summary: unknown; experiments: Experiment[] | null; primary_ids: string[] | null;
+  env_vars: { valid: boolean; required_env_vars: string[]; missing_env_vars: string[] } | null; error: string | null;
+}
+
+const COMPUTE_TYPES = ["cpu-general", "cpu-memory", "gpu-a10g"];
+
+export async function reposPage(): Promise<void> {
+  const list = h("tbody");
+  const reload = async () => {
+    const page = await api<Page<Repository>>("/v1/repositories?limit=100");
+    list.replaceChildren(...page.items.map((r) => h("tr", {}, h("td", {}, h("a", { href: `#/repos/${r.id}` }, r.name)), h("td", {}, h("code", {}, r.url)), h("td", {}, r.provider), h("td", {}, r.default_branch), h("td", {}, fmtTime(r.created_at)))));
+    if (!page.items.length) list.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No repository yet: register one below.")));
+  };
+  const url = h("input", { id: "repo-url", required: true, placeholder: "https://github.com/org/repo.git" });
+  const name = h("input", { id: "repo-name", placeholder: "optional" });
+  const errs = { url: h("span", { class: "field-error" }), name: h("span", { class: "field-error" }) };
+  const general = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "stack" }, h("label", { for: "repo-url" }, "Clone URL", url, errs.url), h("label", { for: "repo-name" }, "Name", name, errs.name), h("button", { type: "submit" }, "Register"), general);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api<Repository>("/v1/repositories", { method: "POST", json: { url: url.value.trim(), ...(name.value.trim() && { name: name.value.trim() }) } });
+      location.hash = `#/repos/${r.id}`;
+    } catch (err) {
+      showIssues(err, errs, general);
+    }
+  });
+  show(h("h1", {}, "Repositories"), h("table", {}, h("thead", {}, h("tr", {}, ...["Name", "URL", "Provider", "Default branch", "Registered"].map((t) => h("th", { scope: "col" }, t)))), list), h("h2", {}, "Register a repository"), form);
+  await reload();
+}
+
+const repoLink = (id: string, ref: string, path: string) => `#/repos/${id}${q({ ref, path })}`;
+
+export async function repoPage(id: string, query: URLSearchParams): Promise<void> {
+  const [repo, refs] = await Promise.all([api<Repository>(`/v1/repositories/${seg(id)}`), api<Refs>(`/v1/repositories/${seg(id)}/refs`)]);
+  const ref = query.get("ref") || repo.default_branch;
+  const path = query.get("path") ?? "";
+  const refInput = h("input", { id: "ref", value: ref, list: "ref-names", size: 40 });
+  const refForm = h("form", { class: "inline" },
+    h("label", { for: "ref" }, "Branch, tag or commit", refInput),
+    h("datalist", { id: "ref-names" }, ...[...refs.branches, ...refs.tags].map((r) => h("option", { value: r.name }))),
+    h("button", { type: "submit" }, "Browse"));
+  refForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    location.hash = repoLink(id, refInput.value.trim(), "");
+  });
+  const crumbs = h("nav", { "aria-label": "Path" }, h("a", { href: repoLink(id, ref, "") }, repo.name),
+    ...path.split("/").filter(Boolean).flatMap((part, i, all) => [" / ", h("a", { href: repoLink(id, ref, all.slice(0, i + 1).join("/")) }, part)]));
+  const content = h("section", { "aria-label": "Files" });
+  const main = show(h("h1", {}, repo.name), h("p", { class: "muted" }, repo.url), refForm, crumbs, content);
+
+  let commit = "";
+  try {
+    const tree = await api<Tree>(`/v1/repositories/${seg(id)}/files${q({ ref, path })}`);
+    commit = tree.commit_hash;
+    content.append(h("p", { class: "muted" }, `commit ${tree.commit_hash}`), h("table", { id: "tree" }, h("tbody", {},
+      ...tree.entries.sort((a, b) => (a.type === "dir" ? 0 : 1) - (b.type === "dir" ? 0 : 1) || a.name.localeCompare(b.name)).map((e) =>
+        h("tr", { "data-type": e.type }, h("td", {}, e.type === "dir" || e.type === "file" ? h("a", { href: repoLink(id, ref, e.path) }, e.type === "dir" ? `${e.name}/` : e.name) : `${e.name} (${e.type})`), h("td", { class: "muted" }, e.size === null ? "" : `${e.size} B`))))));
+  } catch (err) {
+    // Not a directory (404): a file, then.
+    if (!(err instanceof ApiError) || err.status !== 404 || !path) throw err;
+    const file = await api<FileView>(`/v1/repositories/${seg(id)}/files/${filePath(path)}${q({ ref })}`);
+    commit = file.commit_hash;
+    content.append(h("p", { class: "muted" }, `commit ${file.commit_hash} · ${file.size} bytes`));
+    if (file.encoding === "base64") content.append(h("p", { class: "notice", id: "binary-notice" }, "A binary file: its content is not shown."));
+    else {
+      if (file.truncated) content.append(h("p", { class: "notice", id: "truncated-notice" }, "The file is larger than the API returns: only its beginning is shown."));
+      content.append(highlight(file.content, path));
+    }
+  }
+  if (commit) main.append(...(await runAndAnalysePanel(repo, commit, refs.branches.some((b) => b.name === ref) ? ref : null)));
+}
+
+async function runAndAnalysePanel(repo: Repository, commit: string, branch: string | null): Promise<HTMLElement[]> {
+  const analyses = await api<Page<Analysis>>(`/v1/repositories/${seg(repo.id)}/analysis?limit=10`).catch(() => null);
+  const analyse = h("button", { type: "button", id: "analyse" }, `Analyse ${commit.slice(0, 12)}`);
+  const analyseError = h("p", { class: "error", role: "alert" });
+  analyse.addEventListener("click", async () => {
+    try {
+      const a = await api<Analysis>(`/v1/repositories/${seg(repo.id)}/analysis/${seg(commit)}`, { method: "POST", json: branch ? { branch } : {} });
+      location.hash = `#/repos/${repo.id}/analysis/${a.commit_hash}`;
+    } catch (err) {
+      analyseError.textContent = err instanceof Error ? err.message : String(err);
+    }
+  });
+  const command = h("input", { id: "run-command", required: true, placeholder: 'python3 train.py --epochs 3  or  ["sh", "-c", "echo hi"]', size: 60 });
+  const form = runOptionsForm(repo.id, commit, () => {
+    const text = command.value.trim();
+    return { command: text.startsWith("[") ? (JSON.parse(text) as string[]) : text.split(/\s+/) };
+  }, [h("label", { for: "run-command" }, "Command (words, or a JSON array of arguments)", command)]);
+  return [
+    h("h2", {}, "Analyses"),
+    analyses && analyses.items.length
+      ? h("ul", {}, ...analyses.items.map((a) => h("li", {}, h("a", { href: `#/repos/${repo.id}/analysis/${a.commit_hash}` }, a.commit_hash.slice(0, 12)), " ", statusBadge(a.status), ` ${a.branch ?? ""} · ${fmtTime(a.created_at)}`)))
+      : h("p", { class: "muted" }, "No analysis yet."),
+    analyse, analyseError,
+    h("h2", {}, "Run a command at this commit"), form,
+    h("p", {}, h("a", { href: `#/runs${q({ repository_id: repo.id })}` }, "Runs of this repository"), " · ", h("a", { href: `#/env${q({ repository_id: repo.id })}` }, "Its environment variables")),
+  ];
+}
+
+/** Compute type and timeout, the API's 422 messages next to the fields; `body` gives the rest of the request. */
+export function runOptionsForm(repoId: string, commit: string, body: () => Record<string, unknown>, fields: HTMLElement[], paramErrors: Record<string, HTMLElement> = {}): HTMLFormElement {
+  const compute = h("select", { name: "compute_type" }, ...COMPUTE_TYPES.map((c) => h("option", { value: c }, c)));
+  const timeout = h("input", { name: "timeout_seconds", type: "number", min: 1, placeholder: "operator default" });
+  const errs: Record<string, HTMLElement> = { command: h("span", { class: "field-error" }), compute_type: h("span", { class: "field-error" }), timeout_seconds: h("span", { class: "field-error" }), ...paramErrors };
+  const general = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "stack" }, ...fields, errs.command!, h("label", {}, "Compute type", compute, errs.compute_type!), h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!), h("button", { type: "submit" }, "Start run"), general);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const run = await api<{ run_id: string }>(`/v1/repositories/${seg(repoId)}/${seg(commit)}/runs`, {
+        method: "POST",
+        json: { ...body(), compute_type: compute.value, ...(timeout.value && { timeout_seconds: Number(timeout.value) }) },
+      });
+      location.hash = `#/runs/${run.run_id}`;
+    } catch (err) {
+      showIssues(err, errs, general);
+    }
+  });
+  return form;
+}
+
+export async function analysisPage(repoId: string, commit: string): Promise<void> {
+  const url = `/v1/repositories/${seg(repoId)}/analysis/${seg(commit)}`;
+  let a = await api<Analysis>(url);
+  const render = () => {
+    const env = a.env_vars;
+    show(
+      h("h1", {}, `Analysis of ${a.commit_hash.slice(0, 12)}`),
+      h("p", {}, h("a", { href: `#/repos/${repoId}${q({ ref: a.commit_hash })}` }, "Browse this commit"), " · status ", statusBadge(a.status), ` · ${fmtTime(a.created_at)}`),
+      a.error ? h("p", { class: "error" }, a.error) : null,
+      a.repo_summary ? h("details", { open: true }, h("summary", {}, "Summary"), summaryView(a.repo_summary)) : null,
+      env && env.missing_env_vars.length
+        ? h("div", { class: "notice", id: "missing-env" }, "Missing environment variables: ", ...env.missing_env_vars.flatMap((n) => [h("a", { href: `#/env${q({ repository_id: repoId, name: n })}` }, n), " "]))
+        : null,
+      h("h2", {}, "Experiments"),
+      ...(a.experiments ?? []).map((x) => experimentView(repoId, a, x)),
+    );
+  };
+  render();
+  if (a.status === "pending" || a.status === "running") {
+    const timer = setInterval(async () => {
+      a = await api<Analysis>(url);
+      if (a.status !== "pending" && a.status !== "running") clearInterval(timer);
+      render();
+    }, 2000);
+    onLeave(() => clearInterval(timer));
+  }
+}
+
+function summaryView(s: unknown): HTMLElement {
+  if (typeof s === "string") return h("p", {}, s);
+  const o = s as Record<string, unknown>;
+  return h("dl", {}, ...Object.entries(o).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))]));
+}
+
+function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement {
+  const inputs: Record<string, HTMLInputElement | HTMLSelectElement> = {};
+  const errs: Record<string, HTMLElement> = {};
+  const fields = x.parameters.map((p) => {
+    const id = `p-${x.id}-${p.name}`.replace(/[^A-Za-z0-9_-]/g, "_");
+    const input = p.choices?.length
+      ? h("select", { id }, ...p.choices.map((c) => h("option", { value: String(c), selected: String(c) === String(p.value) }, String(c))))
+      : typeof p.value === "boolean"
+        ? h("input", { id, type: "checkbox", checked: p.value })
+        : h("input", { id, value: p.value === null ? "" : String(p.value), type: typeof p.value === "number" ? "number" : "text", step: "any" });
+    inputs[p.name] = input;
+    errs[p.name] = h("span", { class: "field-error", "data-error-for": p.name });
+    return h("label", { for: id }, `${p.name}${p.cli_option ? ` (${p.cli_option})` : ""}`, input, p.description ? h("span", { class: "muted" }, p.description) : null, errs[p.name]!);
+  });
+  const body = () => {
+    const parameters: Record<string, unknown> = {};
+    for (const p of x.parameters) {
+      const el = inputs[p.name]!;
+      const v = el instanceof HTMLInputElement && el.type === "checkbox" ? el.checked : el.value;
+      if (String(v) === String(p.value ?? "")) continue;
+      parameters[p.name] = typeof p.value === "number" && v !== "" && !Number.isNaN(Number(v)) ? Number(v) : v;
+    }
+    return { analyzed_experiment: x.id, parameters };
+  };
+  const primary = a.primary_ids?.includes(x.id);
+  return h("section", { class: "experiment", "data-experiment": x.id },
+    h("h3", {}, x.title, primary ? " (primary)" : ""),
+    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language}`), x.description ? h("p", {}, x.description) : null,
+    a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs) : h("div", {}, ...fields));
+}

@@ -1,0 +1,148 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { stripTypeScriptTypes } from "node:module";
+import { fileURLToPath } from "node:url";
+import Router from "@koa/router";
+import type { Context, Middleware } from "koa";
+import { sessionCookieName } from "../oauth/index.ts";
+import type { DashboardSessions } from "./sessions.ts";
+
+// The dashboard (/ui): one HTML shell, a stylesheet and small browser modules
+// written in TypeScript (src/ui/app/). Browsers cannot read TypeScript, so the
+// modules are served with their types stripped by Node's own stripper
+// (node:module stripTypeScriptTypes, the same erasure Node applies to src/),
+// once per file version (cached by mtime and size), with an ETag. Nothing is
+// generated or committed, and the image, which ships src/, serves them as is.
+// Everything else the dashboard does goes through /v1 with the session cookie;
+// the routes here only sign in and out and tell the page its CSRF token.
+
+/** src/ui/ beside this module; from dist/ (the compiled CLI) it is the source tree's. */
+function uiDir(): string {
+  const here = fileURLToPath(new URL(".", import.meta.url));
+  if (existsSync(`${here}app/main.ts`)) return here;
+  return fileURLToPath(new URL("../../src/ui/", import.meta.url));
+}
+
+interface Asset {
+  key: string;
+  body: string;
+  etag: string;
+}
+
+const MODULE_NAME = /^[a-z][a-z0-9-]*\.ts$/;
+const STATIC_TYPES: Record<string, string> = { "index.html": "text/html; charset=utf-8", "app.css": "text/css; charset=utf-8" };
+
+export interface UiRouterOptions {
+  sessions: DashboardSessions;
+  /** The sign-in endpoint's per-address limit (the API layer's). */
+  signInLimit: Middleware;
+}
+
+export function createUiRouter(o: UiRouterOptions): Router {
+  const dir = uiDir();
+  const cache = new Map<string, Asset>();
+  const load = (file: string, transform: (text: string) => string): Asset => {
+    const st = statSync(file);
+    const key = `${st.mtimeMs}:${st.size}`;
+    const hit = cache.get(file);
+    if (hit?.key === key) return hit;
+    const body = transform(readFileSync(file, "utf8"));
+    const asset = { key, body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
+    cache.set(file, asset);
+    return asset;
+  };
+  const send = (ctx: Context, asset: Asset, type: string) => {
+    ctx.set("Cache-Control", "no-cache");
+    ctx.set("ETag", asset.etag);
+    if (ctx.get("If-None-Match") === asset.etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = type;
+    ctx.body = asset.body;
+  };
+  const baseUrl = (ctx: Context) => (ctx.state.baseUrl as string | null | undefined) ?? null;
+  const json = (ctx: Context, status: number, body: unknown) => {
+    ctx.status = status;
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = body;
+  };
+  /** Same-origin only: a cross-site page may neither sign a browser in (login CSRF) nor read or end its session. */
+  const sameOrigin = (ctx: Context): boolean => {
+    const site = ctx.get("Sec-Fetch-Site");
+    if (site && site !== "same-origin") return false;
+    const origin = ctx.get("Origin");
+    const b = baseUrl(ctx);
+    return !origin || (b !== null && origin === new URL(b).origin);
+  };
+  const cookie = (ctx: Context, value: string, maxAge: number) => {
+    const b = baseUrl(ctx) ?? "http://";
+    const secure = b.startsWith("https://") ? "; Secure" : "";
+    ctx.append("Set-Cookie", `${sessionCookieName(b)}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`);
+  };
+
+  const router = new Router({ sensitive: true, strict: true });
+  const shell = (ctx: Context) => send(ctx, load(`${dir}static/index.html`, (t) => t), STATIC_TYPES["index.html"]!);
+  router.get("/ui", shell);
+  router.get("/ui/", shell);
+  router.get("/ui/app.css", (ctx) => send(ctx, load(`${dir}static/app.css`, (t) => t), STATIC_TYPES["app.css"]!));
+  router.get("/ui/app/:name", (ctx) => {
+    const name = ctx.params.name!;
+    if (!MODULE_NAME.test(name) || name.endsWith(".test.ts") || !existsSync(`${dir}app/${name}`)) {
+      json(ctx, 404, { detail: "Not found" });
+      return;
+    }
+    send(ctx, load(`${dir}app/${name}`, (t) => stripTypeScriptTypes(t, { mode: "strip" })), "text/javascript; charset=utf-8");
+  });
+
+  // The session: who is signed in, and the CSRF token /v1 wants with the cookie on anything but GET.
+  router.get("/ui/session", async (ctx) => {
+    if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });
+    const s = await o.sessions.resolve(ctx.get("Cookie"), baseUrl(ctx));
+    if (!s) return json(ctx, 401, { detail: "Not signed in" });
+    json(ctx, 200, { account_id: s.session.accountId, api_key_id: s.session.apiKeyId, scopes: s.session.scopes, expires_at: s.session.expiresAt.toISOString(), csrf_token: s.csrfToken });
+  });
+  // Sign-in with an API key of the account (JSON only, same origin only: a form on another site cannot post it).
+  router.post("/ui/session", o.signInLimit, async (ctx) => {
+    if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });
+    if (!ctx.is("application/json")) return json(ctx, 415, { detail: "Send JSON: {\"api_key\": \"cp_...\"}" });
+    const raw = await readSmallBody(ctx);
+    let apiKey: unknown;
+    try {
+      apiKey = (JSON.parse(raw) as { api_key?: unknown }).api_key;
+    } catch {
+      return json(ctx, 400, { detail: "Malformed JSON" });
+    }
+    if (typeof apiKey !== "string" || !apiKey.trim()) return json(ctx, 400, { detail: "api_key is required" });
+    const created = await o.sessions.signIn(apiKey);
+    if (!created) return json(ctx, 401, { detail: "That is not a valid API key." });
+    cookie(ctx, created.token, o.sessions.sessionSeconds);
+    json(ctx, 201, { account_id: created.session.accountId, scopes: created.session.scopes, expires_at: created.session.expiresAt.toISOString(), csrf_token: o.sessions.csrfToken(created.session.id) });
+  });
+  router.delete("/ui/session", async (ctx) => {
+    if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });
+    const s = await o.sessions.resolve(ctx.get("Cookie"), baseUrl(ctx));
+    if (s) {
+      if (ctx.get("X-CSRF-Token") !== s.csrfToken) return json(ctx, 403, { detail: "Missing or wrong X-CSRF-Token" });
+      await o.sessions.signOut(s.session);
+    }
+    cookie(ctx, "", 0);
+    ctx.status = 204;
+  });
+  return router;
+}
+
+/** The sign-in body: a few hundred bytes at most. */
+async function readSmallBody(ctx: Context, limit = 4096): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      const err = Object.assign(new Error("Request body too large"), { status: 413, expose: true });
+      throw err;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
