@@ -178,6 +178,37 @@ const envSchema = z.object({
   CODEPLANE_SESSION_SECONDS: int(300, 30 * 86_400).default(12 * 3600),
   CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(30),
   CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA: bool.default(false),
+  // Sign-in through an upstream OpenID Connect provider (see loadOidc: the first three all or none).
+  CODEPLANE_OIDC_ISSUER: httpUrl.optional(),
+  CODEPLANE_OIDC_CLIENT_ID: z.string().optional(),
+  CODEPLANE_OIDC_CLIENT_SECRET: z.string().optional(),
+  CODEPLANE_OIDC_PROVIDER_NAME: z.string().max(60).optional(),
+  CODEPLANE_OIDC_ACCOUNT_CLAIM: z.string().regex(/^[A-Za-z0-9_:.-]{1,100}$/, "must be a claim name").default("email"),
+  CODEPLANE_OIDC_ACCOUNTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return null;
+      const pairs: [string, string][] = [];
+      for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const at = item.lastIndexOf("=");
+        if (at <= 0 || at === item.length - 1) {
+          ctx.addIssue({ code: "custom", message: `'${item}' is not value=account` });
+          return z.NEVER;
+        }
+        pairs.push([item.slice(0, at).trim(), item.slice(at + 1).trim()]);
+      }
+      return pairs;
+    }),
+  CODEPLANE_OIDC_SCOPES: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? null : v.split(/[\s,]+/).filter(Boolean))),
+  CODEPLANE_OIDC_UPSTREAM_SCOPES: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? null : v.split(/[\s,]+/).filter(Boolean))),
+  CODEPLANE_OIDC_API_KEY_SIGN_IN: bool.default(true),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
     .optional()
@@ -308,6 +339,62 @@ export interface OAuthConfig {
   rateLimitRequests: number;
   /** Client ID Metadata Documents may be fetched over http:// and from loopback or private addresses (development and tests). */
   allowLocalClientMetadata: boolean;
+  /** Sign-in through an upstream OpenID Connect provider; null when CODEPLANE_OIDC_* is not set. */
+  oidc: OidcConfig | null;
+  /** The authorization page offers the API-key form (always true without OIDC). */
+  apiKeySignIn: boolean;
+}
+
+/** The upstream OpenID Connect provider people sign in with (src/oauth/oidc.ts). */
+export interface OidcConfig {
+  /** The issuer URL (https, or http on a loopback host). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Shown on the button: "Sign in with <name>". */
+  providerName: string;
+  /** The ID-token claim that names the account: `email` (its verified address's domain) or any other (its string value, or each entry of an array). */
+  accountClaim: string;
+  /** value=account pairs, first match wins; null: the value is the account's name. */
+  accounts: [string, string][] | null;
+  /** The codeplane scopes such a session carries; null: every scope but keys:write. Checked against the scope list when the server is built. */
+  scopes: string[] | null;
+  /** The scopes asked of the provider. */
+  upstreamScopes: string[];
+}
+
+/** The settings without which there is no OIDC sign-in. */
+export const OIDC_REQUIRED_SETTINGS = ["CODEPLANE_OIDC_ISSUER", "CODEPLANE_OIDC_CLIENT_ID", "CODEPLANE_OIDC_CLIENT_SECRET"] as const;
+
+const isLoopbackHost = (host: string): boolean => host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+
+/** OIDC sign-in from its settings: null when none of the three is set; a ConfigError naming what is missing when only some are. */
+function loadOidc(e: ParsedEnv): OidcConfig | null {
+  const present = { CODEPLANE_OIDC_ISSUER: e.CODEPLANE_OIDC_ISSUER, CODEPLANE_OIDC_CLIENT_ID: e.CODEPLANE_OIDC_CLIENT_ID, CODEPLANE_OIDC_CLIENT_SECRET: e.CODEPLANE_OIDC_CLIENT_SECRET };
+  const missing = OIDC_REQUIRED_SETTINGS.filter((k) => present[k] === undefined);
+  if (missing.length === OIDC_REQUIRED_SETTINGS.length) {
+    if (!e.CODEPLANE_OIDC_API_KEY_SIGN_IN) throw new ConfigError("invalid configuration:\n  CODEPLANE_OIDC_API_KEY_SIGN_IN: false needs OIDC sign-in (CODEPLANE_OIDC_ISSUER, CODEPLANE_OIDC_CLIENT_ID, CODEPLANE_OIDC_CLIENT_SECRET): nobody could sign in");
+    return null;
+  }
+  if (missing.length) {
+    throw new ConfigError(`invalid configuration:\n${missing.map((m) => `  ${m}: required for OIDC sign-in (some CODEPLANE_OIDC_* settings are set; set all of ${OIDC_REQUIRED_SETTINGS.join(", ")}, or none)`).join("\n")}`);
+  }
+  const issuer = new URL(e.CODEPLANE_OIDC_ISSUER!);
+  if (issuer.protocol !== "https:" && !isLoopbackHost(issuer.host.replace(/:\d+$/, ""))) {
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_OIDC_ISSUER: must be https (http only on a loopback host: 127.0.0.1, [::1], localhost)");
+  }
+  if (issuer.search || issuer.hash) throw new ConfigError("invalid configuration:\n  CODEPLANE_OIDC_ISSUER: must have no query or fragment");
+  const claim = e.CODEPLANE_OIDC_ACCOUNT_CLAIM;
+  return {
+    issuer: e.CODEPLANE_OIDC_ISSUER!,
+    clientId: e.CODEPLANE_OIDC_CLIENT_ID!,
+    clientSecret: e.CODEPLANE_OIDC_CLIENT_SECRET!,
+    providerName: e.CODEPLANE_OIDC_PROVIDER_NAME ?? issuer.host,
+    accountClaim: claim,
+    accounts: e.CODEPLANE_OIDC_ACCOUNTS,
+    scopes: e.CODEPLANE_OIDC_SCOPES,
+    upstreamScopes: e.CODEPLANE_OIDC_UPSTREAM_SCOPES ?? ["openid", "email", ...(claim === "email" ? [] : claim === "groups" ? ["groups"] : ["profile"])],
+  };
 }
 
 export interface GitHubConfig {
@@ -483,6 +570,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   });
   if (egressProblems.length) throw new ConfigError(`invalid configuration:\n${egressProblems.map((p) => `  ${p}`).join("\n")}`);
   const github = loadGitHub(e, e.CODEPLANE_GITHUB_TIMEOUT_SECONDS * 1000);
+  const oidc = loadOidc(e);
   const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);
   const currentKey = e.CODEPLANE_ENCRYPTION_KEY ?? embeddedKey(dataDir);
   const keys: Record<string, Buffer> = {};
@@ -548,6 +636,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       sessionSeconds: e.CODEPLANE_SESSION_SECONDS,
       rateLimitRequests: e.CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS,
       allowLocalClientMetadata: e.CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+      oidc,
+      apiKeySignIn: oidc ? e.CODEPLANE_OIDC_API_KEY_SIGN_IN : true,
     },
   };
   return deepFreeze(config);

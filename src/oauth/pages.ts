@@ -72,25 +72,37 @@ const clientLine = (c: ClientShown) =>
   `<p><strong id="client-name">${esc(c.name)}</strong> wants to use your codeplane account.</p>
 <p class="muted">After you decide you will be sent to <strong id="redirect-host">${esc(c.redirectHost)}</strong>.${c.unverified ? ` Its name is the client's own claim (client <code>${esc(c.clientId)}</code>).` : ""}</p>`;
 
-export function signInPage(p: { client: ClientShown; request: Record<string, string>; csrf: string; error?: string }): string {
+/** `apiKey`: the API-key form is offered; `oidc`: the upstream provider's name, for its button. */
+export function signInPage(p: { client: ClientShown; request: Record<string, string>; csrf: string; error?: string; apiKey?: boolean; oidc?: string }): string {
+  const oidcForm = p.oidc
+    ? `<form method="post" action="/oauth/authorize" id="oidc-sign-in">
+${hidden({ ...p.request, cp_action: "oidc", csrf_token: p.csrf })}
+<button class="primary" type="submit">Sign in with ${esc(p.oidc)}</button>
+</form>`
+    : "";
+  const keyForm =
+    p.apiKey === false
+      ? ""
+      : `<form method="post" action="/oauth/authorize" id="api-key-sign-in">
+${hidden({ ...p.request, cp_action: "sign_in", csrf_token: p.csrf })}
+<label for="api_key">${p.oidc ? "Or with an API key of your account" : "API key of your account"}</label>
+<input id="api_key" name="api_key" type="password" autocomplete="off" required>
+<button${p.oidc ? "" : ' class="primary"'} type="submit">Sign in</button>
+</form>`;
   return layout(
     "Sign in",
     `<h1>Sign in to codeplane</h1>
 ${clientLine(p.client)}
 ${p.error ? `<p class="error" role="alert">${esc(p.error)}</p>` : ""}
-<form method="post" action="/oauth/authorize">
-${hidden({ ...p.request, cp_action: "sign_in", csrf_token: p.csrf })}
-<label for="api_key">API key of your account</label>
-<input id="api_key" name="api_key" type="password" autocomplete="off" required>
-<button class="primary" type="submit">Sign in</button>
-</form>`,
+${oidcForm}
+${keyForm}`,
   );
 }
 
 export function consentPage(p: { client: ClientShown; request: Record<string, string>; csrf: string; scopes: readonly string[]; unavailable: readonly string[]; account: string }): string {
   const list = p.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join("");
   const missing = p.unavailable.length
-    ? `<p class="muted">Also asked, but the API key you signed in with does not have them, so they will not be granted: ${p.unavailable.map((s) => `<code>${esc(s)}</code>`).join(", ")}.</p>`
+    ? `<p class="muted">Also asked, but your sign-in does not carry them (the API key you signed in with, or what this codeplane grants people signed in through its identity provider), so they will not be granted: ${p.unavailable.map((s) => `<code>${esc(s)}</code>`).join(", ")}.</p>`
     : "";
   return layout(
     "Authorize",

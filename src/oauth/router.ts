@@ -20,6 +20,7 @@ import { TokenEngine } from "./engine.ts";
 import { invalidClient, invalidClientMetadata, invalidRequest, OAuthProblem } from "./errors.ts";
 import { readForm, readJson, singleValues } from "./http.ts";
 import { consentPage, errorPage, pageCsp, signInPage, type ClientShown } from "./pages.ts";
+import { OIDC_CALLBACK_PATH, OIDC_FLOW_SECONDS, OidcRefusal, OidcSignIn } from "./oidc.ts";
 import { matchRedirectUri } from "./redirect-uris.ts";
 import { CsrfTokens, newSecret } from "./secrets.ts";
 import { createSession, findSession, issueCode, liveToken, recordConsent, rememberedGrant, revokeFamily, tokenRow, type SessionInfo } from "./store.ts";
@@ -53,6 +54,8 @@ const LOGIN_SECONDS = 1800;
 
 export const sessionCookieName = (baseUrl: string): string => (baseUrl.startsWith("https://") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
 const loginCookieName = (baseUrl: string) => (baseUrl.startsWith("https://") ? `__Host-${LOGIN_COOKIE}` : LOGIN_COOKIE);
+const OIDC_COOKIE = "codeplane_oidc";
+const oidcCookieName = (baseUrl: string) => (baseUrl.startsWith("https://") ? `__Host-${OIDC_COOKIE}` : OIDC_COOKIE);
 
 function setCookie(ctx: Context, baseUrl: string, name: string, value: string, maxAgeSeconds: number): void {
   const secure = baseUrl.startsWith("https://") ? "; Secure" : "";
@@ -101,6 +104,10 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
   const cimd: MetadataDocumentOptions = { allowLocal: o.config.allowLocalClientMetadata };
   const engine = new TokenEngine({ db, accessTokenSeconds: o.config.accessTokenSeconds, refreshTokenSeconds: o.config.refreshTokenSeconds, logger: audit });
   const router = new Router();
+  const oidc = o.config.oidc
+    ? new OidcSignIn({ config: o.config.oidc, db, secret: o.csrfSecret, keySeconds: Math.max(o.config.sessionSeconds, o.config.refreshTokenSeconds) })
+    : null;
+  const apiKeySignIn = o.config.apiKeySignIn || !oidc;
 
   const base = (ctx: Context): string => {
     const b = baseUrlOf(ctx, o.publicUrl);
@@ -301,7 +308,13 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
         nonce = newSecret("login");
         setCookie(ctx, b, loginCookieName(b), nonce, LOGIN_SECONDS);
       }
-      page(error ? 401 : 200, signInPage({ client: shown, request, csrf: csrf.issue("sign_in", nonce), ...(error && { error }) }));
+      // Browsers apply form-action to a form's redirects: the OIDC button's answer goes to the provider.
+      const providerOrigin = oidc ? await oidc.authorizationOrigin() : null;
+      page(
+        error ? 401 : 200,
+        signInPage({ client: shown, request, csrf: csrf.issue("sign_in", nonce), apiKey: apiKeySignIn, ...(oidc && { oidc: oidc.providerName }), ...(error && { error }) }),
+        providerOrigin ? [providerOrigin] : [],
+      );
     };
     const issue = async (s: SessionInfo, granted: Scope[], remembered: boolean) => {
       const grant = await recordConsent(db, s.accountId, client.clientId, s.apiKeyId, granted);
@@ -311,9 +324,28 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     };
 
     const action = ctx.method === "POST" ? params.cp_action : undefined;
+    if (action === "oidc" && oidc) {
+      const nonce = cookie(ctx, loginCookieName(b));
+      if (!nonce || !csrf.verify("sign_in", nonce, params.csrf_token)) return page(403, errorPage("Sign-in refused", "The form's CSRF token does not match this browser. Start again from the application."));
+      const back = new URL(`${b}/oauth/authorize`);
+      for (const [k, v] of Object.entries(request)) back.searchParams.append(k, v);
+      try {
+        const started = await oidc.start(b, nonce, `/oauth/authorize${back.search}`);
+        setCookie(ctx, b, oidcCookieName(b), started.sealed, OIDC_FLOW_SECONDS);
+        ctx.status = 303;
+        ctx.redirect(started.url);
+        ctx.status = 303;
+      } catch (err) {
+        if (!(err instanceof OidcRefusal)) throw err;
+        audit.warn({ event: "oauth.sign_in_failed", method: "oidc", reason: err.reason, client_id: client.clientId }, "OIDC sign-in could not start");
+        page(err.status, errorPage("Sign-in failed", err.message));
+      }
+      return;
+    }
     if (action === "sign_in") {
       const nonce = cookie(ctx, loginCookieName(b));
       if (!nonce || !csrf.verify("sign_in", nonce, params.csrf_token)) return page(403, errorPage("Sign-in refused", "The form's CSRF token does not match this browser. Start again from the application."));
+      if (!apiKeySignIn) return page(403, errorPage("Sign-in refused", `Signing in with an API key is turned off here; sign in with ${oidc!.providerName}.`));
       const principal = params.api_key ? await authenticateApiKey(db, params.api_key.trim()) : null;
       if (!principal || principal.credential.kind !== "api_key") {
         audit.info({ event: "oauth.sign_in_failed", client_id: client.clientId }, "sign-in refused: not a valid API key");
@@ -365,6 +397,36 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     await authorize(ctx, params);
   });
 
+  // The upstream OpenID Connect provider sends the browser back here (src/oauth/oidc.ts).
+  router.get(OIDC_CALLBACK_PATH, o.limits.signIn, async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.type = "text/html; charset=utf-8";
+    ctx.set("Content-Security-Policy", pageCsp());
+    const b = baseUrlOf(ctx, o.publicUrl);
+    if (!oidc || !b) {
+      ctx.status = 404;
+      ctx.body = errorPage("Not found", oidc ? "The Host header is not a host name." : "Sign-in through an OpenID Connect provider is not configured.");
+      return;
+    }
+    const sealed = cookie(ctx, oidcCookieName(b));
+    // The flow state is spent whatever happens next.
+    if (sealed) setCookie(ctx, b, oidcCookieName(b), "", 0);
+    try {
+      const who = await oidc.finish(b, cookie(ctx, loginCookieName(b)), sealed, ctx.querystring);
+      const created = await createSession(db, who.accountId, who.apiKeyId, o.config.sessionSeconds);
+      setCookie(ctx, b, sessionCookieName(b), created.token, o.config.sessionSeconds);
+      audit.info({ event: "oauth.sign_in", method: "oidc", account_id: who.accountId, api_key_id: who.apiKeyId, session_id: created.session.id, oidc_subject: who.subject }, "signed in through the OIDC provider");
+      ctx.status = 303;
+      ctx.redirect(who.returnTo);
+      ctx.status = 303;
+    } catch (err) {
+      if (!(err instanceof OidcRefusal)) throw err;
+      audit.info({ event: "oauth.sign_in_failed", method: "oidc", reason: err.reason }, "OIDC sign-in refused");
+      ctx.status = err.status;
+      ctx.body = errorPage("Sign-in refused", err.message);
+    }
+  });
+
   router.post("/oauth/authorize", async (ctx, next) => {
     // Sign-in attempts are rate limited per address; other posts are not.
     let params: Record<string, string>;
@@ -377,7 +439,7 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
       ctx.body = errorPage("This authorization request cannot be served", (err as Error).message);
       return;
     }
-    if (params.cp_action === "sign_in") await o.limits.signIn(ctx, async () => undefined);
+    if (params.cp_action === "sign_in" || params.cp_action === "oidc") await o.limits.signIn(ctx, async () => undefined);
     await authorize(ctx, params);
     void next;
   });
