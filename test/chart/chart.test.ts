@@ -437,6 +437,7 @@ describe("the Helm chart", () => {
         "CODEPLANE_GITHUB_PRIVATE_KEY",
         "CODEPLANE_GITHUB_WEBHOOK_SECRET",
         "CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS",
+        "CODEPLANE_OIDC_CLIENT_SECRET",
         "KUBECONFIG",
       ];
       const configKeys = Object.keys(schema.properties.config.properties);

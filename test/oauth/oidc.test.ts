@@ -31,6 +31,7 @@ let dex: ChildProcess | undefined;
 let dexOutput = "";
 let workDir: string;
 let svc: TestService;
+let issuer: string;
 let base: string;
 let as: oauth.AuthorizationServer;
 let client: oauth.Client;
@@ -72,7 +73,7 @@ beforeAll(async () => {
     throw new Error(`hack/tools/dex.sh could not build Dex: ${e.message}\n${(e.stderr ?? "").slice(-4000)}`);
   }
   const [dexPort, cpPort] = [await freePort(), await freePort()];
-  const issuer = `http://127.0.0.1:${dexPort}/dex`;
+  issuer = `http://127.0.0.1:${dexPort}/dex`;
   workDir = mkdtempSync(path.join(tmpdir(), "codeplane-dex-"));
   const user = (email: string, name: string, id: string) => `  - email: "${email}"\n    hash: "${PASSWORD_HASH}"\n    username: "${name}"\n    userID: "${id}"\n`;
   writeFileSync(
@@ -271,6 +272,34 @@ describe("sign-in through Dex", () => {
     const page = await browser.fetch(authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier) }));
     const res = await browser.submit(base, await page.text(), {}, { cp_action: "oidc", csrf_token: "forged" });
     expect(res.status).toBe(403);
+  });
+});
+
+describe("the API-key form turned off", () => {
+  it("offers only the provider's button and refuses an API-key sign-in", async () => {
+    const only = await startTestService({
+      CODEPLANE_OIDC_ISSUER: issuer,
+      CODEPLANE_OIDC_CLIENT_ID: "codeplane",
+      CODEPLANE_OIDC_CLIENT_SECRET: DEX_CLIENT_SECRET,
+      CODEPLANE_OIDC_API_KEY_SIGN_IN: "false",
+    });
+    try {
+      const tenant = await only.tenant();
+      const meta = await discover(only.url);
+      const registered = await oauth.processDynamicClientRegistrationResponse(
+        await oauth.dynamicClientRegistrationRequest(meta, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", client_name: "t" }, insecure),
+      );
+      const browser = new FormBrowser();
+      const url = authorizationUrl(meta, { clientId: registered.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
+      const html = await (await browser.fetch(url)).text();
+      expect(html).toContain(`Sign in with 127.0.0.1:`); // the provider's name defaults to the issuer's host
+      expect(html).not.toContain('name="api_key"');
+      const res = await browser.submit(only.url, html, { api_key: tenant.key }, { cp_action: "sign_in" });
+      expect(res.status).toBe(403);
+      expect(browser.cookies.get("codeplane_session")).toBeUndefined();
+    } finally {
+      await only.close();
+    }
   });
 });
 
