@@ -40,6 +40,7 @@ export class LogView {
   #ended = false;
   #received = 0;
   #connections = 0;
+  #opens = 0;
 
   constructor(runId: string, o: LogViewOptions = {}) {
     this.#runId = runId;
@@ -103,7 +104,11 @@ export class LogView {
       const d = JSON.parse(e.data) as { seq: number; ts: string; line: string };
       this.#add({ seq: d.seq, ts: d.ts, stream, line: d.line });
     };
-    es.addEventListener("open", () => this.#setState("live"));
+    es.addEventListener("open", () => {
+      this.#opens++; // the browser's own reconnections included
+      this.#setState("live");
+      this.#updateInfo();
+    });
     es.addEventListener("stdout", onLine("stdout"));
     es.addEventListener("stderr", onLine("stderr"));
     es.addEventListener("status", (e) => {
@@ -177,6 +182,7 @@ export class LogView {
     d.received = String(this.#received);
     d.duplicates = String(this.#buf.duplicates);
     d.connections = String(this.#connections);
+    d.opens = String(this.#opens);
     this.#info.textContent = this.#buf.dropped
       ? `${this.#received} lines received; the newest ${this.#buf.size} are kept here and at most ${MAX_DOM} shown. Download for the whole stored output.`
       : `${this.#received} lines${this.#paused ? " (paused)" : ""}`;
