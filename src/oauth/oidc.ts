@@ -81,6 +81,8 @@ export class OidcSignIn {
   readonly #sealKey: Buffer;
   readonly #keySeconds: number;
   #discovered: Promise<client.Configuration> | null = null;
+  /** When discovery last failed: the sign-in page does not wait on a provider that is down (the button still tries). */
+  #failedAt = 0;
 
   constructor(o: { config: OidcConfig; db: Db; secret: Buffer; keySeconds: number }) {
     this.#cfg = o.config;
@@ -108,6 +110,7 @@ export class OidcSignIn {
       });
       this.#discovered.catch(() => {
         this.#discovered = null;
+        this.#failedAt = Date.now();
       });
     }
     return this.#discovered;
@@ -115,6 +118,7 @@ export class OidcSignIn {
 
   /** The origin of the provider's authorization endpoint (the sign-in page's form may redirect there); null while it cannot be discovered. */
   async authorizationOrigin(): Promise<string | null> {
+    if (!this.#discovered && Date.now() - this.#failedAt < 30_000) return null;
     try {
       const md = (await this.#configuration()).serverMetadata();
       return md.authorization_endpoint ? new URL(md.authorization_endpoint).origin : null;
@@ -182,30 +186,13 @@ export class OidcSignIn {
   /** The account the configured claim names (see README "OAuth 2.0"); never created here. */
   async #account(claims: client.IDToken): Promise<{ id: string; name: string }> {
     const claim = this.#cfg.accountClaim;
-    let values: string[];
-    if (claim === "email") {
-      if (typeof claims.email !== "string" || !claims.email.includes("@")) throw new OidcRefusal(`${this.providerName} did not tell codeplane your email address, so no account can be chosen.`, 403, "no_email");
-      if (claims.email_verified !== true) throw new OidcRefusal(`${this.providerName} has not verified your email address (${claims.email}), so no account can be chosen by it.`, 403, "email_unverified");
-      values = [claims.email.slice(claims.email.lastIndexOf("@") + 1).toLowerCase()];
-    } else {
-      const v = claims[claim];
-      values = typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-    }
+    const { values, names } = accountNames(claims, this.#cfg);
     const unknown = () =>
       new OidcRefusal(
         `You signed in to ${this.providerName}, but no codeplane account is set up for you (${claim}: ${values.length ? values.join(", ") : "none"}). Ask the operator of this codeplane.`,
         403,
         "no_account",
       );
-    if (values.length === 0) throw unknown();
-    let names: string[];
-    if (this.#cfg.accounts) {
-      const norm = (s: string) => (claim === "email" ? s.toLowerCase() : s);
-      const hit = this.#cfg.accounts.find(([value]) => values.includes(norm(value)));
-      names = hit ? [hit[1]] : [];
-    } else {
-      names = values;
-    }
     if (names.length === 0) throw unknown();
     const rows = await this.#db.selectFrom("accounts").select(["id", "name"]).where("name", "in", names).execute();
     if (rows.length === 0) throw unknown();
@@ -263,6 +250,29 @@ export class OidcSignIn {
       return null;
     }
   }
+}
+
+/**
+ * The account names an ID token's claims point to, by the configured claim and
+ * mapping: `values` are what the claim says (an email's domain, or a claim's
+ * strings), `names` the account names they map to (none: no account).
+ */
+export function accountNames(claims: Record<string, unknown>, cfg: Pick<OidcConfig, "accountClaim" | "accounts" | "providerName">): { values: string[]; names: string[] } {
+  const claim = cfg.accountClaim;
+  let values: string[];
+  if (claim === "email") {
+    const email = claims.email;
+    if (typeof email !== "string" || !email.includes("@")) throw new OidcRefusal(`${cfg.providerName} did not tell codeplane your email address, so no account can be chosen.`, 403, "no_email");
+    if (claims.email_verified !== true) throw new OidcRefusal(`${cfg.providerName} has not verified your email address (${email}), so no account can be chosen by it.`, 403, "email_unverified");
+    values = [email.slice(email.lastIndexOf("@") + 1).toLowerCase()];
+  } else {
+    const v = claims[claim];
+    values = typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  }
+  if (!cfg.accounts) return { values, names: values };
+  const norm = (s: string) => (claim === "email" ? s.toLowerCase() : s);
+  const hit = cfg.accounts.find(([value]) => values.includes(norm(value)));
+  return { values, names: hit ? [hit[1]] : [] };
 }
 
 /** A path on this server (no scheme, no host, no protocol-relative `//`, no backslash tricks): where a finished sign-in may go. */
