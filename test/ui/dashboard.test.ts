@@ -31,7 +31,7 @@ beforeAll(async () => {
   context = await browser.newContext();
   await context.addInitScript({ content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));' });
   page = await context.newPage();
-  page.setDefaultTimeout(8000);
+  page.setDefaultTimeout(15_000);
   page.on("console", (m) => {
     // HTTP error statuses the page expects and handles (401 before sign-in, 404 probing whether a path is a
     // directory, the 422 and 403 provoked below) are logged by Chromium as "Failed to load resource"; anything else counts.
