@@ -1,10 +1,12 @@
 import { execFile as execFileCb, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as oauth from "oauth4webapi";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
@@ -272,6 +274,41 @@ describe("sign-in through Dex", () => {
     const page = await browser.fetch(authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier) }));
     const res = await browser.submit(base, await page.text(), {}, { cp_action: "oidc", csrf_token: "forged" });
     expect(res.status).toBe(403);
+  });
+});
+
+const after: (() => Promise<unknown>)[] = [];
+
+describe("in Chromium", () => {
+  it("signs in through Dex's own pages and the consent page, and the code redeems", async () => {
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"], headless: true });
+    try {
+      const page = await (await browser.newContext()).newPage();
+      // The app's callback, on another loopback port (RFC 8252 lets a loopback redirect URI's port vary).
+      const app = createHttpServer((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("callback"));
+      await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+      after.push(() => new Promise((r) => app.close(() => r(undefined))));
+      const appRedirect = `http://127.0.0.1:${(app.address() as { port: number }).port}/callback`;
+      const verifier = oauth.generateRandomCodeVerifier();
+      const url = authorizationUrl(as, { clientId: client.client_id, redirectUri: appRedirect, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "c1", scope: "repositories:read analyses:read", resource: base });
+      await page.goto(url);
+      // The page's CSP must let the button's form be redirected to the provider.
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(issuer)), page.click("#oidc-sign-in button")]);
+      await page.fill('input[name="login"]', "alice@acme.test");
+      await page.fill('input[name="password"]', PASSWORD);
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(`${base}/oauth/authorize`)), page.click('button[type="submit"]')]);
+      // A scope not granted before: the consent page, not remembered consent.
+      expect(await page.locator("#scopes").textContent()).toContain("analyses:read");
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(appRedirect)), page.click('button[value="allow"]')]);
+      const params = oauth.validateAuthResponse(as, client, new URL(page.url()), "c1");
+      const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, appRedirect, verifier, { ...insecure, additionalParameters: { resource: base } });
+      const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+      expect(tokens.scope).toBe("repositories:read analyses:read");
+      expect((await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    } finally {
+      await browser.close();
+      for (const f of after.splice(0)) await f();
+    }
   });
 });
 
