@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     root: new URL("..", import.meta.url).pathname,
     include: ["test/**/*.test.ts"],
-    exclude: ["test/cluster/**", "test/e2e/**", "test/chart/**", "test/helm/**", "node_modules/**"],
+    // Fixtures are repositories the tests read (some hold test files of their own), never tests to run.
+    exclude: ["test/cluster/**", "test/e2e/**", "test/chart/**", "test/helm/**", "test/fixtures/**", "node_modules/**"],
     globalSetup: ["test/setup/postgres.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
