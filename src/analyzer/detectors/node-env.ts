@@ -8,7 +8,7 @@ import { callArguments, calleeName, calleeObject, objectProperties, propertyKey,
 // the variable being unset: a `??`/`||` fallback, a test, a destructuring
 // default. A test whose branch throws or exits is a guard, not a way of coping.
 
-export function envUses(root: Node, path: string): EnvVarUse[] {
+export function envUses(root: Node, path: string, text?: string): EnvVarUse[] {
   const out: EnvVarUse[] = [];
   const add = (name: string | null, node: Node, required: boolean) => {
     if (name && validName(name)) out.push({ name, path, line: lineOf(node), required });
@@ -25,7 +25,8 @@ export function envUses(root: Node, path: string): EnvVarUse[] {
       if (name !== null && !isWriteOrCall(n)) add(name, n, !copesWithUnset(n) && !storedThenTested(n));
     }
   }
-  out.push(...schemaUses(root, path));
+  // Only a file that calls a validator can hold a schema for the environment.
+  if (text === undefined || /cleanEnv|[pP]arse(Async)?\(|validate(Async)?\(|attempt\(/.test(text)) out.push(...schemaUses(root, path));
   return out.sort((a, b) => a.line - b.line || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 

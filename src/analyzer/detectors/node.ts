@@ -151,7 +151,7 @@ function envVars(ctx: AnalyzerContext): EnvVarUse[] {
     const text = ctx.readText(file.path);
     // Every read this detector knows spells out one of these, so other files are not worth a parse.
     if (text === null || !ENV_OBJECTS.some((o) => text.includes(o))) continue;
-    const uses = safely(() => ctx.syntax.parse(grammar, text, (root) => envUses(root, file.path))?.value) ?? [];
+    const uses = safely(() => ctx.syntax.parse(grammar, text, (root) => envUses(root, file.path, text))?.value) ?? [];
     for (const use of uses) {
       const seen = first.get(use.name);
       if (!seen || (use.required && !seen.required)) first.set(use.name, use);

@@ -130,7 +130,9 @@ export function runsOnImport(root: Node, imports: PythonImports): boolean {
     if (stmt.type === "decorated_definition" && children(stmt).some((d) => d.type === "decorator" && /(command|group)/.test(d.text))) commands.add(name);
   }
   const apps = new Set<string>();
-  for (const call of descendants(root, "call")) {
+  // Most files import no Typer: spare them a walk over every call.
+  const typer = [...imports.bindings.values()].some((m) => m === "typer" || m.startsWith("typer."));
+  for (const call of typer ? descendants(root, "call") : []) {
     if (qualifiedName(call.childForFieldName("function"), imports) !== "typer.Typer") continue;
     const left = call.parent?.type === "assignment" ? call.parent.childForFieldName("left") : null;
     if (left?.type === "identifier") apps.add(left.text);

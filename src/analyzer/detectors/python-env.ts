@@ -37,7 +37,8 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
     const required = (fn === "os.getenv" || fn === "os.environ.pop") && !hasDefault && !optionalRead(node, fn === "os.getenv");
     add(nameNode, node, required);
   }
-  uses.push(...settingsUses(root, imports, path));
+  // Only a file that imports BaseSettings can declare settings: spare the others a walk of the tree.
+  if ([...imports.bindings.values()].some((m) => m.endsWith("BaseSettings") || m === "pydantic" || m === "pydantic_settings")) uses.push(...settingsUses(root, imports, path));
   return uses;
 }
 

@@ -22,7 +22,10 @@ export interface TyperCommand {
   description: string | null;
 }
 
+const imported = (imports: PythonImports, module: string): boolean => [...imports.bindings.values()].some((m) => m === module || m.startsWith(`${module}.`));
+
 export function typerCommands(root: Node, imports: PythonImports): TyperCommand[] {
+  if (!imported(imports, "typer")) return [];
   const apps = new Set<string>();
   const functions = new Map<string, Node>();
   for (const stmt of descendants(root, "function_definition")) {
@@ -183,6 +186,7 @@ function categoryOf(type: string | null): ParameterCategory | "flag" {
  * turn off one that defaults to on.
  */
 export function fireCommands(root: Node, imports: PythonImports): TyperCommand[] {
+  if (!imported(imports, "fire")) return [];
   const functions = new Map<string, Node>();
   for (const def of descendants(root, "function_definition")) {
     const name = def.childForFieldName("name")?.text;

@@ -87,7 +87,7 @@ export const detectPython: Detector = (ctx) => {
     const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
       const imports = readImports(root);
       const main = pkg !== null || mainBlock(root) !== null;
-      const onImport = !main && !test && runsOnImport(root, imports);
+      const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
       const runnable = main || onImport;
       return {
         onImport,
