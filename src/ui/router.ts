@@ -85,6 +85,9 @@ export function createUiRouter(o: UiRouterOptions): Router {
   const shell = (ctx: Context) => send(ctx, load(`${dir}static/index.html`, (t) => t), STATIC_TYPES["index.html"]!);
   router.get("/ui", shell);
   router.get("/ui/", shell);
+  // Where the GitHub App's setup callback sends the browser (GET /v1/integrations/github/callback).
+  router.get("/ui/integrations", shell);
+  router.get("/ui/integrations/:id", shell);
   router.get("/ui/app.css", (ctx) => send(ctx, load(`${dir}static/app.css`, (t) => t), STATIC_TYPES["app.css"]!));
   router.get("/ui/app/:name", (ctx) => {
     const name = ctx.params.name!;

@@ -131,13 +131,15 @@ export async function envPage(query: URLSearchParams): Promise<void> {
   await reload();
 }
 
-export async function integrationsPage(): Promise<void> {
-  const main = show(h("h1", {}, "GitHub installations"));
+export async function integrationsPage(query: URLSearchParams, connected?: string): Promise<void> {
+  const main = show(h("h1", {}, "GitHub installations"),
+    query.get("status") === "pending" ? h("p", { class: "notice" }, "The installation waits for an organisation owner's approval.") : null,
+    connected ? h("p", { class: "notice", role: "status" }, "Installation connected.") : null);
   try {
     const page = await api<Page<Integration>>("/v1/integrations?limit=100");
     main.append(page.items.length
       ? h("table", {}, h("thead", {}, h("tr", {}, ...["Account", "Type", "Repositories", "Suspended", "Connected"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, ...page.items.map((i) => h("tr", {}, h("td", {}, i.account_login), h("td", {}, i.account_type), h("td", {}, i.repository_selection), h("td", {}, i.suspended ? "yes" : "no"), h("td", {}, fmtTime(i.created_at))))))
+        h("tbody", {}, ...page.items.map((i) => h("tr", { "aria-current": i.id === connected ? "true" : null }, h("td", {}, i.account_login), h("td", {}, i.account_type), h("td", {}, i.repository_selection), h("td", {}, i.suspended ? "yes" : "no"), h("td", {}, fmtTime(i.created_at))))))
       : h("p", { class: "muted" }, "No installation connected."));
     const install = await api<{ install_url: string }>("/v1/integrations/github/install");
     main.append(h("p", {}, h("a", { href: install.install_url, rel: "noopener" }, "Install the GitHub App on an account or organisation")));

@@ -17,7 +17,8 @@ const ROUTES: [RegExp, View][] = [
   [/^\/runs\/([^/]+)$/, ([id]) => runPage(id!)],
   [/^\/keys$/, () => keysPage()],
   [/^\/env$/, (_p, query) => envPage(query)],
-  [/^\/integrations$/, () => integrationsPage()],
+  [/^\/integrations$/, (_p, query) => integrationsPage(query)],
+  [/^\/integrations\/([^/]+)$/, ([id], query) => integrationsPage(query, id)],
   [/^\/oauth$/, () => oauthPage()],
 ];
 
@@ -100,5 +101,9 @@ document.getElementById("sign-out")!.addEventListener("click", async () => {
   chrome();
   signInPage();
 });
+// A path under /ui (the GitHub callback's /ui/integrations/{id}) becomes the same view's hash.
+if (location.pathname.length > "/ui/".length && location.pathname.startsWith("/ui/")) {
+  history.replaceState(null, "", `/ui/#${location.pathname.slice(3)}${location.search}`);
+}
 window.addEventListener("hashchange", () => void route());
 void route();

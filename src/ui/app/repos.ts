@@ -120,7 +120,8 @@ export function runOptionsForm(repoId: string, commit: string, body: () => Recor
   const timeout = h("input", { name: "timeout_seconds", type: "number", min: 1, placeholder: "operator default" });
   const errs: Record<string, HTMLElement> = { command: h("span", { class: "field-error" }), compute_type: h("span", { class: "field-error" }), timeout_seconds: h("span", { class: "field-error" }), ...paramErrors };
   const general = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "stack" }, ...fields, errs.command!, h("label", {}, "Compute type", compute, errs.compute_type!), h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!), h("button", { type: "submit" }, "Start run"), general);
+  // novalidate: the API's own 422 messages are the ones shown, next to their fields.
+  const form = h("form", { class: "stack", novalidate: true }, ...fields, errs.command!, h("label", {}, "Compute type", compute, errs.compute_type!), h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!), h("button", { type: "submit" }, "Start run"), general);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
@@ -165,9 +166,16 @@ export async function analysisPage(repoId: string, commit: string): Promise<void
 }
 
 function summaryView(s: unknown): HTMLElement {
-  if (typeof s === "string") return h("p", {}, s);
-  const o = s as Record<string, unknown>;
-  return h("dl", {}, ...Object.entries(o).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))]));
+  if (typeof s !== "object" || s === null) return h("p", {}, String(s));
+  const o = s as { title?: string | null; text?: string | null; description?: string | null; languages?: { name: string; files: number; lines: number }[]; license?: unknown; frameworks?: unknown[]; file_count?: number };
+  const rest = Object.entries(o).filter(([k]) => !["title", "text", "description", "languages"].includes(k));
+  return h("div", { id: "summary" },
+    o.title ? h("h3", {}, o.title) : null,
+    o.text ? h("p", {}, o.text) : null,
+    o.description ? h("p", { class: "muted" }, o.description) : null,
+    o.languages?.length ? h("p", {}, "Languages: ", o.languages.map((l) => `${l.name} (${l.files} files, ${l.lines} lines)`).join(", ")) : null,
+    h("details", {}, h("summary", {}, "Details"),
+      h("dl", {}, ...rest.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))]))));
 }
 
 function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement {

@@ -1,0 +1,185 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnalyzerResult } from "../../src/analyzer/model.ts";
+import { insertRunRow } from "../helpers/seed.ts";
+import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
+
+// The dashboard's analyses, runs and run pages in Chromium with no cluster:
+// an analysis and runs written the way the controller writes them, a run's
+// stored output replayed and downloaded, the API's 422 shown next to its
+// field; and axe-core on every page, with no serious or critical violation.
+
+const CHROMIUM = "/usr/bin/chromium";
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+const result: AnalyzerResult = {
+  version: 1,
+  repo_summary: {
+    language: "en", text: "A Python project that trains a model.", title: "Demo", description: null,
+    languages: [{ name: "Python", files: 1, lines: 10, bytes: 200 }], file_count: 1, total_bytes: 200, license: null, manifests: [], frameworks: [], truncated: false,
+    skipped: { binary: 0, too_large: 0, symlinks: 0, unparsable: 0 },
+  },
+  experiments: [{
+    id: "python:train.py", title: "train", description: "Trains the model.", entry_point: "python3 train.py", command: ["python3", "train.py"], language: "python", kind: "python-script", path: "train.py",
+    inputs: [], outputs: [],
+    parameters: [
+      { name: "epochs", value: 3, category: "integer", cli_option: "--epochs", choices: null, description: "Passes over the data.", required: false },
+      { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
+    ],
+  }],
+  primary_ids: ["python:train.py"],
+  env_vars: [{ name: "API_TOKEN", path: "train.py", line: 4, required: true }],
+  stats: { files_scanned: 1, files_parsed: 1, duration_ms: 5 },
+};
+
+let t: TwoTenants;
+let browser: Browser;
+let page: Page;
+let finishedRun: string;
+let failedRun: string;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  t = await twoTenantsWithRepository();
+  const { svc, alice, repoId, fixture } = t;
+  const id = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a71";
+  await svc.db.insertInto("analyses").values({
+    id, account_id: alice.accountId, repository_id: repoId, commit_hash: fixture.commits.main, branch: "main", language: "en", workflow_id: `codeplane/analysis-${id}`,
+    status: "completed", status_rank: 2, result: JSON.stringify(result), started_at: new Date(), completed_at: new Date(), updated_at: new Date(),
+  }).execute();
+  finishedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "completed", logsComplete: true });
+  failedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "failed", logsComplete: true });
+  await svc.db.updateTable("runs").set({ exit_code: 0 }).where("id", "=", finishedRun).execute();
+  await svc.db.updateTable("runs").set({ exit_code: 1, error: "command exited with code 1" }).where("id", "=", failedRun).execute();
+  const ts = new Date("2026-11-22T10:00:00.123Z");
+  await svc.db.insertInto("run_log_lines").values(
+    Array.from({ length: 30 }, (_, i) => ({ run_id: finishedRun, seq: i + 1, stream: i % 3 === 2 ? "stderr" : "stdout", ts, line: i % 3 === 2 ? `warning ${i + 1}` : `\u001b[1;34mstep ${i + 1}\u001b[0m done` })),
+  ).execute();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+  const context = await browser.newContext({ acceptDownloads: true });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of")) problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(e.message));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** axe-core in the page (evaluated over the DevTools protocol, so the page's CSP is not loosened for it). */
+async function axe(p: Page): Promise<string[]> {
+  await p.evaluate(AXE);
+  const found = await p.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+  );
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe("dashboard pages", () => {
+  it("the sign-in page is accessible, and signing in works", async () => {
+    await page.goto(`${t.svc.url}/ui/`);
+    await page.locator("#api-key").waitFor();
+    expect(await axe(page)).toEqual([]);
+    await page.locator("#api-key").fill(t.alice.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Repositories" }).waitFor();
+  });
+
+  it("shows an analysis: summary, experiments with their parameters, missing variables linked to their form", async () => {
+    await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}/analysis/${t.fixture.commits.main}`);
+    await page.getByRole("heading", { name: "train (primary)" }).waitFor();
+    expect(await page.locator("#summary").textContent()).toContain("A Python project that trains a model.");
+    expect(await page.getByLabel(/^epochs/).inputValue()).toBe("3");
+    expect(await page.getByLabel(/^optimizer/).locator("option").allTextContents()).toEqual(["adam", "sgd"]);
+    // The API's 422 next to the field it names.
+    await page.getByLabel(/^epochs/).fill("2.5");
+    await page.getByLabel("Timeout (seconds)").fill("0");
+    await page.getByRole("button", { name: "Start run" }).click();
+    await expect.poll(() => page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).not.toBe("");
+    await page.getByLabel("Timeout (seconds)").fill("60");
+    await page.getByRole("button", { name: "Start run" }).click();
+    await expect.poll(() => page.locator('[data-error-for="epochs"]').textContent()).not.toBe("");
+    expect(await page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).toBe("");
+    // A valid request: the API says the variable is missing, which the page links to.
+    await page.getByLabel(/^epochs/).fill("5");
+    await page.getByLabel("Timeout (seconds)").fill("60");
+    await page.getByRole("button", { name: "Start run" }).click();
+    await expect.poll(() => page.locator(".experiment [role=alert]").textContent()).toContain("missing environment variables: API_TOKEN");
+    expect(await axe(page)).toEqual([]);
+    await page.locator("#missing-env").getByRole("link", { name: "API_TOKEN" }).click();
+    await page.getByRole("heading", { name: "Environment variables of a repository" }).waitFor();
+    expect(await page.locator("#env-name").inputValue()).toBe("API_TOKEN");
+    await page.locator("#env-value").fill("tok-123");
+    await page.getByRole("button", { name: "Add variable" }).click();
+    await page.locator('[data-env="API_TOKEN"]').waitFor();
+    expect(await axe(page)).toEqual([]);
+    // Set: the run now gets as far as the cluster, which this service has none of (503, its detail shown).
+    await page.goBack();
+    await page.getByRole("heading", { name: "train (primary)" }).waitFor();
+    expect(await page.locator("#missing-env").count()).toBe(0);
+    await page.getByRole("button", { name: "Start run" }).click();
+    await expect.poll(() => page.locator(".experiment [role=alert]").textContent()).toMatch(/Kubernetes|cluster/i);
+  });
+
+  it("lists runs with their status, filtered", async () => {
+    await page.goto(`${t.svc.url}/ui/#/runs`);
+    await page.locator(`[data-run-id="${failedRun}"]`).waitFor();
+    await page.locator(`[data-run-id="${finishedRun}"]`).waitFor();
+    expect(await axe(page)).toEqual([]);
+    await page.locator("#filter-status").selectOption("failed");
+    await expect.poll(() => page.locator("[data-run-id]").count()).toBe(1);
+    expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
+  });
+
+  it("replays a finished run's stored output, with colours, filter, search and download", async () => {
+    await page.goto(`${t.svc.url}/ui/#/runs/${finishedRun}`);
+    await expect.poll(() => page.locator("#log-state").textContent()).toBe("ended: completed, exit code 0");
+    expect(await page.locator("#log .l").count()).toBe(30);
+    expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);
+    expect(await page.locator("#log .l").first().textContent()).toBe("110:00:00.123step 1 done");
+    await page.locator("#log-filter").selectOption("stderr");
+    expect(await page.locator("#log .l").count()).toBe(10);
+    await page.locator("#log-filter").selectOption("both");
+    await page.locator("#log-search").fill("step 2");
+    expect(await page.locator("#log .l").count()).toBe(8); // step 2, and 20 to 29 but the stderr lines 21, 24, 27
+    expect(await page.locator("#log mark").first().textContent()).toBe("step 2");
+    await page.locator("#log-search").fill("");
+    await page.locator("#log-ts").uncheck();
+    expect(await page.locator("#log .l .t").first().isVisible()).toBe(false);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-stderr").click()]);
+    expect(readFileSync((await download.path())!, "utf8")).toBe(Array.from({ length: 10 }, (_, i) => `warning ${3 * i + 3}\n`).join(""));
+    expect(await axe(page)).toEqual([]);
+  });
+
+  it("every other page passes axe-core", async () => {
+    for (const [hash, ready] of [
+      ["#/repos", "Register a repository"],
+      [`#/repos/${t.repoId}`, "Run a command at this commit"],
+      [`#/repos/${t.repoId}?ref=main&path=README.md`, "Analyses"],
+      ["#/keys", "Create a key"],
+      ["#/env", "Add a variable"],
+      ["#/integrations", "GitHub installations"],
+      ["#/oauth", "Applications you allowed"],
+    ] as const) {
+      await page.goto(`${t.svc.url}/ui/${hash}`);
+      await page.getByRole("heading", { name: ready }).waitFor();
+      expect(await axe(page), hash).toEqual([]);
+    }
+  });
+
+  it("opens the integrations view where the GitHub callback sends the browser", async () => {
+    await page.goto(`${t.svc.url}/ui/integrations?status=pending`);
+    await page.getByText("waits for an organisation owner's approval").waitFor();
+    expect(page.url()).toBe(`${t.svc.url}/ui/#/integrations?status=pending`);
+  });
+
+  it("saw no console error, page error or CSP violation", () => {
+    expect(problems).toEqual([]);
+  });
+});
