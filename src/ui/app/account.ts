@@ -131,21 +131,66 @@ export async function envPage(query: URLSearchParams): Promise<void> {
   await reload();
 }
 
+interface InstallationRepository { github_id: number; full_name: string; name: string; owner: string; private: boolean; default_branch: string | null; html_url: string; repository_id: string | null }
+
 export async function integrationsPage(query: URLSearchParams, connected?: string): Promise<void> {
   const main = show(h("h1", {}, "GitHub installations"),
     query.get("status") === "pending" ? h("p", { class: "notice" }, "The installation waits for an organisation owner's approval.") : null,
     connected ? h("p", { class: "notice", role: "status" }, "Installation connected.") : null);
   try {
     const page = await api<Page<Integration>>("/v1/integrations?limit=100");
-    main.append(page.items.length
-      ? h("table", {}, h("thead", {}, h("tr", {}, ...["Account", "Type", "Repositories", "Suspended", "Connected"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, ...page.items.map((i) => h("tr", { "aria-current": i.id === connected ? "true" : null }, h("td", {}, i.account_login), h("td", {}, i.account_type), h("td", {}, i.repository_selection), h("td", {}, i.suspended ? "yes" : "no"), h("td", {}, fmtTime(i.created_at))))))
-      : h("p", { class: "muted" }, "No installation connected."));
+    if (!page.items.length) main.append(h("p", { class: "muted" }, "No installation connected."));
+    for (const i of page.items) main.append(installationView(i, i.id === connected));
     const install = await api<{ install_url: string }>("/v1/integrations/github/install");
     main.append(h("p", {}, h("a", { href: install.install_url, rel: "noopener" }, "Install the GitHub App on an account or organisation")));
   } catch (err) {
     main.append(h("p", { class: "notice" }, err instanceof Error ? err.message : String(err)));
   }
+}
+
+/** One installation, with the repositories it can see: each registered (a link) or registrable. */
+function installationView(i: Integration, current: boolean): HTMLElement {
+  const rows = h("tbody");
+  const more = h("button", { type: "button", hidden: true }, "More");
+  const error = h("p", { class: "error", role: "alert" });
+  let cursor: string | null = null;
+  const load = async () => {
+    try {
+      const page: Page<InstallationRepository> = await api<Page<InstallationRepository>>(`/v1/integrations/${seg(i.id)}/repositories${q({ limit: 50, cursor })}`);
+      cursor = page.next_cursor;
+      more.hidden = !cursor;
+      for (const r of page.items) rows.append(repoRow(r));
+    } catch (err) {
+      error.textContent = err instanceof Error ? err.message : String(err);
+    }
+  };
+  const repoRow = (r: InstallationRepository): HTMLElement => {
+    const auto = h("input", { type: "checkbox", "aria-label": `Analyse pushes to ${r.full_name}` });
+    const cell = h("td", {});
+    if (r.repository_id) cell.append(h("a", { href: `#/repos/${r.repository_id}` }, "Open"));
+    else cell.append(h("label", { class: "check" }, auto, "analyse pushes"), " ", h("button", {
+      type: "button", "aria-label": `Register ${r.full_name}`, onclick: async () => {
+        try {
+          const repo = await api<{ id: string }>(`/v1/integrations/${seg(i.id)}/repositories`, { method: "POST", json: { full_name: r.full_name, auto_analyze: auto.checked } });
+          cell.replaceChildren(h("a", { href: `#/repos/${repo.id}` }, "Open"));
+        } catch (err) {
+          error.textContent = err instanceof Error ? err.message : String(err);
+        }
+      },
+    }, "Register"));
+    return h("tr", { "data-full-name": r.full_name }, h("td", {}, r.full_name), h("td", {}, r.private ? "private" : "public"), cell);
+  };
+  more.addEventListener("click", () => void load());
+  const list = h("details", {},
+    h("summary", {}, "Repositories it can see"),
+    h("table", {}, h("thead", {}, h("tr", {}, ...["Repository", "Visibility", ""].map((t) => h("th", { scope: "col" }, t)))), rows), more, error);
+  list.addEventListener("toggle", () => {
+    if (list.open && !rows.childElementCount) void load();
+  }, { once: false });
+  return h("section", { class: "installation", "data-integration-id": i.id, "aria-current": current ? "true" : null },
+    h("h2", {}, `${i.account_login} (${i.account_type})`),
+    h("p", { class: "muted" }, `${i.repository_selection === "all" ? "All repositories" : "Selected repositories"} · ${i.suspended ? "suspended · " : ""}connected ${fmtTime(i.created_at)}`),
+    list);
 }
 
 export async function oauthPage(): Promise<void> {
