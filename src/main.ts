@@ -140,7 +140,11 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, logger);
     }
     logger.info(
-      { port: mainPort, git_port: gitPort, metrics_port: metricsPort, database: database.kind, version: VERSION, components: config.components, installation },
+      {
+        port: mainPort, git_port: gitPort, metrics_port: metricsPort, database: database.kind, version: VERSION, components: config.components, installation,
+        // Where a person opens the dashboard (sign in with an API key of the account).
+        ...(api && { dashboard: `${config.publicUrl ?? `http://localhost:${mainPort}`}/ui` }),
+      },
       "codeplane is serving",
     );
     return {
