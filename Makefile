@@ -10,7 +10,7 @@ STAMP := node_modules/.install-stamp
 # Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-analyze crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-analyze crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -51,6 +51,10 @@ test-helm: $(STAMP) ## The chart installed on the local cluster as the README sa
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
 	npx vitest run --config test/helm/vitest.config.ts
+
+screenshots: $(STAMP) ## Photograph the dashboard's main pages into docs/screenshots (for the README), in Chromium against a throw-away Postgres
+	mkdir -p docs/screenshots
+	UI_SCREENSHOTS=$(CURDIR)/docs/screenshots npx vitest run --config test/vitest.config.ts test/ui/pages.test.ts
 
 test-unit: $(STAMP) ## Run the unit tests only
 	npm run test:unit

@@ -12,6 +12,11 @@ import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenant
 // field; and axe-core on every page, with no serious or critical violation.
 
 const CHROMIUM = "/usr/bin/chromium";
+/** `make screenshots` sets this: the pages are photographed into it for the README. */
+const SHOTS = process.env.UI_SCREENSHOTS;
+const shot = async (p: Page, name: string) => {
+  if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png` });
+};
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const result: AnalyzerResult = {
@@ -58,7 +63,7 @@ beforeAll(async () => {
     Array.from({ length: 30 }, (_, i) => ({ run_id: finishedRun, seq: i + 1, stream: i % 3 === 2 ? "stderr" : "stdout", ts, line: i % 3 === 2 ? `warning ${i + 1}` : `\u001b[1;34mstep ${i + 1}\u001b[0m done` })),
   ).execute();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
-  const context = await browser.newContext({ acceptDownloads: true });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 760 } });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);
   page.on("console", (m) => {
@@ -94,6 +99,7 @@ describe("dashboard pages", () => {
   it("shows an analysis: summary, experiments with their parameters, missing variables linked to their form", async () => {
     await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}/analysis/${t.fixture.commits.main}`);
     await page.getByRole("heading", { name: "train (primary)" }).waitFor();
+    await shot(page, "analysis");
     expect(await page.locator("#summary").textContent()).toContain("A Python project that trains a model.");
     expect(await page.getByLabel(/^epochs/).inputValue()).toBe("3");
     expect(await page.getByLabel(/^optimizer/).locator("option").allTextContents()).toEqual(["adam", "sgd"]);
@@ -131,6 +137,7 @@ describe("dashboard pages", () => {
     await page.goto(`${t.svc.url}/ui/#/runs`);
     await page.locator(`[data-run-id="${failedRun}"]`).waitFor();
     await page.locator(`[data-run-id="${finishedRun}"]`).waitFor();
+    await shot(page, "runs");
     expect(await axe(page)).toEqual([]);
     await page.locator("#filter-status").selectOption("failed");
     await expect.poll(() => page.locator("[data-run-id]").count()).toBe(1);
@@ -141,6 +148,7 @@ describe("dashboard pages", () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${finishedRun}`);
     await expect.poll(() => page.locator("#log-state").textContent()).toBe("ended: completed, exit code 0");
     expect(await page.locator("#log .l").count()).toBe(30);
+    await shot(page, "run");
     expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);
     expect(await page.locator("#log .l").first().textContent()).toBe("110:00:00.123step 1 done");
     await page.locator("#log-filter").selectOption("stderr");
@@ -169,6 +177,7 @@ describe("dashboard pages", () => {
     ] as const) {
       await page.goto(`${t.svc.url}/ui/${hash}`);
       await page.getByRole("heading", { name: ready }).waitFor();
+      if (hash === "#/repos" || hash === "#/keys" || hash.includes("README")) await shot(page, hash === "#/repos" ? "repositories" : hash === "#/keys" ? "keys" : "file");
       expect(await axe(page), hash).toEqual([]);
     }
   });
