@@ -70,9 +70,13 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const parsedBefore = syntax.parsed;
   const ctx = analyzerContext(root, listing.files, reader, syntax, deadline);
   const task = (names: Set<string>): WorkerTask => ({ root, files: listing.files, limits, deadline, names: [...names], parseTimeoutMs: syntax.timeoutMs });
+  // The child process runs first, alone: while it lives its memory adds to
+  // this process's, which is smallest before the detectors run (parsing a
+  // repository's shell scripts takes a fraction of a second).
+  const childDone = inChild.size ? await startChild(task(inChild), progress) : null;
   const helpers = [
     ...(inWorker.size ? [{ names: inWorker, done: startWorker(task(inWorker), progress) }] : []),
-    ...(inChild.size ? [{ names: inChild, done: startChild(task(inChild), progress) }] : []),
+    ...(childDone ? [{ names: inChild, done: Promise.resolve(childDone) }] : []),
   ];
   const outputs: DetectorOutputs = runDetectors(ctx, here, progress);
   let workerTimedOut = false;
