@@ -36,6 +36,27 @@ while time.time() - start < float(sys.argv[1]):
     time.sleep(max(0.0, start + n / 1000.0 - time.time()))
 `;
 
+// An experiment the analyzer finds: its --epochs becomes a parameter of the form.
+const TRAIN = `"""Trains a toy model."""
+import argparse
+import sys
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Trains a toy model.")
+    parser.add_argument("--epochs", type=int, default=2, help="Passes over the data.")
+    args = parser.parse_args()
+    for i in range(args.epochs):
+        print(f"epoch {i + 1}/{args.epochs}", flush=True)
+        print(f"loss note {i + 1}", file=sys.stderr, flush=True)
+        time.sleep(0.5)
+
+
+if __name__ == "__main__":
+    main()
+`;
+
 let e: E2E;
 let browser: Browser;
 let context: BrowserContext;
@@ -48,7 +69,7 @@ const problems: string[] = [];
 beforeAll(async () => {
   e = await startE2E("cp-e2e-ui", {
     env: { CODEPLANE_LOG_LEVEL: "info", CODEPLANE_RATE_LIMIT_REQUESTS: "0" },
-    prepare: async (f) => void (await f.commit("main", { "live.sh": { exec: LIVE }, "fast.py": FAST })),
+    prepare: async (f) => void (await f.commit("main", { "live.sh": { exec: LIVE }, "fast.py": FAST, "train.py": TRAIN })),
   });
   // The browser reaches the service through a TCP proxy that the test can cut, to drop its connections.
   const target = new URL(e.svc.url);
@@ -147,9 +168,36 @@ describe("the run page on a real cluster", () => {
     await fresh.close();
   });
 
+  it("analyses the repository from the dashboard and runs its experiment with a parameter changed", async () => {
+    await page.goto(`${proxyUrl}/ui/#/repos/${e.repoId}`);
+    await page.locator("#analyse").click();
+    await page.getByRole("heading", { name: /^Analysis of / }).waitFor();
+    const experiment = page.locator('[data-experiment="python:train.py"]');
+    await experiment.waitFor({ timeout: 180_000 }).catch(async (err: unknown) => {
+      const list = await (await e.alice.api(`/v1/repositories/${e.repoId}/analysis`)).json();
+      throw new Error(`${String(err)}\npage: ${await page.locator("main").textContent()}\nanalyses: ${JSON.stringify(list).slice(0, 3000)}`);
+    });
+    await expect.poll(() => page.locator("[data-status]").first().getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
+    const epochs = experiment.getByLabel(/^epochs/);
+    expect(await epochs.inputValue()).toBe("2");
+    await epochs.fill("4");
+    await experiment.getByRole("button", { name: "Start run" }).click();
+    await page.getByRole("heading", { name: /^Run / }).waitFor();
+    const runId = page.url().split("/").at(-1)!;
+    await until("the run's end", 180_000, async () => ((await page.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined);
+    expect(await page.locator("#log-state").textContent()).toBe("ended: completed, exit code 0");
+    const lines = await shown(page);
+    expect(lines.filter((l) => l.stream === "stdout").map((l) => /epoch \d\/\d$/.exec(l.text)?.[0])).toEqual(["epoch 1/4", "epoch 2/4", "epoch 3/4", "epoch 4/4"]);
+    expect(lines.filter((l) => l.stream === "stderr").map((l) => /loss note \d$/.exec(l.text)?.[0])).toEqual(["loss note 1", "loss note 2", "loss note 3", "loss note 4"]);
+    const run = await (await e.alice.api(`/v1/runs/${runId}`)).json();
+    expect(run).toMatchObject({ status: "completed", exit_code: 0, experiment_id: "python:train.py" });
+    expect(run.run_config.parameters).toMatchObject({ epochs: 4 });
+  }, 480_000);
+
   it(`keeps the tab's memory bounded at 1,000 lines a second for ${FAST_SECONDS} s`, async () => {
     const runId = await startRun(["python3", "fast.py", String(FAST_SECONDS)]);
     await page.goto(`${proxyUrl}/ui/#/runs/${runId}`);
+    await page.getByRole("heading", { name: `Run ${runId}` }).waitFor();
     await until("the first lines", 120_000, async () => (await received(page)) > 0 || undefined);
     const cdp = await context.newCDPSession(page);
     const sample = async () => {
