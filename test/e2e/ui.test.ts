@@ -219,6 +219,9 @@ describe("the run page on a real cluster", () => {
     for (const s of samples) console.log(`ui memory: t=${((s.t - t0) / 1000).toFixed(0)}s received=${s.received} heap=${s.heapMiB.toFixed(1)}MiB dom-elements=${s.nodes} log-lines=${s.lines}`);
     const last = samples.at(-1)!;
     expect(last.received).toBeGreaterThanOrEqual(FAST_SECONDS * 1000 * 0.95);
+    // Still following the newest line, which is on screen.
+    expect(await page.locator("#log-follow").isChecked()).toBe(true);
+    expect(await page.evaluate<number>('(() => { const l = document.getElementById("log"); return l.scrollHeight - l.scrollTop - l.clientHeight; })()')).toBeLessThan(24);
     // Bounded: never more than 2,000 rendered lines, and the heap at the end is within 25 MiB of the heap once
     // the window had filled (10,000 lines kept), however many lines came after.
     expect(Math.max(...samples.map((s) => s.lines))).toBeLessThanOrEqual(2000);

@@ -63,6 +63,14 @@ export class LogView {
       this.#follow = follow.checked;
       if (this.#follow) this.#log.scrollTop = this.#log.scrollHeight;
     });
+    // Scrolling up to read stops following; scrolling back to the bottom follows again.
+    this.#log.addEventListener("scroll", () => {
+      const atBottom = this.#log.scrollHeight - this.#log.scrollTop - this.#log.clientHeight < 24;
+      if (atBottom !== this.#follow) {
+        this.#follow = atBottom;
+        follow.checked = atBottom;
+      }
+    });
     const pause = h("button", { id: "log-pause", type: "button", "aria-pressed": "false" }, "Pause");
     pause.addEventListener("click", () => {
       this.#paused = !this.#paused;
