@@ -10,7 +10,7 @@ STAMP := node_modules/.install-stamp
 # Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-analyze crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-sse bench-analyze crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -83,6 +83,10 @@ bench-analyze: $(STAMP) ## Run the analyzer benchmark (bench/analyze.ts; 20k gen
 bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
 	npm run bench:runs
+
+bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs a cluster)
+	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
+	npm run bench:sse
 
 crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/k8s/crds
 	npm run crds

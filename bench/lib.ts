@@ -1,12 +1,21 @@
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile as execFileCb, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import * as k8s from "@kubernetes/client-node";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import type { Database } from "../src/db/schema.ts";
+import { createAccount } from "../src/domain/accounts/accounts.ts";
+import { createApiKey } from "../src/domain/auth/api-keys.ts";
+import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { createRootLogger } from "../src/logger.ts";
-import type { PostgresServer } from "../test/helpers/postgres-server.ts";
+import { createFixtureRepo, type FixtureRepo } from "../test/helpers/git-fixture.ts";
+import { startPostgres, type PostgresServer } from "../test/helpers/postgres-server.ts";
 
 // Shared by the benchmarks: the service in its own process (as deployed, so
 // the load generator does not share its event loop) and small statistics.
@@ -31,7 +40,9 @@ export function freePort(host = "127.0.0.1"): Promise<number> {
 
 export async function serveInChildProcess(env: Record<string, string>): Promise<ChildService> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
+  // BENCH_PROFILE_DIR: the service writes a CPU profile there when it stops (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const proc = spawn(process.execPath, [...profile, new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
     env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -76,4 +87,107 @@ export async function createBenchDatabase(server: PostgresServer, poolMax: numbe
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await migrateToLatest(db, createRootLogger("silent"));
   return { url, pool, db };
+}
+
+const root = new URL("..", import.meta.url).pathname;
+/** The local cluster's node address (hack/cluster/lib.sh POD_GATEWAY): where pods reach processes on this machine. */
+export const NODE_ADDRESS = "10.244.0.1";
+
+/** What the cluster benchmarks start from: a namespace, Postgres, the service in its own process, an account with a key and a registered fixture repository. */
+export interface ClusterBench {
+  kc: k8s.KubeConfig;
+  namespace: string;
+  db: Kysely<Database>;
+  accountId: string;
+  key: string;
+  service: ChildService;
+  fixture: FixtureRepo;
+  /** git:// URL of the fixture, as published to the cluster's git daemon. */
+  gitUrl: string;
+  /** The service's git endpoint, as pods reach it. */
+  gitEndpoint: string;
+  repositoryId: string;
+  api(path: string, json?: unknown): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startClusterBench(env: Record<string, string> = {}): Promise<ClusterBench> {
+  const kubeconfig = process.env.KUBECONFIG || `${root}.cluster/kubeconfig`;
+  if (!existsSync(kubeconfig)) throw new Error(`no cluster: ${kubeconfig} does not exist (run make cluster-up)`);
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const namespace = `cp-bench-${randomBytes(3).toString("hex")}`;
+  await applyCrds(kc);
+  await ensureNamespace(kc, namespace);
+  const server = await startPostgres();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
+  const fixture = await createFixtureRepo();
+  const cleanup = async () => {
+    await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
+    await fixture.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
+  };
+  try {
+    const { db } = await createBenchDatabase(server, 2);
+    const account = await createAccount(db, "bench");
+    const { key } = await createApiKey(db, account.id, { name: "bench" });
+    const gitUrl = (await promisify(execFileCb)(`${root}hack/cluster/git-publish.sh`, [fixture.path, `bench-${namespace}`])).stdout.trim().split("\n").pop()!;
+    const gitPort = await freePort(NODE_ADDRESS);
+    const service = await serveInChildProcess({
+      DATABASE_URL: server.urlFor("bench"),
+      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      CODEPLANE_DATA_DIR: dataDir,
+      CODEPLANE_HOST: "127.0.0.1",
+      CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
+      CODEPLANE_MIGRATE_ON_START: "false",
+      CODEPLANE_RATE_LIMIT_REQUESTS: "0",
+      CODEPLANE_LOG_LEVEL: "warn",
+      KUBECONFIG: kubeconfig,
+      CODEPLANE_NAMESPACE: namespace,
+      CODEPLANE_IMAGE_PULL_POLICY: "Never",
+      CODEPLANE_JOB_TTL_SECONDS: "120",
+      // Pods check out from the service's git listener on the node address.
+      CODEPLANE_GIT_HOST: NODE_ADDRESS,
+      CODEPLANE_GIT_PORT: String(gitPort),
+      ...env,
+    });
+    const api = async (p: string, json?: unknown) => {
+      const res = await fetch(service.url + p, {
+        method: json === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${key}`, ...(json !== undefined && { "content-type": "application/json" }) },
+        ...(json !== undefined && { body: JSON.stringify(json) }),
+      });
+      if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<any>;
+    };
+    const repo = await api("/v1/repositories", { url: gitUrl, name: "fixture" });
+    return {
+      kc,
+      namespace,
+      db,
+      accountId: account.id,
+      key,
+      service,
+      fixture,
+      gitUrl,
+      gitEndpoint: `http://${NODE_ADDRESS}:${gitPort}`,
+      repositoryId: repo.id,
+      api,
+      async close() {
+        await service.close();
+        await db.destroy();
+        await cleanup();
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/** Prints nothing; writes the figures as JSON to $BENCH_JSON when it is set. */
+export function writeBenchJson(name: string, figures: Record<string, unknown>): void {
+  const file = process.env.BENCH_JSON;
+  if (file) writeFileSync(file, JSON.stringify({ benchmark: name, at: new Date().toISOString(), ...figures }, null, 2) + "\n");
 }

@@ -8,89 +8,32 @@
 // 3. BENCH_SUBSCRIBERS (500) SSE clients on one chatty run: delivery latency
 //    (p50/p99, from the entrypoint reading a line to a client receiving it)
 //    and the service's resident memory.
-import { execFile as execFileCb } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Writable } from "node:stream";
-import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
-import { createAccount } from "../src/domain/accounts/accounts.ts";
-import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { FrameSplitter } from "../src/logs/frames.ts";
 import { newId } from "../src/domain/shared/ids.ts";
-import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
 import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";
-import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
-import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
-import { createBenchDatabase, freePort, median, percentile, serveInChildProcess } from "./lib.ts";
+import { median, percentile, startClusterBench } from "./lib.ts";
 
-const execFile = promisify(execFileCb);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 500);
-const root = new URL("..", import.meta.url).pathname;
-const kubeconfig = process.env.KUBECONFIG || `${root}.cluster/kubeconfig`;
 // Small requests so a burst is limited by the node's pod capacity, not CPU accounting.
 const COMPUTE = { "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${x.toFixed(0)} ms`;
-/** The local cluster's node address (hack/cluster/lib.sh POD_GATEWAY): where pods reach processes on this machine. */
-const NODE_ADDRESS = "10.244.0.1";
 
 async function main(): Promise<void> {
-  if (!existsSync(kubeconfig)) throw new Error(`no cluster: ${kubeconfig} does not exist (run make cluster-up)`);
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(kubeconfig);
+  const bench = await startClusterBench({ CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE) });
+  const { kc, namespace, db, key, service, api, fixture, gitUrl, gitEndpoint } = bench;
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const batch = kc.makeApiClient(k8s.BatchV1Api);
-  const namespace = `cp-bench-${randomBytes(3).toString("hex")}`;
-  await applyCrds(kc);
-  await ensureNamespace(kc, namespace);
-
-  const server = await startPostgres();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
-  const fixture = await createFixtureRepo();
-  try {
-    const { db } = await createBenchDatabase(server, 2);
-    const account = await createAccount(db, "bench");
-    const { key } = await createApiKey(db, account.id, { name: "bench" });
-    const gitUrl = (await execFile(`${root}hack/cluster/git-publish.sh`, [fixture.path, `bench-${namespace}`])).stdout.trim().split("\n").pop()!;
-
-    const gitPort = await freePort(NODE_ADDRESS);
-    const gitEndpoint = `http://${NODE_ADDRESS}:${gitPort}`;
-    const service = await serveInChildProcess({
-      DATABASE_URL: server.urlFor("bench"),
-      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      CODEPLANE_DATA_DIR: dataDir,
-      CODEPLANE_HOST: "127.0.0.1",
-      CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
-      CODEPLANE_MIGRATE_ON_START: "false",
-      CODEPLANE_RATE_LIMIT_REQUESTS: "0",
-      CODEPLANE_LOG_LEVEL: "warn",
-      KUBECONFIG: kubeconfig,
-      CODEPLANE_NAMESPACE: namespace,
-      CODEPLANE_IMAGE_PULL_POLICY: "Never",
-      CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE),
-      CODEPLANE_JOB_TTL_SECONDS: "120",
-      // Pods check out from the service's git listener on the node address.
-      CODEPLANE_GIT_HOST: NODE_ADDRESS,
-      CODEPLANE_GIT_PORT: String(gitPort),
-    });
-    const api = async (p: string, json?: unknown) => {
-      const res = await fetch(service.url + p, {
-        method: json === undefined ? "GET" : "POST",
-        headers: { authorization: `Bearer ${key}`, ...(json !== undefined && { "content-type": "application/json" }) },
-        ...(json !== undefined && { body: JSON.stringify(json) }),
-      });
-      if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
-    };
+  const account = { id: bench.accountId };
+  {
     try {
-      const repo = await api("/v1/repositories", { url: gitUrl, name: "fixture" });
+      const repo = { id: bench.repositoryId };
       const commit = fixture.commits.main;
 
       // 1. Time to first line.
@@ -204,14 +147,8 @@ async function main(): Promise<void> {
       console.log(`  delivery latency            p50 ${ms(percentile(latencies, 50))}   p99 ${ms(percentile(latencies, 99))}`);
       console.log(`  service RSS                 ${rssBefore.toFixed(0)} MiB before, ${peakRss.toFixed(0)} MiB peak`);
     } finally {
-      await service.close();
-      await db.destroy();
+      await bench.close();
     }
-  } finally {
-    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await fixture.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
-    await server.stop();
   }
 }
 

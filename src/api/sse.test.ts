@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import type { Context } from "koa";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Subscriber } from "../logs/contracts.ts";
-import { formatLine, parseAfter, streamLogs } from "./sse.ts";
+import { formatLine, lineEvent, parseAfter, streamLogs } from "./sse.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
 
@@ -15,12 +15,29 @@ class FakeRes extends EventEmitter {
   writableNeedDrain = false;
   socket = { destroyed: false };
   full = false;
-  write(chunk: string): boolean {
-    this.chunks.push(chunk);
+  /** Writes held by cork(), as a socket holds them: sent on the last uncork, lost by an end while corked (as Node loses them). */
+  corked = 0;
+  held: string[] = [];
+  write(chunk: string | Buffer): boolean {
+    const text = String(chunk);
+    if (this.corked) this.held.push(text);
+    else this.chunks.push(text);
     if (this.full) this.writableNeedDrain = true;
     return !this.full;
   }
+  cork(): void {
+    this.corked++;
+  }
+  /** What each uncork sent: one entry per write reaching the socket. */
+  writes: string[] = [];
+  uncork(): void {
+    if (this.corked && --this.corked === 0 && this.held.length) {
+      this.writes.push(this.held.join(""));
+      this.chunks.push(...this.held.splice(0));
+    }
+  }
   end(): void {
+    this.held = [];
     this.writableEnded = true;
     setImmediate(() => this.emit("close"));
   }
@@ -129,13 +146,52 @@ describe("streamLogs", () => {
     await done;
   });
 
+  it("serialises and encodes a line once, however many subscribers it is written to", () => {
+    const stringify = vi.spyOn(JSON, "stringify");
+    const line = { seq: 7, stream: "stdout" as const, ts: TS, line: "shared €" };
+    const first = lineEvent(line);
+    for (let i = 0; i < 999; i++) expect(lineEvent(line)).toBe(first);
+    expect(stringify).toHaveBeenCalledTimes(1);
+    expect(first.toString("utf8")).toBe(formatLine(line));
+    stringify.mockRestore();
+  });
+
+  it("sends a quiet stream's event at once, and a busy stream's events together once per window", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"] });
+    const { res, asKoa } = fakeCtx();
+    const hub = fakeHub();
+    void streamLogs(asKoa, { hub, id: "r1", afterSeq: 0, coalesceMs: 20 });
+    const line = (seq: number) => ({ seq, stream: "stdout" as const, ts: TS, line: `l${seq}` });
+    const tick = () => new Promise((r) => process.nextTick(r));
+    await tick();
+    vi.advanceTimersByTime(100);
+    hub.sink!.line(line(1));
+    await tick();
+    expect(res.writes.at(-1)).toBe(formatLine(line(1)));
+    hub.sink!.line(line(2));
+    hub.sink!.line(line(3));
+    await tick();
+    vi.advanceTimersByTime(19);
+    expect(res.text).not.toContain("l2");
+    vi.advanceTimersByTime(1);
+    expect(res.writes.at(-1)).toBe(formatLine(line(2)) + formatLine(line(3)));
+    // The end is never held back, nor lost with what is corked.
+    hub.sink!.line(line(4));
+    hub.sink!.end({ status: "completed", exit_code: 0 });
+    expect(res.text).toContain("l4");
+    expect(res.text.endsWith('event: end\ndata: {"status":"completed","exit_code":0}\n\n')).toBe(true);
+  });
+
   it("pings every interval, and stops everything when the client leaves", async () => {
     vi.useFakeTimers();
     const { res, asKoa } = fakeCtx();
     const hub = fakeHub();
     const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 0, pingIntervalMs: 1000, retryMs: 250 });
+    // What one turn writes leaves at the end of the turn (corked).
+    await new Promise((r) => process.nextTick(r));
     expect(res.chunks[0]).toBe("retry: 250\n\n");
     vi.advanceTimersByTime(2500);
+    await new Promise((r) => process.nextTick(r));
     expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(2);
     res.hangUp();
     await done;
