@@ -6,7 +6,7 @@ import type { RunsTable } from "../../src/db/schema.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { readRunLog } from "../../src/domain/runs/run-logs.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
-import { insertRunRow } from "../helpers/seed.ts";
+import { insertRunRow, seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
 let database: TestDatabase;
@@ -15,13 +15,7 @@ let repositoryId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  accountId = (await createAccount(database.db, `settle-${newId().slice(-12)}`)).id;
-  repositoryId = newId();
-  const now = new Date();
-  await database.db
-    .insertInto("repositories")
-    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r.git", provider: "git", default_branch: "main", created_at: now, updated_at: now })
-    .execute();
+  ({ accountId, repositoryId } = await seedAccountWithRepository(database.db));
 });
 
 afterAll(async () => {
