@@ -104,10 +104,14 @@ describe("webhook intake", () => {
     expect(await row(d.id)).toBeUndefined();
   });
 
-  it("says what is wrong with a signed delivery that lacks its event or id, or is not JSON", async () => {
+  it("says what is wrong with a delivery that lacks its event or id, or is not JSON", async () => {
     const noEvent = await deliver("", { zen: "x" });
     expect(noEvent.res.status).toBe(400);
     expect(noEvent.json.detail).toMatch(/X-GitHub-Event/);
+    const noId = await deliver("ping", { zen: "x" }, { id: "" });
+    expect(noId.res.status).toBe(400);
+    expect(noId.json.detail).toBe("X-GitHub-Delivery is missing");
+    expect(await svc.db.selectFrom("github_webhook_deliveries").select("id").where("id", "=", "").executeTakeFirst()).toBeUndefined();
     const notJson = await deliver("ping", null, { body: "payload=%7B%7D" });
     expect(notJson.res.status).toBe(400);
     const form = await deliver("ping", null, { body: "payload=%7B%7D", headers: { "content-type": "application/x-www-form-urlencoded" } });
@@ -229,7 +233,8 @@ describe("without a GitHub App", () => {
   it("answers 503 naming the missing settings, and the rest of the service is ready", async () => {
     const bare = await startTestService();
     try {
-      const res = await fetch(`${bare.url}/v1/webhooks/github`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const headers = { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": randomUUID(), "x-hub-signature-256": await sign(SECRET, "{}") };
+      const res = await fetch(`${bare.url}/v1/webhooks/github`, { method: "POST", headers, body: "{}" });
       expect(res.status).toBe(503);
       expect((await res.json()).detail).toMatch(/CODEPLANE_GITHUB_APP_ID/);
       const t = await bare.tenant();

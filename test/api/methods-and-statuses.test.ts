@@ -96,11 +96,15 @@ afterAll(async () => {
   await limited?.close();
 });
 
-/** Methods served per OpenAPI path, as the Allow header must list them. */
-/** The methods served on this path, by its own operations and by a templated path it also matches (POST /v1/integrations/github is also GET /v1/integrations/{integration_id}). */
+/**
+ * The methods served on this path, as the Allow header must list them: its own
+ * operations; a templated path it also matches counts only when no operation
+ * names the path literally (POST /v1/integrations/github is not GET /v1/integrations/{integration_id}).
+ */
 function allowFor(path: string): string[] {
   const matches = (template: string) => template === path || (!path.includes("{") && new RegExp(`^${template.replace(/\{[a-z_]+\}/g, "[^/]+")}$`).test(path));
-  const declared = new Set(ops.filter((o) => matches(o.path)).map((o) => o.method));
+  const own = ops.filter((o) => o.path === path);
+  const declared = new Set((own.length > 0 ? own : ops.filter((o) => matches(o.path))).map((o) => o.method));
   if (declared.has("GET")) declared.add("HEAD");
   declared.add("OPTIONS");
   return [...declared].sort();

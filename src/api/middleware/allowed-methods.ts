@@ -13,11 +13,16 @@ import { HttpError } from "../http-error.ts";
  */
 export function allowedMethods(routers: Router[]): Middleware {
   return async (ctx, next) => {
+    // A path a route names literally is that route's, whatever a templated
+    // route would also match (POST /v1/integrations/github is not
+    // /v1/integrations/{integration_id}): its other methods are 405, as Allow says.
+    const literal = allowedFor(routers, ctx.path, { literalOnly: true });
+    const method = ctx.method.toUpperCase();
+    if (literal.length > 0 && !literal.includes(method)) throw new HttpError(405, "Method Not Allowed", { Allow: literal.join(", ") });
     await next();
     if (ctx.status !== 404 || ctx.body !== undefined) return;
     const allow = allowedFor(routers, ctx.path);
     if (allow.length === 0) return;
-    const method = ctx.method.toUpperCase();
     if (method === "OPTIONS") {
       ctx.status = 204;
       ctx.set("Allow", allow.join(", "));
@@ -27,12 +32,16 @@ export function allowedMethods(routers: Router[]): Middleware {
   };
 }
 
-/** The methods some route of these routers serves on this path (HEAD with GET), plus OPTIONS; empty for an unknown path. */
-export function allowedFor(routers: Router[], path: string): string[] {
+/**
+ * The methods some route of these routers serves on this path (HEAD with GET),
+ * plus OPTIONS; empty for an unknown path. Routes that name the path literally
+ * win over templated ones; `literalOnly` asks for those alone.
+ */
+export function allowedFor(routers: Router[], path: string, opts: { literalOnly?: boolean } = {}): string[] {
+  const layers = routers.flatMap((router) => router.match(path, "GET").path);
+  const literal = layers.filter((layer) => layer.paramNames.length === 0);
   const methods = new Set<string>();
-  for (const router of routers) {
-    for (const layer of router.match(path, "GET").path) for (const m of layer.methods) methods.add(m.toUpperCase());
-  }
+  for (const layer of literal.length > 0 || opts.literalOnly ? literal : layers) for (const m of layer.methods) methods.add(m.toUpperCase());
   if (methods.size === 0) return [];
   methods.add("OPTIONS");
   const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

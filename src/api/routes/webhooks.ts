@@ -7,6 +7,8 @@ import { decodeDeliveryCursor, type WebhookService } from "../../domain/webhooks
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 
+const UNSIGNED = "The X-Hub-Signature-256 signature is missing or does not match the webhook secret";
+
 /** GitHub sends up to 25 MB; this route alone reads that much (the rest of the API keeps its own limit). */
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
@@ -36,6 +38,9 @@ async function rawBody(ctx: Context, limit: number): Promise<Buffer> {
  */
 export function registerWebhookIntake(router: Router, routes: Routes, db: Db, webhooks: WebhookService): void {
   router.post("/v1/webhooks/github", async (ctx) => {
+    // What no configuration can make acceptable is refused first: unsigned, or not a delivery.
+    if (!ctx.get("X-Hub-Signature-256")) throw new HttpError(401, UNSIGNED);
+    for (const header of ["X-GitHub-Event", "X-GitHub-Delivery"]) if (!ctx.get(header)) throw new HttpError(400, `${header} is missing`);
     webhooks.requireConfigured();
     const type = ctx.request.type;
     if (type && type !== "application/json") throw new HttpError(415, "Webhook deliveries must be JSON: set the App's webhook content type to application/json");
@@ -46,7 +51,7 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
       deliveryId: ctx.get("X-GitHub-Delivery") || undefined,
       body,
     });
-    if (answer.status === 401) throw new HttpError(401, "The X-Hub-Signature-256 signature is missing or does not match the webhook secret");
+    if (answer.status === 401) throw new HttpError(401, UNSIGNED);
     ctx.status = answer.status;
     ctx.body = { id: answer.id, status: answer.queued ? "queued" : "already_accepted" };
   });
@@ -78,7 +83,7 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
     responses: {
       200: { description: "Already accepted (a redelivery); not handled again.", content: { "application/json": { schema: acceptedSchema } } },
       202: { description: "Accepted and queued.", content: { "application/json": { schema: acceptedSchema } } },
-      400: err("Signed, but without an event name or delivery id, or not JSON."),
+      400: err("Without `X-GitHub-Event` or `X-GitHub-Delivery` (or with malformed ones), or, signed, not JSON."),
       401: err("The signature is missing or does not match."),
       413: err("Body over 25 MB."),
       415: err("Not JSON (the App's webhook content type must be application/json), or a Content-Encoding."),
