@@ -166,20 +166,18 @@ describe("the dashboard in Chromium", () => {
   });
 
   it("refuses the session cookie cross-site, and without the CSRF token", async () => {
+    // A browser of its own, signed in here: this test does not lean on the session the earlier ones used.
+    const own = await browser.newContext();
+    const signedIn = await own.request.post(`${svc.url}/ui/session`, { headers: { "content-type": "application/json" }, data: JSON.stringify({ api_key: alice.key }) });
+    expect(signedIn.status()).toBe(201);
     const before = await keyNames();
-    // A form on another site posting to /v1 with the browser's cookie.
-    const other = await context.newPage();
-    await other.goto(attackerBase);
-    const [response] = await Promise.all([other.waitForResponse((r) => r.url().startsWith(`${svc.url}/v1/auth/keys`)), other.click("#go")]);
-    expect(response.status()).toBe(401);
-    await other.close();
-    // Same origin, but a fetch without X-CSRF-Token.
-    const status = await page.evaluate(async () => (await fetch("/v1/auth/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "no-token" }) })).status);
-    expect(status).toBe(403);
-    expect(await keyNames()).toEqual(before);
-    // Over plain HTTP: the cookie with a cross-site marker is no credential; with the right token and origin it is.
-    const cookie = (await context.cookies()).find((c) => c.name === "codeplane_session")!;
+    // Over plain HTTP with the browser's cookie: without X-CSRF-Token, refused.
+    const cookie = (await own.cookies()).find((c) => c.name === "codeplane_session")!;
     const headers = { cookie: `codeplane_session=${cookie.value}`, "content-type": "application/json" };
+    const noToken = await fetch(`${svc.url}/v1/auth/keys`, { method: "POST", headers, body: JSON.stringify({ name: "no-token" }) });
+    expect(noToken.status).toBe(403);
+    expect(await keyNames()).toEqual(before);
+    // The cookie with a cross-site marker is no credential; with the right token and origin it is.
     expect((await fetch(`${svc.url}/v1/repositories`, { headers: { ...headers, "sec-fetch-site": "cross-site" } })).status).toBe(401);
     expect((await fetch(`${svc.url}/v1/repositories`, { headers })).status).toBe(200);
     const session = (await (await fetch(`${svc.url}/ui/session`, { headers })).json()) as { csrf_token: string };
@@ -192,6 +190,15 @@ describe("the dashboard in Chromium", () => {
     expect((await fetch(`${svc.url}/ui/session`, { method: "POST", headers: { "content-type": "application/json", origin: attackerBase }, body: JSON.stringify({ api_key: alice.key }) })).status).toBe(403);
     // The cookie is never a credential on /mcp.
     expect((await fetch(`${svc.url}/mcp`, { method: "POST", headers: { ...headers, "x-csrf-token": session.csrf_token, accept: "application/json, text/event-stream" }, body: "{}" })).status).toBe(401);
+    // Last, in the browser: a form on another site posting to /v1 with the browser's cookie. (Requests
+    // made with the cookie right after it were seen to hang, one run in three: an open finding of issue 15.)
+    const other = await own.newPage();
+    other.setDefaultTimeout(15_000);
+    await other.goto(attackerBase);
+    const [response] = await Promise.all([other.waitForResponse((r) => r.url().startsWith(`${svc.url}/v1/auth/keys`)), other.click("#go")]);
+    expect(response.status()).toBe(401);
+    expect((await keyNames()).filter((n) => n === "forged")).toEqual([]);
+    await own.close();
   });
 
   it("signs out: the session stops working at once", async () => {
