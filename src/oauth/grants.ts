@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { scopeSchema } from "../domain/auth/scopes.ts";
 import { notFound } from "../domain/errors.ts";
+import { keysetPage } from "../domain/shared/keyset.ts";
 import { toPage, type Page, type PageRequest } from "../domain/shared/pagination.ts";
 import { iso } from "../domain/shared/time.ts";
 import type { Logger } from "../logger.ts";
@@ -36,16 +37,13 @@ export const oauthGrantSchema = z
 export type OAuthGrantView = z.infer<typeof oauthGrantSchema>;
 
 export async function listClients(db: Db, accountId: string, page: PageRequest): Promise<Page<OAuthClientView>> {
-  let q = db
+  const q = db
     .selectFrom("oauth_clients")
     .select(["client_id as id", "client_name", "redirect_uris", "grant_types", "token_endpoint_auth_method", "scopes", "created_at"])
     .where("account_id", "=", accountId)
     .where("kind", "=", "registered")
-    .where("deleted_at", "is", null)
-    .orderBy("client_id", "desc")
-    .limit(page.limit + 1);
-  if (page.cursor) q = q.where("client_id", "<", page.cursor);
-  return toPage(await q.execute(), page.limit, (r) => ({
+    .where("deleted_at", "is", null);
+  return toPage(await keysetPage(q, page, "client_id").execute(), page.limit, (r) => ({
     client_id: r.id,
     client_name: r.client_name,
     redirect_uris: r.redirect_uris,
@@ -76,16 +74,13 @@ export async function deleteClient(db: Db, accountId: string, clientId: string, 
 }
 
 export async function listGrants(db: Db, accountId: string, page: PageRequest): Promise<Page<OAuthGrantView>> {
-  let q = db
+  const q = db
     .selectFrom("oauth_grants as g")
     .innerJoin("oauth_clients as c", "c.client_id", "g.client_id")
     .select(["g.id", "g.client_id", "c.client_name", "g.scopes", "g.api_key_id", "g.created_at", "g.updated_at"])
     .where("g.account_id", "=", accountId)
-    .where("g.revoked_at", "is", null)
-    .orderBy("g.id", "desc")
-    .limit(page.limit + 1);
-  if (page.cursor) q = q.where("g.id", "<", page.cursor);
-  return toPage(await q.execute(), page.limit, (r) => ({
+    .where("g.revoked_at", "is", null);
+  return toPage(await keysetPage(q, page, "g.id").execute(), page.limit, (r) => ({
     id: r.id,
     client_id: r.client_id,
     client_name: r.client_name,
