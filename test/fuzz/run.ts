@@ -23,9 +23,11 @@
 import { spawn, execFile as execFileCb } from "node:child_process";
 import { randomBytes, randomInt } from "node:crypto";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import pg from "pg";
 import { createFixtureRepo } from "../helpers/git-fixture.ts";
@@ -204,11 +206,17 @@ async function main(): Promise<number> {
       ...(process.env.FUZZ_ARGS ? process.env.FUZZ_ARGS.split(/\s+/).filter(Boolean) : []),
     ];
     log(`schemathesis against ${base} (service log: ${serviceLog})`);
-    const child = spawn(st, args, { cwd: work, stdio: "inherit", env: { ...process.env, PATH: env.PATH, HOME: work } });
+    const child = spawn(st, args, { cwd: work, stdio: ["inherit", "pipe", "inherit"], env: { ...process.env, PATH: env.PATH, HOME: work } });
+    // schemathesis closes with pytest's banner ("=== 3 warnings in 150.09s ==="), which
+    // readers of CI logs take for pytest saying that no test ran; the banner is unframed.
+    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    lines.on("line", (line) => process.stdout.write(`${unframeBanner(line)}\n`));
+    const drained = once(lines, "close");
     const code = await new Promise<number>((resolve, reject) => {
       child.once("error", reject);
       child.once("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
     });
+    await drained;
 
     out.end();
     const errors = readFileSync(serviceLog, "utf8").split("\n").filter((l) => /"level":(50|60)/.test(l));
@@ -221,6 +229,11 @@ async function main(): Promise<number> {
   } finally {
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
   }
+}
+
+function unframeBanner(line: string): string {
+  const m = /^={3,} (.+) ={3,}$/.exec(line);
+  return m ? `schemathesis ${m[1]}` : line;
 }
 
 main().then(
