@@ -166,7 +166,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   const oauth = s ? s.oauth.router({ token: oauthLimit(), register: oauthLimit(), signIn: oauthLimit() }) : null;
 
   // The dashboard (src/ui/): its shell, modules and sign-in; everything else it does goes through /v1.
-  const ui = s?.dashboard ? createUiRouter({ sessions: s.dashboard, signInLimit: oauthLimit() }) : null;
+  const ui = s?.dashboard ? createUiRouter({ sessions: s.dashboard, signIn: s.oauth, signInLimit: oauthLimit() }) : null;
 
   const ops = new Router();
   registerOpsRoutes(ops, {

@@ -1,18 +1,20 @@
 import { createHmac } from "node:crypto";
 import type Router from "@koa/router";
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import type { OAuthConfig } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Page, PageRequest } from "../domain/shared/pagination.ts";
 import type { Logger } from "../logger.ts";
 import { accessTokenAuthenticator } from "./authenticator.ts";
 import { deleteClient, listClients, listGrants, revokeGrant, type OAuthClientView, type OAuthGrantView } from "./grants.ts";
-import { createOAuthRouter } from "./router.ts";
+import { OidcSignIn } from "./oidc.ts";
+import { createOAuthRouter, startOidcFlow } from "./router.ts";
 
 export { baseUrlOf, resourceMetadataUrl } from "./base-url.ts";
 export type { BearerRequest } from "./authenticator.ts";
 export { oauthClientSchema, oauthGrantSchema } from "./grants.ts";
 export { sessionCookieName } from "./router.ts";
+export { OidcRefusal } from "./oidc.ts";
 export { createSession, findSession, revokeSession, type SessionInfo } from "./store.ts";
 
 export interface OAuthServerOptions {
@@ -29,6 +31,8 @@ export interface OAuthServerOptions {
 export class OAuthServer {
   readonly #o: OAuthServerOptions;
   readonly #log: Logger;
+  readonly #csrfSecret: Buffer;
+  readonly #oidc: OidcSignIn | null;
   /** For the API's authenticator chain: OAuth access tokens (null for anything else). */
   readonly authenticator: ReturnType<typeof accessTokenAuthenticator>;
 
@@ -36,12 +40,30 @@ export class OAuthServer {
     this.#o = opts;
     this.#log = opts.logger.child({ component: "oauth" });
     this.authenticator = accessTokenAuthenticator(opts.db, opts.publicUrl);
+    this.#csrfSecret = createHmac("sha256", opts.encryptionKey).update("codeplane oauth").digest();
+    const c = opts.config;
+    this.#oidc = c.oidc ? new OidcSignIn({ config: c.oidc, db: opts.db, secret: this.#csrfSecret, keySeconds: Math.max(c.sessionSeconds, c.refreshTokenSeconds) }) : null;
   }
 
   /** The unversioned endpoints (discovery, /oauth/*), with the API layer's rate limits. */
   router(limits: { token: Middleware; register: Middleware; signIn: Middleware }): Router {
-    const csrfSecret = createHmac("sha256", this.#o.encryptionKey).update("codeplane oauth").digest();
-    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret, logger: this.#o.logger, limits });
+    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret: this.#csrfSecret, logger: this.#o.logger, limits, oidc: this.#oidc });
+  }
+
+  /** How people sign in here, the same on the authorization page and the dashboard: an API key (unless turned off), the OIDC provider (when configured). */
+  get signInMethods(): { apiKey: boolean; oidc: string | null } {
+    return { apiKey: this.#o.config.apiKeySignIn || !this.#oidc, oidc: this.#oidc?.providerName ?? null };
+  }
+
+  /**
+   * Starts a browser's sign-in at the OIDC provider that comes back to the
+   * local path `returnTo` signed in (the session cookie set by the callback):
+   * the provider's URL to send the browser to. Throws OidcRefusal when the
+   * provider cannot be reached, and an Error when none is configured.
+   */
+  startOidcSignIn(ctx: Context, baseUrl: string, returnTo: string): Promise<string> {
+    if (!this.#oidc) throw new Error("no OpenID Connect provider is configured");
+    return startOidcFlow(ctx, baseUrl, this.#oidc, returnTo);
   }
 
   listClients(accountId: string, page: PageRequest): Promise<Page<OAuthClientView>> {

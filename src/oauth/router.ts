@@ -20,7 +20,7 @@ import { TokenEngine } from "./engine.ts";
 import { invalidClient, invalidClientMetadata, invalidRequest, OAuthProblem } from "./errors.ts";
 import { readForm, readJson, singleValues } from "./http.ts";
 import { consentPage, errorPage, pageCsp, signInPage, type ClientShown } from "./pages.ts";
-import { OIDC_CALLBACK_PATH, OIDC_FLOW_SECONDS, OidcRefusal, OidcSignIn } from "./oidc.ts";
+import { OIDC_CALLBACK_PATH, OIDC_FLOW_SECONDS, OidcRefusal, type OidcSignIn } from "./oidc.ts";
 import { matchRedirectUri } from "./redirect-uris.ts";
 import { CsrfTokens, newSecret } from "./secrets.ts";
 import { createSession, findSession, issueCode, liveToken, recordConsent, rememberedGrant, revokeFamily, tokenRow, type SessionInfo } from "./store.ts";
@@ -34,6 +34,8 @@ export interface OAuthRouterOptions {
   logger: Logger;
   /** Rate limits the API layer applies (per client address). */
   limits: { token: Middleware; register: Middleware; signIn: Middleware };
+  /** Sign-in through the upstream OpenID Connect provider, when configured. */
+  oidc: OidcSignIn | null;
 }
 
 /** Accepted as `resource` (RFC 8707): the base URL, which covers /v1 and /mcp, or the MCP endpoint's own URL. The token's audience is the base URL either way. */
@@ -61,6 +63,25 @@ function setCookie(ctx: Context, baseUrl: string, name: string, value: string, m
   const secure = baseUrl.startsWith("https://") ? "; Secure" : "";
   ctx.append("Set-Cookie", `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`);
 }
+
+/**
+ * Sends a browser to the OIDC provider, coming back to `returnTo`: the flow's
+ * sealed state goes in a cookie bound to the browser's pre-login cookie (set
+ * here when it has none), so only this browser can finish it. The provider's
+ * URL, or OidcRefusal when the provider cannot be reached.
+ */
+export async function startOidcFlow(ctx: Context, baseUrl: string, oidc: OidcSignIn, returnTo: string): Promise<string> {
+  let nonce = cookie(ctx, loginCookieName(baseUrl));
+  if (!nonce || !LOGIN_NONCE.test(nonce)) {
+    nonce = newSecret("login");
+    setCookie(ctx, baseUrl, loginCookieName(baseUrl), nonce, LOGIN_SECONDS);
+  }
+  const started = await oidc.start(baseUrl, nonce, returnTo);
+  setCookie(ctx, baseUrl, oidcCookieName(baseUrl), started.sealed, OIDC_FLOW_SECONDS);
+  return started.url;
+}
+
+const LOGIN_NONCE = /^cpl_[A-Za-z0-9_-]{43}$/;
 
 const cookie = (ctx: Context, name: string): string | undefined => {
   const header = ctx.get("cookie");
@@ -104,9 +125,7 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
   const cimd: MetadataDocumentOptions = { allowLocal: o.config.allowLocalClientMetadata };
   const engine = new TokenEngine({ db, accessTokenSeconds: o.config.accessTokenSeconds, refreshTokenSeconds: o.config.refreshTokenSeconds, logger: audit });
   const router = new Router();
-  const oidc = o.config.oidc
-    ? new OidcSignIn({ config: o.config.oidc, db, secret: o.csrfSecret, keySeconds: Math.max(o.config.sessionSeconds, o.config.refreshTokenSeconds) })
-    : null;
+  const oidc = o.oidc;
   const apiKeySignIn = o.config.apiKeySignIn || !oidc;
 
   const base = (ctx: Context): string => {
@@ -304,7 +323,7 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
 
     const signIn = async (error?: string) => {
       let nonce = cookie(ctx, loginCookieName(b));
-      if (!nonce || !/^cpl_[A-Za-z0-9_-]{43}$/.test(nonce)) {
+      if (!nonce || !LOGIN_NONCE.test(nonce)) {
         nonce = newSecret("login");
         setCookie(ctx, b, loginCookieName(b), nonce, LOGIN_SECONDS);
       }
@@ -330,10 +349,9 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
       const back = new URL(`${b}/oauth/authorize`);
       for (const [k, v] of Object.entries(request)) back.searchParams.append(k, v);
       try {
-        const started = await oidc.start(b, nonce, `/oauth/authorize${back.search}`);
-        setCookie(ctx, b, oidcCookieName(b), started.sealed, OIDC_FLOW_SECONDS);
+        const url = await startOidcFlow(ctx, b, oidc, `/oauth/authorize${back.search}`);
         ctx.status = 303;
-        ctx.redirect(started.url);
+        ctx.redirect(url);
         ctx.status = 303;
       } catch (err) {
         if (!(err instanceof OidcRefusal)) throw err;

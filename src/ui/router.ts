@@ -4,7 +4,7 @@ import { stripTypeScriptTypes } from "node:module";
 import { fileURLToPath } from "node:url";
 import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
-import { sessionCookieName } from "../oauth/index.ts";
+import { OidcRefusal, sessionCookieName } from "../oauth/index.ts";
 import type { DashboardSessions } from "./sessions.ts";
 
 // The dashboard (/ui): one HTML shell, a stylesheet and small browser modules
@@ -32,8 +32,15 @@ interface Asset {
 const MODULE_NAME = /^[a-z][a-z0-9-]*\.ts$/;
 const STATIC_TYPES: Record<string, string> = { "index.html": "text/html; charset=utf-8", "app.css": "text/css; charset=utf-8" };
 
+/** The OAuth server's sign-in methods (src/oauth/index.ts), which the dashboard offers as the authorization page does. */
+export interface BrowserSignIn {
+  readonly signInMethods: { apiKey: boolean; oidc: string | null };
+  startOidcSignIn(ctx: Context, baseUrl: string, returnTo: string): Promise<string>;
+}
+
 export interface UiRouterOptions {
   sessions: DashboardSessions;
+  signIn: BrowserSignIn;
   /** The sign-in endpoint's per-address limit (the API layer's). */
   signInLimit: Middleware;
 }
@@ -67,14 +74,6 @@ export function createUiRouter(o: UiRouterOptions): Router {
     ctx.set("Cache-Control", "no-store");
     ctx.body = body;
   };
-  /** Same-origin only: a cross-site page may neither sign a browser in (login CSRF) nor read or end its session. */
-  const sameOrigin = (ctx: Context): boolean => {
-    const site = ctx.get("Sec-Fetch-Site");
-    if (site && site !== "same-origin") return false;
-    const origin = ctx.get("Origin");
-    const b = baseUrl(ctx);
-    return !origin || (b !== null && origin === new URL(b).origin);
-  };
   const cookie = (ctx: Context, value: string, maxAge: number) => {
     const b = baseUrl(ctx) ?? "http://";
     const secure = b.startsWith("https://") ? "; Secure" : "";
@@ -105,17 +104,35 @@ export function createUiRouter(o: UiRouterOptions): Router {
     if (!s) return json(ctx, 401, { detail: "Not signed in" });
     json(ctx, 200, { account_id: s.session.accountId, api_key_id: s.session.apiKeyId, scopes: s.session.scopes, expires_at: s.session.expiresAt.toISOString(), csrf_token: s.csrfToken });
   });
+  // How one signs in here: the sign-in page shows the API-key form and the provider's button accordingly.
+  router.get("/ui/sign-in", (ctx) => {
+    const m = o.signIn.signInMethods;
+    json(ctx, 200, { api_key: m.apiKey, oidc: m.oidc === null ? null : { name: m.oidc } });
+  });
+  // Sign-in at the OIDC provider: the provider's URL for the page to go to, with the flow's cookies
+  // set; the provider sends the browser back through /oauth/oidc/callback to return_to, signed in.
+  router.post("/ui/sign-in/oidc", o.signInLimit, async (ctx) => {
+    const body = await readJsonObject(ctx, '{"return_to": "/ui/#/runs"} (return_to optional)');
+    if (!body.ok) return json(ctx, body.status, { detail: body.detail });
+    const b = baseUrl(ctx);
+    if (!o.signIn.signInMethods.oidc) return json(ctx, 404, { detail: "Sign-in through an OpenID Connect provider is not configured" });
+    if (!b) return json(ctx, 400, { detail: "The Host header is not a host name" });
+    const returnTo = body.value.return_to ?? "/ui/";
+    if (typeof returnTo !== "string" || !isDashboardPath(returnTo)) return json(ctx, 400, { detail: "return_to must be a path of the dashboard (/ui/...)" });
+    try {
+      json(ctx, 200, { authorization_url: await o.signIn.startOidcSignIn(ctx, b, returnTo) });
+    } catch (err) {
+      if (!(err instanceof OidcRefusal)) throw err;
+      json(ctx, err.status, { detail: err.message });
+    }
+  });
   // Sign-in with an API key of the account (JSON only, same origin only: a form on another site cannot post it).
   router.post("/ui/session", o.signInLimit, async (ctx) => {
-    if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });
-    if (!ctx.is("application/json")) return json(ctx, 415, { detail: "Send JSON: {\"api_key\": \"cp_...\"}" });
-    const raw = await readSmallBody(ctx);
-    let apiKey: unknown;
-    try {
-      apiKey = (JSON.parse(raw) as { api_key?: unknown }).api_key;
-    } catch {
-      return json(ctx, 400, { detail: "Malformed JSON" });
-    }
+    const body = await readJsonObject(ctx, '{"api_key": "cp_..."}');
+    if (!body.ok) return json(ctx, body.status, { detail: body.detail });
+    const methods = o.signIn.signInMethods;
+    if (!methods.apiKey) return json(ctx, 403, { detail: `Signing in with an API key is turned off here; sign in with ${methods.oidc}.` });
+    const apiKey = body.value.api_key;
     if (typeof apiKey !== "string" || !apiKey.trim()) return json(ctx, 400, { detail: "api_key is required" });
     const created = await o.sessions.signIn(apiKey);
     if (!created) return json(ctx, 401, { detail: "That is not a valid API key." });
@@ -133,6 +150,42 @@ export function createUiRouter(o: UiRouterOptions): Router {
     ctx.status = 204;
   });
   return router;
+}
+
+/** Same-origin only: a cross-site page may neither sign a browser in (login CSRF) nor read or end its session. */
+function sameOrigin(ctx: Context): boolean {
+  const site = ctx.get("Sec-Fetch-Site");
+  if (site && site !== "same-origin") return false;
+  const origin = ctx.get("Origin");
+  const b = (ctx.state.baseUrl as string | null | undefined) ?? null;
+  return !origin || (b !== null && origin === new URL(b).origin);
+}
+
+/** The dashboard's own pages (a hash or query allowed): where a sign-in at the provider may come back to. */
+function isDashboardPath(p: string): boolean {
+  if (!/^\/ui(\/|\?|#|$)/.test(p) || /[\\\u0000-\u0020\u007f]/.test(p)) return false;
+  const u = new URL(p, "http://dashboard.invalid");
+  return u.host === "dashboard.invalid" && (u.pathname === "/ui" || u.pathname.startsWith("/ui/"));
+}
+
+type JsonBody = { ok: true; value: Record<string, unknown> } | { ok: false; status: number; detail: string };
+
+/**
+ * A sign-in request's JSON object, from the same origin only (a cross-site page may
+ * neither sign a browser in nor start a sign-in for it), a few hundred bytes at most.
+ */
+async function readJsonObject(ctx: Context, shape: string): Promise<JsonBody> {
+  if (!sameOrigin(ctx)) return { ok: false, status: 403, detail: "Cross-origin request refused" };
+  if (!ctx.is("application/json")) return { ok: false, status: 415, detail: `Send JSON: ${shape}` };
+  const raw = await readSmallBody(ctx);
+  let value: unknown;
+  try {
+    value = raw.trim() ? JSON.parse(raw) : {};
+  } catch {
+    return { ok: false, status: 400, detail: "Malformed JSON" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, status: 400, detail: `Send a JSON object: ${shape}` };
+  return { ok: true, value: value as Record<string, unknown> };
 }
 
 /** The sign-in body: a few hundred bytes at most. */

@@ -312,6 +312,53 @@ describe("in Chromium", () => {
   });
 });
 
+describe("the dashboard", () => {
+  it("signs in through Dex from its sign-in page and comes back to the view asked for", async () => {
+    expect(await (await fetch(`${base}/ui/sign-in`)).json()).toEqual({ api_key: true, oidc: { name: "Dex" } });
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"], headless: true });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${base}/ui/#/runs`);
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      expect(await page.locator("#api-key").count()).toBe(1); // both ways, unless the key form is turned off
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(issuer)), page.getByRole("button", { name: "Sign in with Dex" }).click()]);
+      await page.fill('input[name="login"]', "alice@acme.test");
+      await page.fill('input[name="password"]', PASSWORD);
+      await Promise.all([page.waitForURL(`${base}/ui/#/runs`), page.click('button[type="submit"]')]);
+      await page.getByRole("heading", { name: "Runs" }).waitFor();
+      const acme = await svc.db.selectFrom("accounts").select("id").where("name", "=", "acme").executeTakeFirstOrThrow();
+      const me = (await page.evaluate(async () => (await fetch("/ui/session")).json())) as { account_id: string; scopes: string[] };
+      expect(me.account_id).toBe(acme.id);
+      expect(me.scopes).not.toContain("keys:write"); // the provider's default scopes
+      const cookies = await context.cookies();
+      expect(cookies.find((c) => c.name === "codeplane_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+      expect(cookies.find((c) => c.name === "codeplane_oidc")).toBeUndefined(); // the flow's state is spent
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("starts a sign-in only for its own pages, and only from its own origin", async () => {
+    const start = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${base}/ui/sign-in/oidc`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    for (const returnTo of ["/oauth/authorize", "//evil.test/ui/", "https://evil.test/ui/", "/ui/../oauth/token", "/ui/%2e%2e/oauth/token", "/ui\\x", 7]) {
+      const res = await start({ return_to: returnTo });
+      expect(res.status, String(returnTo)).toBe(400);
+    }
+    expect((await start({}, { origin: "http://127.0.0.1:1" })).status).toBe(403);
+    const ok = await start({ return_to: "/ui/#/keys" });
+    expect(ok.status).toBe(200);
+    const url = new URL(((await ok.json()) as { authorization_url: string }).authorization_url);
+    expect(url.href.startsWith(issuer)).toBe(true);
+    expect(url.searchParams.get("redirect_uri")).toBe(`${base}/oauth/oidc/callback`);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    const set = ok.headers.getSetCookie().map((c) => c.split("=")[0]);
+    expect(set.sort()).toEqual(["codeplane_login", "codeplane_oidc"]);
+  });
+});
+
 describe("the API-key form turned off", () => {
   it("offers only the provider's button and refuses an API-key sign-in", async () => {
     const only = await startTestService({
@@ -334,6 +381,12 @@ describe("the API-key form turned off", () => {
       const res = await browser.submit(only.url, html, { api_key: tenant.key }, { cp_action: "sign_in" });
       expect(res.status).toBe(403);
       expect(browser.cookies.get("codeplane_session")).toBeUndefined();
+      // The dashboard offers and takes the same.
+      expect(await (await fetch(`${only.url}/ui/sign-in`)).json()).toEqual({ api_key: false, oidc: { name: new URL(issuer).host } });
+      const dashboard = await fetch(`${only.url}/ui/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: tenant.key }) });
+      expect(dashboard.status).toBe(403);
+      expect(((await dashboard.json()) as { detail: string }).detail).toMatch(/API key is turned off/);
+      expect(dashboard.headers.getSetCookie()).toEqual([]);
     } finally {
       await only.close();
     }

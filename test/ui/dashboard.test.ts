@@ -219,6 +219,21 @@ describe("the dashboard in Chromium", () => {
     expect((await context.cookies()).find((c) => c.name === "codeplane_session")).toBeUndefined();
   });
 
+  it("offers the API-key form only, without an OpenID Connect provider", async () => {
+    const methods = await fetch(`${svc.url}/ui/sign-in`);
+    expect(methods.headers.get("cache-control")).toBe("no-store");
+    expect(await methods.json()).toEqual({ api_key: true, oidc: null });
+    await page.goto(`${svc.url}/ui/`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect(await page.locator("#api-key").count()).toBe(1);
+    expect(await page.locator("#oidc-sign-in").count()).toBe(0);
+    const start = (headers: Record<string, string>, body = "{}") => fetch(`${svc.url}/ui/sign-in/oidc`, { method: "POST", headers, body });
+    expect(await (await start({ "content-type": "application/json" })).json()).toEqual({ detail: "Sign-in through an OpenID Connect provider is not configured" });
+    expect((await start({ "content-type": "application/json", "sec-fetch-site": "same-site" })).status).toBe(403);
+    expect((await start({ "content-type": "text/plain" })).status).toBe(415);
+    expect((await start({ "content-type": "application/json" }, "[]")).status).toBe(400);
+  });
+
   it("saw no console error, page error or CSP violation", () => {
     expect(problems).toEqual([]);
   });

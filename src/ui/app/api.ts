@@ -65,6 +65,25 @@ export async function signIn(apiKey: string): Promise<SessionView> {
   return s;
 }
 
+/** How one signs in here (GET /ui/sign-in): the API-key form unless turned off, the OIDC provider's button when configured. */
+export interface SignInMethods {
+  api_key: boolean;
+  oidc: { name: string } | null;
+}
+
+export async function signInMethods(): Promise<SignInMethods> {
+  const res = await fetch("/ui/sign-in", { credentials: "same-origin", cache: "no-store" });
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as SignInMethods;
+}
+
+/** Starts a sign-in at the OIDC provider that comes back to `returnTo` (a /ui path): the provider's URL to go to. */
+export async function startOidcSignIn(returnTo: string): Promise<string> {
+  const res = await fetch("/ui/sign-in/oidc", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ return_to: returnTo }) });
+  if (!res.ok) throw await errorOf(res);
+  return ((await res.json()) as { authorization_url: string }).authorization_url;
+}
+
 export async function signOut(): Promise<void> {
   await fetch("/ui/session", { method: "DELETE", credentials: "same-origin", headers: current ? { "x-csrf-token": current.csrf_token } : {} });
   current = null;

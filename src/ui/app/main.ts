@@ -1,7 +1,7 @@
 // The dashboard's shell: sign-in, navigation and a hash router (#/repos,
 // #/runs/<id>, ...), so the server serves one page for every view.
 
-import { ApiError, loadSession, session, signIn, signOut, whenSignedOut } from "./api.ts";
+import { ApiError, loadSession, session, signIn, signInMethods, signOut, startOidcSignIn, whenSignedOut, type SignInMethods } from "./api.ts";
 import { h, leaveView, show } from "./dom.ts";
 import { envPage, integrationsPage, keysPage, oauthPage } from "./account.ts";
 import { analysisPage, repoPage, reposPage } from "./repos.ts";
@@ -22,34 +22,62 @@ const ROUTES: [RegExp, View][] = [
   [/^\/oauth$/, () => oauthPage()],
 ];
 
-function signInPage(): void {
-  const key = h("input", { id: "api-key", name: "api_key", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+async function signInPage(): Promise<void> {
+  let methods: SignInMethods;
+  try {
+    methods = await signInMethods();
+  } catch {
+    methods = { api_key: true, oidc: null };
+  }
+  const parts: Node[] = [h("h1", { id: "sign-in-title" }, "Sign in")];
   const error = h("p", { class: "error", role: "alert" });
-  const form = h(
-    "form",
-    { class: "stack", "aria-labelledby": "sign-in-title" },
-    h("label", { for: "api-key" }, "API key of your account (cp_…)", key),
-    h("button", { type: "submit" }, "Sign in"),
-    error,
-  );
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    error.textContent = "";
-    try {
-      await signIn(key.value);
-      key.value = "";
-      location.hash = "#/repos";
-      await route();
-    } catch (err) {
-      error.textContent = err instanceof Error ? err.message : String(err);
-    }
-  });
-  show(
-    h("h1", { id: "sign-in-title" }, "Sign in"),
-    h("p", { class: "muted" }, "Paste an API key of your account. The key is exchanged for a session cookie and not kept in the browser; signing out, or revoking the key, ends the session."),
-    form,
-  );
-  key.focus();
+  let focus: HTMLElement | null = null;
+  if (methods.oidc) {
+    const provider = methods.oidc.name;
+    const button = h("button", { type: "button", id: "oidc-sign-in" }, `Sign in with ${provider}`);
+    button.addEventListener("click", async () => {
+      error.textContent = "";
+      button.disabled = true;
+      try {
+        // Back to the view asked for, signed in: the provider returns through /oauth/oidc/callback.
+        location.assign(await startOidcSignIn(`/ui/${location.hash || "#/repos"}`));
+      } catch (err) {
+        button.disabled = false;
+        error.textContent = err instanceof Error ? err.message : String(err);
+      }
+    });
+    parts.push(h("p", { class: "muted" }, `Sign in with your ${provider} account; codeplane maps it to your account.`), button);
+    focus = button;
+  }
+  if (methods.api_key) {
+    const key = h("input", { id: "api-key", name: "api_key", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+    const form = h(
+      "form",
+      { class: "stack", "aria-labelledby": "sign-in-title" },
+      h("label", { for: "api-key" }, "API key of your account (cp_…)", key),
+      h("button", { type: "submit" }, "Sign in"),
+    );
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      error.textContent = "";
+      try {
+        await signIn(key.value);
+        key.value = "";
+        location.hash = "#/repos";
+        await route();
+      } catch (err) {
+        error.textContent = err instanceof Error ? err.message : String(err);
+      }
+    });
+    parts.push(
+      h("p", { class: "muted" }, `${methods.oidc ? "Or paste" : "Paste"} an API key of your account. The key is exchanged for a session cookie and not kept in the browser; signing out, or revoking the key, ends the session.`),
+      form,
+    );
+    focus = key;
+  }
+  parts.push(error);
+  show(...parts);
+  focus?.focus();
 }
 
 function chrome(): void {
@@ -69,7 +97,7 @@ async function route(): Promise<void> {
   leaveView();
   if (!session()) await loadSession();
   chrome();
-  if (!session()) return signInPage();
+  if (!session()) return await signInPage();
   const [path = "", search = ""] = location.hash.slice(1).split("?");
   if (!path || path === "/") {
     location.replace("#/repos");
@@ -92,14 +120,14 @@ async function route(): Promise<void> {
 
 whenSignedOut(() => {
   chrome();
-  signInPage();
+  void signInPage();
 });
 document.getElementById("sign-out")!.addEventListener("click", async () => {
   leaveView();
   await signOut();
   location.hash = "";
   chrome();
-  signInPage();
+  await signInPage();
 });
 // A path under /ui (the GitHub callback's /ui/integrations/{id}) becomes the same view's hash.
 if (location.pathname.length > "/ui/".length && location.pathname.startsWith("/ui/")) {
