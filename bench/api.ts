@@ -1,17 +1,20 @@
 // API benchmark: `make bench` (or `npm run bench`).
 //
-// Measures GET /v1/repositories (a page of 20 out of 10,000 rows) and
-// GET /v1/repositories/{id}/files through the real service over HTTP, and in
-// the same run the same work without HTTP as the baseline: the list query
-// straight through `pg`, and the tree read straight through the git mirror.
-// Both sides use the same concurrency and duration. Prints req/s, p50 and p99
-// latency, and the ratio API / baseline.
+// Measures GET /v1/repositories (a page of 20 out of 10,000 rows),
+// GET /v1/repositories/{id}/files and GET /v1/runs over 1,000,000 runs (first
+// page, a deep page by cursor, each filter) through the real service over
+// HTTP, and in the same run the same work without HTTP as the baseline: the
+// same query straight through `pg`, the tree read straight through the git
+// mirror. Both sides use the same concurrency and duration. Prints req/s, p50
+// and p99 latency and the ratios API / baseline; $BENCH_JSON gets the figures.
+// BENCH_ONLY=list,files,runs picks scenarios (all by default).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { sql } from "kysely";
+import type pg from "pg";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { GitMirrors } from "../src/domain/repositories/git/index.ts";
@@ -19,9 +22,15 @@ import { newId } from "../src/domain/shared/ids.ts";
 import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
-import { createBenchDatabase, percentile, serveInChildProcess } from "./lib.ts";
+import { encodeCursor } from "../src/domain/shared/pagination.ts";
+import { createBenchDatabase, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { seedRuns } from "./runs-seed.ts";
 
 const ROWS = 10_000;
+const RUNS = Number(process.env.BENCH_RUN_ROWS ?? 1_000_000);
+/** Repositories the runs are spread over (10,000 runs each at a million). */
+const RUN_REPOSITORIES = 100;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "list,files,runs").split(","));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
@@ -59,13 +68,47 @@ async function http(url: string, key: string): Promise<Figures> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: bad };
 }
 
+const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number }> = {};
+
 function report(name: string, api: Figures, base: Figures, baseName: string): void {
+  results[name] = {
+    api,
+    baseline: base,
+    baseline_kind: baseName,
+    ratio_throughput: api.rps / base.rps,
+    ratio_p50: api.p50 / base.p50,
+    ratio_p99: api.p99 / base.p99,
+  };
   const f = (x: number) => x.toFixed(2).padStart(9);
   console.log(`\n${name}`);
   console.log(`  ${"".padEnd(22)} ${"req/s".padStart(9)} ${"p50 ms".padStart(9)} ${"p99 ms".padStart(9)} errors`);
   console.log(`  ${"API (HTTP)".padEnd(22)} ${f(api.rps)} ${f(api.p50)} ${f(api.p99)} ${api.errors}`);
   console.log(`  ${baseName.padEnd(22)} ${f(base.rps)} ${f(base.p50)} ${f(base.p99)} ${base.errors}`);
-  console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x`);
+  console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x   p99 latency ${(api.p99 / base.p99).toFixed(2)}x`);
+}
+
+/**
+ * GET /v1/runs at RUNS rows: each page through the API against the query the
+ * service makes (run-rows.ts listRuns) straight through `pg`.
+ */
+async function benchRuns(baseUrl: string, key: string, pool: pg.Pool, accountId: string, repositoryId: string): Promise<void> {
+  // A deep page: the cursor a client holds after paging through half the runs.
+  const middle = await pool.query<{ id: string }>("select id from runs where account_id = $1 order by id desc offset $2 limit 1", [accountId, Math.floor(RUNS / 2)]);
+  const deep = middle.rows[0]!.id;
+  const cases: { name: string; query: string; where: string; args: unknown[] }[] = [
+    { name: "first page", query: "", where: "", args: [] },
+    { name: "deep page (cursor at the middle)", query: `&cursor=${encodeCursor(deep)}`, where: "and id < $2", args: [deep] },
+    { name: "status=completed", query: "&status=completed", where: "and status = $2", args: ["completed"] },
+    { name: "status=preprocessing (1%)", query: "&status=preprocessing", where: "and status = $2", args: ["preprocessing"] },
+    { name: "repository_id", query: `&repository_id=${repositoryId}`, where: "and repository_id = $2", args: [repositoryId] },
+    { name: "repository_id + status=running", query: `&repository_id=${repositoryId}&status=running`, where: "and repository_id = $2 and status = $3", args: [repositoryId, "running"] },
+  ];
+  for (const c of cases) {
+    const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key);
+    const text = `select * from runs where account_id = $1 and deleted_at is null ${c.where} order by id desc limit 21`;
+    const raw = await closedLoop(() => pool.query(text, [accountId, ...c.args]));
+    report(`GET /v1/runs ${c.name} (20 of ${RUNS.toLocaleString("en")})`, api, raw, "pg query (baseline)");
+  }
 }
 
 async function main(): Promise<void> {
@@ -79,15 +122,22 @@ async function main(): Promise<void> {
 
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });
+    const repositoryIds: string[] = [];
     for (let i = 0; i < ROWS; i += 1000) {
       const now = new Date();
       await db
         .insertInto("repositories")
         .values(Array.from({ length: 1000 }, (_, j) => {
           const id = newId();
+          repositoryIds.push(id);
           return { id, account_id: account.id, name: `repo-${i + j}`, url: `https://example.invalid/r/${id}.git`, provider: "git" as const, default_branch: "main", created_at: now, updated_at: now };
         }))
         .execute();
+    }
+    if (ONLY.has("runs")) {
+      const t = performance.now();
+      await seedRuns(db, account.id, repositoryIds.slice(0, RUN_REPOSITORIES), RUNS);
+      console.log(`seeded ${RUNS.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
     await sql`analyze`.execute(db);
 
@@ -112,27 +162,34 @@ async function main(): Promise<void> {
       });
       const repo = (await created.json()) as { id: string };
 
-      const listApi = await http(`${service.url}/v1/repositories?limit=20`, key);
-      const listRaw = await closedLoop(() =>
-        pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
-      );
-      report("GET /v1/repositories (20 of 10,000)", listApi, listRaw, "pg query (baseline)");
+      if (ONLY.has("list")) {
+        const listApi = await http(`${service.url}/v1/repositories?limit=20`, key);
+        const listRaw = await closedLoop(() =>
+          pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
+        );
+        report("GET /v1/repositories (20 of 10,000)", listApi, listRaw, "pg query (baseline)");
+      }
 
-      const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key);
-      const mirrors = new GitMirrors({
-        cacheDir: path.join(dataDir, "baseline-git"),
-        refreshIntervalSeconds: 60,
-        maxFileBytes: 1024 * 1024,
-        commandTimeoutMs: 60_000,
-        allowLocal: true,
-        logger: silent,
-      });
-      const filesRaw = await closedLoop(() => mirrors.listTree({ id: repo.id, url: fixture.url, account_id: account.id }, "main", "a/b", { limit: 1000 }));
-      report("GET /v1/repositories/{id}/files?path=a/b", filesApi, filesRaw, "git mirror (baseline)");
+      if (ONLY.has("files")) {
+        const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key);
+        const mirrors = new GitMirrors({
+          cacheDir: path.join(dataDir, "baseline-git"),
+          refreshIntervalSeconds: 60,
+          maxFileBytes: 1024 * 1024,
+          commandTimeoutMs: 60_000,
+          allowLocal: true,
+          logger: silent,
+        });
+        const filesRaw = await closedLoop(() => mirrors.listTree({ id: repo.id, url: fixture.url, account_id: account.id }, "main", "a/b", { limit: 1000 }));
+        report("GET /v1/repositories/{id}/files?path=a/b", filesApi, filesRaw, "git mirror (baseline)");
+      }
+
+      if (ONLY.has("runs")) await benchRuns(service.url, key, pool, account.id, repositoryIds[0]!);
     } finally {
       await service.close();
       await db.destroy();
     }
+    writeBenchJson("api", { connections: CONNECTIONS, seconds: SECONDS, repositories: ROWS, runs: ONLY.has("runs") ? RUNS : 0, scenarios: results });
   } finally {
     await fixture.cleanup();
     rmSync(dataDir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import * as m0006 from "./0006_checkout_tokens.ts";
 import * as m0007 from "./0007_github_integrations.ts";
 import * as m0008 from "./0008_github_webhooks.ts";
 import * as m0009 from "./0009_oauth.ts";
+import * as m0010 from "./0010_run_list_indexes.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0007_github_integrations": m0007,
   "0008_github_webhooks": m0008,
   "0009_oauth": m0009,
+  "0010_run_list_indexes": m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

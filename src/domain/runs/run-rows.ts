@@ -55,11 +55,16 @@ export interface RunFilter {
 }
 
 export function listRuns(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<RunRow[]> {
+  return listRunsQuery(db, accountId, filter, page).execute();
+}
+
+/** listRuns' query, unexecuted (bench/explain-runs.ts prints its plans). */
+export function listRunsQuery(db: Db, accountId: string, filter: RunFilter, page: PageRequest) {
   let q = db.selectFrom("runs").selectAll().where("account_id", "=", accountId).where("deleted_at", "is", null);
   if (filter.status) q = q.where("status", "=", filter.status);
   if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
   if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
-  return keysetPage(q, page).execute();
+  return keysetPage(q, page);
 }
 
 /** One stream of a run's stored output, in order. By id: callers find the account's run first (findRun). */
