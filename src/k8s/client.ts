@@ -5,9 +5,10 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   EventsV1Api,
-  KubeConfig,
   Log,
+  type KubeConfig,
 } from "@kubernetes/client-node";
+import { PooledKubeConfig } from "./pooled-kube-config.ts";
 
 // One place that knows how codeplane reaches Kubernetes: KUBECONFIG when set,
 // otherwise the pod's in-cluster service account.
@@ -24,7 +25,7 @@ export interface KubeClients {
 }
 
 export function createKubeClients(opts: { kubeconfig: string | null; namespace: string }): KubeClients {
-  const config = new KubeConfig();
+  const config = new PooledKubeConfig();
   if (opts.kubeconfig) config.loadFromFile(opts.kubeconfig);
   else config.loadFromCluster();
   return {
