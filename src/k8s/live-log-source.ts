@@ -1,6 +1,7 @@
 import type { LiveLogSource } from "../logs/contracts.ts";
 import type { Logger } from "../logger.ts";
 import type { KubeClients } from "./client.ts";
+import { nextPodChange } from "./pod-change.ts";
 import { followOnce, resumeTime } from "./pod-log.ts";
 import { newestPod } from "./pods.ts";
 
@@ -41,8 +42,14 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string)
             });
             if (r.exited || (main.terminated && attempt > 0)) break;
           }
-          // Not started yet, or the follow dropped: look again shortly.
-          await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 250 * (attempt + 1))));
+          // Not started yet, or the follow dropped: look again when the pod changes (created,
+          // scheduled, its containers started), and at the latest after a growing pause.
+          await nextPodChange(
+            k.config,
+            { namespace: k.namespace, labelSelector: `${label}=${id}`, resourceVersion: pods?.metadata?.resourceVersion },
+            Math.min(2000, 250 * (attempt + 1)),
+            abort.signal,
+          );
         }
         if (!abort.signal.aborted) onEnd();
       })().catch((err: unknown) => {
