@@ -1,13 +1,18 @@
 // Run benchmark: `make bench-runs` (needs a cluster: `make cluster-up`).
 //
-// 1. Latency from POST /runs to the first stdout line at an SSE client,
-//    against the baseline of creating the same Job directly and following its
-//    pod log through the Kubernetes API; BENCH_RUNS (20) of each, medians and ratio.
-// 2. A burst of BENCH_BURST (200) runs submitted at once: time until all
-//    their Jobs exist and until all have completed.
-// 3. BENCH_SUBSCRIBERS (500) SSE clients on one chatty run: delivery latency
-//    (p50/p99, from the entrypoint reading a line to a client receiving it)
-//    and the service's resident memory.
+// 1. Time from POST /runs to the first stdout line at an SSE client, against
+//    the baseline of creating the same Job (and its checkout Secret) directly
+//    and following its pod log through the Kubernetes API: BENCH_RUNS (20) of
+//    each, interleaved so drift hits both alike; medians, the ratio, and the
+//    time split into the steps between (seen through watches in this process,
+//    the line's own timestamp from the entrypoint), so what codeplane adds
+//    over a raw Job shows where it is.
+// 2. A burst of BENCH_BURST (200) runs submitted at once: time until all their
+//    Jobs exist, against the same Jobs created directly with the controller's
+//    concurrency (8 at a time), and until all runs have finished.
+//
+// Figures go to $BENCH_JSON when it is set. The SSE fan-out has its own
+// benchmark (bench/sse-fanout.ts).
 import { Writable } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
 import { FrameSplitter } from "../src/logs/frames.ts";
@@ -15,140 +20,275 @@ import { newId } from "../src/domain/shared/ids.ts";
 import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
 import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
-import { median, percentile, startClusterBench } from "./lib.ts";
+import { median, percentile, startClusterBench, writeBenchJson, type ClusterBench } from "./lib.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
-const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 500);
+/** The controller's reconcile concurrency (src/controller/controller.ts), for the burst's baseline. */
+const CONTROLLER_CONCURRENCY = 8;
 // Small requests so a burst is limited by the node's pod capacity, not CPU accounting.
 const COMPUTE = { "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ms = (x: number) => `${x.toFixed(0)} ms`;
+const ms = (x: number) => `${x.toFixed(0)} ms`.padStart(8);
+
+/** The steps between submission and the first line at the client, in order; each is when it was first seen. */
+const STEPS = ["accepted", "resource", "job", "pod", "scheduled", "initialised", "started", "printed", "delivered"] as const;
+type Step = (typeof STEPS)[number];
+const STEP_NAMES: Record<Step, string> = {
+  accepted: "request answered (201)",
+  resource: "Run resource seen",
+  job: "Job created",
+  pod: "pod created",
+  scheduled: "pod scheduled",
+  initialised: "init containers done (checkout)",
+  started: "main container running",
+  printed: "line printed (its timestamp)",
+  delivered: "line at the client",
+};
+
+/** When each step was first seen, per Job name, by this process's watches. */
+class Timeline {
+  readonly #marks = new Map<string, Partial<Record<Step, number>>>();
+  mark(job: string, step: Step, at = Date.now()): void {
+    const m = this.#marks.get(job) ?? {};
+    m[step] ??= at;
+    this.#marks.set(job, m);
+  }
+  of(job: string): Partial<Record<Step, number>> {
+    return this.#marks.get(job) ?? {};
+  }
+  has(job: string, step: Step): boolean {
+    return this.#marks.get(job)?.[step] !== undefined;
+  }
+}
+
+/** Watches the namespace's Runs, Jobs and Pods for the timeline, re-watching from the last version when a watch ends. */
+function watchTimeline(kc: k8s.KubeConfig, namespace: string, timeline: Timeline): () => void {
+  let stopped = false;
+  const aborts: AbortController[] = [];
+  const watch = (path: string, onObject: (type: string, o: k8s.KubernetesObject) => void) => {
+    let rv: string | undefined;
+    const start = () => {
+      if (stopped) return;
+      void new k8s.Watch(kc)
+        .watch(path, { allowWatchBookmarks: true, ...(rv && { resourceVersion: rv }) }, (type, o: k8s.KubernetesObject) => {
+          if (o.metadata?.resourceVersion) rv = o.metadata.resourceVersion;
+          if (type === "ERROR") rv = undefined;
+          else if (type !== "BOOKMARK") onObject(type, o);
+        }, () => setTimeout(start, 100))
+        .then((a) => aborts.push(a), () => setTimeout(start, 500));
+    };
+    start();
+  };
+  watch(`/apis/codeplane.dev/v1alpha1/namespaces/${namespace}/runs`, (type, o) => {
+    if (type === "ADDED") timeline.mark(o.metadata!.name!, "resource");
+  });
+  watch(`/apis/batch/v1/namespaces/${namespace}/jobs`, (type, o) => {
+    if (type === "ADDED") timeline.mark(o.metadata!.name!, "job");
+  });
+  watch(`/api/v1/namespaces/${namespace}/pods`, (type, o) => {
+    const pod = o as k8s.V1Pod;
+    const job = pod.metadata?.labels?.["job-name"];
+    if (!job || type === "DELETED") return;
+    timeline.mark(job, "pod");
+    if (pod.spec?.nodeName) timeline.mark(job, "scheduled");
+    const inits = pod.status?.initContainerStatuses ?? [];
+    if (inits.length && inits.every((c) => c.state?.terminated?.exitCode === 0)) timeline.mark(job, "initialised");
+    const main = pod.status?.containerStatuses?.find((c) => c.name === "main")?.state;
+    if (main?.running || main?.terminated) timeline.mark(job, "started");
+  });
+  return () => {
+    stopped = true;
+    for (const a of aborts) a.abort();
+  };
+}
+
+/** The same Job a run gets, with its checkout Secret, created directly (no codeplane resource, no owner). */
+async function createJobDirectly(bench: ClusterBench, command: string[]): Promise<string> {
+  const { db, namespace, kc, gitUrl, gitEndpoint, fixture } = bench;
+  const runId = newId();
+  const commit = fixture.commits.main;
+  const token = await mintCheckoutToken(db, { workloadKind: "run", workloadId: runId, accountId: bench.accountId, repositoryId: bench.repositoryId, commitHash: commit, expiresAt: new Date(Date.now() + 600_000) });
+  await kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
+  const job = buildRunJob({
+    resource: { metadata: { name: `run-${runId}`, namespace, uid: "" }, spec: { runId, accountId: bench.accountId, repositoryId: bench.repositoryId, repositoryUrl: gitUrl, commitHash: commit, command, computeType: "cpu-general", timeoutSeconds: 600 } },
+    images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
+    compute: COMPUTE["cpu-general"],
+    envNames: [],
+    checkout: { gitUrl: `${gitEndpoint}/git/${bench.repositoryId}.git`, secretName: `run-${runId}`, egress: "restricted", preprocessEnv: {} },
+    ttlSecondsAfterFinished: 30,
+  });
+  job.metadata!.ownerReferences = [];
+  await kc.makeApiClient(k8s.BatchV1Api).createNamespacedJob({ namespace, body: job });
+  return job.metadata!.name!;
+}
+
+async function deleteJobDirectly(bench: ClusterBench, name: string): Promise<void> {
+  await bench.kc.makeApiClient(k8s.BatchV1Api).deleteNamespacedJob({ name, namespace: bench.namespace, propagationPolicy: "Background" }).catch(() => undefined);
+  await bench.kc.makeApiClient(k8s.CoreV1Api).deleteNamespacedSecret({ name, namespace: bench.namespace }).catch(() => undefined);
+}
+
+/** Follows the Job's pod log once its main container runs; resolves with the first line's own timestamp and when it arrived. */
+async function firstLineOfPod(bench: ClusterBench, timeline: Timeline, job: string): Promise<{ printed: number; delivered: number }> {
+  const core = bench.kc.makeApiClient(k8s.CoreV1Api);
+  const log = new k8s.Log(bench.kc);
+  for (;;) {
+    while (!timeline.has(job, "started")) await sleep(2);
+    const pods = await core.listNamespacedPod({ namespace: bench.namespace, labelSelector: `job-name=${job}` });
+    const pod = pods.items[0];
+    if (!pod) continue;
+    const got = await new Promise<{ printed: number; delivered: number } | null>((resolve) => {
+      const splitter = new FrameSplitter();
+      const sink = new Writable({
+        write(chunk: Buffer, _e, cb) {
+          const line = splitter.push(chunk).find((f) => f.kind === "line");
+          if (line?.kind === "line") resolve({ printed: Date.parse(line.line.ts), delivered: Date.now() });
+          cb();
+        },
+        final(cb) {
+          resolve(null);
+          cb();
+        },
+      });
+      sink.on("pipe", (source) => source.on("error", () => resolve(null)));
+      void log.log(bench.namespace, pod.metadata!.name!, "main", sink, { follow: true }).then(
+        (c) => sink.once("finish", () => c.abort()),
+        () => resolve(null),
+      );
+    });
+    if (got) return got;
+    await sleep(50);
+  }
+}
+
+/**
+ * The median time from submission to each step, over the samples that saw it.
+ * Steps are seen by different observers (watch events, the kubelet's status
+ * updates, the line's own timestamp), so one can show before the step listed
+ * above it: a container's "running" reaches the API server after it printed.
+ */
+function breakdown(samples: { t0: number; marks: Partial<Record<Step, number>> }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const step of STEPS) {
+    const since = samples.filter((s) => s.marks[step] !== undefined).map((s) => s.marks[step]! - s.t0);
+    if (since.length) out[step] = median(since);
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   const bench = await startClusterBench({ CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE) });
-  const { kc, namespace, db, key, service, api, fixture, gitUrl, gitEndpoint } = bench;
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const batch = kc.makeApiClient(k8s.BatchV1Api);
-  const account = { id: bench.accountId };
-  {
-    try {
-      const repo = { id: bench.repositoryId };
-      const commit = fixture.commits.main;
+  const { kc, namespace, key, service, api } = bench;
+  const timeline = new Timeline();
+  const stopWatching = watchTimeline(kc, namespace, timeline);
+  const figures: Record<string, unknown> = { runs: RUNS, burst: BURST };
+  try {
+    await sleep(1000); // the watches are listening
+    const repo = bench.repositoryId;
 
-      // 1. Time to first line.
-      const viaApi: number[] = [];
+    // 1. Time to the first line, codeplane and the baseline taking turns (BENCH_RUNS=0 skips it).
+    if (RUNS > 0) {
+      const viaApi: { t0: number; marks: Partial<Record<Step, number>> }[] = [];
+      const direct: { t0: number; marks: Partial<Record<Step, number>> }[] = [];
       for (let i = 0; i < RUNS; i++) {
-        const t0 = performance.now();
-        const run = await api(`/v1/repositories/${repo.id}/main/runs`, { command: ["sh", "-c", "echo ready"] });
-        const client = sseClient(`${service.url}/v1/runs/${run.run_id}/logs/stream`, key);
-        while (!client.lines.length) await sleep(5);
-        viaApi.push(performance.now() - t0);
-        client.es.close();
-      }
-      const direct: number[] = [];
-      const log = new k8s.Log(kc);
-      for (let i = 0; i < RUNS; i++) {
-        const runId = newId();
-        // The same checkout a run gets: a token of its own, in a Secret, from the service's git endpoint.
-        const token = await mintCheckoutToken(db, { workloadKind: "run", workloadId: runId, accountId: account.id, repositoryId: repo.id, commitHash: commit, expiresAt: new Date(Date.now() + 600_000) });
-        await core.createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
-        const job = buildRunJob({
-          resource: { metadata: { name: `run-${runId}`, namespace, uid: "" }, spec: { runId, accountId: account.id, repositoryId: repo.id, repositoryUrl: gitUrl, commitHash: commit, command: ["sh", "-c", "echo ready"], computeType: "cpu-general", timeoutSeconds: 600 } },
-          images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
-          compute: COMPUTE["cpu-general"],
-          envNames: [],
-          checkout: { gitUrl: `${gitEndpoint}/git/${repo.id}.git`, secretName: `run-${runId}`, egress: "restricted", preprocessEnv: {} },
-          ttlSecondsAfterFinished: 30,
-        });
-        job.metadata!.ownerReferences = [];
-        const t0 = performance.now();
-        await batch.createNamespacedJob({ namespace, body: job });
-        let first = 0;
-        while (!first) {
-          const pods = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${job.metadata!.name}` });
-          const pod = pods.items[0];
-          const state = pod?.status?.containerStatuses?.[0]?.state;
-          if (pod && (state?.running || state?.terminated)) {
-            const splitter = new FrameSplitter();
-            await new Promise<void>((resolve) => {
-              const sink = new Writable({
-                write(chunk: Buffer, _e, cb) {
-                  if (splitter.push(chunk).some((f) => f.kind === "line")) {
-                    first = performance.now();
-                    resolve();
-                  }
-                  cb();
-                },
-                final(cb) {
-                  resolve();
-                  cb();
-                },
-              });
-              sink.on("pipe", (source) => source.on("error", () => resolve()));
-              void log.log(namespace, pod.metadata!.name!, "main", sink, { follow: true }).then((c) => sink.once("finish", () => c.abort()));
-            });
-          } else await sleep(100);
+        {
+          const t0 = Date.now();
+          const run = await api(`/v1/repositories/${repo}/main/runs`, { command: ["sh", "-c", "echo ready"] });
+          const job = `run-${run.run_id as string}`;
+          timeline.mark(job, "accepted");
+          const client = sseClient(`${service.url}/v1/runs/${run.run_id as string}/logs/stream`, key);
+          while (!client.lines.length) await sleep(1);
+          timeline.mark(job, "delivered");
+          timeline.mark(job, "printed", Date.parse(client.lines[0]!.data.ts!));
+          client.es.close();
+          viaApi.push({ t0, marks: timeline.of(job) });
         }
-        direct.push(first - t0);
-        await batch.deleteNamespacedJob({ name: job.metadata!.name!, namespace, propagationPolicy: "Background" });
+        {
+          const t0 = Date.now();
+          const job = await createJobDirectly(bench, ["sh", "-c", "echo ready"]);
+          const first = await firstLineOfPod(bench, timeline, job);
+          timeline.mark(job, "printed", first.printed);
+          timeline.mark(job, "delivered", first.delivered);
+          direct.push({ t0, marks: timeline.of(job) });
+          await deleteJobDirectly(bench, job);
+        }
       }
-      console.log(`\nTime from submission to the first stdout line (${RUNS} runs each)`);
-      console.log(`  codeplane: POST + SSE       median ${ms(median(viaApi))}   p90 ${ms(percentile(viaApi, 90))}`);
-      console.log(`  baseline: Job + pod log     median ${ms(median(direct))}   p90 ${ms(percentile(direct, 90))}`);
-      console.log(`  ratio codeplane/baseline    ${(median(viaApi) / median(direct)).toFixed(2)}`);
-
-      // 2. A burst.
-      const t0 = performance.now();
-      const burst = await Promise.all(
-        Array.from({ length: BURST }, () => api(`/v1/repositories/${repo.id}/main/runs`, { command: ["true"] }).then((r) => r.run_id as string)),
-      );
-      const accepted = performance.now() - t0;
-      const ids = new Set(burst.map((id) => `run-${id}`));
-      // Jobs are remembered once seen: a finished one may be gone (TTL) before the next look.
-      const seenJobs = new Set<string>();
-      let allJobs = 0;
-      let allDone = 0;
-      while (!allDone) {
-        const jobs = await batch.listNamespacedJob({ namespace });
-        for (const j of jobs.items) if (ids.has(j.metadata!.name!)) seenJobs.add(j.metadata!.name!);
-        if (!allJobs && seenJobs.size === BURST) allJobs = performance.now() - t0;
-        const runs = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
-          items: { metadata: { name: string }; status?: { phase?: string } }[];
-        };
-        const finished = runs.items.filter((r) => ids.has(r.metadata.name) && ["completed", "failed", "cancelled"].includes(r.status?.phase ?? "")).length;
-        if (finished === BURST) allDone = performance.now() - t0;
-        else await sleep(500);
-        if (performance.now() - t0 > 30 * 60_000) throw new Error("burst did not finish in 30 minutes");
+      const total = (s: { t0: number; marks: Partial<Record<Step, number>> }) => s.marks.delivered! - s.t0;
+      const apiTotals = viaApi.map(total);
+      const directTotals = direct.map(total);
+      const apiSteps = breakdown(viaApi);
+      const directSteps = breakdown(direct);
+      const ratio = median(apiTotals) / median(directTotals);
+      console.log(`\nTime from submission to the first stdout line at the client (${RUNS} runs each, interleaved)`);
+      console.log(`  codeplane: POST + SSE         median ${ms(median(apiTotals))}   p90 ${ms(percentile(apiTotals, 90))}`);
+      console.log(`  baseline: Job + pod log       median ${ms(median(directTotals))}   p90 ${ms(percentile(directTotals, 90))}`);
+      console.log(`  ratio codeplane/baseline      ${ratio.toFixed(2)}`);
+      console.log(`\n  median time from submission to each step (as first seen here)   codeplane  baseline`);
+      for (const step of STEPS) {
+        const a = apiSteps[step];
+        const d = directSteps[step];
+        if (a === undefined && d === undefined) continue;
+        console.log(`  ${STEP_NAMES[step].padEnd(62)} ${a === undefined ? "       -" : ms(a)}  ${d === undefined ? "       -" : ms(d)}`);
       }
-      console.log(`\n${BURST} runs submitted at once`);
-      console.log(`  all accepted (201)          ${ms(accepted)}`);
-      console.log(`  all Jobs exist              ${ms(allJobs)}`);
-      console.log(`  all runs finished           ${ms(allDone)}   (${(BURST / (allDone / 1000)).toFixed(1)} runs/s on this node)`);
-
-      // 3. Many subscribers on one chatty run.
-      const lines = 2000;
-      const chatty = await api(`/v1/repositories/${repo.id}/main/runs`, {
-        command: ["sh", "-c", `sleep 3; i=0; while [ $i -lt ${lines} ]; do i=$((i+1)); echo "line $i"; done`],
-      });
-      const rssBefore = service.rssMiB();
-      const latencies: number[] = [];
-      const clients = Array.from({ length: SUBSCRIBERS }, () => sseClient(`${service.url}/v1/runs/${chatty.run_id}/logs/stream`, key));
-      for (const c of clients) {
-        c.es.addEventListener("stdout", (e: MessageEvent) => latencies.push(Date.now() - Date.parse(JSON.parse(e.data as string).ts)));
-      }
-      let peakRss = rssBefore;
-      const sampler = setInterval(() => (peakRss = Math.max(peakRss, service.rssMiB())), 100);
-      await Promise.all(clients.map((c) => c.ended));
-      clearInterval(sampler);
-      const complete = clients.filter((c) => c.lines.length === lines).length;
-      console.log(`\n${SUBSCRIBERS} SSE subscribers on one run writing ${lines} lines`);
-      console.log(`  clients with every line     ${complete}/${SUBSCRIBERS}`);
-      console.log(`  delivery latency            p50 ${ms(percentile(latencies, 50))}   p99 ${ms(percentile(latencies, 99))}`);
-      console.log(`  service RSS                 ${rssBefore.toFixed(0)} MiB before, ${peakRss.toFixed(0)} MiB peak`);
-    } finally {
-      await bench.close();
+      figures.first_line = {
+        codeplane_ms: { median: median(apiTotals), p90: percentile(apiTotals, 90), samples: apiTotals },
+        baseline_ms: { median: median(directTotals), p90: percentile(directTotals, 90), samples: directTotals },
+        ratio,
+        steps_ms: { codeplane: apiSteps, baseline: directSteps },
+      };
     }
+
+    // 2. A burst: the baseline first (its Jobs deleted and their pods gone before codeplane's burst).
+    const baseStart = Date.now();
+    const baseJobs: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONTROLLER_CONCURRENCY }, async () => {
+        while (next < BURST) {
+          next++;
+          baseJobs.push(await createJobDirectly(bench, ["true"]));
+        }
+      }),
+    );
+    while (!baseJobs.every((j) => timeline.has(j, "job"))) await sleep(20);
+    const baseAllJobs = Math.max(...baseJobs.map((j) => timeline.of(j).job!)) - baseStart;
+    await Promise.all(baseJobs.map((j) => deleteJobDirectly(bench, j)));
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    for (;;) {
+      const left = (await core.listNamespacedPod({ namespace })).items.filter((p) => baseJobs.includes(p.metadata?.labels?.["job-name"] ?? ""));
+      if (!left.length) break;
+      await sleep(1000);
+    }
+
+    const t0 = Date.now();
+    const burst = await Promise.all(
+      Array.from({ length: BURST }, () => api(`/v1/repositories/${repo}/main/runs`, { command: ["true"] }).then((r) => `run-${r.run_id as string}`)),
+    );
+    const accepted = Date.now() - t0;
+    while (!burst.every((j) => timeline.has(j, "job"))) await sleep(20);
+    const allJobs = Math.max(...burst.map((j) => timeline.of(j).job!)) - t0;
+    const ids = new Set(burst);
+    let allDone = 0;
+    while (!allDone) {
+      const runs = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
+        items: { metadata: { name: string }; status?: { phase?: string } }[];
+      };
+      const finished = runs.items.filter((r) => ids.has(r.metadata.name) && ["completed", "failed", "cancelled"].includes(r.status?.phase ?? "")).length;
+      if (finished === BURST) allDone = Date.now() - t0;
+      else await sleep(500);
+      if (Date.now() - t0 > 30 * 60_000) throw new Error("burst did not finish in 30 minutes");
+    }
+    console.log(`\n${BURST} runs submitted at once`);
+    console.log(`  all accepted (201)            ${ms(accepted)}`);
+    console.log(`  all Jobs exist                ${ms(allJobs)}`);
+    console.log(`  baseline: the same Jobs created directly, ${CONTROLLER_CONCURRENCY} at a time   ${ms(baseAllJobs)}`);
+    console.log(`  ratio codeplane/baseline      ${(allJobs / baseAllJobs).toFixed(2)}`);
+    console.log(`  all runs finished             ${ms(allDone)}   (${(BURST / (allDone / 1000)).toFixed(1)} runs/s on this node)`);
+    figures.burst_ms = { accepted, all_jobs: allJobs, baseline_all_jobs: baseAllJobs, ratio: allJobs / baseAllJobs, all_finished: allDone };
+    writeBenchJson("run-latency", figures);
+  } finally {
+    stopWatching();
+    await bench.close();
   }
 }
 
