@@ -14,7 +14,7 @@ const server = await startPostgres();
 try {
   const { db } = await createBenchDatabase(server, 2);
   const account = await createAccount(db, "bench");
-  const repos = Array.from({ length: 100 }, (_, i) => ({ id: newId(), account_id: account.id, name: `r${i}`, url: `https://example.invalid/${i}.git`, provider: "git" as const, default_branch: "main" }));
+  const repos = Array.from({ length: 100 }, (_, i) => ({ id: newId(), account_id: account.id, name: `r${i}`, url: `https://example.invalid/${i}.git`, provider: "git" as const, default_branch: "main", updated_at: new Date() }));
   await db.insertInto("repositories").values(repos).execute();
   await seedRuns(db, account.id, repos.map((r) => r.id), RUNS);
   const middle = await db.selectFrom("runs").select("id").where("account_id", "=", account.id).orderBy("id", "desc").offset(Math.floor(RUNS / 2)).limit(1).executeTakeFirstOrThrow();

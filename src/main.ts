@@ -24,7 +24,9 @@ import { openDatabase, type DatabaseHandle } from "./db/database.ts";
 import { DatabaseInUseError } from "./db/embedded-lock.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { createAccount, getAccountByName } from "./domain/accounts/accounts.ts";
-import { authenticateApiKey, createApiKey } from "./domain/auth/api-keys.ts";
+import { createApiKey } from "./domain/auth/api-keys.ts";
+import { API_KEY_CHANNEL, ApiKeyCache } from "./domain/auth/api-key-cache.ts";
+import { listenToChannel, type ChannelListener } from "./db/notifications.ts";
 import { createApiKeySchema } from "./domain/auth/api-keys.schemas.ts";
 import { createFirstKeyIfEmpty, ensureSeededKey } from "./domain/auth/bootstrap.ts";
 import { SecretBox } from "./domain/crypto/secret-box.ts";
@@ -75,6 +77,7 @@ export interface Service {
 
 export async function startService(config: Readonly<Config>, logger: Logger): Promise<Service> {
   const database = await openDatabase({ url: config.database.url, poolMax: config.database.poolMax, dataDir: config.dataDir, logger });
+  let keyChanges: ChannelListener | null = null;
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     await bootstrapCredentials(config, database, logger);
@@ -98,6 +101,10 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
     const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, metrics, logger) : null;
+    // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
+    keyChanges = api && database.kind === "postgres" && config.database.url
+      ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger)
+      : null;
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -161,10 +168,12 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         await Promise.all(servers.map((h) => h.close()));
         await api?.background.stop();
         await elector?.stop();
+        await keyChanges?.close();
         await database.close();
       },
     };
   } catch (err) {
+    await keyChanges?.close();
     await database.close();
     throw err;
   }
@@ -181,7 +190,7 @@ function apiServices(
   github: GitHubApp | null,
   metrics: Registry,
   logger: Logger,
-): ApiServices & { background: { start(): void; stop(): Promise<void> } } {
+): ApiServices & { background: { start(): void; stop(): Promise<void> }; apiKeys: ApiKeyCache } {
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
@@ -206,6 +215,8 @@ function apiServices(
     });
   const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
   const hooks = githubWebhooks(config, database, analyses, github, metrics, logger);
+  // Keys in use are cached while the api_keys_changed LISTEN is in place (startService starts it).
+  const apiKeys = new ApiKeyCache(database.db);
   const oauth = new OAuthServer({
     db: database.db,
     publicUrl: config.publicUrl,
@@ -223,10 +234,11 @@ function apiServices(
       logger,
     }),
     background: hooks.background,
+    apiKeys,
     webhooks: hooks.service,
     db: database.db,
     // API keys, then OAuth access tokens (audience-checked against the request's base URL).
-    authenticators: [(token) => authenticateApiKey(database.db, token), oauth.authenticator],
+    authenticators: [(token) => apiKeys.authenticate(token), oauth.authenticator],
     repositories,
     envVars,
     runs,

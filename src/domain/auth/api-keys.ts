@@ -103,7 +103,8 @@ export async function listApiKeys(db: Db, accountId: string, page: PageRequest, 
 
 /**
  * Revokes a key and, with it, every key minted through it (its children, theirs,
- * ...). Immediate: authentication reads the row on every request. A `caller`
+ * ...). Immediate: authentication reads the row on every request, or its
+ * cache of it, which the row's change empties (api-key-cache.ts). A `caller`
  * cannot revoke a key more powerful than itself (scopes it lacks): 403.
  */
 export async function revokeApiKey(db: Db, accountId: string, keyId: string, caller: Principal | null = null): Promise<void> {
@@ -139,21 +140,43 @@ export async function revokeApiKey(db: Db, accountId: string, keyId: string, cal
   });
 }
 
-export async function authenticateApiKey(db: Db, token: string, now = new Date()): Promise<Principal | null> {
-  if (!isWellFormedApiKey(token)) return null;
+/** What authentication needs of a live key row; `lastUsedAt` is what was last written. */
+export interface KeyGrant {
+  id: string;
+  principal: Principal;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** The key's row when it is not revoked (expiry is the caller's check: it changes with the clock, not the row). */
+export async function findLiveKey(db: Db, keyHash: string): Promise<KeyGrant | null> {
   const row = await db
     .selectFrom("api_keys")
     .select(["id", "account_id", "scopes", "expires_at", "last_used_at"])
-    .where("key_hash", "=", hashApiKey(token))
+    .where("key_hash", "=", keyHash)
     .where("revoked_at", "is", null)
     .executeTakeFirst();
-  if (!row || (row.expires_at && row.expires_at <= now)) return null;
-  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
-    await db.updateTable("api_keys").set({ last_used_at: now }).where("id", "=", row.id).execute();
-  }
+  if (!row) return null;
   return {
-    accountId: row.account_id,
-    scopes: new Set(row.scopes as Scope[]),
-    credential: { kind: "api_key", id: row.id, expiresAt: row.expires_at },
+    id: row.id,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    principal: { accountId: row.account_id, scopes: new Set(row.scopes as Scope[]), credential: { kind: "api_key", id: row.id, expiresAt: row.expires_at } },
   };
+}
+
+/** The grant's principal unless it has expired by `now`; records use at a minute's precision. */
+export async function useKey(db: Db, grant: KeyGrant, now: Date): Promise<Principal | null> {
+  if (grant.expiresAt && grant.expiresAt <= now) return null;
+  if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+    grant.lastUsedAt = now;
+    await db.updateTable("api_keys").set({ last_used_at: now }).where("id", "=", grant.id).execute();
+  }
+  return grant.principal;
+}
+
+export async function authenticateApiKey(db: Db, token: string, now = new Date()): Promise<Principal | null> {
+  if (!isWellFormedApiKey(token)) return null;
+  const grant = await findLiveKey(db, hashApiKey(token));
+  return grant ? useKey(db, grant, now) : null;
 }

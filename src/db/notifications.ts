@@ -1,0 +1,112 @@
+import pg from "pg";
+import type { Logger } from "../logger.ts";
+
+/**
+ * One Postgres channel, LISTENed on a connection of its own. Whoever caches
+ * on the strength of notifications must stop trusting its cache when `onLost`
+ * fires, and start over after `onListening`. Reconnects after a second when
+ * the connection fails.
+ *
+ * `sync` is a barrier: once it resolves, every notification committed before
+ * it was called has been handed to onNotify. Postgres sends a listening
+ * session's pending notifications before the ReadyForQuery that ends a query
+ * on it (postgres.c, "if any notifies were received ... they'll be seen by
+ * the client before ReadyForQuery is"), and a committing session signals the
+ * listeners before its own client hears of the commit; so a round trip on
+ * this connection, begun after the call, is enough. Concurrent callers share
+ * one round trip (the one in flight began too early for a new caller, who
+ * waits for the next, which serves everyone waiting for it).
+ */
+export interface ChannelHandlers {
+  onNotify(payload: string | undefined): void;
+  /** The LISTEN is in place (again): notifications from now on are seen. */
+  onListening(sync: () => Promise<void>): void;
+  /** The connection failed: notifications may be missed until onListening. */
+  onLost(): void;
+}
+
+export interface ChannelListener {
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+const RECONNECT_MS = 1000;
+
+/** The coalescing round trip described at ChannelHandlers. Rejects when the connection fails. */
+function barrier(c: pg.Client): () => Promise<void> {
+  let inflight: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  const start = () => {
+    const p = c.query("select 1").then(() => undefined);
+    inflight = p;
+    p.then(
+      () => void (inflight === p && (inflight = null)),
+      () => void (inflight === p && (inflight = null)),
+    );
+    return p;
+  };
+  return () => {
+    if (!inflight) return start();
+    // The query in flight may have been sent before this caller's notification was committed.
+    next ??= inflight
+      .catch(() => undefined)
+      .then(() => {
+        next = null;
+        return start();
+      });
+    return next;
+  };
+}
+
+export async function listenToChannel(url: string, channel: string, handlers: ChannelHandlers, logger: Logger): Promise<ChannelListener> {
+  let client: pg.Client | null = null;
+  let live = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const lost = (err: unknown) => {
+    if (!live && client === null) return;
+    live = false;
+    handlers.onLost();
+    const failed = client;
+    client = null;
+    failed?.end().catch(() => undefined);
+    if (closed) return;
+    logger.warn({ channel, err: err instanceof Error ? err.message : String(err) }, "notification connection lost; reconnecting");
+    timer = setTimeout(() => void connect().catch(lost), RECONNECT_MS);
+  };
+  const connect = async () => {
+    // Named, so an operator (and a test) can tell it in pg_stat_activity.
+    const c = new pg.Client({ connectionString: url, application_name: `codeplane listen ${channel}` });
+    client = c;
+    c.on("error", lost);
+    c.on("end", () => lost(new Error("connection ended")));
+    c.on("notification", (n) => {
+      if (n.channel === channel) handlers.onNotify(n.payload);
+    });
+    await c.connect();
+    await c.query(`listen "${channel.replaceAll('"', '""')}"`);
+    if (closed || client !== c) return;
+    live = true;
+    handlers.onListening(barrier(c));
+  };
+  try {
+    await connect();
+  } catch (err) {
+    closed = true;
+    clearTimeout(timer);
+    throw err;
+  }
+  return {
+    get live() {
+      return live;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      live = false;
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}
