@@ -47,6 +47,9 @@ export interface MirrorCacheOptions {
   fetchQueueWaitMs?: number;
 }
 
+/** Never repeats in this process, so a removed and re-created mirror's stamp differs from every earlier one. */
+let fetchStamps = 0;
+
 interface MirrorState {
   /** The fetch running now, if any. */
   running: Promise<void> | null;
@@ -54,6 +57,8 @@ interface MirrorState {
   queued: Promise<void> | null;
   /** When a fetch last finished, successful or not (ms); 0 when unknown. */
   lastAttemptAt: number;
+  /** From a process-wide counter, taken anew when a fetch finishes: what MirrorReader's ref cache checks. */
+  stamp: number;
   /** The clone URL the mirror on disk was fetched from; undefined until read from disk. */
   url: string | null | undefined;
   /**
@@ -187,6 +192,11 @@ export class MirrorCache {
     }
   }
 
+  /** See MirrorAccess.fetchStamp. */
+  fetchStamp(repoKey: string): number {
+    return this.#stateOf(repoKey).stamp;
+  }
+
   /** Milliseconds since a fetch of `repoKey` last finished, successful or not; large when none is known. */
   sinceLastFetch(repoKey: string): number {
     return this.#now() - this.#stateOf(repoKey).lastAttemptAt;
@@ -206,7 +216,7 @@ export class MirrorCache {
   #stateOf(repoKey: string): MirrorState {
     let st = this.#state.get(repoKey);
     if (!st) {
-      st = { running: null, queued: null, lastAttemptAt: 0, url: undefined, refusal: null };
+      st = { running: null, queued: null, lastAttemptAt: 0, stamp: ++fetchStamps, url: undefined, refusal: null };
       this.#state.set(repoKey, st);
     }
     return st;
@@ -263,6 +273,7 @@ export class MirrorCache {
     const st = this.#stateOf(repo.id);
     const run = this.#fetch(repo, st, dir, auth).finally(() => {
       st.lastAttemptAt = this.#now();
+      st.stamp = ++fetchStamps;
       st.running = null;
     });
     st.running = run;

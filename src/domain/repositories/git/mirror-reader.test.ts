@@ -247,6 +247,31 @@ describe("MirrorReader.listTree", () => {
     expect(execs[0]).toEqual(["rev-parse", "--verify", "--quiet", "--end-of-options", `${C1}^{commit}`]);
   });
 
+  it("answers a repeated read from memory, and resolves the ref again once the mirror has fetched", async () => {
+    const { cache, scans } = fakeCache();
+    let stamp = 1;
+    const execs: string[][] = [];
+    const spy: MirrorAccess = { ...cache, fetchStamp: () => stamp, exec: (dir, args, o) => (execs.push(args), cache.exec(dir, args, o)) };
+    const reader = new MirrorReader(spy, { maxFileBytes: 10 });
+    const first = await reader.listTree(repo, "main", "d", { limit: 5 });
+    const [execsBefore, scansBefore] = [execs.length, scans.length];
+    expect(await reader.listTree(repo, "main", "d", { limit: 5 })).toEqual(first);
+    expect([execs.length, scans.length]).toEqual([execsBefore, scansBefore]);
+    stamp = 2; // a fetch finished: the branch may point elsewhere now; the commit's tree is still the same
+    expect(await reader.listTree(repo, "main", "d", { limit: 5 })).toEqual(first);
+    expect(execs.slice(execsBefore).map((a) => a[0])).toEqual(["rev-parse"]);
+    expect(scans.length).toBe(scansBefore);
+  });
+
+  it("reads git every time with the read cache off", async () => {
+    const { cache, scans } = fakeCache();
+    const reader = new MirrorReader({ ...cache, fetchStamp: () => 1 }, { maxFileBytes: 10, readCacheEntries: 0 });
+    await reader.listTree(repo, "main", "d", { limit: 5 });
+    const once = scans.length;
+    await reader.listTree(repo, "main", "d", { limit: 5 });
+    expect(scans.length).toBe(2 * once);
+  });
+
   it("refuses a malformed cursor with a 422 at query.cursor", async () => {
     const { cache } = fakeCache();
     const err = await new MirrorReader(cache, { maxFileBytes: 10 }).listTree(repo, "main", "d", { limit: 2, cursor: "nope" }).catch((e: unknown) => e);

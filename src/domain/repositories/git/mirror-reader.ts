@@ -5,6 +5,7 @@ import { badRequest, DomainError, DomainValidationError, notFound, unavailable }
 import { GitRemoteError } from "./errors.ts";
 import { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";
 import type { RunGitResult } from "./run.ts";
+import { ReadCache } from "./read-cache.ts";
 import { decodeTreeCursor, encodeTreeCursor, TREE_PAGE_MAX, type TreeCursor } from "./tree-cursor.ts";
 import type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 
@@ -16,6 +17,8 @@ export interface MirrorAccess {
   sync(repo: GitRepository, opts?: { force?: boolean }): Promise<void>;
   /** Milliseconds since a fetch of `repoKey` last finished, successful or not. */
   sinceLastFetch(repoKey: string): number;
+  /** Changes whenever a fetch of `repoKey` finishes or its mirror is removed; refs change only then. Absent: refs are not cached. */
+  fetchStamp?(repoKey: string): number;
   /** Runs a local git command in the mirror at `dir`. */
   exec(dir: string, args: string[], opts?: { input?: string; maxStdout?: number }): Promise<RunGitResult>;
   /** Runs a local read command and returns stdout, or throws. */
@@ -35,6 +38,8 @@ export interface MirrorReaderOptions {
    * refs cannot turn into a stream of fetches. Default 5000.
    */
   missRefreshMinIntervalMs?: number;
+  /** Tree pages and resolved refs kept in memory (read-cache.ts), each. Default 2000; 0: none. */
+  readCacheEntries?: number;
 }
 
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
@@ -47,10 +52,17 @@ const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 export class MirrorReader {
   readonly #mirrors: MirrorAccess;
   readonly #opts: MirrorReaderOptions;
+  readonly #cache: ReadCache;
 
   constructor(mirrors: MirrorAccess, opts: MirrorReaderOptions) {
     this.#mirrors = mirrors;
     this.#opts = opts;
+    this.#cache = new ReadCache(opts.readCacheEntries ?? 2000);
+  }
+
+  /** Drops what is cached of a mirror being removed. */
+  forget(repoKey: string): void {
+    this.#cache.forget(repoKey);
   }
 
   async listRefs(repo: GitRepository): Promise<GitRefs> {
@@ -79,8 +91,15 @@ export class MirrorReader {
     validateRef(ref, refLoc);
     const dir = this.#mirrors.mirrorPath(repo.id);
     await this.#sync(repo);
+    // Read before rev-parse: a fetch finishing meanwhile changes it, and the entry is not used.
+    const stamp = this.#mirrors.fetchStamp?.(repo.id);
+    const cached = stamp === undefined ? null : this.#cache.commit(repo.id, ref, stamp);
+    if (cached) return cached;
     const found = await this.#revParse(dir, ref);
-    if (found) return found;
+    if (found) {
+      if (stamp !== undefined) this.#cache.setCommit(repo.id, ref, stamp, found);
+      return found;
+    }
 
     const minInterval = this.#opts.missRefreshMinIntervalMs ?? 5000;
     if (this.#mirrors.sinceLastFetch(repo.id) >= minInterval) {
@@ -125,6 +144,16 @@ export class MirrorReader {
       if (!cursor) throw new DomainValidationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
     }
     const commit = await this.resolveCommit(repo, cursor ? cursor.commit : ref, cursor ? ["query", "cursor"] : ["query", "ref"]);
+    // The page is a function of the commit, the path, the limit and the cursor's position.
+    const pageKey = `${commit}\0${norm}\0${limit}\0${page.cursor ?? ""}`;
+    const cached = this.#cache.tree(repo.id, pageKey);
+    if (cached) return cached;
+    const tree = await this.#readTree(repo, commit, norm, limit, cursor);
+    this.#cache.setTree(repo.id, pageKey, tree);
+    return tree;
+  }
+
+  async #readTree(repo: GitRepository, commit: string, norm: string, limit: number, cursor: TreeCursor | null): Promise<GitTree> {
     const dir = this.#mirrors.mirrorPath(repo.id);
     // The trailing slash lists the directory's children; a file or a missing
     // path lists nothing, and both are "no such directory" to the caller.

@@ -31,6 +31,7 @@ export class GitMirrors implements GitSource {
     this.#reader = new MirrorReader(this.#cache, {
       maxFileBytes: opts.maxFileBytes,
       missRefreshMinIntervalMs: opts.missRefreshMinIntervalMs,
+      readCacheEntries: opts.readCacheEntries,
     });
     this.checkouts = new CheckoutServer(this.#cache, this.#reader, {
       maxConcurrentUploads: opts.maxConcurrentUploads ?? 8,
@@ -78,6 +79,7 @@ export class GitMirrors implements GitSource {
   /** Deletes the mirror (after any fetch in progress) and the checkout views made from it. */
   async remove(repoId: string): Promise<void> {
     await this.#cache.remove(repoId);
+    this.#reader.forget(repoId);
     await this.checkouts.remove(repoId);
   }
 }
