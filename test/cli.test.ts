@@ -63,7 +63,7 @@ describe("codeplane CLI", () => {
   it("migrates an empty database, then has nothing left to apply", async () => {
     const first = await cli("migrate");
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ["0001_initial", "0002_runs", "0003_analyses", "0004_installation", "0005_api_key_parents", "0006_checkout_tokens", "0007_github_integrations", "0008_github_webhooks", "0009_oauth"] });
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ["0001_initial", "0002_runs", "0003_analyses", "0004_installation", "0005_api_key_parents", "0006_checkout_tokens", "0007_github_integrations", "0008_github_webhooks", "0009_oauth", "0010_run_list_indexes", "0011_api_key_notify"] });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });
   });
 
