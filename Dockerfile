@@ -1,7 +1,7 @@
 # codeplane:dev — the codeplane service image (also used for analysis jobs).
 # Kept in step with the Docker-free recipe in hack/cluster/images.sh (build_app):
 # Debian bookworm + Node 24 + git/Python, user 10001, /app with package*.json,
-# src, bin, crds and production node_modules; entrypoint `node /app/src/main.ts`.
+# src, bin, crds and production node_modules; entrypoint `node /app/bin/codeplane.mjs`.
 #   docker build -t codeplane:dev .
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -21,5 +21,5 @@ COPY crds ./crds
 COPY src ./src
 ENV NODE_ENV=production HOME=/home/runner LANG=C.UTF-8
 USER 10001:10001
-ENTRYPOINT ["node", "/app/src/main.ts"]
+ENTRYPOINT ["node", "/app/bin/codeplane.mjs"]
 CMD ["serve"]

@@ -10,7 +10,7 @@ STAMP := node_modules/.install-stamp
 # Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-sse bench-analyze crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-sse bench-analyze bench-memory crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ $(STAMP): package.json package-lock.json
 install: $(STAMP) ## Install dependencies (including Node 24) into node_modules
 
 run: $(STAMP) ## Serve the API on :8080 (embedded database unless DATABASE_URL is set)
-	node src/main.ts serve
+	node bin/codeplane.mjs serve
 
 dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed)
 	@set -e; \
@@ -30,8 +30,8 @@ dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the loc
 	  $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); \
 	  export CODEPLANE_GIT_HOST=$${CODEPLANE_GIT_HOST:-$(CLUSTER_NODE_ADDRESS)} CODEPLANE_GIT_PORT=$${CODEPLANE_GIT_PORT:-8081}; \
 	fi; \
-	node src/main.ts install; \
-	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node src/main.ts serve
+	node bin/codeplane.mjs install; \
+	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node bin/codeplane.mjs serve
 
 test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the Helm chart, the API fuzzer, then cluster, end-to-end and Helm end-to-end
 	npm run test:unit
@@ -87,6 +87,9 @@ bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a clu
 bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
 	npm run bench:sse
+
+bench-memory: $(STAMP) ## Run the idle memory benchmark (bench/idle-memory.ts; with the controller too when a cluster is up)
+	npm run bench:memory
 
 crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/k8s/crds
 	npm run crds

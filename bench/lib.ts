@@ -42,7 +42,8 @@ export async function serveInChildProcess(env: Record<string, string>): Promise<
   const port = await freePort();
   // BENCH_PROFILE_DIR: the service writes a CPU profile there when it stops (open it in Chrome's DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const proc = spawn(process.execPath, [...profile, new URL("../src/main.ts", import.meta.url).pathname, "serve"], {
+  // As deployed: through bin/codeplane.mjs, which gives node the service's flags (src/server-node-flags.ts).
+  const proc = spawn(process.execPath, [...profile, new URL("../bin/codeplane.mjs", import.meta.url).pathname, "serve"], {
     env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -238,53 +238,55 @@ async function main(): Promise<void> {
       };
     }
 
-    // 2. A burst: the baseline first (its Jobs deleted and their pods gone before codeplane's burst).
-    const baseStart = Date.now();
-    const baseJobs: string[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONTROLLER_CONCURRENCY }, async () => {
-        while (next < BURST) {
-          next++;
-          baseJobs.push(await createJobDirectly(bench, ["true"]));
-        }
-      }),
-    );
-    while (!baseJobs.every((j) => timeline.has(j, "job"))) await sleep(20);
-    const baseAllJobs = Math.max(...baseJobs.map((j) => timeline.of(j).job!)) - baseStart;
-    await Promise.all(baseJobs.map((j) => deleteJobDirectly(bench, j)));
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-    for (;;) {
-      const left = (await core.listNamespacedPod({ namespace })).items.filter((p) => baseJobs.includes(p.metadata?.labels?.["job-name"] ?? ""));
-      if (!left.length) break;
-      await sleep(1000);
-    }
+    // 2. A burst: the baseline first (its Jobs deleted and their pods gone before codeplane's burst; BENCH_BURST=0 skips it).
+    if (BURST > 0) {
+      const baseStart = Date.now();
+      const baseJobs: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONTROLLER_CONCURRENCY }, async () => {
+          while (next < BURST) {
+            next++;
+            baseJobs.push(await createJobDirectly(bench, ["true"]));
+          }
+        }),
+      );
+      while (!baseJobs.every((j) => timeline.has(j, "job"))) await sleep(20);
+      const baseAllJobs = Math.max(...baseJobs.map((j) => timeline.of(j).job!)) - baseStart;
+      await Promise.all(baseJobs.map((j) => deleteJobDirectly(bench, j)));
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      for (;;) {
+        const left = (await core.listNamespacedPod({ namespace })).items.filter((p) => baseJobs.includes(p.metadata?.labels?.["job-name"] ?? ""));
+        if (!left.length) break;
+        await sleep(1000);
+      }
 
-    const t0 = Date.now();
-    const burst = await Promise.all(
-      Array.from({ length: BURST }, () => api(`/v1/repositories/${repo}/main/runs`, { command: ["true"] }).then((r) => `run-${r.run_id as string}`)),
-    );
-    const accepted = Date.now() - t0;
-    while (!burst.every((j) => timeline.has(j, "job"))) await sleep(20);
-    const allJobs = Math.max(...burst.map((j) => timeline.of(j).job!)) - t0;
-    const ids = new Set(burst);
-    let allDone = 0;
-    while (!allDone) {
-      const runs = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
-        items: { metadata: { name: string }; status?: { phase?: string } }[];
-      };
-      const finished = runs.items.filter((r) => ids.has(r.metadata.name) && ["completed", "failed", "cancelled"].includes(r.status?.phase ?? "")).length;
-      if (finished === BURST) allDone = Date.now() - t0;
-      else await sleep(500);
-      if (Date.now() - t0 > 30 * 60_000) throw new Error("burst did not finish in 30 minutes");
+      const t0 = Date.now();
+      const burst = await Promise.all(
+        Array.from({ length: BURST }, () => api(`/v1/repositories/${repo}/main/runs`, { command: ["true"] }).then((r) => `run-${r.run_id as string}`)),
+      );
+      const accepted = Date.now() - t0;
+      while (!burst.every((j) => timeline.has(j, "job"))) await sleep(20);
+      const allJobs = Math.max(...burst.map((j) => timeline.of(j).job!)) - t0;
+      const ids = new Set(burst);
+      let allDone = 0;
+      while (!allDone) {
+        const runs = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
+          items: { metadata: { name: string }; status?: { phase?: string } }[];
+        };
+        const finished = runs.items.filter((r) => ids.has(r.metadata.name) && ["completed", "failed", "cancelled"].includes(r.status?.phase ?? "")).length;
+        if (finished === BURST) allDone = Date.now() - t0;
+        else await sleep(500);
+        if (Date.now() - t0 > 30 * 60_000) throw new Error("burst did not finish in 30 minutes");
+      }
+      console.log(`\n${BURST} runs submitted at once`);
+      console.log(`  all accepted (201)            ${ms(accepted)}`);
+      console.log(`  all Jobs exist                ${ms(allJobs)}`);
+      console.log(`  baseline: the same Jobs created directly, ${CONTROLLER_CONCURRENCY} at a time   ${ms(baseAllJobs)}`);
+      console.log(`  ratio codeplane/baseline      ${(allJobs / baseAllJobs).toFixed(2)}`);
+      console.log(`  all runs finished             ${ms(allDone)}   (${(BURST / (allDone / 1000)).toFixed(1)} runs/s on this node)`);
+      figures.burst_ms = { accepted, all_jobs: allJobs, baseline_all_jobs: baseAllJobs, ratio: allJobs / baseAllJobs, all_finished: allDone };
     }
-    console.log(`\n${BURST} runs submitted at once`);
-    console.log(`  all accepted (201)            ${ms(accepted)}`);
-    console.log(`  all Jobs exist                ${ms(allJobs)}`);
-    console.log(`  baseline: the same Jobs created directly, ${CONTROLLER_CONCURRENCY} at a time   ${ms(baseAllJobs)}`);
-    console.log(`  ratio codeplane/baseline      ${(allJobs / baseAllJobs).toFixed(2)}`);
-    console.log(`  all runs finished             ${ms(allDone)}   (${(BURST / (allDone / 1000)).toFixed(1)} runs/s on this node)`);
-    figures.burst_ms = { accepted, all_jobs: allJobs, baseline_all_jobs: baseAllJobs, ratio: allJobs / baseAllJobs, all_finished: allDone };
     writeBenchJson("run-latency", figures);
   } finally {
     stopWatching();

@@ -3,6 +3,7 @@
 // images), and the TypeScript source directly otherwise: Node 24 strips types.
 // `analyze` (what every analysis pod runs) goes straight to the analyzer: it
 // needs none of the service, whose imports cost about a second to load.
+// `serve` and `analyze` first give node the V8 flags their memory needs.
 import { existsSync } from "node:fs";
 
 const [command, ...rest] = process.argv.slice(2);
@@ -10,17 +11,22 @@ const pick = (compiled, source) => {
   const built = new URL(`../dist/${compiled}`, import.meta.url);
   return (existsSync(built) ? built : new URL(`../src/${source}`, import.meta.url)).href;
 };
-if (command === "analyze") {
-  // The analyzer's memory needs V8 settings only node's command line gives:
-  // without them, start again with them, in place (same pid, same stdio).
-  const { ANALYZER_NODE_FLAGS } = await import(pick("analyzer/node-flags.js", "analyzer/node-flags.ts"));
-  const missing = ANALYZER_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+/** Starts this process again, in place (same pid, same stdio), with the node flags it lacks. */
+const withNodeFlags = (flags) => {
+  const missing = flags.filter((f) => !process.execArgv.includes(f));
   if (missing.length && typeof process.execve === "function") {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)]);
   }
+};
+if (command === "analyze") {
+  // The analyzer's memory needs V8 settings only node's command line gives.
+  const { ANALYZER_NODE_FLAGS } = await import(pick("analyzer/node-flags.js", "analyzer/node-flags.ts"));
+  withNodeFlags(ANALYZER_NODE_FLAGS);
   const { analyzeCommand } = await import(pick("analyzer/cli.js", "analyzer/cli.ts"));
   process.exitCode = await analyzeCommand(rest);
 } else {
+  // So does the service's idle memory (src/server-node-flags.ts).
+  if (command === "serve") withNodeFlags((await import(pick("server-node-flags.js", "server-node-flags.ts"))).SERVER_NODE_FLAGS);
   const { runCli } = await import(pick("main.js", "main.ts"));
   process.exitCode = await runCli(process.argv.slice(2), process.env);
 }

@@ -5,7 +5,7 @@
 #   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
 #   codeplane-runner:dev        Debian bookworm + git, sh, Python 3, Node 24; user 10001
 #   codeplane:dev               the runner base + /app (package*.json, src, bin, crds,
-#                               production node_modules); entrypoint node /app/src/main.ts
+#                               production node_modules); entrypoint node /app/bin/codeplane.mjs
 # Layers are plain tarballs; hack/cluster/oci-image.py writes the OCI archives.
 # Same recipe as images/runner/Dockerfile and ./Dockerfile (see docs/local-cluster.md).
 #
@@ -167,7 +167,7 @@ build_app() {
   tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$dir/app.tar" .
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$APP_IMAGE" --out "$OUT/app.tar" \
     --layer "$BASE_TAR" --layer "$NODE_TAR" --layer "$dir/app.tar" \
-    --entrypoint '["node","/app/src/main.ts"]' --cmd '["serve"]' --user 10001:10001 --workdir /app \
+    --entrypoint '["node","/app/bin/codeplane.mjs"]' --cmd '["serve"]' --user 10001:10001 --workdir /app \
     --env NODE_ENV=production --env HOME=/home/runner --env LANG=C.UTF-8 \
     --label org.opencontainers.image.title=codeplane
   rm -rf "$dir"
