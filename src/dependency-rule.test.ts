@@ -13,6 +13,7 @@ const SRC = import.meta.dirname;
 const MAY_IMPORT: Record<string, readonly string[]> = {
   "logger.ts": [],
   "version.ts": [],
+  "server-node-flags.ts": [],
   logs: ["logger.ts"],
   runner: [],
   analyzer: ["logs", "logger.ts"],
