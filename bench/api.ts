@@ -8,7 +8,6 @@
 // mirror. Both sides use the same concurrency and duration. Prints req/s, p50
 // and p99 latency and the ratios API / baseline; $BENCH_JSON gets the figures.
 // BENCH_ONLY=list,files,runs picks scenarios (all by default).
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,7 +22,7 @@ import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { encodeCursor } from "../src/domain/shared/pagination.ts";
-import { createBenchDatabase, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, createBenchDatabase, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
 import { seedRuns } from "./runs-seed.ts";
 
 const ROWS = 10_000;
@@ -144,14 +143,7 @@ async function main(): Promise<void> {
     // The service runs in its own process, as deployed, so the load generator
     // does not share its event loop.
     const service = await serveInChildProcess({
-      DATABASE_URL: url,
-      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      CODEPLANE_DATA_DIR: dataDir,
-      CODEPLANE_HOST: "127.0.0.1",
-      CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
-      CODEPLANE_MIGRATE_ON_START: "false",
-      CODEPLANE_RATE_LIMIT_REQUESTS: "0",
-      CODEPLANE_LOG_LEVEL: "warn",
+      ...benchServiceEnv(url, dataDir),
       CODEPLANE_DB_POOL_MAX: String(CONNECTIONS),
     });
     try {

@@ -18,7 +18,7 @@ import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
-import { createBenchDatabase, median, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, createBenchDatabase, median, serveInChildProcess, writeBenchJson } from "./lib.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
@@ -42,25 +42,26 @@ async function bareNode(): Promise<{ median: number; max: number }> {
   }
 }
 
+/** The cluster KUBECONFIG (or the local one) names, if its API server answers: a kubeconfig left by a cluster that is down is no cluster. */
+async function reachableCluster(kubeconfig: string): Promise<k8s.KubeConfig | null> {
+  if (!existsSync(kubeconfig)) return null;
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const answered = await Promise.race([kc.makeApiClient(k8s.VersionApi).getCode().then(() => true, () => false), sleep(5000).then(() => false)]);
+  return answered ? kc : null;
+}
+
 async function main(): Promise<void> {
   const server = await startPostgres();
   const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
   const kubeconfig = process.env.KUBECONFIG || new URL("../.cluster/kubeconfig", import.meta.url).pathname;
   const namespace = `cp-bench-${randomBytes(3).toString("hex")}`;
-  const kc = existsSync(kubeconfig) ? new k8s.KubeConfig() : null;
-  kc?.loadFromFile(kubeconfig);
+  const kc = await reachableCluster(kubeconfig);
   try {
     const { db } = await createBenchDatabase(server, 2);
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });
-    const env = {
-      DATABASE_URL: server.urlFor("bench"),
-      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      CODEPLANE_DATA_DIR: dataDir,
-      CODEPLANE_HOST: "127.0.0.1",
-      CODEPLANE_MIGRATE_ON_START: "false",
-      CODEPLANE_LOG_LEVEL: "warn",
-    };
+    const env = benchServiceEnv(server.urlFor("bench"), dataDir);
     const measure = async (extra: Record<string, string>) => {
       const service = await serveInChildProcess({ ...env, ...extra });
       try {

@@ -38,6 +38,20 @@ export function freePort(host = "127.0.0.1"): Promise<number> {
   });
 }
 
+/** What every benchmark's service is started with: its database and data directory, a fresh key, quiet logs, no rate limit. */
+export function benchServiceEnv(databaseUrl: string, dataDir: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    CODEPLANE_DATA_DIR: dataDir,
+    CODEPLANE_HOST: "127.0.0.1",
+    CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
+    CODEPLANE_MIGRATE_ON_START: "false",
+    CODEPLANE_RATE_LIMIT_REQUESTS: "0",
+    CODEPLANE_LOG_LEVEL: "warn",
+  };
+}
+
 export async function serveInChildProcess(env: Record<string, string>): Promise<ChildService> {
   const port = await freePort();
   // BENCH_PROFILE_DIR: the service writes a CPU profile there when it stops (open it in Chrome's DevTools).
@@ -136,14 +150,7 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
     const gitUrl = (await promisify(execFileCb)(`${root}hack/cluster/git-publish.sh`, [fixture.path, `bench-${namespace}`])).stdout.trim().split("\n").pop()!;
     const gitPort = await freePort(NODE_ADDRESS);
     const service = await serveInChildProcess({
-      DATABASE_URL: server.urlFor("bench"),
-      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      CODEPLANE_DATA_DIR: dataDir,
-      CODEPLANE_HOST: "127.0.0.1",
-      CODEPLANE_ALLOW_LOCAL_REPOSITORIES: "true",
-      CODEPLANE_MIGRATE_ON_START: "false",
-      CODEPLANE_RATE_LIMIT_REQUESTS: "0",
-      CODEPLANE_LOG_LEVEL: "warn",
+      ...benchServiceEnv(server.urlFor("bench"), dataDir),
       KUBECONFIG: kubeconfig,
       CODEPLANE_NAMESPACE: namespace,
       CODEPLANE_IMAGE_PULL_POLICY: "Never",
