@@ -1,7 +1,6 @@
 import { execFile as execFileCb, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -14,8 +13,11 @@ import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { createRootLogger } from "../src/logger.ts";
+import { freePort } from "../test/helpers/free-port.ts";
 import { createFixtureRepo, type FixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres-server.ts";
+
+export { freePort };
 
 // Shared by the benchmarks: the service in its own process (as deployed, so
 // the load generator does not share its event loop) and small statistics.
@@ -26,16 +28,6 @@ export interface ChildService {
   /** Resident memory of the service process, in MiB. */
   rssMiB(): number;
   close(): Promise<void>;
-}
-
-/** A port nothing listens on now, on this address. */
-export function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const s = createServer().listen(0, host, () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** What every benchmark's service is started with: its database and data directory, a fresh key, quiet logs, no rate limit. */

@@ -1,7 +1,6 @@
 import { execFile as execFileCb, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +9,7 @@ import { loadConfig } from "../src/config.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey, isWellFormedApiKey } from "../src/domain/auth/api-key-token.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
+import { freePort } from "./helpers/free-port.ts";
 
 // The CLI and `serve` as a user runs them: separate processes, real signals.
 
@@ -26,15 +26,6 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function serve(extra: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { openSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../../src/domain/auth/api-keys.ts";
@@ -9,6 +8,7 @@ import { gitListenerEnv, NODE_ADDRESS, openTestCluster, until, type TestCluster 
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 import { sseClient } from "../helpers/sse-client.ts";
+import { freePort } from "../helpers/free-port.ts";
 
 // Live output over SSE from a real pod, through the real service running as
 // its own process, so it can be killed (SIGKILL) and started again.
@@ -21,15 +21,6 @@ let env: Record<string, string>;
 let key: string;
 let repoId: string;
 const procs: ChildProcess[] = [];
-
-async function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, host, () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function serve(): Promise<{ url: string; proc: ChildProcess; exited: Promise<unknown> }> {
   const port = await freePort();

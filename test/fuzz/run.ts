@@ -24,7 +24,6 @@ import { spawn, execFile as execFileCb } from "node:child_process";
 import { randomBytes, randomInt } from "node:crypto";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -32,6 +31,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { createFixtureRepo } from "../helpers/git-fixture.ts";
 import { startPostgres } from "../helpers/postgres-server.ts";
+import { freePort } from "../helpers/free-port.ts";
 
 const execFile = promisify(execFileCb);
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -47,17 +47,6 @@ const st = process.env.SCHEMATHESIS || "st";
 
 function log(msg: string): void {
   process.stdout.write(`\n==> fuzz: ${msg}\n`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** TOML string literal (JSON's escapes are TOML's for what we write). */

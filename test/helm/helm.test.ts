@@ -1,7 +1,6 @@
 import { execFile as execFileCb, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -13,6 +12,7 @@ import { startPostgres, type PostgresServer } from "../helpers/postgres-server.t
 import { sseClient } from "../helpers/sse-client.ts";
 import { steadyLoad } from "./load.ts";
 import { appendToHelmInstall, readHelmReadme, substitute } from "./readme.ts";
+import { freePort } from "../helpers/free-port.ts";
 
 // The Helm chart from this checkout, installed into the local cluster the way
 // the README tells a platform team to, and used as they would: one release
@@ -119,15 +119,6 @@ async function apiPods(): Promise<k8s.V1Pod[]> {
   return pods.items;
 }
 const isReady = (p: k8s.V1Pod) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The Service's cluster IP (a new one for each install) and the bootstrap key, read back as the README does. */
 async function connect(): Promise<void> {

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./free-port.ts";
 
 // A throw-away Postgres server in a temp folder on a free loopback port, for
 // the integration tests and the benchmarks. With `listen`, it also listens on
@@ -37,16 +38,9 @@ function bindable(port: number, host: string): Promise<boolean> {
 }
 
 /** A port free on loopback and on every address in `others`. */
-async function freePort(others: string[] = []): Promise<number> {
+async function freeOnAll(others: string[] = []): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once("error", reject);
-      srv.listen(0, "127.0.0.1", () => {
-        const { port } = srv.address() as { port: number };
-        srv.close(() => resolve(port));
-      });
-    });
+    const port = await freePort();
     if ((await Promise.all(others.map((h) => bindable(port, h)))).every(Boolean)) return port;
   }
 }
@@ -78,7 +72,7 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   const run = (cmd: string, args: string[]) =>
     user ? execFile("runuser", ["-u", user, "--", pgBin(cmd), ...args]) : execFile(pgBin(cmd), args);
 
-  const port = await freePort(opts.listen);
+  const port = await freeOnAll(opts.listen);
   await run("initdb", ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
   // initdb's pg_hba.conf trusts loopback only; other clients must give a password.
   for (const cidr of opts.allow ?? []) appendFileSync(path.join(dataDir, "pg_hba.conf"), `host all all ${cidr} scram-sha-256\n`);

@@ -1,7 +1,6 @@
 import { execFile as execFileCb, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -12,6 +11,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { authorizationUrl, discover, FormBrowser, hiddenFields, insecure } from "./helpers.ts";
+import { freePort } from "../helpers/free-port.ts";
 
 // Sign-in through an upstream OpenID Connect provider, against a real one:
 // Dex, built from the Go module proxy by hack/tools/dex.sh (cached under
@@ -38,17 +38,6 @@ let base: string;
 let as: oauth.AuthorizationServer;
 let client: oauth.Client;
 const redirectUri = "http://127.0.0.1:7777/callback";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(url: string, seconds: number): Promise<void> {
   const until = Date.now() + seconds * 1000;

@@ -1,9 +1,9 @@
-import { createServer } from "node:net";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
 import { githubEnvFor } from "../helpers/github-env.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { freePort } from "../helpers/free-port.ts";
 
 // The dashboard's GitHub view against the GitHub double, in Chromium: the
 // install link, GitHub's redirect through the setup callback back to the
@@ -17,14 +17,6 @@ let alice: Tenant;
 let browser: Browser;
 let page: Page;
 const problems: string[] = [];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   gh = await startGitHubDouble({ appSlug: "codeplane-test" });
