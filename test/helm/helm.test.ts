@@ -24,6 +24,9 @@ import { freePort } from "../helpers/free-port.ts";
 const execFile = promisify(execFileCb);
 const root = new URL("../..", import.meta.url).pathname;
 const KUBECONFIG = `${root}.cluster/kubeconfig`;
+// kubectl caches API discovery per server address under ~/.kube/cache for hours: a cluster booted
+// again on the same address was answered from an earlier one's ("no resource type codeplane").
+const KUBECACHEDIR = mkdtempSync(path.join(tmpdir(), "codeplane-kubecache-"));
 const KUBECTL = `${root}.cluster/bin/kubectl`;
 const RELEASE = "codeplane";
 const NS = "codeplane";
@@ -69,7 +72,7 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 /** bash -euo pipefail in the checkout; rejects with the output on failure. */
 function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env: { ...process.env, KUBECONFIG }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
@@ -88,7 +91,7 @@ function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stde
   });
 }
 
-const kubectl = async (...args: string[]) => (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG }, maxBuffer: 64 * 1024 * 1024 })).stdout;
+const kubectl = async (...args: string[]) => (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, maxBuffer: 64 * 1024 * 1024 })).stdout;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err)));
 
@@ -127,7 +130,27 @@ async function connect(): Promise<void> {
   const secret = await core.readNamespacedSecret({ name: "codeplane-bootstrap", namespace: NS });
   key = Buffer.from(secret.data!.CODEPLANE_BOOTSTRAP_API_KEY!, "base64").toString();
   // A new Service answers once kube-proxy has written its rules (its sync runs at most once a second).
-  await until(`${base}/readyz`, 30_000, async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok);
+  const t0 = Date.now();
+  try {
+    await until(`${base}/readyz`, 60_000, async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok);
+    // Seen over 30 s twice in CI on a new install (connection refused: no ready endpoint yet); kept in the log until explained.
+    if (Date.now() - t0 > 10_000) console.log(`connect: ${base} answered after ${((Date.now() - t0) / 1000).toFixed(1)} s; the cluster then:\n${await clusterView()}`);
+  } catch (err) {
+    console.log(`connect: ${base} did not answer; what the cluster shows:\n${await clusterView()}`);
+    throw err;
+  }
+}
+
+/** The release's pods (ready, restarts, IP), the Service's endpoints and the pods' last log lines: what a failed connect needs. */
+async function clusterView(): Promise<string> {
+  const out: string[] = [];
+  const run = async (...args: string[]) => out.push(`$ kubectl ${args.join(" ")}`, await kubectl(...args).catch((e: Error) => e.message));
+  await run("-n", NS, "get", "pods,endpointslices,svc", "-o", "wide");
+  for (const pod of await apiPods()) {
+    await run("-n", NS, "logs", pod.metadata!.name!, "--tail", "40");
+    if ((pod.status?.containerStatuses?.[0]?.restartCount ?? 0) > 0) await run("-n", NS, "logs", pod.metadata!.name!, "--previous", "--tail", "40");
+  }
+  return out.join("\n");
 }
 
 /** The README's helm install command alone (its continuation lines joined). */
@@ -255,6 +278,7 @@ afterAll(async () => {
     await postgres?.stop();
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
+  rmSync(KUBECACHEDIR, { recursive: true, force: true });
   try {
     unlock();
   } catch {}
