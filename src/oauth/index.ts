@@ -47,7 +47,7 @@ export class OAuthServer {
 
   /** The unversioned endpoints (discovery, /oauth/*), with the API layer's rate limits. */
   router(limits: { token: Middleware; register: Middleware; signIn: Middleware }): Router {
-    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret: this.#csrfSecret, logger: this.#o.logger, limits, oidc: this.#oidc });
+    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret: this.#csrfSecret, logger: this.#o.logger, limits, oidc: this.#oidc, apiKeySignIn: this.signInMethods.apiKey });
   }
 
   /** How people sign in here, the same on the authorization page and the dashboard: an API key (unless turned off), the OIDC provider (when configured). */

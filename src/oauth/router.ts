@@ -36,6 +36,8 @@ export interface OAuthRouterOptions {
   limits: { token: Middleware; register: Middleware; signIn: Middleware };
   /** Sign-in through the upstream OpenID Connect provider, when configured. */
   oidc: OidcSignIn | null;
+  /** Whether the sign-in page takes an API key (OAuthServer.signInMethods decides, for the dashboard too). */
+  apiKeySignIn: boolean;
 }
 
 /** Accepted as `resource` (RFC 8707): the base URL, which covers /v1 and /mcp, or the MCP endpoint's own URL. The token's audience is the base URL either way. */
@@ -126,7 +128,7 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
   const engine = new TokenEngine({ db, accessTokenSeconds: o.config.accessTokenSeconds, refreshTokenSeconds: o.config.refreshTokenSeconds, logger: audit });
   const router = new Router();
   const oidc = o.oidc;
-  const apiKeySignIn = o.config.apiKeySignIn || !oidc;
+  const { apiKeySignIn } = o;
 
   const base = (ctx: Context): string => {
     const b = baseUrlOf(ctx, o.publicUrl);
