@@ -4,6 +4,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+import { typeParsers } from "./timestamp-parser.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -32,7 +33,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
 }
 
 function openPostgres(url: string, poolMax: number, logger: Logger): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 10_000, types: typeParsers });
   // An idle client losing its server connection must not crash the process; the pool replaces it.
   pool.on("error", (err) => logger.warn({ err: err.message }, "idle database connection failed"));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
