@@ -3,7 +3,10 @@
 // The service's resident memory when idle with Postgres configured: started in
 // its own process against a throw-away Postgres, warmed with a few hundred
 // requests, left alone for 10 s, then sampled once a second for 10 s (median
-// and maximum). Measured without a cluster (the API alone) and, when a
+// and maximum); then loaded for BENCH_LOAD_SECONDS (10 by default; 0 skips)
+// with 10 connections on GET /v1/repositories and sampled the same way after
+// it, since what a service holds after traffic is what an operator sees.
+// Measured without a cluster (the API alone) and, when a
 // cluster is reachable (KUBECONFIG, or the local one from `make cluster-up`),
 // with the controller running on it (its informers, leader election, the log
 // archiver). The baseline, in the same run: a bare Node process doing nothing.
@@ -14,16 +17,24 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import * as k8s from "@kubernetes/client-node";
+import autocannon from "autocannon";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { benchServiceEnv, createBenchDatabase, median, serveInChildProcess, writeBenchJson } from "./lib.ts";
 
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+
+interface Rss {
+  median: number;
+  max: number;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
-async function sample(rss: () => number): Promise<{ median: number; max: number }> {
+async function sample(rss: () => number): Promise<Rss> {
   await sleep(10_000);
   const samples: number[] = [];
   for (let i = 0; i < 10; i++) {
@@ -33,7 +44,7 @@ async function sample(rss: () => number): Promise<{ median: number; max: number 
   return { median: median(samples), max: Math.max(...samples) };
 }
 
-async function bareNode(): Promise<{ median: number; max: number }> {
+async function bareNode(): Promise<Rss> {
   const proc = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   try {
     return await sample(() => rssOf(proc.pid!));
@@ -69,7 +80,11 @@ async function main(): Promise<void> {
           const res = await fetch(`${service.url}/v1/repositories`, { headers: { authorization: `Bearer ${key}` } });
           if (!res.ok) throw new Error(`warm-up: ${res.status}`);
         }
-        return await sample(() => service.rssMiB());
+        const warm = await sample(() => service.rssMiB());
+        if (LOAD_SECONDS <= 0) return { warm, loaded: null };
+        const load = await autocannon({ url: `${service.url}/v1/repositories?limit=20`, connections: 10, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` } });
+        if (load.non2xx + load.errors > 0) throw new Error(`load: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
+        return { warm, loaded: { ...(await sample(() => service.rssMiB())), requests: load.requests.total } };
       } finally {
         await service.close();
       }
@@ -77,20 +92,24 @@ async function main(): Promise<void> {
 
     const bare = await bareNode();
     const apiOnly = await measure({});
-    let withController: { median: number; max: number } | null = null;
+    let withController: Awaited<ReturnType<typeof measure>> | null = null;
     if (kc) {
       await applyCrds(kc);
       await ensureNamespace(kc, namespace);
       withController = await measure({ KUBECONFIG: kubeconfig, CODEPLANE_NAMESPACE: namespace });
     }
     const mib = (x: number) => `${x.toFixed(0)} MiB`.padStart(8);
+    const row = (label: string, r: Rss | null) => console.log(`  ${label.padEnd(46)} ${r ? `${mib(r.median)}  max ${mib(r.max)}` : "(not measured)"}`);
     console.log("\nResident memory when idle, with Postgres (median of 10 samples over 10 s; max)");
-    console.log(`  codeplane, API only              ${mib(apiOnly.median)}  max ${mib(apiOnly.max)}`);
-    if (withController) console.log(`  codeplane, API and controller    ${mib(withController.median)}  max ${mib(withController.max)}`);
-    else console.log("  codeplane, API and controller    (no cluster: make cluster-up to measure it)");
-    console.log(`  baseline: bare Node              ${mib(bare.median)}  max ${mib(bare.max)}`);
-    console.log(`  codeplane over bare Node         ${mib((withController ?? apiOnly).median - bare.median)}`);
-    writeBenchJson("idle-memory", { rss_mib: { api_only: apiOnly, api_and_controller: withController, bare_node: bare } });
+    row("codeplane, API only, after 300 requests", apiOnly.warm);
+    row(`codeplane, API only, after ${LOAD_SECONDS} s of load`, apiOnly.loaded);
+    if (withController) {
+      row("codeplane, API and controller, after 300 requests", withController.warm);
+      row(`codeplane, API and controller, after ${LOAD_SECONDS} s of load`, withController.loaded);
+    } else console.log("  codeplane, API and controller                  (no cluster: make cluster-up to measure it)");
+    row("baseline: bare Node", bare);
+    console.log(`  codeplane over bare Node, after 300 requests   ${mib((withController ?? apiOnly).warm.median - bare.median)}`);
+    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_and_controller: withController, bare_node: bare } });
   } finally {
     if (kc) await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
