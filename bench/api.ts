@@ -7,7 +7,11 @@
 // same query straight through `pg`, the tree read straight through the git
 // mirror. Both sides use the same concurrency and duration. Prints req/s, p50
 // and p99 latency and the ratios API / baseline; $BENCH_JSON gets the figures.
+// The list also runs against a reference server (bench/processes/
+// bare-list-server.ts: node:http and pg, nothing else), which shows how much
+// of the gap to the raw query any Node HTTP service has on the same machine.
 // BENCH_ONLY=list,files,runs picks scenarios (all by default).
+import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,7 +26,7 @@ import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { encodeCursor } from "../src/domain/shared/pagination.ts";
-import { benchServiceEnv, createBenchDatabase, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, createBenchDatabase, freePort, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
 import { seedRuns } from "./runs-seed.ts";
 
 const ROWS = 10_000;
@@ -67,7 +71,28 @@ async function http(url: string, key: string): Promise<Figures> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: bad };
 }
 
-const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number }> = {};
+const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number; reference?: { bare_node_server: Figures; ratio_throughput: number; api_over_reference: number } }> = {};
+
+/** bench/processes/bare-list-server.ts in a process of its own, as the service is. */
+async function startBareServer(databaseUrl: string, accountId: string): Promise<{ url: string; close(): Promise<void> }> {
+  const port = await freePort();
+  const proc = fork(new URL("./processes/bare-list-server.ts", import.meta.url).pathname, [], {
+    env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, ACCOUNT_ID: accountId, POOL_MAX: String(CONNECTIONS), PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const exited = new Promise((resolve) => proc.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    proc.once("message", () => resolve());
+    proc.once("exit", (code) => reject(new Error(`the reference server exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      proc.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
 
 function report(name: string, api: Figures, base: Figures, baseName: string): void {
   results[name] = {
@@ -159,7 +184,18 @@ async function main(): Promise<void> {
         const listRaw = await closedLoop(() =>
           pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
         );
-        report("GET /v1/repositories (20 of 10,000)", listApi, listRaw, "pg query (baseline)");
+        const name = "GET /v1/repositories (20 of 10,000)";
+        report(name, listApi, listRaw, "pg query (baseline)");
+        const bare = await startBareServer(url, account.id);
+        try {
+          const ref = await http(`${bare.url}/v1/repositories`, key);
+          results[name]!.reference = { bare_node_server: ref, ratio_throughput: ref.rps / listRaw.rps, api_over_reference: listApi.rps / ref.rps };
+          const f = (x: number) => x.toFixed(2).padStart(9);
+          console.log(`  ${"bare node:http + pg".padEnd(22)} ${f(ref.rps)} ${f(ref.p50)} ${f(ref.p99)} ${ref.errors}   (reference: bench/processes/bare-list-server.ts)`);
+          console.log(`  ratio reference/baseline throughput ${(ref.rps / listRaw.rps).toFixed(3)}   API/reference throughput ${(listApi.rps / ref.rps).toFixed(3)}`);
+        } finally {
+          await bare.close();
+        }
       }
 
       if (ONLY.has("files")) {
