@@ -4,8 +4,11 @@
 // its own process against a throw-away Postgres, warmed with a few hundred
 // requests, left alone for 10 s, then sampled once a second for 10 s (median
 // and maximum); then loaded for BENCH_LOAD_SECONDS (10 by default; 0 skips)
-// with 10 connections on GET /v1/repositories and sampled the same way after
-// it, since what a service holds after traffic is what an operator sees.
+// with 10 connections on GET /v1/repositories and sampled the same way once
+// the service has been quiet for 10 s longer than it waits before giving
+// memory back (CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS), since what a service
+// holds after traffic is what an operator sees; and once more with that
+// release off, to show what it gives back.
 // Measured without a cluster (the API alone) and, when a
 // cluster is reachable (KUBECONFIG, or the local one from `make cluster-up`),
 // with the controller running on it (its informers, leader election, the log
@@ -25,6 +28,8 @@ import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { benchServiceEnv, createBenchDatabase, median, serveInChildProcess, writeBenchJson } from "./lib.ts";
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/** The service's default quiet time before it gives memory back (CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS). */
+const RELEASE_SECONDS = 10;
 
 interface Rss {
   median: number;
@@ -34,8 +39,8 @@ interface Rss {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
-async function sample(rss: () => number): Promise<Rss> {
-  await sleep(10_000);
+async function sample(rss: () => number, waitMs = 10_000): Promise<Rss> {
+  await sleep(waitMs);
   const samples: number[] = [];
   for (let i = 0; i < 10; i++) {
     samples.push(rss());
@@ -84,7 +89,8 @@ async function main(): Promise<void> {
         if (LOAD_SECONDS <= 0) return { warm, loaded: null };
         const load = await autocannon({ url: `${service.url}/v1/repositories?limit=20`, connections: 10, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` } });
         if (load.non2xx + load.errors > 0) throw new Error(`load: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
-        return { warm, loaded: { ...(await sample(() => service.rssMiB())), requests: load.requests.total } };
+        // Sampled once the service has been quiet for longer than it waits before giving memory back.
+        return { warm, loaded: { ...(await sample(() => service.rssMiB(), (RELEASE_SECONDS + 10) * 1000)), requests: load.requests.total } };
       } finally {
         await service.close();
       }
@@ -92,6 +98,8 @@ async function main(): Promise<void> {
 
     const bare = await bareNode();
     const apiOnly = await measure({});
+    // The same without the service's idle release, to show what it gives back.
+    const apiOnlyNoRelease = LOAD_SECONDS > 0 ? await measure({ CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: "0" }) : null;
     let withController: Awaited<ReturnType<typeof measure>> | null = null;
     if (kc) {
       await applyCrds(kc);
@@ -103,13 +111,14 @@ async function main(): Promise<void> {
     console.log("\nResident memory when idle, with Postgres (median of 10 samples over 10 s; max)");
     row("codeplane, API only, after 300 requests", apiOnly.warm);
     row(`codeplane, API only, after ${LOAD_SECONDS} s of load`, apiOnly.loaded);
+    if (apiOnlyNoRelease) row("  the same with the idle release off", apiOnlyNoRelease.loaded);
     if (withController) {
       row("codeplane, API and controller, after 300 requests", withController.warm);
       row(`codeplane, API and controller, after ${LOAD_SECONDS} s of load`, withController.loaded);
     } else console.log("  codeplane, API and controller                  (no cluster: make cluster-up to measure it)");
     row("baseline: bare Node", bare);
     console.log(`  codeplane over bare Node, after 300 requests   ${mib((withController ?? apiOnly).warm.median - bare.median)}`);
-    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_and_controller: withController, bare_node: bare } });
+    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_only_release_off: apiOnlyNoRelease, api_and_controller: withController, bare_node: bare } });
   } finally {
     if (kc) await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });

@@ -80,6 +80,7 @@ const envSchema = z.object({
   CODEPLANE_GIT_QUEUE_WAIT_SECONDS: int(0, 3600).default(10),
   CODEPLANE_MAX_FILE_BYTES: int(1, 64 * 1024 * 1024).default(1024 * 1024),
   CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
+  CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: int(0, 86_400).default(10),
   CODEPLANE_TRUST_PROXY: bool.default(false),
   CODEPLANE_BOOTSTRAP_ACCOUNT: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be a valid account name").default("default"),
   CODEPLANE_BOOTSTRAP_API_KEY: z.string().regex(/^cp_[0-9A-Za-z]{38}$/, "must be a codeplane API key (cp_ followed by 38 letters and digits)").optional(),
@@ -252,6 +253,8 @@ export interface Config {
     shutdownTimeoutMs: number;
   };
   logLevel: string;
+  /** Quiet time after traffic before the service gives grown heap back (src/idle-memory-release.ts); 0: never. */
+  idleMemoryReleaseSeconds: number;
   encryption: EncryptionKeys;
   /** `authFailures`: failed authentications per client address and window (then 429); 0 disables. */
   rateLimit: { requests: number; windowSeconds: number; authFailures: number };
@@ -591,6 +594,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       shutdownTimeoutMs: e.CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     },
     logLevel: e.CODEPLANE_LOG_LEVEL,
+    idleMemoryReleaseSeconds: e.CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS,
     encryption: { currentId: e.CODEPLANE_ENCRYPTION_KEY_ID, keys: Object.freeze(keys) },
     rateLimit: {
       requests: e.CODEPLANE_RATE_LIMIT_REQUESTS,

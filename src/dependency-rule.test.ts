@@ -14,6 +14,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "logger.ts": [],
   "version.ts": [],
   "server-node-flags.ts": [],
+  "idle-memory-release.ts": ["logger.ts"],
   logs: ["logger.ts"],
   runner: [],
   analyzer: ["logs", "logger.ts"],

@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount } from "../src/domain/accounts/accounts.ts";
+import { createApiKey } from "../src/domain/auth/api-keys.ts";
+import { freePort } from "./helpers/free-port.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
+
+// `codeplane serve` as deployed (bin/codeplane.mjs, its own process): after
+// traffic stops it gives its grown heap back to the system, once per quiet
+// period, and not at all with the setting at 0.
+
+const BIN = new URL("../bin/codeplane.mjs", import.meta.url).pathname;
+const RELEASED = "idle after traffic: released memory";
+let database: TestDatabase;
+let key: string;
+const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-idle-"));
+
+interface LogLine {
+  msg: string;
+  heap_mib: [number, number];
+  rss_mib: [number, number];
+}
+
+interface Served {
+  url: string;
+  releases: () => readonly LogLine[];
+  rssMiB: () => number;
+  stop: () => Promise<number | null>;
+}
+
+async function serve(releaseSeconds: string): Promise<Served> {
+  const port = await freePort();
+  // Only the release lines are kept: every request is logged at info, and
+  // parsing all of them while the service runs would slow this process enough
+  // to hold the service's log writes back.
+  let partial = "";
+  const released: LogLine[] = [];
+  const proc: ChildProcess = spawn(process.execPath, [BIN, "serve"], {
+    env: {
+      PATH: process.env.PATH ?? "", DATABASE_URL: database.url, CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"), CODEPLANE_DATA_DIR: dataDir,
+      CODEPLANE_MIGRATE_ON_START: "false", CODEPLANE_RATE_LIMIT_REQUESTS: "0", CODEPLANE_HOST: "127.0.0.1", PORT: String(port),
+      CODEPLANE_LOG_LEVEL: "info", CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: releaseSeconds,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  proc.stdout!.on("data", (d: Buffer) => {
+    const lines = (partial + d.toString()).split("\n");
+    partial = lines.pop()!;
+    for (const l of lines) if (l.includes(RELEASED)) released.push(JSON.parse(l) as LogLine);
+  });
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false)); i++) {
+    if (i > 150) throw new Error("serve did not become healthy");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    releases: () => released,
+    rssMiB: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))![1]) / 1024,
+    stop: () => (proc.kill("SIGTERM"), exited),
+  };
+}
+
+async function load(url: string, seconds: number): Promise<void> {
+  const r = await autocannon({ url: `${url}/v1/repositories?limit=20`, connections: 10, duration: seconds, headers: { authorization: `Bearer ${key}` } });
+  expect(r.non2xx + r.errors).toBe(0);
+  expect(r.requests.total).toBeGreaterThan(1000);
+}
+
+const releases = (s: Served) => s.releases();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const account = await createAccount(database.db, "idle");
+  key = (await createApiKey(database.db, account.id, { name: "idle" })).key;
+});
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("idle memory release", () => {
+  it("gives the heap grown under load back once the service is quiet, once per quiet period", async () => {
+    const s = await serve("2");
+    try {
+      await load(s.url, 6);
+      const loaded = s.rssMiB();
+      for (let i = 0; releases(s).length === 0 && i < 80; i++) await sleep(100);
+      const [first] = releases(s);
+      expect(first, "no release within 8 s of the load's end").toBeDefined();
+      const [heapBefore, heapAfter] = first!.heap_mib;
+      expect(heapAfter).toBeLessThan(heapBefore - 16);
+      expect(s.rssMiB()).toBeLessThan(loaded - 16);
+
+      // Still quiet: nothing more to give back, so no second collection.
+      await sleep(3000);
+      expect(releases(s)).toHaveLength(1);
+
+      // Traffic again, then quiet again: released again.
+      await load(s.url, 6);
+      for (let i = 0; releases(s).length === 1 && i < 80; i++) await sleep(100);
+      expect(releases(s)).toHaveLength(2);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it("keeps the heap with CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS=0", async () => {
+    const s = await serve("0");
+    try {
+      await load(s.url, 6);
+      await sleep(4000);
+      expect(releases(s)).toHaveLength(0);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  }, 60_000);
+});
