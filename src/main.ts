@@ -163,14 +163,22 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       database,
       async close() {
         shuttingDown = true;
+        // Each step's time is logged: a slow stop says which part held it.
+        const steps: Record<string, number> = {};
+        const step = async (name: string, work: () => Promise<unknown> | undefined) => {
+          const started = performance.now();
+          await work();
+          steps[name] = Math.round(performance.now() - started);
+        };
         // Open streams end without `end`, so their clients reconnect to another replica.
         api?.logHub.close();
         api?.analysisLogHub.close();
-        await Promise.all(servers.map((h) => h.close()));
-        await api?.background.stop();
-        await elector?.stop();
-        await keyChanges?.close();
-        await database.close();
+        await step("listeners", () => Promise.all(servers.map((h) => h.close())));
+        await step("background", () => api?.background.stop());
+        await step("controller", () => elector?.stop());
+        await step("key_notifications", () => keyChanges?.close());
+        await step("database", () => database.close());
+        logger.info({ steps_ms: steps }, "service closed");
       },
     };
   } catch (err) {

@@ -17,7 +17,8 @@ const IDLE_SWEEP_MS = 250;
 export async function listen(app: Koa, opts: { host: string; port: number; shutdownTimeoutMs: number; logger: Logger }): Promise<HttpServer> {
   const appHandler = app.callback();
   let closing = false;
-  // Responses not yet begun: told to close their connection once shutdown starts.
+  // Unfinished responses: those not yet begun are told to close their connection once shutdown
+  // starts, and all of them are named if the shutdown timeout is reached.
   const pending = new Set<ServerResponse>();
   // Once closing, every answer says "Connection: close", so a kept-alive client moves on instead of
   // sending its next request down a connection that is about to go.
@@ -54,7 +55,9 @@ export async function listen(app: Koa, opts: { host: string; port: number; shutd
         closing = true;
         for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false;
         const timer = setTimeout(() => {
-          opts.logger.warn("shutdown timeout reached: closing remaining connections");
+          // What held the shutdown up: each unfinished request's method and path (never its query).
+          const open = [...pending].map((res) => ({ method: res.req.method, path: res.req.url?.split("?")[0], streaming: res.headersSent }));
+          opts.logger.warn({ open }, "shutdown timeout reached: closing remaining connections");
           server.closeAllConnections();
         }, opts.shutdownTimeoutMs);
         timer.unref();

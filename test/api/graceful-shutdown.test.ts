@@ -44,4 +44,22 @@ describe("shutting down with kept-alive clients", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     agent.destroy();
   });
+
+  it("names what held it when the timeout is reached, without the query, then closes it", async () => {
+    const app = new Koa();
+    app.use(async (ctx) => {
+      if (ctx.path.startsWith("/hang")) await new Promise(() => undefined);
+      ctx.body = "ok";
+    });
+    const lines: { msg: string; open?: unknown }[] = [];
+    const logger = pino({ level: "warn", base: null }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const http = await listen(app, { host: "127.0.0.1", port: 0, shutdownTimeoutMs: 300, logger });
+    const agent = new Agent({ keepAlive: true });
+    const hanging = get(agent, `http://127.0.0.1:${http.port}/hang/here?token=secret`).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 50));
+    await http.close();
+    expect(await hanging).toBeInstanceOf(Error);
+    expect(lines).toEqual([{ msg: "shutdown timeout reached: closing remaining connections", open: [{ method: "GET", path: "/hang/here", streaming: false }], level: 40, time: expect.any(Number) }]);
+    agent.destroy();
+  });
 });

@@ -117,6 +117,32 @@ async function finished(runId: string, timeoutMs = 120_000): Promise<{ status: s
   });
 }
 
+/**
+ * Follows a pod's log from now on and keeps what explains how it stopped: the
+ * shutdown lines (with their step timings) and every warning or error. The log
+ * is gone with the pod, so it has to be read while the pod stops.
+ */
+function followShutdown(pod: string): { lines: string[]; stop(): void } {
+  const lines: string[] = [];
+  const proc = spawn(KUBECTL, ["-n", NS, "logs", "-f", "--tail=0", pod], { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, stdio: ["ignore", "pipe", "ignore"] });
+  let partial = "";
+  proc.stdout.on("data", (d: Buffer) => {
+    const all = (partial + d.toString()).split("\n");
+    partial = all.pop()!;
+    for (const l of all) {
+      const entry = ((): { level?: number; msg?: string } => {
+        try {
+          return JSON.parse(l) as { level?: number; msg?: string };
+        } catch {
+          return { level: 50, msg: l };
+        }
+      })();
+      if ((entry.level ?? 0) >= 40 || /shutting down|service closed|^stopped$|shutdown/.test(entry.msg ?? "")) lines.push(l);
+    }
+  });
+  return { lines, stop: () => proc.kill() };
+}
+
 async function apiPods(): Promise<k8s.V1Pod[]> {
   const pods = await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=codeplane,app.kubernetes.io/instance=${RELEASE}` });
   return pods.items;
@@ -380,6 +406,7 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
     stream.es.addEventListener("open", () => connections++);
     await until("the run's first line", 120_000, async () => stream.lines.length > 0);
     const before = (await apiPods()).map((p) => p.metadata!.name!);
+    const shutdownLogs = new Map(before.map((name) => [name, followShutdown(name)] as const));
 
     // How long each old pod takes to stop, from the deletion request (deletionTimestamp is that plus the grace period).
     const stopping = new Map<string, { deleted: number; gone?: number }>();
@@ -415,6 +442,7 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
       watching = false;
       await watcher;
       stopped = load.stop();
+      for (const f of shutdownLogs.values()) f.stop();
     }
     const result = await stopped;
     timings.push(["upgrade: helm upgrade to rolled out", rolledOut], ["upgrade: to the old pods gone", oldGone]);
@@ -423,6 +451,7 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
       `upgrade: rolled out in ${(rolledOut / 1000).toFixed(1)} s, old pods gone after ${(oldGone / 1000).toFixed(1)} s (each stopped in: ${stopTimes.join(", ")}); ` +
         `${result.sent} requests in ${(result.durationMs / 1000).toFixed(1)} s, ${result.ok} ok, ${result.failures.length} failed, ${result.retried.length} sent again after their kept-alive connection was closed under them ${JSON.stringify(result.retried)}`,
     );
+    for (const [name, f] of shutdownLogs) console.log(`upgrade: how ${name} stopped:\n  ${f.lines.join("\n  ")}`);
     expect(result.failures, `failed requests during the rollout (of ${result.sent})`).toEqual([]);
     expect(result.ok).toBeGreaterThan(15 * (result.durationMs / 1000));
     // An old pod stops within its preStop sleep and a few seconds, not at the end of its shutdown
