@@ -890,6 +890,9 @@ describe("the Helm chart", () => {
       expect(text).toContain("--from-literal=CODEPLANE_BOOTSTRAP_API_KEY=$(kubectl -n codeplane exec deploy/cp-codeplane -- node /app/bin/codeplane.mjs keys generate)");
       expect(text).toContain("--set bootstrap.existingSecret=codeplane-bootstrap");
       expect(text).toContain(`kubectl -n ${RUN_NS} get codeplane`);
+      // Before it: the category resolves from kubectl's cached discovery, which predates the CRDs after an install.
+      expect(text.indexOf("kubectl api-resources --categories codeplane")).toBeGreaterThan(-1);
+      expect(text.indexOf("kubectl api-resources --categories codeplane")).toBeLessThan(text.indexOf(`kubectl -n ${RUN_NS} get codeplane`));
       expect(text).toContain("Uninstalling the release deletes that namespace");
       expect(text).toMatch(/locally built :dev/);
     });
