@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decideRelease, MIN_GROWTH_BYTES, QUIET_INTERVALS, QUIET_UTILIZATION, obtainGcFunction, type HeapSample, type ReleaseState } from "./idle-memory-release.ts";
 
 const MiB = 1024 * 1024;
-const state = (quietIntervals: number, baselineMiB = 100): ReleaseState => ({ quietIntervals, baselineBytes: baselineMiB * MiB });
+const state = (quietIntervals: number, baselineMiB = 100, busySinceRelease = true): ReleaseState => ({ quietIntervals, busySinceRelease, baselineBytes: baselineMiB * MiB });
 const sample = (utilization: number, committedMiB: number): HeapSample => ({ utilization, committedBytes: committedMiB * MiB });
 const grown = 100 + MIN_GROWTH_BYTES / MiB;
 
@@ -16,13 +16,15 @@ describe("decideRelease", () => {
     ["quiet long enough, heap grown a little less: keeps it", state(QUIET_INTERVALS - 1), sample(0.01, grown - 1), false, state(QUIET_INTERVALS)],
     ["still quiet after that: keeps counting, still no release", state(QUIET_INTERVALS + 5), sample(0, 101), false, state(QUIET_INTERVALS + 6)],
     ["a heap V8 shrank itself lowers the baseline", state(0), sample(0.9, 60), false, state(0, 60)],
+    ["never busy since the last release (light steady traffic): no release, however the heap grew", state(QUIET_INTERVALS - 1, 100, false), sample(0.04, grown + 50), false, state(QUIET_INTERVALS, 100, false)],
+    ["a busy interval arms it again", state(3, 100, false), sample(0.5, 110), false, state(0, 100, true)],
     ["growth is measured from the lowest heap seen", state(QUIET_INTERVALS - 1, 60), sample(0.01, 60 + MIN_GROWTH_BYTES / MiB), true, state(QUIET_INTERVALS, 60)],
   ])("%s", (_label, before, s, release, after) => {
     expect(decideRelease(before, s)).toEqual({ release, state: after });
   });
 
   it("releases once per quiet period: traffic must come back and the heap grow again", () => {
-    let st = state(0);
+    let st = state(0, 100, false);
     const releases: number[] = [];
     const samples = [sample(0.9, 180), sample(0.01, 180), sample(0.01, 180), sample(0.01, 110), sample(0.01, 111), sample(0.01, 111)];
     samples.forEach((s, i) => {
@@ -30,7 +32,7 @@ describe("decideRelease", () => {
       st = d.state;
       if (d.release) {
         releases.push(i);
-        st = { quietIntervals: 0, baselineBytes: 110 * MiB }; // what the caller does after the collection
+        st = { quietIntervals: 0, busySinceRelease: false, baselineBytes: 110 * MiB }; // what the caller does after the collection
       }
     });
     expect(releases).toEqual([QUIET_INTERVALS]);

@@ -11,8 +11,8 @@ import type { Logger } from "./logger.ts";
 // collections, and an idle process collects nothing, so the rate it judges by
 // stays the one from the load: measured with bench/idle-memory.ts, the API sat
 // at about 240 MiB for minutes after 10 s of load, against 180 MiB before it.
-// So the service watches its event loop instead: once it has been quiet for the
-// configured time and the heap has grown since the last release, it asks V8
+// So the service watches its event loop instead: once it has been busy and then
+// quiet for the configured time, and the heap has grown since the last release, it asks V8
 // for the collection a process under memory pressure gets (the "last-resort"
 // flavour, which also frees the pooled pages), once, until traffic comes back.
 
@@ -26,6 +26,12 @@ export const QUIET_INTERVALS = 2;
 export interface ReleaseState {
   /** Quiet intervals seen in a row. */
   readonly quietIntervals: number;
+  /**
+   * Whether a busy interval came since the last release (or start): only the
+   * end of traffic releases, so light steady traffic, never busy, does not
+   * get a full collection each time the heap grows.
+   */
+  readonly busySinceRelease: boolean;
   /** The committed heap after the last release (or at start, or the lowest seen since): growth is measured from it. */
   readonly baselineBytes: number;
 }
@@ -40,10 +46,10 @@ export interface HeapSample {
 /** Whether to release now, and the state after this sample (pure: the tests' table drives it). */
 export function decideRelease(state: ReleaseState, sample: HeapSample): { release: boolean; state: ReleaseState } {
   const baselineBytes = Math.min(state.baselineBytes, sample.committedBytes);
-  if (sample.utilization >= QUIET_UTILIZATION) return { release: false, state: { quietIntervals: 0, baselineBytes } };
+  if (sample.utilization >= QUIET_UTILIZATION) return { release: false, state: { quietIntervals: 0, busySinceRelease: true, baselineBytes } };
   const quietIntervals = state.quietIntervals + 1;
-  const release = quietIntervals >= QUIET_INTERVALS && sample.committedBytes - baselineBytes >= MIN_GROWTH_BYTES;
-  return { release, state: { quietIntervals, baselineBytes } };
+  const release = state.busySinceRelease && quietIntervals >= QUIET_INTERVALS && sample.committedBytes - baselineBytes >= MIN_GROWTH_BYTES;
+  return { release, state: { quietIntervals, busySinceRelease: state.busySinceRelease, baselineBytes } };
 }
 
 /**
@@ -83,7 +89,7 @@ export function startIdleMemoryRelease(options: { idleSeconds: number; gc: NodeJ
     logger.warn("idle memory release is off: V8 did not provide its gc function");
     return null;
   }
-  let state: ReleaseState = { quietIntervals: 0, baselineBytes: v8.getHeapStatistics().total_heap_size };
+  let state: ReleaseState = { quietIntervals: 0, busySinceRelease: false, baselineBytes: v8.getHeapStatistics().total_heap_size };
   let last = performance.eventLoopUtilization();
   let releasing = false;
   const tick = async () => {
@@ -105,7 +111,7 @@ export function startIdleMemoryRelease(options: { idleSeconds: number; gc: NodeJ
     const after = { heap: v8.getHeapStatistics().total_heap_size, rss: residentBytes() };
     // The time the collection held the event loop is not in ELU's quiet count: start the quiet count again.
     last = performance.eventLoopUtilization();
-    state = { quietIntervals: 0, baselineBytes: after.heap };
+    state = { quietIntervals: 0, busySinceRelease: false, baselineBytes: after.heap };
     logger.info(
       { heap_mib: [MiB(before.heap), MiB(after.heap)], rss_mib: [MiB(before.rss), MiB(after.rss)], ms: Math.round(performance.now() - started) },
       "idle after traffic: released memory",

@@ -67,10 +67,10 @@ async function serve(releaseSeconds: string): Promise<Served> {
   };
 }
 
-async function load(url: string, seconds: number): Promise<void> {
-  const r = await autocannon({ url: `${url}/v1/repositories?limit=20`, connections: 10, duration: seconds, headers: { authorization: `Bearer ${key}` } });
+/** A number of requests rather than a time, so a slower machine grows the heap as much (about 20 MiB here). */
+async function load(url: string): Promise<void> {
+  const r = await autocannon({ url: `${url}/v1/repositories?limit=20`, connections: 10, amount: 15_000, headers: { authorization: `Bearer ${key}` } });
   expect(r.non2xx + r.errors).toBe(0);
-  expect(r.requests.total).toBeGreaterThan(1000);
 }
 
 const releases = (s: Served) => s.releases();
@@ -90,7 +90,7 @@ describe("idle memory release", () => {
   it("gives the heap grown under load back once the service is quiet, once per quiet period", async () => {
     const s = await serve("2");
     try {
-      await load(s.url, 6);
+      await load(s.url);
       const loaded = s.rssMiB();
       for (let i = 0; releases(s).length === 0 && i < 80; i++) await sleep(100);
       const [first] = releases(s);
@@ -104,22 +104,22 @@ describe("idle memory release", () => {
       expect(releases(s)).toHaveLength(1);
 
       // Traffic again, then quiet again: released again.
-      await load(s.url, 6);
+      await load(s.url);
       for (let i = 0; releases(s).length === 1 && i < 80; i++) await sleep(100);
       expect(releases(s)).toHaveLength(2);
     } finally {
       expect(await s.stop()).toBe(0);
     }
-  }, 60_000);
+  }, 120_000);
 
   it("keeps the heap with CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS=0", async () => {
     const s = await serve("0");
     try {
-      await load(s.url, 6);
+      await load(s.url);
       await sleep(4000);
       expect(releases(s)).toHaveLength(0);
     } finally {
       expect(await s.stop()).toBe(0);
     }
-  }, 60_000);
+  }, 120_000);
 });
