@@ -109,7 +109,7 @@ export function startIdleMemoryRelease(options: { idleSeconds: number; gc: NodeJ
       releasing = false;
     }
     const after = { heap: v8.getHeapStatistics().total_heap_size, rss: residentBytes() };
-    // The time the collection held the event loop is not in ELU's quiet count: start the quiet count again.
+    // The collection's own time would read as busy in the next interval: measure from here.
     last = performance.eventLoopUtilization();
     state = { quietIntervals: 0, busySinceRelease: false, baselineBytes: after.heap };
     logger.info(
