@@ -7,8 +7,9 @@
 // with 10 connections on GET /v1/repositories and sampled the same way once
 // the service has been quiet for 10 s longer than it waits before giving
 // memory back (CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS), since what a service
-// holds after traffic is what an operator sees; and once more with that
-// release off, to show what it gives back.
+// holds after traffic is what an operator sees. Then twice more, loaded
+// straight after start (a replica put into traffic as soon as it is ready),
+// with that release and without it, to show what it gives back.
 // Measured without a cluster (the API alone) and, when a
 // cluster is reachable (KUBECONFIG, or the local one from `make cluster-up`),
 // with the controller running on it (its informers, leader election, the log
@@ -25,7 +26,7 @@ import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { applyCrds, ensureNamespace } from "../src/k8s/install.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
-import { benchServiceEnv, createBenchDatabase, median, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, createBenchDatabase, median, serveInChildProcess, writeBenchJson, type ChildService } from "./lib.ts";
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 /** The service's default quiet time before it gives memory back (CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS). */
@@ -78,6 +79,12 @@ async function main(): Promise<void> {
     const account = await createAccount(db, "bench");
     const { key } = await createApiKey(db, account.id, { name: "bench" });
     const env = benchServiceEnv(server.urlFor("bench"), dataDir);
+    /** Load, then the service's memory once it has been quiet for longer than it waits before giving memory back. */
+    const loadThenSample = async (service: ChildService) => {
+      const load = await autocannon({ url: `${service.url}/v1/repositories?limit=20`, connections: 10, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` } });
+      if (load.non2xx + load.errors > 0) throw new Error(`load: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
+      return { ...(await sample(() => service.rssMiB(), (RELEASE_SECONDS + 10) * 1000)), requests: load.requests.total };
+    };
     const measure = async (extra: Record<string, string>) => {
       const service = await serveInChildProcess({ ...env, ...extra });
       try {
@@ -86,11 +93,17 @@ async function main(): Promise<void> {
           if (!res.ok) throw new Error(`warm-up: ${res.status}`);
         }
         const warm = await sample(() => service.rssMiB());
-        if (LOAD_SECONDS <= 0) return { warm, loaded: null };
-        const load = await autocannon({ url: `${service.url}/v1/repositories?limit=20`, connections: 10, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` } });
-        if (load.non2xx + load.errors > 0) throw new Error(`load: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
-        // Sampled once the service has been quiet for longer than it waits before giving memory back.
-        return { warm, loaded: { ...(await sample(() => service.rssMiB(), (RELEASE_SECONDS + 10) * 1000)), requests: load.requests.total } };
+        return { warm, loaded: LOAD_SECONDS > 0 ? await loadThenSample(service) : null };
+      } finally {
+        await service.close();
+      }
+    };
+    // A replica put into traffic as soon as it is ready: V8 has run no full
+    // collection since start-up, and its own memory reducer never starts.
+    const measureStraightIntoLoad = async (extra: Record<string, string>) => {
+      const service = await serveInChildProcess({ ...env, ...extra });
+      try {
+        return await loadThenSample(service);
       } finally {
         await service.close();
       }
@@ -98,8 +111,8 @@ async function main(): Promise<void> {
 
     const bare = await bareNode();
     const apiOnly = await measure({});
-    // The same without the service's idle release, to show what it gives back.
-    const apiOnlyNoRelease = LOAD_SECONDS > 0 ? await measure({ CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: "0" }) : null;
+    // With and without the service's idle release, to show what it gives back.
+    const straight = LOAD_SECONDS > 0 ? { release: await measureStraightIntoLoad({}), releaseOff: await measureStraightIntoLoad({ CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: "0" }) } : null;
     let withController: Awaited<ReturnType<typeof measure>> | null = null;
     if (kc) {
       await applyCrds(kc);
@@ -111,14 +124,17 @@ async function main(): Promise<void> {
     console.log("\nResident memory when idle, with Postgres (median of 10 samples over 10 s; max)");
     row("codeplane, API only, after 300 requests", apiOnly.warm);
     row(`codeplane, API only, after ${LOAD_SECONDS} s of load`, apiOnly.loaded);
-    if (apiOnlyNoRelease) row("  the same with the idle release off", apiOnlyNoRelease.loaded);
+    if (straight) {
+      row(`codeplane, API only, ${LOAD_SECONDS} s of load straight after start`, straight.release);
+      row("  the same with the idle release off", straight.releaseOff);
+    }
     if (withController) {
       row("codeplane, API and controller, after 300 requests", withController.warm);
       row(`codeplane, API and controller, after ${LOAD_SECONDS} s of load`, withController.loaded);
     } else console.log("  codeplane, API and controller                  (no cluster: make cluster-up to measure it)");
     row("baseline: bare Node", bare);
     console.log(`  codeplane over bare Node, after 300 requests   ${mib((withController ?? apiOnly).warm.median - bare.median)}`);
-    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_only_release_off: apiOnlyNoRelease, api_and_controller: withController, bare_node: bare } });
+    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_only_straight_into_load: straight, api_and_controller: withController, bare_node: bare } });
   } finally {
     if (kc) await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });

@@ -3,18 +3,24 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Logger } from "./logger.ts";
 
-// Gives memory back to the system when the service goes quiet after traffic.
+// Gives memory back to the system when the service goes quiet after traffic,
+// where V8 does not.
 //
-// Under load V8 grows the heap (and keeps its freed pages pooled) and only
-// returns the pages on a memory-reducing collection. Its own memory reducer
-// decides when to run one from the allocation rate it sampled at its last
-// collections, and an idle process collects nothing, so the rate it judges by
-// stays the one from the load: measured with bench/idle-memory.ts, the API sat
-// at about 240 MiB for minutes after 10 s of load, against 180 MiB before it.
-// So the service watches its event loop instead: once it has been busy and then
-// quiet for the configured time, and the heap has grown since the last release, it asks V8
-// for the collection a process under memory pressure gets (the "last-resort"
+// Under load V8 grows the heap (and keeps its freed pages pooled) and returns
+// the pages only on a memory-reducing collection. Its memory reducer starts
+// one some seconds after a full collection, if it then judges the allocation
+// rate low; it judges by the rate sampled at its recent collections, and an
+// idle process collects nothing. Measured with bench/idle-memory.ts and by
+// hand: after 10 s of load it usually has the heap back within 10 s (7 runs
+// of 7: about 240 -> 185 MiB resident), but in one benchmark run it had not
+// after 20 s (327 MiB), and in every run traced with --trace-gc-nvp it never
+// did (238 MiB for the 160 s watched). So the service watches its event loop:
+// once it has been busy and then quiet for the configured time, and the heap
+// is still 16 MiB above where it was after the last release, it asks V8 for
+// the collection a process under memory pressure gets (the "last-resort"
 // flavour, which also frees the pooled pages), once, until traffic comes back.
+// Where V8's reducer got there first, the heap is back down and this does
+// nothing.
 
 /** Event-loop utilisation below which an interval counts as quiet. */
 export const QUIET_UTILIZATION = 0.05;
