@@ -98,8 +98,8 @@ async function main(): Promise<void> {
         await service.close();
       }
     };
-    // A replica put into traffic as soon as it is ready: V8 has run no full
-    // collection since start-up, and its own memory reducer never starts.
+    // A replica put into traffic as soon as it is ready, with no quiet time
+    // after start-up for V8's memory reducer to settle first.
     const measureStraightIntoLoad = async (extra: Record<string, string>) => {
       const service = await serveInChildProcess({ ...env, ...extra });
       try {
