@@ -84,6 +84,13 @@ describe("observeAnalysis", () => {
     expect(observeAnalysis({ ...spec, cancelRequested: true }, undefined, job(), pod({ running: { startedAt: T0 } }), now, null)).toMatchObject({ phase: "cancelled", stopJob: true });
   });
 
+  it("stays where it was while the Job has not said why its pod is gone (a deadline's pod goes before its condition)", () => {
+    const gone: V1Job = { status: { startTime: new Date("2026-01-01T00:09:50Z"), failed: 1 } };
+    const running: AnalysisStatus = { phase: "running", startTime: T0.toISOString() };
+    expect(observeAnalysis(spec, running, gone, null, now, null)).toMatchObject({ phase: "running", reason: "AwaitingJobCondition", error: null });
+    expect(observeAnalysis(spec, running, deadline, null, now, null)).toMatchObject({ phase: "failed", reason: "TimedOut" });
+  });
+
   it("never moves a finished analysis", () => {
     const previous: AnalysisStatus = { phase: "completed", startTime: T0.toISOString(), completionTime: T1.toISOString() };
     expect(observeAnalysis(spec, previous, null, null, now, null)).toMatchObject({ phase: "completed", needsOutput: false });

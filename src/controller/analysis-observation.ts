@@ -69,6 +69,8 @@ export function observeAnalysis(
   if (analyzerFinished && output === "lost") {
     return { ...base, phase: "failed", reason: "OutputLost", error: "the analyzer's output was lost with its pod before it could be read" };
   }
+  // Undecided until the Job says why its pod is gone (run-observation.ts): the analysis stays where it was.
+  if (r.reason === "AwaitingJobCondition") return { ...base, phase: prev ?? "pending", error: null };
   const out = output === "lost" ? null : output;
   switch (r.phase) {
     case "pending":

@@ -59,7 +59,10 @@ const cases: Case[] = [
   ["evicted", { job: job([{ type: "Failed", reason: "BackoffLimitExceeded" }]), pod: pod({ phase: "Failed", reason: "Evicted", message: "low on memory" }) }, { phase: "failed", reason: "PodDisrupted", error: "pod was evicted: low on memory" }],
   ["node lost", { job: job([{ type: "Failed" }]), pod: pod({ phase: "Failed", disruption: "DeletionByPodGC" }) }, { phase: "failed", error: "pod was stopped because its node was lost" }],
   ["pod deleted", { job: job([{ type: "Failed", reason: "BackoffLimitExceeded" }], { failed: 1 }), pod: null }, { phase: "failed", reason: "PodLost", error: "the run's pod was deleted before it finished" }],
-  ["pod deleted before the Job's condition", { job: job([], { failed: 1, startTime: new Date(now) }), pod: null }, { phase: "failed", reason: "PodLost" }],
+  // The Job controller deletes the pod at the deadline before its DeadlineExceeded condition reaches the informer: wait for it.
+  ["pod deleted before the Job's condition: undecided until it comes", { job: job([], { failed: 1, startTime: new Date(now) }), pod: null }, { phase: "pending", reason: "AwaitingJobCondition", error: null }],
+  ["the same while the run was running: stays running", { prev: { phase: "running" }, job: job([], { failed: 1, startTime: new Date(now) }), pod: null }, { phase: "running", reason: "AwaitingJobCondition" }],
+  ["the same when the condition never comes: the backstop ends it", { job: job([], { failed: 1, startTime: new Date("2026-01-01T00:00:00Z") }), pod: null }, { phase: "failed", reason: "TimedOut", stopJob: true }],
   ["cancel requested", { spec: { cancelRequested: true }, job: job(), pod: pod({ phase: "Running", main: running }) }, { phase: "cancelled", error: "cancelled by request", stopJob: true }],
   ["a finished run stays finished", { prev: { phase: "completed", exitCode: 0 }, job: job([{ type: "Failed" }]), pod: null }, { phase: "completed", exitCode: 0 }],
   ["cancel after completion changes nothing", { spec: { cancelRequested: true }, prev: { phase: "failed", exitCode: 2, error: "command exited with code 2" }, job: null }, { phase: "failed", exitCode: 2, stopJob: false }],

@@ -124,9 +124,13 @@ export function observeRun(
   const disrupted = disruption(pod);
   if (disrupted && (failed || pod?.status?.phase === "Failed")) return finish("failed", "PodDisrupted", disrupted, null);
 
-  if (failed || (!pod && (job.status?.failed ?? 0) > 0)) {
-    return finish("failed", "PodLost", disrupted ?? "the run's pod was deleted before it finished", null);
-  }
+  if (failed) return finish("failed", "PodLost", disrupted ?? "the run's pod was deleted before it finished", null);
+  // The pod is gone and counted as failed, but the Job has not said why yet:
+  // its controller deletes the pod at the deadline before the condition that
+  // says DeadlineExceeded reaches us, and a finished run never changes again,
+  // so deciding now could call a timeout a lost pod. The condition follows
+  // (backoffLimit 0); the backstop below ends the run if it never does.
+  const awaitingCondition = !pod && (job.status?.failed ?? 0) > 0;
 
   // Backstop: if the cluster never reports the deadline (say, the Job
   // controller is down), the run still ends.
@@ -135,6 +139,7 @@ export function observeRun(
     return finish("failed", "TimedOut", `timed out after ${spec.timeoutSeconds}s`, null, true);
   }
 
+  if (awaitingCondition) return { ...base, phase: previous?.phase ?? "pending", reason: "AwaitingJobCondition", error: null, exitCode: null };
   if (main?.state?.running) return { ...base, phase: "running", reason: "Running", error: null, exitCode: null };
   const scheduled = pod?.status?.conditions?.some((c) => c.type === "PodScheduled" && c.status === "True");
   if (scheduled) return { ...base, phase: "preprocessing", reason: "Preprocessing", error: null, exitCode: null };
