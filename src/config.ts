@@ -71,6 +71,7 @@ const envSchema = z.object({
   CODEPLANE_RATE_LIMIT_WINDOW_SECONDS: int(1, 3600).default(60),
   CODEPLANE_AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(30),
   CODEPLANE_DB_POOL_MAX: int(1, 200).default(10),
+  CODEPLANE_DB_PREPARED_STATEMENTS: bool.default(true),
   CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
   CODEPLANE_GIT_REFRESH_SECONDS: int(0, 86_400).default(60),
   CODEPLANE_GIT_TIMEOUT_SECONDS: int(1, 3600).default(120),
@@ -237,7 +238,8 @@ export interface EncryptionKeys {
 }
 
 export interface Config {
-  database: { url: string | null; poolMax: number; migrateOnStart: boolean };
+  /** `preparedStatements`: the hot statements that carry a name are prepared once per connection (src/db/named-statements.ts). */
+  database: { url: string | null; poolMax: number; preparedStatements: boolean; migrateOnStart: boolean };
   dataDir: string;
   http: {
     host: string;
@@ -581,7 +583,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   keys[e.CODEPLANE_ENCRYPTION_KEY_ID] = Buffer.from(currentKey, "base64");
 
   const config: Config = {
-    database: { url: e.DATABASE_URL ?? null, poolMax: e.CODEPLANE_DB_POOL_MAX, migrateOnStart: e.CODEPLANE_MIGRATE_ON_START },
+    database: { url: e.DATABASE_URL ?? null, poolMax: e.CODEPLANE_DB_POOL_MAX, preparedStatements: e.CODEPLANE_DB_PREPARED_STATEMENTS, migrateOnStart: e.CODEPLANE_MIGRATE_ON_START },
     dataDir,
     http: {
       host: e.CODEPLANE_HOST,

@@ -77,7 +77,7 @@ export interface Service {
 }
 
 export async function startService(config: Readonly<Config>, logger: Logger): Promise<Service> {
-  const database = await openDatabase({ url: config.database.url, poolMax: config.database.poolMax, dataDir: config.dataDir, logger });
+  const database = await openDatabase({ url: config.database.url, poolMax: config.database.poolMax, preparedStatements: config.database.preparedStatements, dataDir: config.dataDir, logger });
   let keyChanges: ChannelListener | null = null;
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
@@ -402,7 +402,7 @@ function startController(
 }
 
 async function withDatabase<T>(config: Readonly<Config>, logger: Logger, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
-  const database = await openDatabase({ url: config.database.url, poolMax: 2, dataDir: config.dataDir, logger });
+  const database = await openDatabase({ url: config.database.url, poolMax: 2, preparedStatements: config.database.preparedStatements, dataDir: config.dataDir, logger });
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     return await fn(database);

@@ -4,6 +4,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+import { NamedStatementClient } from "./named-statements.ts";
 import { typeParsers } from "./timestamp-parser.ts";
 import type { Database } from "./schema.ts";
 
@@ -23,17 +24,25 @@ async function ping(db: Db): Promise<void> {
 export interface DatabaseOptions {
   url: string | null;
   poolMax: number;
+  /** Send the statements that carry a name as prepared statements (src/db/named-statements.ts); default true. */
+  preparedStatements?: boolean;
   dataDir: string;
   logger: Logger;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
-  if (opts.url) return openPostgres(opts.url, opts.poolMax, opts.logger);
+  if (opts.url) return openPostgres(opts.url, opts.poolMax, opts.preparedStatements ?? true, opts.logger);
   return openEmbedded(opts.dataDir, opts.logger);
 }
 
-function openPostgres(url: string, poolMax: number, logger: Logger): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 10_000, types: typeParsers });
+function openPostgres(url: string, poolMax: number, preparedStatements: boolean, logger: Logger): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: 10_000,
+    types: typeParsers,
+    ...(preparedStatements && { Client: NamedStatementClient }),
+  });
   // An idle client losing its server connection must not crash the process; the pool replaces it.
   pool.on("error", (err) => logger.warn({ err: err.message }, "idle database connection failed"));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
