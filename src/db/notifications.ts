@@ -37,7 +37,9 @@ function barrier(c: pg.Client): () => Promise<void> {
   let inflight: Promise<void> | null = null;
   let next: Promise<void> | null = null;
   const start = () => {
-    const p = c.query("select 1").then(() => undefined);
+    // An empty query: Postgres answers it without parsing or planning anything,
+    // and still hands over pending notifications before its ReadyForQuery.
+    const p = c.query("").then(() => undefined);
     inflight = p;
     p.then(
       () => void (inflight === p && (inflight = null)),
