@@ -112,7 +112,10 @@ export class Routes {
         query: query as Infer<QS>,
         body: body as Infer<BS>,
         principal: principal as Principal,
-        log: ctx.state.log as Logger,
+        // Read when the handler logs: the request's logger is made then (middleware/request-context.ts).
+        get log() {
+          return ctx.state.log as Logger;
+        },
       });
       ctx.status = reply.status;
       if (reply.body !== undefined) ctx.body = reply.body;

@@ -14,8 +14,14 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware
     const requestId = CLIENT_ID_RE.test(sent) ? sent : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set("X-Request-Id", requestId);
-    const log = logger.child({ request_id: requestId });
-    ctx.state.log = log;
+    // The request's child logger is made when something logs through it: most
+    // requests only write the line below, which names the request itself.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, "log", {
+      configurable: true,
+      enumerable: true,
+      get: () => (log ??= logger.child({ request_id: requestId })),
+    });
     const started = process.hrtime.bigint();
     try {
       await next();
@@ -25,9 +31,9 @@ export function requestContext(logger: Logger, metrics: HttpMetrics): Middleware
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? "unmatched";
       metrics.observe(ctx.method, String(route), ctx.status, seconds);
       // Probes and scrapes come every few seconds: at debug, so they do not drown the requests people make.
-      const entry = { method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(seconds * 1000) };
-      if (PROBES.has(ctx.path)) log.debug(entry, "request");
-      else log.info(entry, "request");
+      const entry = { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(seconds * 1000) };
+      if (PROBES.has(ctx.path)) logger.debug(entry, "request");
+      else logger.info(entry, "request");
     }
   };
 }
