@@ -9,8 +9,7 @@ const MS_PER_DAY = 86_400_000;
 /** 10000-01-01T00:00:00Z: from here on the year has five digits and toISOString a sign. */
 const YEAR_10000 = 253_402_300_800_000;
 
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+const [DASH, T, COLON, DOT, Z] = [45, 84, 58, 46, 90];
 
 export function iso(d: Date): string {
   const t = d.getTime();
@@ -34,8 +33,15 @@ export function iso(d: Date): string {
   rest -= minutes * 60_000;
   const seconds = Math.floor(rest / 1000);
   const ms = rest - seconds * 1000;
-  const y = year < 1000 ? `${year}`.padStart(4, "0") : `${year}`;
-  return `${y}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(ms)}Z`;
+  // One string made at once from its character codes: building it from parts
+  // made a dozen intermediate strings per call (15 KiB of garbage for a page
+  // of 20 repositories, bench/api.ts heap profile) and took half again as long.
+  return String.fromCharCode(
+    48 + Math.floor(year / 1000), 48 + (Math.floor(year / 100) % 10), 48 + (Math.floor(year / 10) % 10), 48 + (year % 10), DASH,
+    48 + Math.floor(month / 10), 48 + (month % 10), DASH, 48 + Math.floor(day / 10), 48 + (day % 10), T,
+    48 + Math.floor(hours / 10), 48 + (hours % 10), COLON, 48 + Math.floor(minutes / 10), 48 + (minutes % 10), COLON,
+    48 + Math.floor(seconds / 10), 48 + (seconds % 10), DOT, 48 + Math.floor(ms / 100), 48 + (Math.floor(ms / 10) % 10), 48 + (ms % 10), Z,
+  );
 }
 
 export const isoOrNull = (d: Date | null | undefined): string | null => (d ? iso(d) : null);
