@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../src/db/database.ts";
-import { listRepositories, REPOSITORY_PAGE_SQL } from "../../src/domain/repositories/repository-rows.ts";
+import { listRepositories, REPOSITORY_LIST_COLUMNS, REPOSITORY_PAGE_SQL } from "../../src/domain/repositories/repository-rows.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { keysetPage } from "../../src/domain/shared/keyset.ts";
 import { createRootLogger } from "../../src/logger.ts";
@@ -46,7 +46,7 @@ describe("the page of repositories", () => {
     for (;;) {
       const page = { limit, cursor };
       const named = await listRepositories(handle.db, otherId, page);
-      const built = await keysetPage(handle.db.selectFrom("repositories").selectAll().where("account_id", "=", otherId), page).execute();
+      const built = await keysetPage(handle.db.selectFrom("repositories").select([...REPOSITORY_LIST_COLUMNS]).where("account_id", "=", otherId), page).execute();
       expect(named).toEqual(built);
       if (named.length <= limit) break;
       seen += limit;

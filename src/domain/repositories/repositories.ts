@@ -1,5 +1,4 @@
 import type { Db } from "../../db/database.ts";
-import type { RepositoryRow } from "../../db/schema.ts";
 import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound } from "../errors.ts";
 import { isUniqueViolation } from "../shared/db-errors.ts";
@@ -8,7 +7,15 @@ import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
 import type { GitAuth, GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
-import { deleteRepository, findRepositoryByUrlOrName, insertRepository, listRepositories, requireRepository, updateRepository } from "./repository-rows.ts";
+import {
+  deleteRepository,
+  findRepositoryByUrlOrName,
+  insertRepository,
+  listRepositories,
+  requireRepository,
+  updateRepository,
+  type RepositoryListRow,
+} from "./repository-rows.ts";
 import type { CreateRepositoryInput, Repository, UpdateRepositoryInput } from "./repositories.schemas.ts";
 
 export interface RepositoryServiceDeps {
@@ -17,7 +24,7 @@ export interface RepositoryServiceDeps {
   logger: Logger;
 }
 
-export const toRepository = (r: RepositoryRow): Repository => ({
+export const toRepository = (r: RepositoryListRow): Repository => ({
   id: r.id,
   name: r.name,
   url: r.url,
