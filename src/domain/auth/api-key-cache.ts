@@ -15,7 +15,7 @@ import type { Principal } from "./scopes.ts";
 // request arrived (shared by the requests waiting at the time, see
 // src/db/notifications.ts), so a change committed before the request came is
 // always seen first, however late the signal would otherwise have come: that
-// round trip is a `select 1` on a connection of its own, cheaper than the key
+// round trip is an empty query on a connection of its own, cheaper than the key
 // lookup on the pool. Expiry is checked against the clock on every request.
 // The cache is used only while the LISTEN is in place (after a lost
 // connection nothing is trusted until it is back), and a row fetched while a
