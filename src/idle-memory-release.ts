@@ -86,11 +86,12 @@ const residentBytes = () => process.memoryUsage.rss();
 
 /**
  * Checks every idleSeconds / QUIET_INTERVALS; null when it is turned off (0)
- * or cannot run (no gc function).
+ * or cannot run (no gc function). The gc function is obtained only when it is on.
  */
-export function startIdleMemoryRelease(options: { idleSeconds: number; gc: NodeJS.GCFunction | null; logger: Logger }): IdleMemoryRelease | null {
-  const { idleSeconds, gc, logger } = options;
+export function startIdleMemoryRelease(options: { idleSeconds: number; logger: Logger }): IdleMemoryRelease | null {
+  const { idleSeconds, logger } = options;
   if (idleSeconds <= 0) return null;
+  const gc = obtainGcFunction();
   if (!gc) {
     logger.warn("idle memory release is off: V8 did not provide its gc function");
     return null;

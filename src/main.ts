@@ -39,7 +39,7 @@ import { InstallStateSigner } from "./domain/integrations/install-state.ts";
 import { IntegrationService } from "./domain/integrations/integrations.ts";
 import { GitHubApp } from "./integrations/github/index.ts";
 import { createRootLogger, type Logger } from "./logger.ts";
-import { startIdleMemoryRelease, obtainGcFunction } from "./idle-memory-release.ts";
+import { startIdleMemoryRelease } from "./idle-memory-release.ts";
 import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
@@ -536,9 +536,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 }
 
 async function serve(config: Readonly<Config>, logger: Logger): Promise<number> {
-  const gc = obtainGcFunction();
   const service = await startService(config, logger);
-  const memoryRelease = startIdleMemoryRelease({ idleSeconds: config.idleMemoryReleaseSeconds, gc, logger });
+  const memoryRelease = startIdleMemoryRelease({ idleSeconds: config.idleMemoryReleaseSeconds, logger });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal }, "shutting down");

@@ -8,7 +8,7 @@ import pg from "pg";
 // per connection under that name and only binds and executes it afterwards.
 // Only marked statements are named, so the set stays small and fixed (each is
 // kept by every connection) and each one's generic plan is a decision made,
-// and tested, with the SQL (test/db/repository-page-json.test.ts).
+// and tested, with the SQL (test/db/named-statements.test.ts).
 //
 // A pooler in transaction mode must support protocol-level prepared statements
 // (PgBouncer 1.21 and later, max_prepared_statements > 0);
