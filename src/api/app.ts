@@ -18,6 +18,7 @@ import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
+import { gatedRoutes } from "./router-gate.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerMetricsRoute, registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
@@ -188,12 +189,12 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
   app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, ...(ui ? [ui] : []), api, mcp] : [ops]));
-  app.use(ops.routes());
+  app.use(gatedRoutes(ops));
   if (!s) return app;
-  app.use(git.routes());
-  app.use(hooks.routes());
-  if (oauth) app.use(oauth.routes());
-  if (ui) app.use(ui.routes());
+  app.use(gatedRoutes(git));
+  app.use(gatedRoutes(hooks));
+  if (oauth) app.use(gatedRoutes(oauth));
+  if (ui) app.use(gatedRoutes(ui));
   const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
   const limit = rateLimit(deps.rateLimit);
   const dashboard = s.dashboard;
@@ -204,7 +205,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     const limited = () => limit(ctx, next);
     await auth(ctx, session && ctx.path !== "/mcp" ? () => session(ctx, limited) : limited);
   });
-  app.use(api.routes());
-  app.use(mcp.routes());
+  app.use(gatedRoutes(api));
+  app.use(gatedRoutes(mcp));
   return app;
 }
