@@ -10,6 +10,12 @@
 // The list also runs against a reference server (bench/processes/
 // bare-list-server.ts: node:http and pg, nothing else), which shows how much
 // of the gap to the raw query any Node HTTP service has on the same machine.
+// Every measurement follows a warm-up of the same load (BENCH_WARMUP_SECONDS,
+// 3 by default), on both sides: measured from a cold start, the first scenario
+// paid for V8 compiling the service's code and growing its heap, and the list's
+// ratio moved by a quarter between runs. Beside throughput, the CPU time each
+// side spends per request: the service's (all threads, and its main thread,
+// which bounds a Node server), the load generator's and the baseline's own.
 // BENCH_ONLY=list,files,runs picks scenarios (all by default).
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,7 +32,7 @@ import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { encodeCursor } from "../src/domain/shared/pagination.ts";
-import { benchServiceEnv, createBenchDatabase, freePort, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, cpuMicros, createBenchDatabase, freePort, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
 import { seedRuns } from "./runs-seed.ts";
 
 const ROWS = 10_000;
@@ -36,19 +42,44 @@ const RUN_REPOSITORIES = 100;
 const ONLY = new Set((process.env.BENCH_ONLY ?? "list,files,runs").split(","));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
 interface Figures {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
+  /** CPU µs per request: the server's process and main thread (over HTTP), and the load generator's or baseline's own (this process). */
+  cpu_us_per_request: { server_process?: number; server_main_thread?: number; client: number };
 }
 
-/** Runs `op` from CONNECTIONS concurrent loops for SECONDS, like autocannon does over HTTP. */
+/** CPU per request over a measurement: this process's, and the server's when it has its own. */
+async function withCpu(serverPid: number | null, measure: () => Promise<Omit<Figures, "cpu_us_per_request">>): Promise<Figures> {
+  const server0 = serverPid === null ? null : cpuMicros(serverPid);
+  const client0 = process.cpuUsage();
+  const figures = await measure();
+  const client = process.cpuUsage(client0);
+  const requests = figures.rps * SECONDS;
+  const perRequest = (us: number) => Math.round(us / requests);
+  const cpu: Figures["cpu_us_per_request"] = { client: perRequest(client.user + client.system) };
+  if (server0 && serverPid !== null) {
+    const server1 = cpuMicros(serverPid);
+    cpu.server_process = perRequest(server1.process - server0.process);
+    cpu.server_main_thread = perRequest(server1.mainThread - server0.mainThread);
+  }
+  return { ...figures, cpu_us_per_request: cpu };
+}
+
+/** Runs `op` from CONNECTIONS concurrent loops for SECONDS (after as long a warm-up), like autocannon does over HTTP. */
 async function closedLoop(op: () => Promise<unknown>): Promise<Figures> {
+  await loops(op, WARMUP_SECONDS);
+  return withCpu(null, () => loops(op, SECONDS));
+}
+
+async function loops(op: () => Promise<unknown>, seconds: number): Promise<Omit<Figures, "cpu_us_per_request">> {
   const latencies: number[] = [];
   let errors = 0;
-  const end = performance.now() + SECONDS * 1000;
+  const end = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < end) {
@@ -62,19 +93,24 @@ async function closedLoop(op: () => Promise<unknown>): Promise<Figures> {
       }
     }),
   );
-  return { rps: latencies.length / SECONDS, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
-async function http(url: string, key: string): Promise<Figures> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: { authorization: `Bearer ${key}` } });
-  const bad = r.non2xx + r.errors + r.timeouts;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: bad };
+/** autocannon against url from CONNECTIONS connections for SECONDS, after as long a warm-up; serverPid is the process answering. */
+async function http(url: string, key: string, serverPid: number): Promise<Figures> {
+  const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, headers: { authorization: `Bearer ${key}` } });
+  if (WARMUP_SECONDS > 0) await run(WARMUP_SECONDS);
+  return withCpu(serverPid, async () => {
+    const r = await run(SECONDS);
+    const bad = r.non2xx + r.errors + r.timeouts;
+    return { rps: r.requests.total / SECONDS, p50: r.latency.p50, p99: r.latency.p99, errors: bad };
+  });
 }
 
 const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number; reference?: { bare_node_server: Figures; ratio_throughput: number; api_over_reference: number } }> = {};
 
 /** bench/processes/bare-list-server.ts in a process of its own, as the service is. */
-async function startBareServer(databaseUrl: string, accountId: string): Promise<{ url: string; close(): Promise<void> }> {
+async function startBareServer(databaseUrl: string, accountId: string): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const port = await freePort();
   const proc = fork(new URL("./processes/bare-list-server.ts", import.meta.url).pathname, [], {
     env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, ACCOUNT_ID: accountId, POOL_MAX: String(CONNECTIONS), PORT: String(port) },
@@ -87,12 +123,16 @@ async function startBareServer(databaseUrl: string, accountId: string): Promise<
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: proc.pid!,
     close: async () => {
       proc.kill("SIGTERM");
       await exited;
     },
   };
 }
+
+const cpuLine = (f: Figures) =>
+  `server ${f.cpu_us_per_request.server_process} µs (main thread ${f.cpu_us_per_request.server_main_thread}), load generator ${f.cpu_us_per_request.client} µs`;
 
 function report(name: string, api: Figures, base: Figures, baseName: string): void {
   results[name] = {
@@ -109,13 +149,14 @@ function report(name: string, api: Figures, base: Figures, baseName: string): vo
   console.log(`  ${"API (HTTP)".padEnd(22)} ${f(api.rps)} ${f(api.p50)} ${f(api.p99)} ${api.errors}`);
   console.log(`  ${baseName.padEnd(22)} ${f(base.rps)} ${f(base.p50)} ${f(base.p99)} ${base.errors}`);
   console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x   p99 latency ${(api.p99 / base.p99).toFixed(2)}x`);
+  console.log(`  CPU per request         ${cpuLine(api)}; baseline client ${base.cpu_us_per_request.client} µs`);
 }
 
 /**
  * GET /v1/runs at RUNS rows: each page through the API against the query the
  * service makes (run-rows.ts listRuns) straight through `pg`.
  */
-async function benchRuns(baseUrl: string, key: string, pool: pg.Pool, accountId: string, repositoryId: string): Promise<void> {
+async function benchRuns(baseUrl: string, servicePid: number, key: string, pool: pg.Pool, accountId: string, repositoryId: string): Promise<void> {
   // A deep page: the cursor a client holds after paging through half the runs.
   const middle = await pool.query<{ id: string }>("select id from runs where account_id = $1 order by id desc offset $2 limit 1", [accountId, Math.floor(RUNS / 2)]);
   const deep = middle.rows[0]!.id;
@@ -128,7 +169,7 @@ async function benchRuns(baseUrl: string, key: string, pool: pg.Pool, accountId:
     { name: "repository_id + status=running", query: `&repository_id=${repositoryId}&status=running`, where: "and repository_id = $2 and status = $3", args: [repositoryId, "running"] },
   ];
   for (const c of cases) {
-    const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key);
+    const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key, servicePid);
     const text = `select * from runs where account_id = $1 and deleted_at is null ${c.where} order by id desc limit 21`;
     const raw = await closedLoop(() => pool.query(text, [accountId, ...c.args]));
     report(`GET /v1/runs ${c.name} (20 of ${RUNS.toLocaleString("en")})`, api, raw, "pg query (baseline)");
@@ -180,7 +221,7 @@ async function main(): Promise<void> {
       const repo = (await created.json()) as { id: string };
 
       if (ONLY.has("list")) {
-        const listApi = await http(`${service.url}/v1/repositories?limit=20`, key);
+        const listApi = await http(`${service.url}/v1/repositories?limit=20`, key, service.pid);
         const listRaw = await closedLoop(() =>
           pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
         );
@@ -188,18 +229,19 @@ async function main(): Promise<void> {
         report(name, listApi, listRaw, "pg query (baseline)");
         const bare = await startBareServer(url, account.id);
         try {
-          const ref = await http(`${bare.url}/v1/repositories`, key);
+          const ref = await http(`${bare.url}/v1/repositories`, key, bare.pid);
           results[name]!.reference = { bare_node_server: ref, ratio_throughput: ref.rps / listRaw.rps, api_over_reference: listApi.rps / ref.rps };
           const f = (x: number) => x.toFixed(2).padStart(9);
           console.log(`  ${"bare node:http + pg".padEnd(22)} ${f(ref.rps)} ${f(ref.p50)} ${f(ref.p99)} ${ref.errors}   (reference: bench/processes/bare-list-server.ts)`);
           console.log(`  ratio reference/baseline throughput ${(ref.rps / listRaw.rps).toFixed(3)}   API/reference throughput ${(listApi.rps / ref.rps).toFixed(3)}`);
+          console.log(`  reference CPU per request ${cpuLine(ref)}; API/reference main thread ${(listApi.cpu_us_per_request.server_main_thread! / ref.cpu_us_per_request.server_main_thread!).toFixed(2)}x`);
         } finally {
           await bare.close();
         }
       }
 
       if (ONLY.has("files")) {
-        const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key);
+        const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key, service.pid);
         // The baseline reads git every time (the read cache off): the service's cache is part of what is measured.
         const uncached = new GitMirrors({
           cacheDir: path.join(dataDir, "baseline-git"),
@@ -214,12 +256,12 @@ async function main(): Promise<void> {
         report("GET /v1/repositories/{id}/files?path=a/b", filesApi, filesRaw, "git mirror (baseline)");
       }
 
-      if (ONLY.has("runs")) await benchRuns(service.url, key, pool, account.id, repositoryIds[0]!);
+      if (ONLY.has("runs")) await benchRuns(service.url, service.pid, key, pool, account.id, repositoryIds[0]!);
     } finally {
       await service.close();
       await db.destroy();
     }
-    writeBenchJson("api", { connections: CONNECTIONS, seconds: SECONDS, repositories: ROWS, runs: ONLY.has("runs") ? RUNS : 0, scenarios: results });
+    writeBenchJson("api", { connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS, repositories: ROWS, runs: ONLY.has("runs") ? RUNS : 0, scenarios: results });
   } finally {
     await fixture.cleanup();
     rmSync(dataDir, { recursive: true, force: true });

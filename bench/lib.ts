@@ -1,4 +1,4 @@
-import { execFile as execFileCb, spawn } from "node:child_process";
+import { execFile as execFileCb, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,6 +74,32 @@ export async function serveInChildProcess(env: Record<string, string>): Promise<
   }
   proc.kill("SIGKILL");
   throw new Error("the service did not start");
+}
+
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux as built). */
+let clockTicks: number | undefined;
+const ticksPerSecond = () => (clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100);
+
+const cpuTicksOf = (statPath: string) => {
+  const stat = readFileSync(statPath, "utf8");
+  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+/**
+ * CPU time a process has used, in µs: all its threads (V8's garbage collector
+ * and libuv's pool work on threads of their own) and its main thread alone,
+ * which runs every request's JavaScript and so bounds a Node server's
+ * throughput. From /proc, so Linux only (NaN elsewhere).
+ */
+export function cpuMicros(pid: number): { process: number; mainThread: number } {
+  try {
+    const us = 1e6 / ticksPerSecond();
+    return { process: cpuTicksOf(`/proc/${pid}/stat`) * us, mainThread: cpuTicksOf(`/proc/${pid}/task/${pid}/stat`) * us };
+  } catch {
+    return { process: NaN, mainThread: NaN };
+  }
 }
 
 export function percentile(values: number[], p: number): number {
