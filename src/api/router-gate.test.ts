@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
 import Koa from "koa";
 import { describe, expect, it } from "vitest";
@@ -91,20 +93,16 @@ describe("gatedRoutes", () => {
     router.get("/docs/:page", (ctx) => {
       ctx.body = `page ${ctx.params.page}`;
     });
-    const handle = app.callback();
-    const call = async (url: string) => {
-      const { createServer } = await import("node:http");
-      const server = createServer(handle);
-      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-      const { port } = server.address() as { port: number };
-      try {
-        return await (await fetch(`http://127.0.0.1:${port}${url}`)).text();
-      } finally {
-        server.close();
-      }
-    };
-    expect(await call("/docs/intro")).toBe("page intro");
-    expect(await call("/DOCS/intro")).toBe("page intro");
-    expect(await call("/v1/repositories")).toBe("fell through");
+    const server = createServer(app.callback());
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    const call = async (url: string) => (await fetch(`http://127.0.0.1:${port}${url}`)).text();
+    try {
+      expect(await call("/docs/intro")).toBe("page intro");
+      expect(await call("/DOCS/intro")).toBe("page intro");
+      expect(await call("/v1/repositories")).toBe("fell through");
+    } finally {
+      server.close();
+    }
   });
 });
