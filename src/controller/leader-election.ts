@@ -34,6 +34,8 @@ export class LeaderElector {
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #lastRenew = 0;
+  /** The round under way, if any: stop() waits for it, since it may just have won. */
+  #round: Promise<void> | null = null;
 
   constructor(opts: LeaderElectionOptions) {
     this.#o = { leaseSeconds: 10, ...opts };
@@ -48,17 +50,33 @@ export class LeaderElector {
   }
 
   start(): void {
-    void this.#tick();
+    this.#runRound();
   }
 
+  /**
+   * Stops leading (onStoppedLeading) and releases the Lease. A round under way
+   * finishes first: one that won while stop was called (a renewal, or an
+   * acquisition) would otherwise start leading, and so a controller, after its
+   * process had stopped the one it knew of, running beside the successor the
+   * release let in. Nothing starts once stop is called.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#round;
     if (this.#leading) {
       this.#leading = false;
       await this.#o.onStoppedLeading();
-      await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
     }
+    // Also when a round won after stop was called and so never led: the Lease is held all the same.
+    await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
+  }
+
+  #runRound(): void {
+    const round = this.#tick().finally(() => {
+      if (this.#round === round) this.#round = null;
+    });
+    this.#round = round;
   }
 
   async #tick(): Promise<void> {
@@ -66,7 +84,7 @@ export class LeaderElector {
     try {
       const won = await this.#tryAcquireOrRenew();
       if (won) this.#lastRenew = Date.now();
-      if (won && !this.#leading) {
+      if (won && !this.#leading && !this.#stopped) {
         this.#leading = true;
         this.#o.logger.info({ lease: this.#o.name, identity: this.#o.identity }, "became the leader");
         await this.#o.onStartedLeading();
@@ -80,7 +98,7 @@ export class LeaderElector {
     if (this.#stopped) return;
     // A leader that cannot renew tries again soon enough to lose leadership on time, not a whole renew period late.
     const delay = this.#leading ? Math.min(this.#renewMs, Math.max(100, this.#renewDeadlineMs - (Date.now() - this.#lastRenew))) : this.#retryMs;
-    this.#timer = setTimeout(() => void this.#tick(), delay);
+    this.#timer = setTimeout(() => this.#runRound(), delay);
     this.#timer.unref();
   }
 
@@ -144,7 +162,13 @@ export class LeaderElector {
   /** Lets a successor take over at once instead of waiting out the lease. */
   async #release(): Promise<void> {
     const { api, namespace, name, identity } = this.#o;
-    const lease = await api.readNamespacedLease({ name, namespace });
+    let lease: V1Lease;
+    try {
+      lease = await api.readNamespacedLease({ name, namespace });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
     if (lease.spec?.holderIdentity !== identity) return;
     await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { holderIdentity: "", leaseDurationSeconds: lease.spec.leaseDurationSeconds ?? 1, renewTime: new V1MicroTime(0), leaseTransitions: lease.spec.leaseTransitions ?? 0 } } });
   }
