@@ -78,6 +78,8 @@ export class Controller {
   #queue: WorkQueue | null = null;
   #archivers: LogArchiver[] = [];
   #stopped = false;
+  /** Informer restarts waiting out their delay: cleared by stop, so none brings a watch back after it. */
+  readonly #restarts = new Set<NodeJS.Timeout>();
 
   readonly #metrics: WorkloadMetrics;
 
@@ -207,7 +209,12 @@ export class Controller {
       inf.on("error", (err: unknown) => {
         if (this.#stopped) return;
         logger.warn({ err: err instanceof Error ? err.message : String(err) }, "watch failed; restarting");
-        setTimeout(() => void inf.start().catch(() => undefined), 2000).unref();
+        const restart = setTimeout(() => {
+          this.#restarts.delete(restart);
+          if (!this.#stopped) void inf.start().catch(() => undefined);
+        }, 2000);
+        restart.unref();
+        this.#restarts.add(restart);
       });
       this.#informers.push(inf);
     }
@@ -247,6 +254,8 @@ export class Controller {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    for (const t of this.#restarts) clearTimeout(t);
+    this.#restarts.clear();
     await Promise.all(this.#informers.map((i) => i.stop().catch(() => undefined)));
     this.#informers = [];
     for (const a of this.#archivers) a.stopAll();
