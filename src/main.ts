@@ -551,8 +551,20 @@ async function serve(config: Readonly<Config>, logger: Logger): Promise<number> 
     process.once("SIGINT", () => stop("SIGINT"));
   });
   logger.info("stopped");
+  // Everything this process started has been stopped; whatever still holds
+  // the event loop open is a leak (say, a watch the Kubernetes client began
+  // again while it was being stopped), and a process that never exits holds
+  // a terminal, a test or a rollout until something kills it. Say what it
+  // was, then exit.
+  setTimeout(() => {
+    logger.warn({ resources: process.getActiveResourcesInfo() }, `still running ${LINGER_MS / 1000} s after stopping: exiting anyway`);
+    process.exit(0);
+  }, LINGER_MS).unref();
   return 0;
 }
+
+/** How long a stopped service may take to exit by itself. */
+const LINGER_MS = 5000;
 
 if (import.meta.main) {
   runCli(process.argv.slice(2), process.env).then(
