@@ -51,7 +51,8 @@ export async function serveInChildProcess(env: Record<string, string>): Promise<
   // As deployed: through bin/codeplane.mjs, which gives node the service's flags (src/server-node-flags.ts).
   const proc = spawn(process.execPath, [...profile, new URL("../bin/codeplane.mjs", import.meta.url).pathname, "serve"], {
     env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "inherit"],
+    // Its log (warnings and errors only: benchServiceEnv) goes to stderr, so a slow or stuck stop says why.
+    stdio: ["ignore", process.stderr, "inherit"],
   });
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
