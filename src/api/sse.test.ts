@@ -9,35 +9,30 @@ const TS = "2026-11-22T04:13:09.123Z";
 /** Just enough of http.ServerResponse: records writes, can report backpressure. */
 class FakeRes extends EventEmitter {
   chunks: string[] = [];
+  /** One entry per write(), as each is a write to the socket. */
+  writes: string[] = [];
   headersFlushed = false;
   writableEnded = false;
   destroyed = false;
   writableNeedDrain = false;
+  readonly writableHighWaterMark = 16384;
   socket = { destroyed: false };
   full = false;
-  /** Writes held by cork(), as a socket holds them: sent on the last uncork, lost by an end while corked (as Node loses them). */
-  corked = 0;
-  held: string[] = [];
+  get writableLength(): number {
+    return this.full ? this.writableHighWaterMark : 0;
+  }
   write(chunk: string | Buffer): boolean {
     const text = String(chunk);
-    if (this.corked) this.held.push(text);
-    else this.chunks.push(text);
+    this.writes.push(text);
+    this.chunks.push(text);
     if (this.full) this.writableNeedDrain = true;
     return !this.full;
   }
+  /** Streams must not cork the response: Node's uncork writes each held piece to the socket on its own. */
   cork(): void {
-    this.corked++;
-  }
-  /** What each uncork sent: one entry per write reaching the socket. */
-  writes: string[] = [];
-  uncork(): void {
-    if (this.corked && --this.corked === 0 && this.held.length) {
-      this.writes.push(this.held.join(""));
-      this.chunks.push(...this.held.splice(0));
-    }
+    throw new Error("the response was corked");
   }
   end(): void {
-    this.held = [];
     this.writableEnded = true;
     setImmediate(() => this.emit("close"));
   }
@@ -138,12 +133,38 @@ describe("streamLogs", () => {
     expect(hub.sink!.line({ seq: 1, stream: "stdout", ts: TS, line: "x" })).toBe(false);
     const resume = vi.fn();
     hub.sink!.onDrain!(resume);
+    // The held line is written at the end of the turn, and the socket is still full then.
+    await new Promise((r) => process.nextTick(r));
+    expect(res.text).toContain('"line":"x"');
     expect(resume).not.toHaveBeenCalled();
     res.full = false;
+    res.writableNeedDrain = false;
     res.emit("drain");
     expect(resume).toHaveBeenCalledTimes(1);
     res.hangUp();
     await done;
+  });
+
+  it("pauses the hub while a window holds more than the response may buffer, and resumes it once written", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"] });
+    const { res, asKoa } = fakeCtx();
+    const hub = fakeHub();
+    void streamLogs(asKoa, { hub, id: "r1", afterSeq: 0, coalesceMs: 20 });
+    await new Promise((r) => process.nextTick(r));
+    const big = "y".repeat(6000);
+    let seq = 0;
+    const more = () => hub.sink!.line({ seq: ++seq, stream: "stdout", ts: TS, line: big });
+    // Inside the window after the first write: held, until they are more than the response's high-water mark.
+    expect(more()).toBe(true);
+    expect(more()).toBe(true);
+    expect(more()).toBe(false);
+    const resume = vi.fn();
+    hub.sink!.onDrain!(resume);
+    expect(resume).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(20);
+    expect(res.writes.at(-1)!.split("event: stdout").length - 1).toBe(3);
+    expect(resume).toHaveBeenCalledTimes(1);
+    res.hangUp();
   });
 
   it("serialises and encodes a line once, however many subscribers it is written to", () => {
@@ -175,7 +196,7 @@ describe("streamLogs", () => {
     expect(res.text).not.toContain("l2");
     vi.advanceTimersByTime(1);
     expect(res.writes.at(-1)).toBe(formatLine(line(2)) + formatLine(line(3)));
-    // The end is never held back, nor lost with what is corked.
+    // The end is never held back, nor lost with what is held.
     hub.sink!.line(line(4));
     hub.sink!.end({ status: "completed", exit_code: 0 });
     expect(res.text).toContain("l4");
@@ -187,12 +208,12 @@ describe("streamLogs", () => {
     const { res, asKoa } = fakeCtx();
     const hub = fakeHub();
     const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 0, pingIntervalMs: 1000, retryMs: 250 });
-    // What one turn writes leaves at the end of the turn (corked).
+    // What one turn writes leaves at the end of the turn.
     await new Promise((r) => process.nextTick(r));
     expect(res.chunks[0]).toBe("retry: 250\n\n");
     vi.advanceTimersByTime(2500);
     await new Promise((r) => process.nextTick(r));
-    expect(res.chunks.filter((c) => c === ": ping\n\n")).toHaveLength(2);
+    expect(res.text.split(": ping\n\n")).toHaveLength(3);
     res.hangUp();
     await done;
     expect(hub.unsubscribed).toBe(1);

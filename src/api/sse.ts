@@ -107,33 +107,49 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     // Writing to a response that has ended emits an error nobody listens for: never do it.
     const writable = () => !finished && !res.writableEnded && !res.destroyed;
     // Writes are what a busy stream costs (one system call per write and
-    // subscriber), so events are corked and leave together: those of one turn
-    // of the event loop at its end, and on a stream that wrote less than
-    // coalesceMs ago, once coalesceMs has passed since that write. A quiet
-    // stream's event leaves at once. Ending a corked response loses what is
-    // corked: every end flushes first.
+    // subscriber), so events are held here and leave together as one write:
+    // those of one turn of the event loop at its end, and on a stream that
+    // wrote less than coalesceMs ago, once coalesceMs has passed since that
+    // write. A quiet stream's event leaves at once. They are joined here, not
+    // corked in the response: Node's response uncorks its socket before it
+    // writes what it held, so each held event, and each chunk's length and
+    // line ends, became a system call of its own (a profile of 1,000
+    // subscribers at 200 lines/s had four fifths of the service's time there).
+    // Ending the response flushes first.
     const window = opts.coalesceMs ?? COALESCE_MS;
-    let corked = false;
+    let held: Buffer[] = [];
+    let heldBytes = 0;
+    /** Subscribers paused on bytes held here rather than on the socket: the next flush lets them go on. */
+    let waiting: (() => void)[] = [];
     let lastFlush = Number.NEGATIVE_INFINITY;
     let timer: NodeJS.Timeout | null = null;
     const flush = () => {
       if (timer) clearTimeout(timer);
       timer = null;
-      if (!corked) return;
-      corked = false;
+      if (held.length === 0) return;
+      const chunk = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+      held = [];
+      heldBytes = 0;
       lastFlush = performance.now();
-      if (!res.destroyed) res.uncork();
+      if (writable()) res.write(chunk);
+      const resumes = waiting;
+      waiting = [];
+      for (const resume of resumes) {
+        if (res.writableNeedDrain) res.once("drain", resume);
+        else resume();
+      }
     };
     const send = (chunk: string | Buffer): boolean => {
       if (!writable()) return false;
-      if (!corked) {
-        corked = true;
-        res.cork();
+      if (held.length === 0) {
         const wait = lastFlush + window - performance.now();
         if (wait <= 0) process.nextTick(flush);
         else timer = setTimeout(flush, wait);
       }
-      return res.write(chunk);
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      held.push(bytes);
+      heldBytes += bytes.length;
+      return res.writableLength + heldBytes < res.writableHighWaterMark;
     };
     const endResponse = () => {
       flush();
@@ -173,7 +189,9 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
         finish();
       },
       onDrain: (resume) => {
-        if (writable()) res.once("drain", resume);
+        if (!writable()) return;
+        if (heldBytes > 0) waiting.push(resume);
+        else res.once("drain", resume);
       },
       close: () => {
         endResponse();
