@@ -9,21 +9,30 @@ const TS = "2026-11-22T04:13:09.123Z";
 /** Just enough of http.ServerResponse: records writes, can report backpressure. */
 class FakeRes extends EventEmitter {
   chunks: string[] = [];
-  /** One entry per write(), as each is a write to the socket. */
+  /** One entry per write reaching the socket: a write(), or everything written while the socket was corked. */
   writes: string[] = [];
+  #corkedSocket: string[] | null = null;
   headersFlushed = false;
   writableEnded = false;
   destroyed = false;
   writableNeedDrain = false;
   readonly writableHighWaterMark = 16384;
-  socket = { destroyed: false };
+  socket = {
+    destroyed: false,
+    cork: () => void (this.#corkedSocket ??= []),
+    uncork: () => {
+      if (this.#corkedSocket?.length) this.writes.push(this.#corkedSocket.join(""));
+      this.#corkedSocket = null;
+    },
+  };
   full = false;
   get writableLength(): number {
     return this.full ? this.writableHighWaterMark : 0;
   }
   write(chunk: string | Buffer): boolean {
     const text = String(chunk);
-    this.writes.push(text);
+    if (this.#corkedSocket) this.#corkedSocket.push(text);
+    else this.writes.push(text);
     this.chunks.push(text);
     if (this.full) this.writableNeedDrain = true;
     return !this.full;

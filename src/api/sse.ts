@@ -110,7 +110,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     // subscriber), so events are held here and leave together as one write:
     // those of one turn of the event loop at its end, and on a stream that
     // wrote less than coalesceMs ago, once coalesceMs has passed since that
-    // write. A quiet stream's event leaves at once. They are joined here, not
+    // write. A quiet stream's event leaves at once. They are held here, not
     // corked in the response: Node's response uncorks its socket before it
     // writes what it held, so each held event, and each chunk's length and
     // line ends, became a system call of its own (a profile of 1,000
@@ -127,11 +127,21 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
       if (timer) clearTimeout(timer);
       timer = null;
       if (held.length === 0) return;
-      const chunk = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+      const chunks = held;
       held = [];
       heldBytes = 0;
       lastFlush = performance.now();
-      if (writable()) res.write(chunk);
+      if (writable()) {
+        // The socket, not the response, is corked while the response frames
+        // each event, so they all leave in one write; and each event is the
+        // line's shared buffer, not a copy per subscriber (joining them was
+        // 10 MB/s of buffers at 200 lines/s and 1,000 subscribers, kept until
+        // a full collection).
+        const socket = res.socket;
+        socket?.cork();
+        for (const chunk of chunks) res.write(chunk);
+        socket?.uncork();
+      }
       const resumes = waiting;
       waiting = [];
       for (const resume of resumes) {
