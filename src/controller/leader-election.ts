@@ -36,6 +36,8 @@ export class LeaderElector {
   #lastRenew = 0;
   /** The round under way, if any: stop() waits for it, since it may just have won. */
   #round: Promise<void> | null = null;
+  /** Whether the last round that got an answer won the Lease: held, whether or not leading. */
+  #holding = false;
 
   constructor(opts: LeaderElectionOptions) {
     this.#o = { leaseSeconds: 10, ...opts };
@@ -64,12 +66,13 @@ export class LeaderElector {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#round;
+    const held = this.#leading || this.#holding;
     if (this.#leading) {
       this.#leading = false;
       await this.#o.onStoppedLeading();
     }
     // Also when a round won after stop was called and so never led: the Lease is held all the same.
-    await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
+    if (held) await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
   }
 
   #runRound(): void {
@@ -83,6 +86,7 @@ export class LeaderElector {
     if (this.#stopped) return;
     try {
       const won = await this.#tryAcquireOrRenew();
+      this.#holding = won;
       if (won) this.#lastRenew = Date.now();
       if (won && !this.#leading && !this.#stopped) {
         this.#leading = true;
