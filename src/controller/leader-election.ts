@@ -34,9 +34,9 @@ export class LeaderElector {
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #lastRenew = 0;
-  /** The round under way, if any: stop() waits for it, since it may just have won. */
-  #round: Promise<void> | null = null;
-  /** Whether the last round that got an answer won the Lease: held, whether or not leading. */
+  /** The latest round: stop() waits for it, since it may just have won. */
+  #round: Promise<void> = Promise.resolve();
+  /** Whether the last round that got an answer won the Lease: held, whether or not leading (leading implies it). */
   #holding = false;
 
   constructor(opts: LeaderElectionOptions) {
@@ -66,20 +66,16 @@ export class LeaderElector {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#round;
-    const held = this.#leading || this.#holding;
     if (this.#leading) {
       this.#leading = false;
       await this.#o.onStoppedLeading();
     }
     // Also when a round won after stop was called and so never led: the Lease is held all the same.
-    if (held) await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
+    if (this.#holding) await this.#release().catch((err: unknown) => this.#o.logger.warn({ err }, "could not release the lease"));
   }
 
   #runRound(): void {
-    const round = this.#tick().finally(() => {
-      if (this.#round === round) this.#round = null;
-    });
-    this.#round = round;
+    this.#round = this.#tick();
   }
 
   async #tick(): Promise<void> {
