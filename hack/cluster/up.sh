@@ -128,6 +128,15 @@ ensure_rule iptables filter INPUT -i "$BRIDGE_NAME" -m conntrack ! --ctstate EST
 iptables -w -t mangle -N CODEPLANE-POD-GATE 2>/dev/null \
   && iptables -w -t mangle -A CODEPLANE-POD-GATE -m comment --comment "codeplane-cluster: pod not yet known to the NetworkPolicy enforcer" -j DROP
 ensure_rule iptables mangle FORWARD -i "$BRIDGE_NAME" -o "$BRIDGE_NAME" -m conntrack ! --ctstate ESTABLISHED,RELATED -j CODEPLANE-POD-GATE
+# The node's own connections to a Service address that kube-proxy has not translated (a new
+# Service in the instant before its rules, or an address no Service has) are refused here
+# instead of leaving by the default route: seen in the Helm e2e, a client's first connection
+# to a new cluster IP went out eth0 to the host's gateway, which accepted it, and the client
+# then kept that kept-alive connection to nobody for its next minute of requests. filter
+# OUTPUT runs after nat OUTPUT, so translated connections carry the pod's address by then.
+# (Pods' untranslated traffic cannot leave: forwarding off the bridge is dropped above.)
+ensure_rule iptables filter OUTPUT -d "$SERVICE_CIDR" \
+  -m comment --comment "codeplane-cluster: Service address not translated by kube-proxy" -j REJECT
 # IPv4 only: the enforcer polices IPv4. Without this, pods reach every service of the node
 # that listens on all addresses (`::`, Node's default) over the bridge's IPv6 link-local
 # address, and each other over theirs, whatever their policies say.

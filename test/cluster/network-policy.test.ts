@@ -20,6 +20,7 @@
 // NETWORK RULE: traffic goes only to the node address, the pod network and the cluster's
 // Services (translated to those on the node), never elsewhere. CoreDNS forwards nothing: the
 // name outside the cluster asked below is answered NXDOMAIN by it, not looked up anywhere.
+import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
@@ -31,6 +32,7 @@ const kubeconfigPath = process.env.KUBECONFIG || `${repoRoot}.cluster/kubeconfig
 const RUNNER_IMAGE = process.env.CODEPLANE_RUNNER_IMAGE ?? "codeplane-runner:dev";
 const NODE_IP = process.env.CODEPLANE_CLUSTER_NODE_IP ?? "10.244.0.1";
 const BRIDGE = process.env.BRIDGE_NAME ?? "cp-br0";
+const SERVICE_CIDR = process.env.SERVICE_CIDR ?? "10.96.0.0/24";
 const KUBELET_PORT = Number(process.env.KUBELET_PORT ?? 10250);
 const APISERVER_PORT = Number(process.env.APISERVER_PORT ?? 6443);
 const GIT_PORT = Number(process.env.GIT_PORT ?? 9418);
@@ -382,6 +384,17 @@ describe("NetworkPolicy on the local cluster", () => {
     ]);
     expect(client.results[g]?.connected, `client ${client.ip}: ${JSON.stringify(client.results)}`).toBe(true);
     expect(stranger.results[g]?.connected, `stranger ${stranger.ip}: ${JSON.stringify(stranger.results)}`).toBe(false);
+  });
+
+  it("refuses the node's connections to a Service address kube-proxy has not translated, rather than sending them off the machine", (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    if (!existsSync(`/proc/sys/net/ipv6/conf/${BRIDGE}`)) ctx.skip(`no bridge ${BRIDGE} on this machine`);
+    // Checked in the rules themselves: a packet sent to prove it would leave the machine if they were wrong.
+    const rules = execFileSync("iptables", ["-w", "-S", "OUTPUT"], { encoding: "utf8" }).split("\n");
+    const reject = rules.findIndex((r) => r.startsWith(`-A OUTPUT -d ${SERVICE_CIDR} `) && r.includes(" -j REJECT"));
+    expect(reject, rules.join("\n")).toBeGreaterThan(0);
+    // Nothing before it lets the node's packets through unconditionally (kube-router's jump matches pods' addresses).
+    expect(rules.slice(0, reject).filter((r) => r.startsWith("-A OUTPUT") && / -j ACCEPT$/.test(r))).toEqual([]);
   });
 
   it("gives pods no IPv6 path to the node (the enforcer polices IPv4 only)", (ctx) => {
