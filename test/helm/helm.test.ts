@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NODE_ADDRESS, until } from "../helpers/cluster.ts";
+import { describeError, NODE_ADDRESS, until } from "../helpers/cluster.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres-server.ts";
 import { sseClient } from "../helpers/sse-client.ts";
 import { steadyLoad } from "./load.ts";
@@ -155,14 +155,28 @@ async function connect(): Promise<void> {
   base = `http://${svc.spec!.clusterIP}:80`;
   const secret = await core.readNamespacedSecret({ name: "codeplane-bootstrap", namespace: NS });
   key = Buffer.from(secret.data!.CODEPLANE_BOOTSTRAP_API_KEY!, "base64").toString();
-  // A new Service answers once kube-proxy has written its rules (its sync runs at most once a second).
+  // A new Service answers once kube-proxy has written its rules (its sync runs at most once a second);
+  // until then the node refuses the connection (hack/cluster/up.sh: untranslated Service addresses).
   const t0 = Date.now();
+  const attempts: string[] = [];
+  const at = () => `+${((Date.now() - t0) / 1000).toFixed(2)} s`;
+  const ready = async () => {
+    try {
+      const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) });
+      if (!res.ok) attempts.push(`${at()} ${res.status} ${(await res.text()).slice(0, 200)}`);
+      return res.ok;
+    } catch (err) {
+      attempts.push(`${at()} ${describeError(err)}`);
+      throw err;
+    }
+  };
+  // What each failed attempt met (collapsed when it repeats), for the log of a slow or failed connect.
+  const tried = () => attempts.filter((a, i) => i === 0 || a.replace(/^\S+ s /, "") !== attempts[i - 1]!.replace(/^\S+ s /, "")).slice(0, 20).join("\n  ");
   try {
-    await until(`${base}/readyz`, 60_000, async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok);
-    // Seen over 30 s twice in CI on a new install (connection refused: no ready endpoint yet); kept in the log until explained.
-    if (Date.now() - t0 > 10_000) console.log(`connect: ${base} answered after ${((Date.now() - t0) / 1000).toFixed(1)} s; the cluster then:\n${await clusterView()}`);
+    await until(`${base}/readyz`, 60_000, ready);
+    if (Date.now() - t0 > 10_000) console.log(`connect: ${base} answered after ${((Date.now() - t0) / 1000).toFixed(1)} s; attempts:\n  ${tried()}\nthe cluster then:\n${await clusterView()}`);
   } catch (err) {
-    console.log(`connect: ${base} did not answer; what the cluster shows:\n${await clusterView()}`);
+    console.log(`connect: ${base} did not answer; attempts:\n  ${tried()}\nwhat the cluster shows:\n${await clusterView()}`);
     throw err;
   }
 }
@@ -172,6 +186,11 @@ async function clusterView(): Promise<string> {
   const out: string[] = [];
   const run = async (...args: string[]) => out.push(`$ kubectl ${args.join(" ")}`, await kubectl(...args).catch((e: Error) => e.message));
   await run("-n", NS, "get", "pods,endpointslices,svc", "-o", "wide");
+  // The node's side (the local cluster; elsewhere these fail and say so): the Service's NAT rules and this process's connections to it.
+  const ip = base.replace(/^http:\/\/|:\d+$/g, "");
+  const host = async (label: string, script: string) => out.push(`$ ${label}`, await sh(script, 10_000).then((r) => r.stdout || "(nothing)", (e: Error) => e.message));
+  await host(`iptables-save -t nat | grep -F ${ip}`, `iptables-save -t nat | grep -F -- '${ip}' || true`);
+  await host(`ss -tnp dst ${ip}`, `ss -tnp dst '${ip}'`);
   for (const pod of await apiPods()) {
     await run("-n", NS, "logs", pod.metadata!.name!, "--tail", "40");
     if ((pod.status?.containerStatuses?.[0]?.restartCount ?? 0) > 0) await run("-n", NS, "logs", pod.metadata!.name!, "--previous", "--tail", "40");
