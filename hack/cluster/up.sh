@@ -131,8 +131,8 @@ ensure_rule iptables mangle FORWARD -i "$BRIDGE_NAME" -o "$BRIDGE_NAME" -m connt
 # The node's own connections to a Service address that kube-proxy has not translated (a new
 # Service in the instant before its rules, or an address no Service has) are refused here
 # instead of leaving by the default route: seen in the Helm e2e, a client's first connection
-# to a new cluster IP went out eth0 to the host's gateway, which accepted it, and the client
-# then kept that kept-alive connection to nobody for its next minute of requests. filter
+# to a new cluster IP went out eth0 to the host's gateway, was answered off the machine, and
+# the client kept that connection alive for its next minute of requests. filter
 # OUTPUT runs after nat OUTPUT, so translated connections carry the pod's address by then.
 # (Pods' untranslated traffic cannot leave: forwarding off the bridge is dropped above.)
 ensure_rule iptables filter OUTPUT -d "$SERVICE_CIDR" \
