@@ -32,7 +32,7 @@ import { createRootLogger } from "../src/logger.ts";
 import { createFixtureRepo } from "../test/helpers/git-fixture.ts";
 import { startPostgres } from "../test/helpers/postgres-server.ts";
 import { encodeCursor } from "../src/domain/shared/pagination.ts";
-import { benchServiceEnv, cpuMicros, createBenchDatabase, freePort, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
+import { benchServiceEnv, cpuMicros, createBenchDatabase, freePort, gcSeconds, percentile, serveInChildProcess, writeBenchJson } from "./lib.ts";
 import { seedRuns } from "./runs-seed.ts";
 
 const ROWS = 10_000;
@@ -51,6 +51,8 @@ interface Figures {
   errors: number;
   /** CPU µs per request: the server's process and main thread (over HTTP), and the load generator's or baseline's own (this process). */
   cpu_us_per_request: { server_process?: number; server_main_thread?: number; client: number };
+  /** The service's garbage collection per request, µs by kind (its /metrics; over HTTP to the service only). */
+  gc_us_per_request?: Record<string, number>;
 }
 
 /** CPU per request over a measurement: this process's, and the server's when it has its own. */
@@ -96,15 +98,27 @@ async function loops(op: () => Promise<unknown>, seconds: number): Promise<Omit<
   return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
-/** autocannon against url from CONNECTIONS connections for SECONDS, after as long a warm-up; serverPid is the process answering. */
-async function http(url: string, key: string, serverPid: number): Promise<Figures> {
+/**
+ * autocannon against url from CONNECTIONS connections for SECONDS, after as
+ * long a warm-up; serverPid is the process answering, and metricsUrl its
+ * /metrics when it is the service: its collectors' time per request is then
+ * reported too (what was promoted and collected by full collections shows
+ * there first, as it did in issue 17).
+ */
+async function http(url: string, key: string, serverPid: number, metricsUrl?: string): Promise<Figures> {
   const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, headers: { authorization: `Bearer ${key}` } });
   if (WARMUP_SECONDS > 0) await run(WARMUP_SECONDS);
-  return withCpu(serverPid, async () => {
+  const gc0 = metricsUrl ? await gcSeconds(metricsUrl) : null;
+  const figures = await withCpu(serverPid, async () => {
     const r = await run(SECONDS);
     const bad = r.non2xx + r.errors + r.timeouts;
     return { rps: r.requests.total / SECONDS, p50: r.latency.p50, p99: r.latency.p99, errors: bad };
   });
+  if (!gc0 || !metricsUrl) return figures;
+  const gc1 = await gcSeconds(metricsUrl);
+  const requests = figures.rps * SECONDS;
+  const perRequest = Object.fromEntries(Object.entries(gc1).map(([kind, s]) => [kind, Math.round(((s - (gc0[kind] ?? 0)) * 1e6) / requests)]));
+  return { ...figures, gc_us_per_request: perRequest };
 }
 
 const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number; reference?: { bare_node_server: Figures; ratio_throughput: number; api_over_reference: number } }> = {};
@@ -112,7 +126,10 @@ const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: 
 /** bench/processes/bare-list-server.ts in a process of its own, as the service is. */
 async function startBareServer(databaseUrl: string, accountId: string): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const port = await freePort();
+  // BENCH_PROFILE_DIR: it writes a CPU profile there too, to hold beside the service's.
+  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const proc = fork(new URL("./processes/bare-list-server.ts", import.meta.url).pathname, [], {
+    execArgv: profile,
     env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, ACCOUNT_ID: accountId, POOL_MAX: String(CONNECTIONS), PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -130,6 +147,9 @@ async function startBareServer(databaseUrl: string, accountId: string): Promise<
     },
   };
 }
+
+const gcLine = (gc: Record<string, number>) =>
+  ["minor", "major", "incremental"].map((kind) => `${kind} ${gc[kind] ?? 0} µs`).join(", ");
 
 const cpuLine = (f: Figures) =>
   `server ${f.cpu_us_per_request.server_process} µs (main thread ${f.cpu_us_per_request.server_main_thread}), load generator ${f.cpu_us_per_request.client} µs`;
@@ -150,6 +170,7 @@ function report(name: string, api: Figures, base: Figures, baseName: string): vo
   console.log(`  ${baseName.padEnd(22)} ${f(base.rps)} ${f(base.p50)} ${f(base.p99)} ${base.errors}`);
   console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x   p99 latency ${(api.p99 / base.p99).toFixed(2)}x`);
   console.log(`  CPU per request         ${cpuLine(api)}; baseline client ${base.cpu_us_per_request.client} µs`);
+  if (api.gc_us_per_request) console.log(`  GC per request          ${gcLine(api.gc_us_per_request)} (the service's /metrics)`);
 }
 
 /**
@@ -169,7 +190,7 @@ async function benchRuns(baseUrl: string, servicePid: number, key: string, pool:
     { name: "repository_id + status=running", query: `&repository_id=${repositoryId}&status=running`, where: "and repository_id = $2 and status = $3", args: [repositoryId, "running"] },
   ];
   for (const c of cases) {
-    const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key, servicePid);
+    const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key, servicePid, `${baseUrl}/metrics`);
     const text = `select * from runs where account_id = $1 and deleted_at is null ${c.where} order by id desc limit 21`;
     const raw = await closedLoop(() => pool.query(text, [accountId, ...c.args]));
     report(`GET /v1/runs ${c.name} (20 of ${RUNS.toLocaleString("en")})`, api, raw, "pg query (baseline)");
@@ -221,7 +242,7 @@ async function main(): Promise<void> {
       const repo = (await created.json()) as { id: string };
 
       if (ONLY.has("list")) {
-        const listApi = await http(`${service.url}/v1/repositories?limit=20`, key, service.pid);
+        const listApi = await http(`${service.url}/v1/repositories?limit=20`, key, service.pid, `${service.url}/metrics`);
         const listRaw = await closedLoop(() =>
           pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
         );
@@ -241,7 +262,7 @@ async function main(): Promise<void> {
       }
 
       if (ONLY.has("files")) {
-        const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key, service.pid);
+        const filesApi = await http(`${service.url}/v1/repositories/${repo.id}/files?path=a/b`, key, service.pid, `${service.url}/metrics`);
         // The baseline reads git every time (the read cache off): the service's cache is part of what is measured.
         const uncached = new GitMirrors({
           cacheDir: path.join(dataDir, "baseline-git"),

@@ -103,6 +103,20 @@ export function cpuMicros(pid: number): { process: number; mainThread: number } 
   }
 }
 
+/**
+ * Seconds a process has spent in garbage collection, by kind (minor, major,
+ * incremental, weakcb), from the histogram prom-client keeps for the service
+ * (`codeplane_nodejs_gc_duration_seconds`) on its /metrics.
+ */
+export async function gcSeconds(metricsUrl: string): Promise<Record<string, number>> {
+  const res = await fetch(metricsUrl);
+  if (!res.ok) throw new Error(`${metricsUrl}: ${res.status}`);
+  const seconds: Record<string, number> = {};
+  for (const m of (await res.text()).matchAll(/^codeplane_nodejs_gc_duration_seconds_sum\{kind="([a-z]+)"\} ([0-9.e+-]+)$/gm)) seconds[m[1]!] = Number(m[2]);
+  if (!Object.keys(seconds).length) throw new Error(`${metricsUrl}: no codeplane_nodejs_gc_duration_seconds_sum`);
+  return seconds;
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
