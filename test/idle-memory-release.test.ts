@@ -7,6 +7,7 @@ import autocannon from "autocannon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
+import { SERVER_NODE_FLAGS } from "../src/server-node-flags.ts";
 import { freePort } from "./helpers/free-port.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
 
@@ -37,6 +38,8 @@ interface Served {
   url: string;
   releases: () => readonly LogLine[];
   rssMiB: () => number;
+  /** The process's command line, as it runs now (after bin/codeplane.mjs started it again with the service's node flags). */
+  commandLine: () => string[];
   stop: () => Promise<number | null>;
 }
 
@@ -70,6 +73,7 @@ async function serve(releaseSeconds: string): Promise<Served> {
     url,
     releases: () => released,
     rssMiB: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))![1]) / 1024,
+    commandLine: () => readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").split("\0").filter(Boolean),
     stop: () => (proc.kill("SIGTERM"), exited),
   };
 }
@@ -122,6 +126,8 @@ describe("idle memory release", () => {
   it("keeps the heap with CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS=0", async () => {
     const s = await serve("0");
     try {
+      // The memory settings only node's command line gives (src/server-node-flags.ts), in place: the same process.
+      expect(s.commandLine()).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS, BIN, "serve"]));
       await load(s.url);
       await sleep(4000);
       expect(releases(s)).toHaveLength(0);
