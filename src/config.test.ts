@@ -86,4 +86,25 @@ describe("loadConfig", () => {
       { cidr: "0.0.0.0/0", ports: [{ protocol: "TCP", port: 443 }] },
     ]);
   });
+
+  it.each<[string, Record<string, string>, { policyName: string | null; gitPods: object | null }]>([
+    ["unset: the controller applies no policy", {}, { policyName: null, gitPods: null }],
+    [
+      "the Helm chart's: a name and the API pods on the git port",
+      { CODEPLANE_RUN_EGRESS_POLICY: "cp-codeplane-workloads", CODEPLANE_RUN_EGRESS_GIT_PODS: "codeplane/app.kubernetes.io/name=codeplane,app.kubernetes.io/instance=cp", CODEPLANE_GIT_PORT: "8081" },
+      { policyName: "cp-codeplane-workloads", gitPods: { namespace: "codeplane", podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": "cp" }, port: 8081 } },
+    ],
+    ["pods without a git port: the main port", { CODEPLANE_RUN_EGRESS_GIT_PODS: "ns/app=x", PORT: "9000" }, { policyName: null, gitPods: { namespace: "ns", podSelector: { app: "x" }, port: 9000 } }],
+  ])("reads the workload policy's name and git pods: %s", (_, env, expected) => {
+    expect(loadConfig({ ...base, ...env }).runs.egress).toMatchObject(expected);
+  });
+
+  it.each([["codeplane"], ["codeplane/"], ["Codeplane/app=x"], ["ns/app"], ["ns/app=x,=y"], ["ns/app=x y"]])("refuses CODEPLANE_RUN_EGRESS_GIT_PODS=%s", (value) => {
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_GIT_PODS: value })).toThrow(/CODEPLANE_RUN_EGRESS_GIT_PODS: must be <namespace>\/<label>=<value>/);
+  });
+
+  it("refuses a policy name Kubernetes would not accept", () => {
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_POLICY: "Workloads_1" })).toThrow(/CODEPLANE_RUN_EGRESS_POLICY: must be a Kubernetes object name/);
+  });
 });
+

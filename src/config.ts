@@ -160,6 +160,25 @@ const envSchema = z.object({
     }
     return cidrs;
   }),
+  // The workload NetworkPolicy the controller applies in CODEPLANE_NAMESPACE at
+  // start, built from these settings (the Helm chart names it); unset: the
+  // controller applies none, and `codeplane install` applies codeplane-workloads.
+  CODEPLANE_RUN_EGRESS_POLICY: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a Kubernetes object name").max(253).optional(),
+  // The pods behind CODEPLANE_INTERNAL_URL, as <namespace>/<label>=<value>,...
+  // (the Helm chart's API pods): the policy lets runs reach them on the git
+  // port, where a Service's DNS name could not be an address.
+  CODEPLANE_RUN_EGRESS_GIT_PODS: z.string().optional().transform((v, ctx) => {
+    if (v === undefined) return null;
+    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/(.+)$/.exec(v);
+    const pairs = m ? m[3]!.split(",").map((p) => p.trim().split("=")) : [];
+    const label = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+    const value = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+    if (!m || !pairs.every((p) => p.length === 2 && label.test(p[0]!) && value.test(p[1]!))) {
+      ctx.addIssue({ code: "custom", message: "must be <namespace>/<label>=<value>[,<label>=<value>...], e.g. codeplane/app.kubernetes.io/instance=codeplane" });
+      return z.NEVER;
+    }
+    return { namespace: m[1]!, podSelector: Object.fromEntries(pairs) as Record<string, string> };
+  }),
   // The GitHub App (see loadGitHub: all of the required ones or none).
   CODEPLANE_GITHUB_APP_ID: z.string().regex(/^[1-9][0-9]{0,15}$/, "must be the App's numeric id").optional(),
   CODEPLANE_GITHUB_PRIVATE_KEY: z.string().optional(),
@@ -308,6 +327,10 @@ export interface Config {
       allow: EgressRule[];
       /** Never reachable from runs even with open egress (besides the metadata address, always denied). */
       clusterCidrs: string[];
+      /** The NetworkPolicy the controller applies at start (CODEPLANE_RUN_EGRESS_POLICY); null: none. */
+      policyName: string | null;
+      /** The pods the policy lets runs clone from, on the git listener's port (CODEPLANE_RUN_EGRESS_GIT_PODS); null: CODEPLANE_INTERNAL_URL's address. */
+      gitPods: { namespace: string; podSelector: Record<string, string>; port: number } | null;
     };
     /** Non-secret variables the checkout and dependency install get (a package mirror, say). */
     preprocessEnv: Record<string, string>;
@@ -628,7 +651,13 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
       internalUrl: e.CODEPLANE_INTERNAL_URL ?? derivedInternalUrl(e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST, e.CODEPLANE_GIT_PORT ?? e.PORT),
-      egress: { mode: e.CODEPLANE_RUN_EGRESS, allow: e.CODEPLANE_RUN_EGRESS_ALLOW, clusterCidrs: e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS },
+      egress: {
+        mode: e.CODEPLANE_RUN_EGRESS,
+        allow: e.CODEPLANE_RUN_EGRESS_ALLOW,
+        clusterCidrs: e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS,
+        policyName: e.CODEPLANE_RUN_EGRESS_POLICY ?? null,
+        gitPods: e.CODEPLANE_RUN_EGRESS_GIT_PODS && { ...e.CODEPLANE_RUN_EGRESS_GIT_PODS, port: e.CODEPLANE_GIT_PORT ?? e.PORT },
+      },
       preprocessEnv: e.CODEPLANE_RUN_PREPROCESS_ENV,
     },
     analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },

@@ -56,7 +56,7 @@ import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
 import { RUN_PLURAL } from "./k8s/crds/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
-import { installCluster, InstallRefusedError } from "./k8s/install.ts";
+import { applyWorkloadPolicy, installCluster, InstallRefusedError } from "./k8s/install.ts";
 import { OAuthServer } from "./oauth/index.ts";
 import { DashboardSessions } from "./ui/sessions.ts";
 
@@ -98,6 +98,13 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       logger: logger.child({ component: "git" }),
     });
     const kube = connectKubernetes(config, logger);
+    // The run namespace's NetworkPolicy from this process's settings, before any
+    // workload can start and before this pod is Ready (the Helm chart's path).
+    if (kube && config.components.controller && config.runs.egress.policyName) {
+      const plan = await applyWorkloadPolicy(kube.config, config);
+      for (const warning of plan.warnings) logger.warn(warning);
+      logger.info({ network_policy: plan.networkPolicy.metadata!.name, namespace: plan.namespace, git: plan.git }, "applied the workload NetworkPolicy");
+    }
     const envVars = new EnvVarService(new SecretBox(config.encryption));
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();

@@ -36,6 +36,18 @@ describe("planInstall", () => {
     expect(() => planInstall(settings("http://10.244.0.1:8081", { allow: [{ cidr: "169.254.169.254/32", ports: [] }] }))).toThrow(InstallRefusedError);
   });
 
+  it("names the policy and its git endpoint as the Helm chart configures them (CODEPLANE_RUN_EGRESS_POLICY, CODEPLANE_RUN_EGRESS_GIT_PODS)", () => {
+    const gitPods = { namespace: "codeplane", podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": "cp" }, port: 8081 };
+    // The Service's DNS name is no address, but the pods behind it are named, so nothing is refused.
+    const plan = planInstall(settings("http://cp-codeplane.codeplane.svc:8081", { policyName: "cp-codeplane-workloads", gitPods }));
+    expect(plan.git).toEqual(gitPods);
+    expect(plan.warnings).toEqual([]);
+    expect(plan.networkPolicy).toEqual(
+      buildWorkloadNetworkPolicy({ namespace: "runs", name: "cp-codeplane-workloads", mode: "restricted", allow: [], clusterCidrs: DEFAULT_CLUSTER_CIDRS, git: gitPods }),
+    );
+    expect(planInstall(settings("http://10.244.0.1:8081", { policyName: null, gitPods: null })).networkPolicy.metadata!.name).toBe("codeplane-workloads");
+  });
+
   it("without a git URL opens no git endpoint and warns", () => {
     const plan = planInstall(settings(null));
     expect(plan.git).toBeNull();

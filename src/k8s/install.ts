@@ -12,12 +12,15 @@ import { isNotFound, isAlreadyExists, isConflict } from "./client.ts";
 import { CRD_FILES } from "./crds/definition.ts";
 import type { EgressMode, EgressRule } from "./egress.ts";
 import { RESTRICTED_POD_SECURITY_LABELS } from "./labels.ts";
-import { buildWorkloadNetworkPolicy, EgressSettingsError, gitEndpointFromUrl, type GitEndpoint } from "./network-policy.ts";
+import { buildWorkloadNetworkPolicy, EgressSettingsError, gitEndpointFromUrl, WORKLOAD_POLICY_NAME, type GitEndpoint } from "./network-policy.ts";
 
 // `codeplane install`: what a cluster needs before codeplane can run there,
 // for development and tests (Helm does the same in production): the CRDs, the
 // run namespace under the restricted Pod Security Standard, and the
-// NetworkPolicy that confines run and analysis pods.
+// NetworkPolicy that confines run and analysis pods. The controller applies
+// that same policy at start when CODEPLANE_RUN_EGRESS_POLICY names it (the
+// Helm chart does), so both paths build it with this one plan
+// (docs/decisions/0100-network-policy-one-author.md).
 
 export async function applyCrds(config: KubeConfig): Promise<string[]> {
   const api = config.makeApiClient(ApiextensionsV1Api);
@@ -85,7 +88,15 @@ export interface InstallSettings {
   kubernetes: { namespace: string };
   runs: {
     internalUrl: string | null;
-    egress: { mode: EgressMode; allow: readonly EgressRule[]; clusterCidrs: readonly string[] };
+    egress: {
+      mode: EgressMode;
+      allow: readonly EgressRule[];
+      clusterCidrs: readonly string[];
+      /** The policy's name (CODEPLANE_RUN_EGRESS_POLICY); unset: codeplane-workloads. */
+      policyName?: string | null;
+      /** The git endpoint as pods (CODEPLANE_RUN_EGRESS_GIT_PODS), instead of CODEPLANE_INTERNAL_URL's address. */
+      gitPods?: Extract<GitEndpoint, { podSelector: unknown }> | null;
+    };
   };
 }
 
@@ -115,16 +126,19 @@ export class InstallRefusedError extends Error {
 }
 
 /**
- * Pure: what install applies. CODEPLANE_INTERNAL_URL must name an IP address
- * (a DNS name cannot be an ipBlock; the Helm chart names the API pods
- * instead); unset, no git endpoint is opened (workloads refuse to start
- * without one anyway) and a warning says so.
+ * Pure: what install applies. The git endpoint is CODEPLANE_RUN_EGRESS_GIT_PODS
+ * when set (the Helm chart names its API pods); otherwise CODEPLANE_INTERNAL_URL,
+ * which must name an IP address (a DNS name cannot be an ipBlock); unset, no
+ * git endpoint is opened (workloads refuse to start without one anyway) and a
+ * warning says so.
  */
 export function planInstall(settings: InstallSettings): InstallPlan {
   const { internalUrl, egress } = settings.runs;
   const warnings: string[] = [];
   let git: GitEndpoint | null = null;
-  if (internalUrl === null) {
+  if (egress.gitPods) {
+    git = egress.gitPods;
+  } else if (internalUrl === null) {
     warnings.push("CODEPLANE_INTERNAL_URL is not set: the run namespace's NetworkPolicy opens no git endpoint, and runs and analyses cannot start until it is set (then run codeplane install again)");
   } else {
     const endpoint = gitEndpointFromUrl(internalUrl);
@@ -132,7 +146,14 @@ export function planInstall(settings: InstallSettings): InstallPlan {
     git = endpoint;
   }
   try {
-    const networkPolicy = buildWorkloadNetworkPolicy({ namespace: settings.kubernetes.namespace, mode: egress.mode, allow: egress.allow, clusterCidrs: egress.clusterCidrs, git });
+    const networkPolicy = buildWorkloadNetworkPolicy({
+      namespace: settings.kubernetes.namespace,
+      name: egress.policyName ?? WORKLOAD_POLICY_NAME,
+      mode: egress.mode,
+      allow: egress.allow,
+      clusterCidrs: egress.clusterCidrs,
+      git,
+    });
     return { namespace: settings.kubernetes.namespace, namespaceLabels: { ...RESTRICTED_POD_SECURITY_LABELS }, networkPolicy, git, warnings };
   } catch (err) {
     if (err instanceof EgressSettingsError) throw new InstallRefusedError(err.message);
@@ -153,4 +174,16 @@ export async function installCluster(kubeConfig: KubeConfig, settings: InstallSe
   await ensureNamespace(kubeConfig, plan.namespace, plan.namespaceLabels);
   await applyNetworkPolicy(kubeConfig, plan.networkPolicy);
   return { crds, namespace: plan.namespace, networkPolicy: plan.networkPolicy.metadata!.name!, git: plan.git, warnings: plan.warnings };
+}
+
+/**
+ * The controller at start, when CODEPLANE_RUN_EGRESS_POLICY names the policy:
+ * the workload NetworkPolicy `codeplane install` would apply for the same
+ * settings, created or replaced, before any workload is started. Throws
+ * InstallRefusedError for settings it cannot enforce (the process then stops).
+ */
+export async function applyWorkloadPolicy(kubeConfig: KubeConfig, settings: InstallSettings): Promise<InstallPlan> {
+  const plan = planInstall(settings);
+  await applyNetworkPolicy(kubeConfig, plan.networkPolicy);
+  return plan;
 }

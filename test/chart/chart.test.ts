@@ -10,16 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS, parseEgressRules } from "../../src/k8s/egress.ts";
 import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/k8s/labels.ts";
+import { planInstall } from "../../src/k8s/install.ts";
 import { buildWorkloadNetworkPolicy, WORKLOAD_POD_SELECTOR } from "../../src/k8s/network-policy.ts";
 import { renderCrds } from "../../src/k8s/crds/render.ts";
 import { CHART_README, withTable } from "./values-doc.ts";
 import { helmBinary } from "./helm-binary.ts";
 
-// The chart renders what the binary builds: the workload NetworkPolicy from
-// `helm template` must equal buildWorkloadNetworkPolicy for the same settings
-// (with the git endpoint as the release's pods), the settings it passes the
-// binary must be ones loadConfig accepts, and the run namespace and the API
-// pods' policy must be what "Isolation of user code" promises.
+// The chart passes the binary settings it accepts, and the binary builds the
+// workload NetworkPolicy from them (it applies it at start: the chart renders
+// none, docs/decisions/0100-network-policy-one-author.md): the policy the
+// binary would apply from the chart's environment must name the release's
+// pods as the git endpoint, in the run namespace, under the name the Role
+// lets it write. The run namespace and the API pods' policy must be what
+// "Isolation of user code" promises.
 
 const execFile = promisify(execFileCb);
 const root = new URL("../..", import.meta.url).pathname;
@@ -87,18 +90,23 @@ const container = (docs: K8sObject[]) => podSpec(docs).containers[0];
 const configFromEnv = (e: Record<string, string>) =>
   loadConfig({ ...e, DATABASE_URL: "postgres://x@127.0.0.1/db", CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
 
-/** What the binary would build from the environment the chart gives it, with the git endpoint as Helm names it. */
-function builtFromEnv(e: Record<string, string>): V1NetworkPolicy {
+/** The workload NetworkPolicy the binary applies at start from the environment the chart gives it (the code of `codeplane install`). */
+const appliedFromEnv = (e: Record<string, string>): V1NetworkPolicy => planInstall(configFromEnv(e)).networkPolicy;
+
+/** The policy the chart used to render itself: the egress settings, with the release's API pods on the git port as the git endpoint. */
+function expectedPolicy(e: Record<string, string>): V1NetworkPolicy {
   const config = configFromEnv(e);
   return buildWorkloadNetworkPolicy({
-    namespace: config.kubernetes.namespace,
+    namespace: RUN_NS,
     name: `${FULLNAME}-workloads`,
     mode: config.runs.egress.mode,
     allow: config.runs.egress.allow,
     clusterCidrs: config.runs.egress.clusterCidrs,
-    git: { namespace: RELEASE_NS, podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": RELEASE }, port: config.http.gitPort! },
+    git: { namespace: RELEASE_NS, podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": RELEASE }, port: 8081 },
   });
 }
+
+const WORKLOAD_POLICY = `${FULLNAME}-workloads`;
 
 const RUN_NS = `${RELEASE}-runs`;
 
@@ -176,32 +184,26 @@ describe("the Helm chart", () => {
       "open",
       "10.96.0.0/16@443/tcp",
     ],
-  ])("renders the workload policy buildWorkloadNetworkPolicy builds: %s", async (_, values, mode, allowEnv) => {
+  ])("passes the binary the workload policy's settings, from which it builds the release's policy: %s", async (_, values, mode, allowEnv) => {
     const docs = await render(values);
     const e = env(docs);
     expect(e.CODEPLANE_RUN_EGRESS).toBe(mode);
     expect(e.CODEPLANE_RUN_EGRESS_ALLOW).toBe(allowEnv);
-    const rendered = find(docs, "NetworkPolicy", `${FULLNAME}-workloads`);
-    const built = builtFromEnv(e);
-    expect(rendered.metadata.namespace).toBe(RUN_NS);
-    expect({ apiVersion: rendered.apiVersion, kind: rendered.kind, name: rendered.metadata.name, namespace: rendered.metadata.namespace }).toEqual({
-      apiVersion: built.apiVersion,
-      kind: built.kind,
-      name: built.metadata!.name,
-      namespace: built.metadata!.namespace,
-    });
-    expect(rendered.spec).toEqual(built.spec);
+    expect(e.CODEPLANE_RUN_EGRESS_POLICY).toBe(WORKLOAD_POLICY);
+    expect(e.CODEPLANE_RUN_EGRESS_GIT_PODS).toBe(`${RELEASE_NS}/app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=codeplane`);
+    // One author: Helm renders no workload policy; codeplane applies this one at start.
+    expect(docs.filter((d) => d.kind === "NetworkPolicy").map((d) => d.metadata.name)).toEqual([FULLNAME]);
+    expect(appliedFromEnv(e)).toEqual(expectedPolicy(e));
   });
 
   it("excludes the metadata ranges and the cluster CIDRs from open egress", async () => {
-    const docs = await render({ runs: { egress: { mode: "open" } } });
-    const egress = find(docs, "NetworkPolicy", `${FULLNAME}-workloads`).spec.egress as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
+    const egress = appliedFromEnv(env(await render({ runs: { egress: { mode: "open" } } }))).spec!.egress as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
     const open = egress.at(-1)!.to.map((p) => p.ipBlock!);
     expect(open.map((b) => b.cidr)).toEqual(["0.0.0.0/0", "::/0"]);
     expect(open[0]!.except).toEqual(expect.arrayContaining(["169.254.0.0/16", ...DEFAULT_CLUSTER_CIDRS.filter((c) => !c.includes(":"))]));
     expect(open[1]!.except).toEqual(expect.arrayContaining(["fd00:ec2::254/128", ...DEFAULT_CLUSTER_CIDRS.filter((c) => c.includes(":"))]));
     // In restricted mode no block reaches the internet at all.
-    const restricted = find(await render(), "NetworkPolicy", `${FULLNAME}-workloads`);
+    const restricted = appliedFromEnv(env(await render()));
     expect(JSON.stringify(restricted.spec)).not.toContain("ipBlock");
   });
 
@@ -209,20 +211,31 @@ describe("the Helm chart", () => {
     const e = env(await render());
     expect(e.CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS).toBe(DEFAULT_CLUSTER_CIDRS.join(","));
     const docs = await render({ runs: { egress: { allow: [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }] } } });
-    const blocks = (find(docs, "NetworkPolicy", `${FULLNAME}-workloads`).spec.egress as { to: { ipBlock: { except: string[] } }[] }[]).slice(2);
+    const blocks = (appliedFromEnv(env(docs)).spec!.egress as { to: { ipBlock: { except: string[] } }[] }[]).slice(2);
     expect(blocks.flatMap((r) => r.to[0]!.ipBlock.except)).toEqual([...METADATA_CIDRS]);
   });
 
+  // Egress settings the policy cannot enforce: the chart passes them on, and the
+  // binary refuses them at start (the pods stop, naming the value), so the
+  // address arithmetic lives in one place.
   it.each<[string, object, RegExp]>([
-    ["the IPv4 metadata range", { runs: { egress: { allow: [{ cidr: "169.254.0.0/16", ports: [{ port: 80 }] }] } } }, /'169\.254\.0\.0\/16' lies inside the cloud metadata range 169\.254\.0\.0\/16/],
+    ["the IPv4 metadata range", { runs: { egress: { allow: [{ cidr: "169.254.0.0/16", ports: [{ port: 80 }] }] } } }, /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.0\.0\/16' lies inside the cloud metadata range 169\.254\.0\.0\/16/],
     ["the metadata address", { runs: { egress: { allow: [{ cidr: "169.254.169.254/32" }] } } }, /'169\.254\.169\.254\/32' lies inside the cloud metadata range/],
     ["the IPv6 metadata address", { runs: { egress: { allow: [{ cidr: "fd00:0ec2:0::254/128" }] } } }, /lies inside the cloud metadata range fd00:ec2::254\/128/],
-    ["a CIDR listed twice", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80 }] }, { cidr: "10.0.0.0/8" }] } } }, /10\.0\.0\.0\/8 is listed twice/],
+    ["a CIDR listed with and without ports", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80 }] }, { cidr: "10.0.0.0/8" }] } } }, /10\.0\.0\.0\/8 is listed both with and without ports/],
     ["a malformed CIDR", { runs: { egress: { allow: [{ cidr: "10.0.0/8" }] } } }, /'10\.0\.0\/8' is not a CIDR/],
-    ["a prefix too long", { runs: { egress: { allow: [{ cidr: "10.0.0.0/33" }] } } }, /prefix length is at most 32/],
+    ["a prefix too long", { runs: { egress: { allow: [{ cidr: "10.0.0.0/33" }] } } }, /'10\.0\.0\.0\/33' is not a CIDR/],
+    ["a cluster CIDR of a whole family", { runs: { egress: { mode: "open", clusterCIDRs: ["::/0"] } } }, /'::\/0' is every address of its family/],
+  ])("passes on, and the binary refuses at start, %s", async (_, values, message) => {
+    const e = env(await render(values));
+    expect(() => planInstall(configFromEnv(e))).toThrow(message);
+  });
+
+  it.each<[string, object, RegExp]>([
+    ["a CIDR that would split the variable", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8,1.2.3.4/32" }] } } }, /'\/runs\/egress\/allow\/0\/cidr': '10\.0\.0\.0\/8,1\.2\.3\.4\/32' does not match pattern/],
+    ["a bare address", { runs: { egress: { allow: [{ cidr: "10.0.0.1" }] } } }, /'\/runs\/egress\/allow\/0\/cidr': '10\.0\.0\.1' does not match pattern/],
     ["a port out of range", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 70000 }] }] } } }, /'\/runs\/egress\/allow\/0\/ports\/0\/port': maximum: got 70,000, want 65,535/],
     ["an unknown protocol", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80, protocol: "SCTP" }] }] } } }, /'\/runs\/egress\/allow\/0\/ports\/0\/protocol': value must be one of 'TCP', 'UDP'/],
-    ["a cluster CIDR of a whole family", { runs: { egress: { mode: "open", clusterCIDRs: ["::/0"] } } }, /'::\/0' is every address of its family/],
     ["an unknown mode", { runs: { egress: { mode: "wide" } } }, /'\/runs\/egress\/mode': value must be one of 'restricted', 'open'/],
     ["the API policy without a git port", { config: { CODEPLANE_GIT_PORT: "" } }, /networkPolicy.enabled needs config.CODEPLANE_GIT_PORT/],
     ["creating the release namespace", { runNamespace: { create: true, name: RELEASE_NS } }, /runNamespace.name is the release namespace/],
@@ -245,15 +258,13 @@ describe("the Helm chart", () => {
   it("keeps the run namespace on uninstall when asked, and uses an existing one without creating it", async () => {
     const keptDocs = await render({ runNamespace: { keep: true } });
     expect(find(keptDocs, "Namespace", RUN_NS).metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
-    // Pods still running there after an uninstall stay confined.
-    expect(find(keptDocs, "NetworkPolicy", `${FULLNAME}-workloads`).metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
     const existing = await render({ runNamespace: { create: false, name: "shared-runs" } });
     expect(existing.filter((d) => d.kind === "Namespace")).toEqual([]);
     expect(env(existing).CODEPLANE_NAMESPACE).toBe("shared-runs");
-    expect(find(existing, "NetworkPolicy", `${FULLNAME}-workloads`).metadata.namespace).toBe("shared-runs");
-    expect(find(existing, "NetworkPolicy", `${FULLNAME}-workloads`).metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
-    // With the namespace, the policy goes too.
-    expect(find(await render(), "NetworkPolicy", `${FULLNAME}-workloads`).metadata.annotations).toBeUndefined();
+    // The workload policy is the binary's, in the run namespace and owned by no release: it stays
+    // wherever the namespace stays, so pods still running there after an uninstall stay confined.
+    expect(appliedFromEnv(env(existing)).metadata!.namespace).toBe("shared-runs");
+    expect(existing.filter((d) => d.kind === "NetworkPolicy").map((d) => d.metadata.name)).toEqual([FULLNAME]);
   });
 
   it("serves http, git and metrics on their own ports and points pods at the Service's git port", async () => {
@@ -341,7 +352,8 @@ describe("the Helm chart", () => {
 
     it("is left out when networkPolicy.enabled is false; the workloads' policy stays", async () => {
       const docs = await render({ networkPolicy: { enabled: false } });
-      expect(docs.filter((d) => d.kind === "NetworkPolicy").map((d) => d.metadata.name)).toEqual([`${FULLNAME}-workloads`]);
+      expect(docs.filter((d) => d.kind === "NetworkPolicy")).toEqual([]);
+      expect(env(docs).CODEPLANE_RUN_EGRESS_POLICY).toBe(WORKLOAD_POLICY);
     });
   });
 
@@ -573,7 +585,7 @@ describe("the Helm chart", () => {
       // The helm test pod is apart (test/chart/helm-test-hook.test.ts): it must not carry the API pods' selector.
       const docs = await render(everything, ["--skip-tests"]);
       expect(docs.map((d) => d.kind).sort()).toEqual(
-        ["CustomResourceDefinition", "CustomResourceDefinition", "Deployment", "HTTPRoute", "Ingress", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"].sort(),
+        ["CustomResourceDefinition", "CustomResourceDefinition", "Deployment", "HTTPRoute", "Ingress", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"].sort(),
       );
       for (const d of docs) {
         expect(d.metadata.labels, `${d.kind}/${d.metadata.name}`).toMatchObject({
@@ -588,7 +600,6 @@ describe("the Helm chart", () => {
         });
       }
       expect(find(docs, "Namespace", RUN_NS).metadata.labels!["app.kubernetes.io/component"]).toBe("runs");
-      expect(find(docs, "NetworkPolicy", `${FULLNAME}-workloads`).metadata.labels!["app.kubernetes.io/component"]).toBe("runs");
     });
 
     it("labels the API pods so that the workload selector never picks them", async () => {
@@ -812,6 +823,9 @@ describe("the Helm chart", () => {
       readNamespacedLease: ["coordination.k8s.io/leases:get"],
       createNamespacedLease: ["coordination.k8s.io/leases:create"],
       replaceNamespacedLease: ["coordination.k8s.io/leases:update"],
+      readNamespacedNetworkPolicy: ["networking.k8s.io/networkpolicies:get"],
+      replaceNamespacedNetworkPolicy: ["networking.k8s.io/networkpolicies:update"],
+      createNamespacedNetworkPolicy: ["networking.k8s.io/networkpolicies:create"],
     };
     // Informers list and watch; Log follows read pods/log.
     const INFORMED: Record<string, string[]> = {
@@ -827,8 +841,9 @@ describe("the Helm chart", () => {
     }
 
     it("grants exactly what the binary's Kubernetes calls need", async () => {
-      // codeplane install (src/k8s/install.ts) runs with the operator's credentials, not the chart's ServiceAccount.
-      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/main.ts")].filter((f) => !f.endsWith("install.ts") && !f.includes("/testing/"));
+      // src/k8s/install.ts is scanned too: the pods apply the workload NetworkPolicy with it at start. Its
+      // cluster-wide calls (CRDs, the namespace) run only in `codeplane install`, with the operator's credentials.
+      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/main.ts")].filter((f) => !f.includes("/testing/"));
       const needed = new Set<string>();
       const unmapped: string[] = [];
       for (const file of files) {
@@ -859,6 +874,11 @@ describe("the Helm chart", () => {
       expect(leases).toEqual([
         { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
         { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "update"] },
+      ]);
+      // The workload NetworkPolicy: created (RBAC cannot name what is created), then read and replaced by its name only.
+      expect(rs.filter((r) => r.resources.includes("networkpolicies"))).toEqual([
+        { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["create"] },
+        { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], resourceNames: [WORKLOAD_POLICY], verbs: ["get", "update"] },
       ]);
       // A Role in the run namespace, nothing cluster-wide.
       const docs = await render();

@@ -7,6 +7,8 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { planInstall } from "../../src/k8s/install.ts";
 import { describeError, NODE_ADDRESS, until } from "../helpers/cluster.ts";
 import { startPostgres, type PostgresServer } from "../helpers/postgres-server.ts";
 import { sseClient } from "../helpers/sse-client.ts";
@@ -416,6 +418,24 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
       expect(stream.events.at(-1)).toEqual({ type: "end", data: { status: "failed", exit_code: 3 } });
       expect(await finished(runId)).toMatchObject({ status: "failed", exit_code: 3 });
     });
+  });
+
+  it("confines runs by the workload NetworkPolicy the pods applied at start (what `codeplane install` builds from their settings): a run checks out through the git port and cannot reach Postgres on the node address", async () => {
+    // The chart renders no workload policy (docs/decisions/0100-network-policy-one-author.md): the pods made this one.
+    const networking = kc.makeApiClient(k8s.NetworkingV1Api);
+    const applied = await networking.readNamespacedNetworkPolicy({ name: "codeplane-workloads", namespace: RUN_NS });
+    expect(applied.metadata?.annotations?.["meta.helm.sh/release-name"]).toBeUndefined();
+    const container = (await apps.readNamespacedDeployment({ name: "codeplane", namespace: NS })).spec!.template.spec!.containers[0]!;
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
+    const config = loadConfig({ ...env, DATABASE_URL: databaseUrl, CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+    expect(applied.spec).toEqual(planInstall(config).networkPolicy.spec);
+    // Postgres listens on the node address for the API pods; a run pod may not connect there. Exit 0: closed, 3: open.
+    const probe = `const s = require("node:net").connect(${postgres!.port}, "${NODE_ADDRESS}");
+s.setTimeout(5000, () => process.exit(0));
+s.on("error", () => process.exit(0));
+s.on("connect", () => process.exit(3));`;
+    const runId = await timed("a run probing Postgres from the run namespace", () => startRun(["node", "-e", probe]));
+    expect(await finished(runId)).toMatchObject({ status: "completed", exit_code: 0 });
   });
 
   it("rolls a changed setting with the README's helm upgrade under 20 requests/s: no request fails, old pods stop promptly, and a run started before keeps every line", async () => {

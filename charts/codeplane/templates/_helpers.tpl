@@ -94,3 +94,57 @@ new ReplicaSet spreads too.
 {{- end -}}
 {{- with $constraints }}{{ toYaml . }}{{ end -}}
 {{- end -}}
+
+{{- /* The port pods clone from: the git listener's, or the main one. */ -}}
+{{- define "codeplane.gitPort" -}}
+{{- default .Values.config.PORT .Values.config.CODEPLANE_GIT_PORT -}}
+{{- end -}}
+
+{{- /* Where pods clone from: the Service's git port unless config.CODEPLANE_INTERNAL_URL says otherwise. */ -}}
+{{- define "codeplane.internalUrl" -}}
+{{- default (printf "http://%s.%s.svc:%s" (include "codeplane.fullname" .) .Release.Namespace (include "codeplane.gitPort" . | toString)) .Values.config.CODEPLANE_INTERNAL_URL -}}
+{{- end -}}
+
+{{- /*
+runs.egress.allow -> CODEPLANE_RUN_EGRESS_ALLOW (CIDR or CIDR@PORT[-END]/proto,
+comma-separated). Only written out: the binary checks it and builds the
+workload NetworkPolicy from it at start (src/k8s/network-policy.ts; see
+docs/decisions/0100-network-policy-one-author.md), so the chart holds no
+address logic of its own.
+*/ -}}
+{{- define "codeplane.egressAllowEnv" -}}
+{{- $entries := list -}}
+{{- range .Values.runs.egress.allow -}}
+  {{- $cidr := toString .cidr -}}
+  {{- range .ports -}}
+    {{- $range := toString (int .port) -}}
+    {{- if .endPort }}{{ $range = printf "%d-%d" (int .port) (int .endPort) }}{{ end -}}
+    {{- $entries = append $entries (printf "%s@%s/%s" $cidr $range (lower (default "TCP" .protocol))) -}}
+  {{- else -}}
+    {{- $entries = append $entries $cidr -}}
+  {{- end -}}
+{{- end -}}
+{{- join "," $entries -}}
+{{- end -}}
+
+{{- /* CODEPLANE_RUN_EGRESS_GIT_PODS: this release's API pods, which the workload policy lets runs clone from. */ -}}
+{{- define "codeplane.gitPods" -}}
+{{- $labels := list -}}
+{{- range $k, $v := include "codeplane.selector" . | fromYaml }}{{ $labels = append $labels (printf "%s=%s" $k $v) }}{{ end -}}
+{{- printf "%s/%s" .Release.Namespace (join "," $labels) -}}
+{{- end -}}
+
+{{- /* The label selector of run and analysis pods: src/k8s/network-policy.ts WORKLOAD_POD_SELECTOR (the API policy admits them to the git port). */ -}}
+{{- define "codeplane.workloadPodSelector" -}}
+matchLabels:
+  app.kubernetes.io/managed-by: codeplane
+matchExpressions:
+  - key: app.kubernetes.io/component
+    operator: In
+    values: [run, analysis]
+{{- end -}}
+
+{{- /* The workload NetworkPolicy the controller applies in the run namespace (CODEPLANE_RUN_EGRESS_POLICY). */ -}}
+{{- define "codeplane.workloadPolicyName" -}}
+{{- printf "%s-workloads" (include "codeplane.fullname" .) -}}
+{{- end -}}
