@@ -7,8 +7,9 @@ import { MANAGED_BY } from "./labels.ts";
 // other people's code, so they reach DNS, codeplane's git endpoint and what
 // the operator allows (a package mirror), and nothing else: no ingress, never
 // the metadata address, and with `open` egress still nothing inside the
-// cluster. The Helm chart renders the same policy (charts/codeplane/templates/
-// networkpolicy-workloads.yaml); test/chart/ checks that both agree.
+// cluster. The only author of that policy: `codeplane install` and, with
+// Helm, every controller process at start apply what this builds
+// (docs/decisions/0100-network-policy-one-author.md).
 
 export const WORKLOAD_POLICY_NAME = "codeplane-workloads";
 
