@@ -1,24 +1,27 @@
 # codeplane:dev — the codeplane service image (also used for analysis jobs).
-# Kept in step with the Docker-free recipe in hack/cluster/images.sh (build_app):
-# Debian bookworm + Node 24 + git/Python, user 10001, /app with package*.json,
-# src, bin, crds and production node_modules; entrypoint `node /app/bin/codeplane.mjs`.
+# One recipe with the Docker-free build (hack/cluster/images.sh build_app):
+# the runner's system (images/runner/setup.sh over packages.txt), /app as
+# images/codeplane/app-files.mjs selects it (manifests, bin, crds, src and
+# packages/, no tests or test fakes) and production node_modules; the config
+# below is images/codeplane/image.json's (test/images checks they agree).
 #   docker build -t codeplane:dev .
+FROM node:24-bookworm-slim AS files
+COPY . /src
+RUN node /src/images/codeplane/app-files.mjs /src /app \
+ && node /src/images/codeplane/app-files.mjs --manifests /src /manifests
+
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY --from=files /manifests/ ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates git openssh-client python3 python3-pip python3-venv procps tini \
- && rm -rf /var/lib/apt/lists/* \
- && groupadd -g 10001 runner && useradd -u 10001 -g 10001 -m -d /home/runner -s /bin/sh runner
+COPY images/runner/packages.txt images/runner/setup.sh /tmp/recipe/
+RUN sh /tmp/recipe/setup.sh /tmp/recipe/packages.txt
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json ./
-COPY bin ./bin
-COPY crds ./crds
-COPY src ./src
+COPY --from=files /app/ ./
+LABEL org.opencontainers.image.title=codeplane
 ENV NODE_ENV=production HOME=/home/runner LANG=C.UTF-8
 USER 10001:10001
 ENTRYPOINT ["node", "/app/bin/codeplane.mjs"]

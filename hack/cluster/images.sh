@@ -4,10 +4,14 @@
 #   codeplane.local/pause:3.10  sandbox image (images/pause/pause.go, static)
 #   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
 #   codeplane-runner:dev        Debian bookworm + git, sh, Python 3, Node 24; user 10001
-#   codeplane:dev               the runner base + /app (package*.json, src, bin, crds,
+#   codeplane:dev               the runner base + /app (images/codeplane/app-files.mjs:
+#                               package*.json, bin, crds, src, packages, no tests;
 #                               production node_modules); entrypoint node /app/bin/codeplane.mjs
 # Layers are plain tarballs; hack/cluster/oci-image.py writes the OCI archives.
-# Same recipe as images/runner/Dockerfile and ./Dockerfile (see docs/local-cluster.md).
+# One recipe with images/runner/Dockerfile and ./Dockerfile: the system is
+# images/runner/setup.sh over packages.txt (here in a chroot of the
+# debootstrap tree), /app is what app-files.mjs selects, and each image's
+# config is its image.json (see docs/local-cluster.md).
 #
 # usage: images.sh [all|pause|coredns|runner|app] [--no-import]
 source "$(dirname "$0")/lib.sh"
@@ -19,11 +23,15 @@ IMPORT=1
 
 OUT="$CLUSTER_DIR/images"
 mkdir -p "$OUT" "$CACHE_DIR/rootfs" "$CACHE_DIR/node"
-SUITE="${DEBIAN_SUITE:-bookworm}"
-PACKAGES="${RUNNER_PACKAGES:-ca-certificates,git,openssh-client,python3,python3-pip,python3-venv,libstdc++6,procps,tini}"
+RECIPE="$REPO_ROOT/images/runner"
+declared() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$RECIPE/image.json" "$1"; }
+SUITE="${DEBIAN_SUITE:-$(declared debian)}"
+# debootstrap installs the recipe's packages (setup.sh finds them there: the chroot has no network).
+PACKAGES="${RUNNER_PACKAGES:-$(sed -e 's/#.*//' "$RECIPE/packages.txt" | xargs | tr ' ' ',')}"
 NODE_VERSION="${NODE_VERSION:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$REPO_ROOT/node_modules/node/package.json" 2>/dev/null || true)}"
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
-case "$NODE_VERSION" in 24.*) ;; *) die "NODE_VERSION must be 24.x (got $NODE_VERSION)";; esac
+NODE_MAJOR="$(declared node)"
+case "$NODE_VERSION" in "$NODE_MAJOR".*) ;; *) die "NODE_VERSION must be $NODE_MAJOR.x, as images/runner/image.json says (got $NODE_VERSION)";; esac
 NPM_VERSION="${NPM_VERSION:-11}"
 # rootfs keeps xattrs (file capabilities); the other layers are reproducible
 # (GNU format: no pax atime/ctime records), so an unchanged image is not re-imported
@@ -43,9 +51,10 @@ debian_mirror() {
   echo "$m"
 }
 
-# base_layer: cached tarball of a minimal Debian rootfs (keyed by suite + package list).
+# base_layer: cached tarball of a minimal Debian rootfs with the recipe run in
+# it (keyed by suite, package list and setup.sh).
 base_layer() {
-  local key; key="$(printf '%s|%s|uid10001-v1' "$SUITE" "$PACKAGES" | sha256sum | cut -c1-16)"
+  local key; key="$( (printf '%s|%s|' "$SUITE" "$PACKAGES"; cat "$RECIPE/packages.txt" "$RECIPE/setup.sh") | sha256sum | cut -c1-16)"
   BASE_TAR="$CACHE_DIR/rootfs/$SUITE-$key.tar"
   [ -s "$BASE_TAR" ] && { log "runner base: cached $BASE_TAR"; return; }
   local dir="$CACHE_DIR/rootfs/$SUITE-$key.d"
@@ -55,10 +64,9 @@ base_layer() {
   debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" $mirror \
     > "$CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log" 2>&1 \
     || { tail -20 "$CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log" >&2; die "debootstrap failed (log: $CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log)"; }
-  chroot "$dir" /usr/sbin/groupadd -g 10001 runner
-  chroot "$dir" /usr/sbin/useradd -u 10001 -g 10001 -m -d /home/runner -s /bin/sh runner
-  rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* "$dir"/var/log/* "$dir"/tmp/* \
-    "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/*
+  mkdir -p "$dir/tmp/recipe" && cp "$RECIPE/packages.txt" "$RECIPE/setup.sh" "$dir/tmp/recipe/"
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin chroot "$dir" /bin/sh /tmp/recipe/setup.sh /tmp/recipe/packages.txt \
+    || die "images/runner/setup.sh failed in the debootstrap tree $dir"
   # no host-specific resolver/hostname config in the image (the runtime injects these)
   : > "$dir/etc/resolv.conf"; : > "$dir/etc/hostname"
   tar "${TAR_OPTS[@]}" -C "$dir" -cf "$BASE_TAR.tmp" .
@@ -137,39 +145,37 @@ build_coredns() {
 build_runner() {
   base_layer; node_layer
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$RUNNER_IMAGE" --out "$OUT/runner.tar" \
-    --layer "$BASE_TAR" --layer "$NODE_TAR" --cmd '["/bin/sh"]' --user 10001:10001 --workdir /home/runner \
-    --env HOME=/home/runner --env LANG=C.UTF-8 --label org.opencontainers.image.title=codeplane-runner
+    --layer "$BASE_TAR" --layer "$NODE_TAR" --config "$RECIPE/image.json"
   import_image "$OUT/runner.tar"
 }
 
-# app_layer: /app with package*.json, src, bin, crds and production node_modules.
+# app_layer: /app as images/codeplane/app-files.mjs selects it (the Dockerfile
+# runs the same script) and production node_modules.
 build_app() {
   base_layer; node_layer
   [ -f "$REPO_ROOT/package.json" ] || die "no package.json in $REPO_ROOT"
-  local lockhash; lockhash="$( (cat "$REPO_ROOT/package.json" "$REPO_ROOT/package-lock.json" 2>/dev/null; echo "$NODE_VERSION") | sha256sum | cut -c1-16)"
+  local select="$REPO_ROOT/images/codeplane/app-files.mjs"
+  local dir; dir="$(mktemp -d)"
+  # What npm ci needs (with workspaces, their package.json too) keys the node_modules cache.
+  node "$select" --manifests "$REPO_ROOT" "$dir/manifests" || die "app-files.mjs --manifests failed"
+  local lockhash; lockhash="$( (cd "$dir/manifests" && find . -type f | sort | xargs cat; echo "$NODE_VERSION") | sha256sum | cut -c1-16)"
   local nm="$CACHE_DIR/node-modules/$lockhash"
   if [ ! -d "$nm/node_modules" ]; then
     log "app: installing production node_modules (npm ci --omit=dev)"
     rm -rf "$nm"; mkdir -p "$nm"
-    cp "$REPO_ROOT/package.json" "$nm/"
-    [ -f "$REPO_ROOT/package-lock.json" ] && cp "$REPO_ROOT/package-lock.json" "$nm/"
+    cp -a "$dir/manifests/." "$nm/"
     (cd "$nm" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >"$nm/npm.log" 2>&1) \
       || { tail -20 "$nm/npm.log" >&2; rm -rf "$nm/node_modules"; die "npm ci --omit=dev failed"; }
   fi
-  local dir; dir="$(mktemp -d)"
   mkdir -p "$dir/root/app"
-  cp "$REPO_ROOT/package.json" "$dir/root/app/"
-  [ -f "$REPO_ROOT/package-lock.json" ] && cp "$REPO_ROOT/package-lock.json" "$dir/root/app/"
-  for d in src bin crds; do
-    [ -d "$REPO_ROOT/$d" ] && cp -a "$REPO_ROOT/$d" "$dir/root/app/"
-  done
+  node "$select" "$REPO_ROOT" "$dir/root/app" || die "app-files.mjs failed"
+  # The image ships no tests and no test fakes.
+  local tests; tests="$(cd "$dir/root/app" && find . \( -name '*.test.*' -o -name testing -o -name fixtures \) -print | head -5)"
+  [ -z "$tests" ] || die "test files in the image's /app: $tests"
   cp -a "$nm/node_modules" "$dir/root/app/"
   tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$dir/app.tar" .
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$APP_IMAGE" --out "$OUT/app.tar" \
-    --layer "$BASE_TAR" --layer "$NODE_TAR" --layer "$dir/app.tar" \
-    --entrypoint '["node","/app/bin/codeplane.mjs"]' --cmd '["serve"]' --user 10001:10001 --workdir /app \
-    --env NODE_ENV=production --env HOME=/home/runner --env LANG=C.UTF-8 \
-    --label org.opencontainers.image.title=codeplane
+    --layer "$BASE_TAR" --layer "$NODE_TAR" --layer "$dir/app.tar" --config "$REPO_ROOT/images/codeplane/image.json"
   rm -rf "$dir"
   import_image "$OUT/app.tar"
 }

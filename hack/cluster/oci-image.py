@@ -7,8 +7,13 @@ image name annotations containerd's `ctr images import` understands) and packs
 everything as an OCI layout tarball.
 
 usage: oci-image.py --name docker.io/library/foo:dev --out foo.tar \
-         --layer base.tar --layer app.tar [--entrypoint '["node"]'] [--cmd '[]'] \
-         [--env K=V ...] [--user 10001] [--workdir /app] [--label k=v ...]
+         --layer base.tar --layer app.tar [--config images/foo/image.json] \
+         [--entrypoint '["node"]'] [--cmd '[]'] [--env K=V ...] [--user 10001] \
+         [--workdir /app] [--label k=v ...]
+
+--config reads user, workdir, env, entrypoint, cmd and labels from an
+image.json (images/runner/, images/codeplane/: what the Dockerfiles say too);
+flags given as well are added to it (env, labels) or win (the others).
 """
 import argparse, datetime, hashlib, io, json, os, shutil, tarfile
 
@@ -37,7 +42,18 @@ def main():
     ap.add_argument("--user", default="")
     ap.add_argument("--workdir", default="")
     ap.add_argument("--label", action="append", default=[])
+    ap.add_argument("--config", default=None, help="image.json: user, workdir, env, entrypoint, cmd, labels")
     a = ap.parse_args()
+    if a.config:
+        with open(a.config) as f:
+            declared = json.load(f)
+        a.env = declared.get("env", []) + a.env
+        a.label = [f"{k}={v}" for k, v in declared.get("labels", {}).items()] + a.label
+        for key in ("entrypoint", "cmd"):
+            if getattr(a, key) is None and key in declared:
+                setattr(a, key, json.dumps(declared[key]))
+        a.user = a.user or declared.get("user", "")
+        a.workdir = a.workdir or declared.get("workdir", "")
 
     blobs = []  # (digest, size, media type, path-or-bytes)
     layer_descs, diff_ids = [], []

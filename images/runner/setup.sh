@@ -1,0 +1,29 @@
+#!/bin/sh
+# The one recipe of the images' system, run as root inside the image's root
+# filesystem: by images/runner/Dockerfile and ./Dockerfile (RUN, on
+# node:24-bookworm-slim) and by hack/cluster/images.sh (chroot into its
+# debootstrap tree, whose --include already holds the packages: it has no
+# network inside the chroot). Node 24 comes from the base image or from
+# images.sh's node layer; the image's user, environment and command are in
+# image.json.
+#   sh setup.sh packages.txt
+set -eu
+
+# The packages of packages.txt that are not installed yet (none, after debootstrap --include).
+missing=""
+for p in $(sed -e 's/#.*//' "$1"); do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q ' installed$' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  apt-get update
+  # shellcheck disable=SC2086 # one word per package
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+fi
+
+# Runs and codeplane itself run as this user (the pods' runAsUser).
+groupadd -g 10001 runner
+useradd -u 10001 -g 10001 -m -d /home/runner -s /bin/sh runner
+
+# What only the build needed.
+rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/* /tmp/* \
+  /usr/share/doc/* /usr/share/man/* /usr/share/info/*
