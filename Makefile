@@ -91,7 +91,7 @@ bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs
 bench-memory: $(STAMP) ## Run the idle memory benchmark (bench/idle-memory.ts; with the controller too when a cluster is up)
 	npm run bench:memory
 
-crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/k8s/crds
+crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/resources
 	npm run crds
 
 clean: ## Remove build output and local data

@@ -3,9 +3,9 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
-import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./k8s/egress.ts";
-import { egressSettingsProblems, gitEndpointFromUrl } from "./k8s/network-policy.ts";
+import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./resources/compute-types.ts";
+import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./resources/egress.ts";
+import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COMPUTE_TYPES } from "./compute-types.ts";
-import type { RunSpec } from "./crds/run.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
+import type { RunSpec } from "../resources/run.ts";
 import { buildRunJob, type RunJobInput } from "./run-job.ts";
 
 const spec: RunSpec = {

@@ -6,7 +6,7 @@ address arithmetic: an allowed CIDR that holds a metadata range gets it as an
 16-bit groups (two for IPv4, eight for IPv6) so one comparison serves both.
 */ -}}
 
-{{- /* The cloud metadata ranges: src/k8s/egress.ts METADATA_CIDRS. Denied to runs in every mode. */ -}}
+{{- /* The cloud metadata ranges: src/resources/egress.ts METADATA_CIDRS. Denied to runs in every mode. */ -}}
 {{- define "codeplane.metadataCIDRs" -}}
 ["169.254.0.0/16","fd00:ec2::254/128"]
 {{- end -}}

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
-import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.ts";
-import { analysisResourceName } from "../../k8s/labels.ts";
+import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
+import { analysisResourceName } from "../../resources/labels.ts";
 import type { Logger } from "../../logger.ts";
 import type { Experiment } from "../../analyzer/model.ts";
 import { conflict, notFound, unavailable } from "../errors.ts";

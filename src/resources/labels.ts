@@ -1,6 +1,6 @@
-import { ANALYSIS_WORKLOAD } from "./crds/analysis.ts";
-import { podLabelOf, resourceNameOf } from "./crds/lifecycle.ts";
-import { RUN_WORKLOAD } from "./crds/run.ts";
+import { ANALYSIS_WORKLOAD } from "./analysis.ts";
+import { podLabelOf, resourceNameOf } from "./lifecycle.ts";
+import { RUN_WORKLOAD } from "./run.ts";
 
 // Labels the contract promises on everything codeplane creates, so platform
 // teams can select, audit and clean up by account, repository or run.

@@ -1,4 +1,4 @@
-import { DomainValidationError } from "../../errors.ts";
+import { DomainValidationError } from "../errors.ts";
 
 // Paths and refs arrive from API callers and end up in git's argv or stdin.
 // Both are checked here, before any process starts, so a caller can neither

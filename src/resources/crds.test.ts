@@ -9,7 +9,7 @@ describe("CRD manifests", () => {
   it.each(["crds/", "charts/codeplane/files/crds/"].flatMap((dir) => Object.keys(rendered).map((f) => [dir, f] as const)))(
     "%s%s matches the zod schemas (run `npm run crds` if not)",
     (dir, file) => {
-      const committed = readFileSync(new URL(`../../../${dir}${file}`, import.meta.url), "utf8");
+      const committed = readFileSync(new URL(`../../${dir}${file}`, import.meta.url), "utf8");
       expect(committed).toBe(rendered[file]);
     },
   );

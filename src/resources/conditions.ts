@@ -1,4 +1,4 @@
-import type { Condition } from "./crds/common.ts";
+import type { Condition } from "./common.ts";
 
 /**
  * Sets a condition the way apimachinery's meta.SetStatusCondition does:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DomainValidationError } from "../../errors.ts";
-import { normalizeRepoPath, validateRef } from "./paths.ts";
+import { DomainValidationError } from "../errors.ts";
+import { normalizeRepoPath, validateRef } from "./repo-path.ts";
 
 function issueOf(fn: () => unknown) {
   try {

@@ -5,7 +5,7 @@ import { renderCrds } from "./render.ts";
 // templates/crds.yaml renders) from the zod schemas.
 for (const dir of ["crds/", "charts/codeplane/files/crds/"]) {
   for (const [file, text] of Object.entries(renderCrds())) {
-    writeFileSync(new URL(`../../../${dir}${file}`, import.meta.url), text);
+    writeFileSync(new URL(`../../${dir}${file}`, import.meta.url), text);
     process.stdout.write(`wrote ${dir}${file}\n`);
   }
 }
