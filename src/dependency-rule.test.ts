@@ -32,6 +32,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "main.ts": ["*"],
 };
 
+/**
+ * What a part must never import, whatever MAY_IMPORT grows to: a part, or a
+ * folder inside one. The API types live in resources/, so the cluster adapter
+ * (k8s/) is the controller's and main.ts's alone; the ways in (api, mcp) reach
+ * git through the domain's services, never through the git adapter itself.
+ */
+const MUST_NOT_IMPORT: Record<string, readonly string[]> = {
+  "config.ts": ["k8s"],
+  db: ["k8s"],
+  domain: ["k8s"],
+  mcp: ["k8s", "domain/repositories/git"],
+  api: ["k8s", "domain/repositories/git"],
+};
+
 /** Tests may also reach what they test against (the runner's test parses its output with the frame reader). */
 const TESTS_MAY_ALSO_IMPORT: Record<string, readonly string[]> = { runner: ["logs"] };
 
@@ -43,7 +57,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const partOf = (file: string) => path.relative(SRC, file).split(path.sep)[0]!;
+/** A file's path inside src/, with forward slashes. */
+const inSrc = (file: string) => path.relative(SRC, file).split(path.sep).join("/");
+const partOf = (file: string) => inSrc(file).split("/")[0]!;
 /** domain/<feature>, for the check that features do not depend on each other in a circle. */
 const featureOf = (file: string) => {
   const [top, feature, rest] = path.relative(SRC, file).split(path.sep);
@@ -67,13 +83,47 @@ function importsOf(file: string): Edge[] {
 
 const edges = sourceFiles(SRC).flatMap(importsOf);
 
-/** The imports that break MAY_IMPORT, as "<file> imports <specifier>". */
+type Graph = ReadonlyMap<string, ReadonlySet<string>>;
+
+/** The graph of `key` over the edges where both ends have one (and differ). */
+function graphOf(list: readonly Edge[], key: (file: string) => string | null): Graph {
+  const graph = new Map<string, Set<string>>();
+  for (const e of list) {
+    const a = key(e.from);
+    const b = key(e.to);
+    if (a && b && a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+  }
+  return graph;
+}
+
+/** Every circle in a graph, as "a -> b -> a" (once per node it starts from). */
+function cyclesIn(graph: Graph): string[] {
+  const cycles = new Set<string>();
+  const visit = (node: string, trail: string[]) => {
+    if (trail.includes(node)) {
+      cycles.add([...trail.slice(trail.indexOf(node)), node].join(" -> "));
+      return;
+    }
+    for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return [...cycles];
+}
+
+/** The part a file belongs to; none for a test file at the top (config.test.ts), which no rule binds. */
+const layerOf = (file: string) => (partOf(file).endsWith(".test.ts") ? null : partOf(file));
+
+const isUnder = (file: string, folder: string) => inSrc(file) === folder || inSrc(file).startsWith(`${folder}/`);
+
+/** The imports that break MAY_IMPORT or MUST_NOT_IMPORT, as "<file> imports <specifier>". */
 function violations(list: readonly Edge[]): string[] {
   return list
     .filter((e) => {
       const from = partOf(e.from);
       const to = partOf(e.to);
-      if (from === to || from.endsWith(".test.ts")) return false;
+      if (from.endsWith(".test.ts")) return false;
+      if ((MUST_NOT_IMPORT[from] ?? []).some((folder) => isUnder(e.to, folder))) return true;
+      if (from === to) return false;
       const allowed = [...(MAY_IMPORT[from] ?? []), ...(e.from.endsWith(".test.ts") ? (TESTS_MAY_ALSO_IMPORT[from] ?? []) : [])];
       return !allowed.includes("*") && !allowed.includes(to);
     })
@@ -93,22 +143,28 @@ describe("the dependency rule", () => {
   });
 
   it("domain features do not depend on each other in a circle", () => {
-    const graph = new Map<string, Set<string>>();
-    for (const e of edges) {
-      const a = featureOf(e.from);
-      const b = featureOf(e.to);
-      if (a && b && a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
-    }
-    const cycles: string[] = [];
-    const visit = (node: string, trail: string[]) => {
-      if (trail.includes(node)) {
-        cycles.push([...trail.slice(trail.indexOf(node)), node].join(" -> "));
-        return;
-      }
-      for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
-    };
-    for (const node of graph.keys()) visit(node, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesIn(graphOf(edges, featureOf))).toEqual([]);
+  });
+
+  it("parts do not depend on each other in a circle", () => {
+    expect(cyclesIn(graphOf(edges, layerOf))).toEqual([]);
+  });
+
+  it("the layer table has no circle and allows nothing MUST_NOT_IMPORT forbids", () => {
+    const table = new Map(Object.entries(MAY_IMPORT).map(([part, may]) => [part, new Set(may.filter((p) => p !== "*"))]));
+    expect(cyclesIn(table)).toEqual([]);
+    const contradictions = Object.entries(MUST_NOT_IMPORT).flatMap(([part, never]) => never.filter((p) => MAY_IMPORT[part]?.includes(p)).map((p) => `${part} -> ${p}`));
+    expect(contradictions).toEqual([]);
+  });
+
+  it.each<[string, Record<string, string[]>, boolean]>([
+    ["a chain", { a: ["b"], b: ["c"] }, false],
+    ["a diamond", { a: ["b", "c"], b: ["d"], c: ["d"] }, false],
+    ["two parts importing each other", { a: ["b"], b: ["a"] }, true],
+    ["a circle of three", { a: ["b"], b: ["c"], c: ["a"] }, true],
+    ["a circle below an entry point", { main: ["a"], a: ["b"], b: ["c"], c: ["b"] }, true],
+  ])("the cycle check finds a circle in %s: %s", (_, graph, found) => {
+    expect(cyclesIn(new Map(Object.entries(graph).map(([k, v]) => [k, new Set(v)]))).length > 0).toBe(found);
   });
 
   const edge = (from: string, specifier: string): Edge => {
@@ -126,6 +182,27 @@ describe("the dependency rule", () => {
     ["controller/controller.ts", "../domain/runs/run-rows.ts", false],
     ["api/app.ts", "../logs/hub.ts", false],
     ["main.ts", "./api/app.ts", false],
+    // The API types are a leaf; everything that needs them may import them.
+    ["resources/labels.ts", "../k8s/client.ts", true],
+    ["resources/run.ts", "../logger.ts", true],
+    ["k8s/run-job.ts", "../resources/run.ts", false],
+    ["domain/runs/runs.ts", "../../resources/labels.ts", false],
+    ["db/workload-tables.ts", "../resources/lifecycle.ts", false],
+    ["config.ts", "./resources/egress-settings.ts", false],
+    // Only the controller and main.ts touch the cluster adapter.
+    ["controller/controller.ts", "../k8s/client.ts", false],
+    ["domain/runs/runs.ts", "../../k8s/run-resources.ts", true],
+    ["db/workload-tables.ts", "../k8s/client.ts", true],
+    ["config.ts", "./k8s/network-policy.ts", true],
+    ["api/routes/runs.ts", "../../k8s/client.ts", true],
+    ["mcp/tools.ts", "../k8s/labels.ts", true],
+    // The ways in use the domain, but not the git adapter inside it (a folder rule: domain itself is allowed).
+    ["api/routes/repositories.ts", "../../domain/repositories/repositories.ts", false],
+    ["api/routes/repositories.ts", "../../domain/repositories/repo-path.ts", false],
+    ["api/routes/repositories.ts", "../../domain/repositories/git/index.ts", true],
+    ["mcp/tools.ts", "../domain/repositories/git/mirror-reader.ts", true],
+    ["api/routes/repositories.test.ts", "../../domain/repositories/git/index.ts", true],
+    ["domain/checkout/checkout.ts", "../repositories/git/checkout-server.ts", false],
   ])("%s importing %s breaks the rule: %s", (from, specifier, breaks) => {
     expect(violations([edge(from, specifier)]).length > 0).toBe(breaks);
   });
