@@ -146,7 +146,7 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_GITHUB_APP_ID: {
     meaning:
-      "the GitHub App's id. The App's settings (this, the private key, the webhook secret, the slug and `CODEPLANE_PUBLIC_URL`) are all set or none: with none the integration endpoints answer `503` naming them; with only some the process refuses to start",
+      "the GitHub App's id. The App's settings (this, the private key, the webhook secret, the slug and `CODEPLANE_PUBLIC_URL`) are all set or none: with none the integration endpoints answer `503` naming them (`/readyz` does not care); with only some the process refuses to start, naming what is missing",
     default: "unset",
   },
   CODEPLANE_GITHUB_PRIVATE_KEY: {
@@ -177,7 +177,7 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_PUBLIC_URL: {
     meaning:
-      "the base URL people and GitHub reach the API at (`https://codeplane.example.com`): the GitHub App's setup and webhook URLs, check-run links, the OAuth issuer and the audience of access tokens (unset: derived from each request). Required with the GitHub App; set it in production",
+      "the base URL people and GitHub reach the API at (`https://codeplane.example.com`): the GitHub App's setup and webhook URLs derive from it, the setup callback redirects under it, check runs link to it; it is the OAuth issuer and the audience of access tokens (unset: derived from each request). Required with the GitHub App; set it in production",
     default: "unset",
   },
   CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS: { meaning: "lifetime of OAuth access tokens (60 to 86400)" },
