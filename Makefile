@@ -47,7 +47,7 @@ test-e2e: $(STAMP) ## Cluster smoke, end-to-end and Helm end-to-end tests (boots
 	npx vitest run --config test/e2e/vitest.config.ts; \
 	$(MAKE) --no-print-directory test-helm
 
-test-helm: $(STAMP) ## The chart installed on the local cluster as the README says: helm test, a streamed run, upgrade under load, failover, uninstall (boots the cluster unless KUBECONFIG is set)
+test-helm: $(STAMP) ## The chart installed on the local cluster as docs/operators/helm.md says: helm test, a streamed run, upgrade under load, failover, uninstall (boots the cluster unless KUBECONFIG is set)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
 	npx vitest run --config test/helm/vitest.config.ts

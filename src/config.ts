@@ -40,7 +40,10 @@ const httpUrl = z
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
 
-const envSchema = z.object({
+// Every variable here has a one-line meaning in config-reference.ts, from which
+// with this schema and the chart docs/operators/configuration.md is generated
+// (npm run docs:config; src/config-doc.test.ts fails when either drifts).
+export const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   CODEPLANE_DATA_DIR: z.string().min(1).default("./.codeplane"),
   PORT: int(0, 65535).default(8080),

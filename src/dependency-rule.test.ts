@@ -3,9 +3,10 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-// The dependency rule written down in the README ("Layers"), checked: every
-// relative import in src/ must point at a folder its layer may use. A new
-// import that points the wrong way fails here, with the file and the import.
+// The dependency rule written down in docs/developers/architecture.md
+// ("Layers"), checked: every relative import in src/ must point at a folder its
+// layer may use. A new import that points the wrong way fails here, with the
+// file and the import; a table that says otherwise than MAY_IMPORT fails too.
 
 const SRC = import.meta.dirname;
 
@@ -21,6 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   resources: [],
   k8s: ["resources", "logs", "logger.ts"],
   "config.ts": ["resources"],
+  "config-reference.ts": [],
+  "config-doc.ts": ["config.ts", "config-reference.ts"],
   integrations: ["config.ts", "logger.ts"],
   db: ["resources", "analyzer", "logs", "logger.ts"],
   domain: ["db", "resources", "integrations", "analyzer", "logs", "logger.ts", "config.ts"],
@@ -135,7 +138,7 @@ describe("the dependency rule", () => {
     const parts = new Set(sourceFiles(SRC).map(partOf));
     parts.delete(path.basename(import.meta.filename));
     const unknown = [...parts].filter((p) => !(p in MAY_IMPORT) && !p.endsWith(".test.ts"));
-    expect(unknown, "add the new folder to MAY_IMPORT here and to the README's layer table").toEqual([]);
+    expect(unknown, "add the new folder to MAY_IMPORT here and to the layer table of docs/developers/architecture.md").toEqual([]);
   });
 
   it("every import points at a part its layer may use", () => {
@@ -205,5 +208,41 @@ describe("the dependency rule", () => {
     ["domain/checkout/checkout.ts", "../repositories/git/checkout-server.ts", false],
   ])("%s importing %s breaks the rule: %s", (from, specifier, breaks) => {
     expect(violations([edge(from, specifier)]).length > 0).toBe(breaks);
+  });
+});
+
+// The table people read (docs/developers/architecture.md, "Layers") against
+// MAY_IMPORT: the parts in its first column, and in the second the parts named
+// outside parentheses ("everything", "nothing"). `logger` names logger.ts,
+// `api/` names api.
+const LAYERS_PAGE = path.resolve(SRC, "../docs/developers/architecture.md");
+
+function layerTable(markdown: string): Record<string, string[]> {
+  const section = markdown.slice(markdown.indexOf("\n## Layers\n"));
+  const rows = section.split("\n").filter((l) => l.startsWith("| `"));
+  const names = (text: string) => [...text.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, ""));
+  const part = (name: string) => (name in MAY_IMPORT || !(`${name}.ts` in MAY_IMPORT) ? name : `${name}.ts`);
+  const table: Record<string, string[]> = {};
+  for (const row of rows) {
+    const [, first = "", second = ""] = row.split("|");
+    const allowed = second.trim() === "everything" ? ["*"] : names(second).map(part);
+    for (const p of names(first).map(part)) table[p] = allowed;
+  }
+  return table;
+}
+
+describe("the layer table of docs/developers/architecture.md", () => {
+  it("lists exactly the parts of MAY_IMPORT, each with the same imports", () => {
+    const sorted = (o: Record<string, readonly string[]>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+    expect(sorted(layerTable(readFileSync(LAYERS_PAGE, "utf8")))).toEqual(sorted(MAY_IMPORT));
+  });
+
+  it.each([
+    ["| `api/` | `domain`, `db` (the `Db` type), `logger` | why |", { api: ["domain", "db", "logger.ts"] }],
+    ["| `main.ts` | everything | it wires |", { "main.ts": ["*"] }],
+    ["| `logger.ts`, `version.ts` | nothing | `x` |", { "logger.ts": [], "version.ts": [] }],
+    ["| `oauth/` | `config.ts` (types, `Config`), `logger` | |", { oauth: ["config.ts", "logger.ts"] }],
+  ])("reads %s", (row, want) => {
+    expect(layerTable(`# t\n\n## Layers\n\n| part | may import | why |\n| --- | --- | --- |\n${row}\n`)).toEqual(want);
   });
 });

@@ -11,7 +11,7 @@ import { Syntax } from "./syntax.ts";
 // labels.json from reading its code. The analyzer must find what a user would
 // run (entries), each entry's parameters with their defaults and types, and
 // only the environment variables a run cannot start without. The figures are
-// printed; below the bars the test fails. See the README (Analyzer corpus).
+// printed; below the bars the test fails. See docs/developers/testing.md (The analyzer corpus).
 
 const CORPUS = join(import.meta.dirname, "../../test/fixtures/analyzer-corpus");
 const BARS = { entryRecall: 0.95, entryPrecision: 0.95, parameterRecall: 0.9, requiredPrecision: 0.9 };
