@@ -15,7 +15,7 @@ CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
-$(STAMP): package.json package-lock.json
+$(STAMP): package.json package-lock.json $(wildcard packages/*/package.json)
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -77,7 +77,7 @@ build: $(STAMP) ## Compile to dist/
 bench: $(STAMP) ## Run the API benchmark (bench/api.ts)
 	npm run bench
 
-bench-analyze: $(STAMP) ## Run the analyzer benchmark (bench/analyze.ts; 20k generated files and this project)
+bench-analyze: $(STAMP) ## Run the analyzer benchmark (packages/analyzer/bench/analyze.ts; 20k generated files and this project)
 	npm run bench:analyze
 
 bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a cluster)

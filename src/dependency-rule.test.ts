@@ -7,27 +7,34 @@ import { describe, expect, it } from "vitest";
 // ("Layers"), checked: every relative import in src/ must point at a folder its
 // layer may use. A new import that points the wrong way fails here, with the
 // file and the import; a table that says otherwise than MAY_IMPORT fails too.
+// The workspace packages (packages/*: the analyzer, the run pods' entrypoint,
+// the log frame format they share with the service) are parts too, named by
+// package, and the service reaches them by their public entries only.
 
 const SRC = import.meta.dirname;
+const ROOT = path.dirname(SRC);
+const PACKAGES = path.join(ROOT, "packages");
 
-/** Which parts each part of src/ may import (besides itself). Parts are top-level folders or files. */
+/**
+ * Which parts each part of src/ may import (besides itself). Parts are top-level folders or files,
+ * and workspace packages (@codeplane/...). Packages never import the service (each package's
+ * boundary test), so the direction is always service -> packages.
+ */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   "logger.ts": [],
   "version.ts": [],
   "server-node-flags.ts": [],
   "idle-memory-release.ts": ["logger.ts"],
-  logs: ["logger.ts"],
-  runner: [],
-  analyzer: ["logs", "logger.ts"],
+  logs: ["@codeplane/frames", "logger.ts"],
   resources: [],
-  k8s: ["resources", "logs", "logger.ts"],
+  k8s: ["resources", "@codeplane/frames", "logs", "logger.ts"],
   "config.ts": ["resources"],
   "config-reference.ts": [],
   "config-doc.ts": ["config.ts", "config-reference.ts"],
   integrations: ["config.ts", "logger.ts"],
-  db: ["resources", "analyzer", "logs", "logger.ts"],
-  domain: ["db", "resources", "integrations", "analyzer", "logs", "logger.ts", "config.ts"],
-  controller: ["domain", "db", "k8s", "resources", "integrations", "analyzer", "logs", "logger.ts"],
+  db: ["resources", "@codeplane/analyzer", "logs", "logger.ts"],
+  domain: ["db", "resources", "integrations", "@codeplane/analyzer", "logs", "logger.ts", "config.ts"],
+  controller: ["domain", "db", "k8s", "resources", "integrations", "@codeplane/analyzer", "@codeplane/frames", "logs", "logger.ts"],
   mcp: ["domain", "db", "logs", "logger.ts"],
   oauth: ["domain", "db", "config.ts", "logger.ts"],
   ui: ["domain", "db", "logger.ts", "oauth"],
@@ -49,20 +56,27 @@ const MUST_NOT_IMPORT: Record<string, readonly string[]> = {
   api: ["k8s", "domain/repositories/git"],
 };
 
-/** Tests may also reach what they test against (the runner's test parses its output with the frame reader). */
-const TESTS_MAY_ALSO_IMPORT: Record<string, readonly string[]> = { runner: ["logs"] };
+/** How the service may import each workspace package: its name, and its name + subpath for its other "exports". */
+const PUBLIC_ENTRIES = new Set(
+  readdirSync(PACKAGES).flatMap((dir) => {
+    const pkg = JSON.parse(readFileSync(path.join(PACKAGES, dir, "package.json"), "utf8")) as { name: string; exports: Record<string, string> };
+    return Object.keys(pkg.exports).map((key) => (key === "." ? pkg.name : `${pkg.name}${key.slice(1)}`));
+  }),
+);
+const isPackageImport = (specifier: string) => specifier.startsWith("@codeplane/");
 
-function sourceFiles(dir: string): string[] {
+function sourceFiles(dir: string, extension = /\.ts$/): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
-    return e.name.endsWith(".ts") ? [p] : [];
+    if (e.isDirectory()) return sourceFiles(p, extension);
+    return extension.test(e.name) ? [p] : [];
   });
 }
 
 /** A file's path inside src/, with forward slashes. */
 const inSrc = (file: string) => path.relative(SRC, file).split(path.sep).join("/");
-const partOf = (file: string) => inSrc(file).split("/")[0]!;
+/** The part a file of src/ belongs to, or the package an import of @codeplane/<name>[/<subpath>] reaches. */
+const partOf = (target: string) => (isPackageImport(target) ? target.split("/").slice(0, 2).join("/") : inSrc(target).split("/")[0]!);
 /** domain/<feature>, for the check that features do not depend on each other in a circle. */
 const featureOf = (file: string) => {
   const [top, feature, rest] = path.relative(SRC, file).split(path.sep);
@@ -75,16 +89,29 @@ interface Edge {
   specifier: string;
 }
 
-function importsOf(file: string): Edge[] {
+/** The imported file, or the specifier when it imports a workspace package. */
+const edgeOf = (from: string, specifier: string): Edge => ({ from, to: isPackageImport(specifier) ? specifier : path.resolve(path.dirname(from), specifier), specifier });
+
+/** Every import of a file that is relative or of a workspace package (node:* and npm packages are not parts). */
+function allImportsOf(file: string): Edge[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
   return importedFiles
     .map((f) => f.fileName)
-    .filter((s) => s.startsWith("."))
-    .map((specifier) => ({ from: file, to: path.resolve(path.dirname(file), specifier), specifier }))
-    .filter((e) => e.to.startsWith(SRC + path.sep));
+    .filter((s) => s.startsWith(".") || isPackageImport(s))
+    .map((specifier) => edgeOf(file, specifier));
 }
 
+/** The imports the layer table speaks about: of src/ itself and of workspace packages. */
+const importsOf = (file: string) => allImportsOf(file).filter((e) => isPackageImport(e.specifier) || e.to.startsWith(SRC + path.sep));
+
 const edges = sourceFiles(SRC).flatMap(importsOf);
+
+/** The imports that reach a workspace package other than by a public entry: a path into packages/, or an undeclared subpath. */
+function deepImports(list: readonly Edge[]): string[] {
+  return list
+    .filter((e) => (isPackageImport(e.specifier) ? !PUBLIC_ENTRIES.has(e.specifier) : e.to.startsWith(PACKAGES + path.sep)))
+    .map((e) => `${path.relative(ROOT, e.from)} imports ${e.specifier}`);
+}
 
 type Graph = ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -127,7 +154,7 @@ function violations(list: readonly Edge[]): string[] {
       if (from.endsWith(".test.ts")) return false;
       if ((MUST_NOT_IMPORT[from] ?? []).some((folder) => isUnder(e.to, folder))) return true;
       if (from === to) return false;
-      const allowed = [...(MAY_IMPORT[from] ?? []), ...(e.from.endsWith(".test.ts") ? (TESTS_MAY_ALSO_IMPORT[from] ?? []) : [])];
+      const allowed = MAY_IMPORT[from] ?? [];
       return !allowed.includes("*") && !allowed.includes(to);
     })
     .map((e) => `${path.relative(SRC, e.from)} imports ${e.specifier}`);
@@ -143,6 +170,11 @@ describe("the dependency rule", () => {
 
   it("every import points at a part its layer may use", () => {
     expect(violations(edges)).toEqual([]);
+  });
+
+  it("the service, its tests, benchmarks and launcher import workspace packages by their public entries only", () => {
+    const files = ["src", "test", "bench", "bin"].flatMap((dir) => sourceFiles(path.join(ROOT, dir), /\.(ts|mjs)$/));
+    expect(deepImports(files.flatMap(allImportsOf))).toEqual([]);
   });
 
   it("domain features do not depend on each other in a circle", () => {
@@ -170,18 +202,17 @@ describe("the dependency rule", () => {
     expect(cyclesIn(new Map(Object.entries(graph).map(([k, v]) => [k, new Set(v)]))).length > 0).toBe(found);
   });
 
-  const edge = (from: string, specifier: string): Edge => {
-    const file = path.join(SRC, from);
-    return { from: file, to: path.resolve(path.dirname(file), specifier), specifier };
-  };
+  const edge = (from: string, specifier: string): Edge => edgeOf(path.join(SRC, from), specifier);
 
   it.each([
     ["k8s/live-log-source.ts", "../domain/runs/runs.ts", true],
     ["logs/hub.ts", "../db/database.ts", true],
     ["domain/runs/runs.ts", "../../api/app.ts", true],
     ["db/schema.ts", "../controller/controller.ts", true],
-    ["runner/entrypoint.ts", "../logs/frames.ts", true],
-    ["runner/entrypoint.test.ts", "../logs/frames.ts", false],
+    ["db/schema.ts", "@codeplane/analyzer", false],
+    ["k8s/pod-log.ts", "@codeplane/frames", false],
+    ["k8s/pod-log.ts", "@codeplane/analyzer", true],
+    ["api/app.ts", "@codeplane/runner", true],
     ["controller/controller.ts", "../domain/runs/run-rows.ts", false],
     ["api/app.ts", "../logs/hub.ts", false],
     ["main.ts", "./api/app.ts", false],
@@ -208,6 +239,21 @@ describe("the dependency rule", () => {
     ["domain/checkout/checkout.ts", "../repositories/git/checkout-server.ts", false],
   ])("%s importing %s breaks the rule: %s", (from, specifier, breaks) => {
     expect(violations([edge(from, specifier)]).length > 0).toBe(breaks);
+  });
+
+  it.each([
+    ["@codeplane/analyzer", false],
+    ["@codeplane/analyzer/cli", false],
+    ["@codeplane/analyzer/src/model.ts", true],
+    ["@codeplane/frames", false],
+    ["@codeplane/frames/src/frames.ts", true],
+    ["@codeplane/runner", false],
+    ["@codeplane/unknown", true],
+    ["../../packages/analyzer/src/model.ts", true],
+    ["../../packages/frames/src/frames.ts", true],
+    ["../logs/hub.ts", false],
+  ])("controller/analysis-workload.ts importing %s reaches a package behind its public entry: %s", (specifier, deep) => {
+    expect(deepImports([edge("controller/analysis-workload.ts", specifier)]).length > 0).toBe(deep);
   });
 });
 

@@ -435,7 +435,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   if (command === "analyze") {
     // Runs in analysis Jobs: needs no configuration, database or cluster.
-    const { analyzeCommand } = await import("./analyzer/cli.ts");
+    const { analyzeCommand } = await import("@codeplane/analyzer/cli");
     return analyzeCommand(argv.slice(1));
   }
   if (command === "version" || command === "--version") {

@@ -162,7 +162,7 @@ describe("codeplane serve", () => {
 });
 
 describe("codeplane analyze", () => {
-  const fixture = new URL("./fixtures/analyzer/mixed/repo", import.meta.url).pathname;
+  const fixture = new URL("../packages/analyzer/fixtures/golden/mixed/repo", import.meta.url).pathname;
 
   it("prints the analysis of a folder as JSON without any configuration", async () => {
     const { stdout, stderr, code } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--language", "ja"], { env: { PATH: process.env.PATH ?? "" } }).then(

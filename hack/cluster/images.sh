@@ -4,7 +4,7 @@
 #   codeplane.local/pause:3.10  sandbox image (images/pause/pause.go, static)
 #   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
 #   codeplane-runner:dev        Debian bookworm + git, sh, Python 3, Node 24; user 10001
-#   codeplane:dev               the runner base + /app (package*.json, src, bin, crds,
+#   codeplane:dev               the runner base + /app (package*.json, src, bin, crds, packages,
 #                               production node_modules); entrypoint node /app/bin/codeplane.mjs
 # Layers are plain tarballs; hack/cluster/oci-image.py writes the OCI archives.
 # Same recipe as images/runner/Dockerfile and ./Dockerfile (see docs/local-cluster.md).
@@ -142,17 +142,20 @@ build_runner() {
   import_image "$OUT/runner.tar"
 }
 
-# app_layer: /app with package*.json, src, bin, crds and production node_modules.
+# app_layer: /app with package*.json, src, bin, crds, the workspace packages
+# (without tests, fixtures and benchmarks) and production node_modules.
 build_app() {
   base_layer; node_layer
   [ -f "$REPO_ROOT/package.json" ] || die "no package.json in $REPO_ROOT"
-  local lockhash; lockhash="$( (cat "$REPO_ROOT/package.json" "$REPO_ROOT/package-lock.json" 2>/dev/null; echo "$NODE_VERSION") | sha256sum | cut -c1-16)"
+  local lockhash; lockhash="$( (cat "$REPO_ROOT/package.json" "$REPO_ROOT/package-lock.json" "$REPO_ROOT"/packages/*/package.json 2>/dev/null; echo "$NODE_VERSION") | sha256sum | cut -c1-16)"
   local nm="$CACHE_DIR/node-modules/$lockhash"
   if [ ! -d "$nm/node_modules" ]; then
     log "app: installing production node_modules (npm ci --omit=dev)"
     rm -rf "$nm"; mkdir -p "$nm"
     cp "$REPO_ROOT/package.json" "$nm/"
     [ -f "$REPO_ROOT/package-lock.json" ] && cp "$REPO_ROOT/package-lock.json" "$nm/"
+    # npm links the workspace packages (node_modules/@codeplane/*) from their manifests.
+    (cd "$REPO_ROOT" && tar -cf - packages/*/package.json) | tar -C "$nm" -xf -
     (cd "$nm" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >"$nm/npm.log" 2>&1) \
       || { tail -20 "$nm/npm.log" >&2; rm -rf "$nm/node_modules"; die "npm ci --omit=dev failed"; }
   fi
@@ -163,6 +166,9 @@ build_app() {
   for d in src bin crds; do
     [ -d "$REPO_ROOT/$d" ] && cp -a "$REPO_ROOT/$d" "$dir/root/app/"
   done
+  tar -C "$REPO_ROOT" --exclude='*.test.ts' --exclude='packages/*/testing' --exclude='packages/*/fixtures' --exclude='packages/*/bench' --exclude='packages/*/vitest.config.ts' \
+    --exclude='packages/*/node_modules' -cf - packages \
+    | tar -C "$dir/root/app" -xf -
   cp -a "$nm/node_modules" "$dir/root/app/"
   tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$dir/app.tar" .
   python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$APP_IMAGE" --out "$OUT/app.tar" \

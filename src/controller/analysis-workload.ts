@@ -1,4 +1,4 @@
-import type { AnalyzerResult } from "../analyzer/model.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
 import type { ComputeTypes } from "../resources/compute-types.ts";
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
 import { ANALYSIS_WORKLOAD, analysisSpecSchema, type AnalysisSpec, type AnalysisStatus } from "../resources/analysis.ts";

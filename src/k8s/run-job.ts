@@ -12,8 +12,8 @@ export const RUNNER_UID = 10001;
 export const WORKSPACE = "/workspace";
 export const SOURCE_DIR = `${WORKSPACE}/src`;
 export const TOOLS_DIR = "/codeplane/bin";
-/** Where the codeplane image keeps the entrypoint that frames stdout and stderr. */
-export const ENTRYPOINT_IN_IMAGE = "/app/src/runner/entrypoint.ts";
+/** Where the codeplane image keeps the entrypoint that frames stdout and stderr (the @codeplane/runner package). */
+export const ENTRYPOINT_IN_IMAGE = "/app/packages/runner/src/entrypoint.ts";
 
 /** The resource a Job is built for: the Job takes its name and namespace, and is owned by it. */
 export interface JobOwner<Spec> {

@@ -2,7 +2,7 @@ import type { CheckoutDeps } from "../workload-secret.ts";
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { Unreconcilable } from "../../domain/workloads/unreconcilable.ts";
 import { pino } from "pino";
-import type { AnalyzerResult } from "../../analyzer/model.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
 import type { WorkloadMirror, WorkloadRows } from "../../domain/workloads/workload-rows.ts";
 import type { ClusterActions, ClusterEvent, EventSubject } from "../../k8s/cluster-actions.ts";
 import { DEFAULT_COMPUTE_TYPES } from "../../resources/compute-types.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { experimentSchema, repoSummarySchema } from "../../analyzer/model.ts";
+import { experimentSchema, repoSummarySchema } from "@codeplane/analyzer";
 import { ANALYSIS_PHASES } from "../../resources/analysis.ts";
 
 export const analysisStatusEnum = z.enum(ANALYSIS_PHASES);

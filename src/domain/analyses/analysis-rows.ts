@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import type { AnalysisRow } from "../../db/schema.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
-import type { AnalyzerResult } from "../../analyzer/model.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
 import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
