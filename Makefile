@@ -15,7 +15,7 @@ CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
-$(STAMP): package.json package-lock.json
+$(STAMP): package.json package-lock.json $(wildcard packages/*/package.json)
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -47,7 +47,7 @@ test-e2e: $(STAMP) ## Cluster smoke, end-to-end and Helm end-to-end tests (boots
 	npx vitest run --config test/e2e/vitest.config.ts; \
 	$(MAKE) --no-print-directory test-helm
 
-test-helm: $(STAMP) ## The chart installed on the local cluster as the README says: helm test, a streamed run, upgrade under load, failover, uninstall (boots the cluster unless KUBECONFIG is set)
+test-helm: $(STAMP) ## The chart installed on the local cluster as docs/operators/helm.md says: helm test, a streamed run, upgrade under load, failover, uninstall (boots the cluster unless KUBECONFIG is set)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
 	npx vitest run --config test/helm/vitest.config.ts
@@ -77,7 +77,7 @@ build: $(STAMP) ## Compile to dist/
 bench: $(STAMP) ## Run the API benchmark (bench/api.ts)
 	npm run bench
 
-bench-analyze: $(STAMP) ## Run the analyzer benchmark (bench/analyze.ts; 20k generated files and this project)
+bench-analyze: $(STAMP) ## Run the analyzer benchmark (packages/analyzer/bench/analyze.ts; 20k generated files and this project)
 	npm run bench:analyze
 
 bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a cluster)
@@ -91,7 +91,7 @@ bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs
 bench-memory: $(STAMP) ## Run the idle memory benchmark (bench/idle-memory.ts; with the controller too when a cluster is up)
 	npm run bench:memory
 
-crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/k8s/crds
+crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/resources
 	npm run crds
 
 clean: ## Remove build output and local data

@@ -17,7 +17,7 @@
 // benchmark (bench/sse-fanout.ts).
 import { Writable } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
-import { FrameSplitter } from "../src/logs/frames.ts";
+import { FrameSplitter } from "@codeplane/frames";
 import { newId } from "../src/domain/shared/ids.ts";
 import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
 import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";

@@ -19,10 +19,10 @@ const withNodeFlags = (flags) => {
   }
 };
 if (command === "analyze") {
-  // The analyzer's memory needs V8 settings only node's command line gives.
-  const { ANALYZER_NODE_FLAGS } = await import(pick("analyzer/node-flags.js", "analyzer/node-flags.ts"));
+  // The analyzer is a workspace package (packages/analyzer), never compiled:
+  // node strips its types. Its memory needs V8 settings only node's command line gives.
+  const { ANALYZER_NODE_FLAGS, analyzeCommand } = await import("@codeplane/analyzer/cli");
   withNodeFlags(ANALYZER_NODE_FLAGS);
-  const { analyzeCommand } = await import(pick("analyzer/cli.js", "analyzer/cli.ts"));
   process.exitCode = await analyzeCommand(rest);
 } else {
   // So does the service's idle memory (src/server-node-flags.ts).

@@ -3,9 +3,9 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./k8s/compute-types.ts";
-import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./k8s/egress.ts";
-import { egressSettingsProblems, gitEndpointFromUrl } from "./k8s/network-policy.ts";
+import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./resources/compute-types.ts";
+import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./resources/egress.ts";
+import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -40,7 +40,10 @@ const httpUrl = z
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
 
-const envSchema = z.object({
+// Every variable here has a one-line meaning in config-reference.ts, from which
+// with this schema and the chart docs/operators/configuration.md is generated
+// (npm run docs:config; src/config-doc.test.ts fails when either drifts).
+export const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   CODEPLANE_DATA_DIR: z.string().min(1).default("./.codeplane"),
   PORT: int(0, 65535).default(8080),

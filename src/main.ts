@@ -49,12 +49,12 @@ import { pgLogStore } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
 import { ANALYSIS_TABLE, RUN_TABLE, type WorkloadTable } from "./db/workload-tables.ts";
-import { ANALYSIS_LABEL, RUN_LABEL } from "./k8s/labels.ts";
+import { ANALYSIS_LABEL, RUN_LABEL } from "./resources/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
-import { DEFAULT_COMPUTE_TYPE } from "./k8s/compute-types.ts";
-import { GROUP, VERSION as CRD_VERSION } from "./k8s/crds/common.ts";
-import { RUN_PLURAL } from "./k8s/crds/run.ts";
+import { DEFAULT_COMPUTE_TYPE } from "./resources/compute-types.ts";
+import { GROUP, VERSION as CRD_VERSION } from "./resources/common.ts";
+import { RUN_PLURAL } from "./resources/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
 import { applyWorkloadPolicy, installCluster, InstallRefusedError } from "./k8s/install.ts";
 import { OAuthServer } from "./oauth/index.ts";
@@ -442,7 +442,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   if (command === "analyze") {
     // Runs in analysis Jobs: needs no configuration, database or cluster.
-    const { analyzeCommand } = await import("./analyzer/cli.ts");
+    const { analyzeCommand } = await import("@codeplane/analyzer/cli");
     return analyzeCommand(argv.slice(1));
   }
   if (command === "version" || command === "--version") {

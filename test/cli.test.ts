@@ -113,7 +113,7 @@ describe("codeplane serve", () => {
     const key = first.stdout.trim();
     expect(isWellFormedApiKey(key)).toBe(true);
     expect((await cli("keys", "generate", "extra")).code).toBe(2);
-    // What the README's Helm section does with it: CODEPLANE_BOOTSTRAP_API_KEY accepts it (the seeding itself is the next test).
+    // What docs/operators/helm.md does with it: CODEPLANE_BOOTSTRAP_API_KEY accepts it (the seeding itself is the next test).
     expect(() => loadConfig({ CODEPLANE_DATA_DIR: mkdtempSync(path.join(tmpdir(), "cp-cli-")), CODEPLANE_BOOTSTRAP_API_KEY: key })).not.toThrow();
   });
 
@@ -162,7 +162,7 @@ describe("codeplane serve", () => {
 });
 
 describe("codeplane analyze", () => {
-  const fixture = new URL("./fixtures/analyzer/mixed/repo", import.meta.url).pathname;
+  const fixture = new URL("../packages/analyzer/fixtures/golden/mixed/repo", import.meta.url).pathname;
 
   it("prints the analysis of a folder as JSON without any configuration", async () => {
     const { stdout, stderr, code } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--language", "ja"], { env: { PATH: process.env.PATH ?? "" } }).then(

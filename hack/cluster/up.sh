@@ -28,9 +28,10 @@ CTR=(ctr -a "$RUN_DIR/containerd.sock")
 "$HACK_DIR/pki.sh"
 
 pidfile() { echo "$RUN_DIR/pids/$1.pid"; }
+# alive <pid>: the process exists and is not a zombie.
+alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # running <name>: its pid file names a live process of ours (a reused pid is not)
-running() { local p; p="$(cat "$(pidfile "$1")" 2>/dev/null)" && [ -n "$p" ] && kill -0 "$p" 2>/dev/null \
-  && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] \
+running() { local p; p="$(cat "$(pidfile "$1")" 2>/dev/null)" && [ -n "$p" ] && alive "$p" \
   && grep -qaF "$CLUSTER_DIR" "/proc/$p/cmdline" 2>/dev/null; }
 
 # fail <component>: name the component, show the tail of its log, exit non-zero.
@@ -73,11 +74,15 @@ start() {
   [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
   log "$name: starting"
   setsid "$@" > "$LOG_DIR/$name.log" 2>&1 < /dev/null &
-  echo $! > "$(pidfile "$name")"
+  local pid=$!
+  echo "$pid" > "$(pidfile "$name")"
   local i
   for i in $(seq 1 "${START_TIMEOUT:-60}"); do
     if eval "$health" >/dev/null 2>&1; then log "$name: healthy (${i}s)"; return; fi
-    running "$name" || fail "$name"
+    # The process we just started, by its pid alone: until the forked shell has
+    # exec'd the command, its cmdline is still this script's, and `running`
+    # (which checks the cmdline against stale pid files) would call it dead.
+    alive "$pid" || fail "$name"
     sleep 1
   done
   fail "$name"

@@ -1,8 +1,8 @@
 // What goes into the codeplane image's /app, decided once for both builds:
 // ./Dockerfile runs this in a build stage, hack/cluster/images.sh on the host.
 // The package manifests, the entrypoint, the CRDs and the sources (src/ and
-// the workspace packages/, when there are any), without tests, test fakes
-// or fixtures: the image runs them never. node_modules is installed apart
+// the workspace packages/, when there are any), without tests, test fakes,
+// fixtures or benchmarks: the image runs them never. node_modules is installed apart
 // (npm ci --omit=dev over the manifests).
 //
 //   node images/codeplane/app-files.mjs <repo> <dest>              copy /app's files
@@ -14,13 +14,14 @@ import { pathToFileURL } from "node:url";
 /** Top-level files and folders of /app; a folder that does not exist is skipped. */
 export const APP_ROOTS = ["package.json", "package-lock.json", "bin", "crds", "src", "packages"];
 
-/** Paths (relative, with /) the image never ships: tests and what only tests use. */
+/** Paths (relative, with /) the image never ships: tests, what only tests use, and benchmarks. */
 export function isTestPath(rel) {
   const parts = rel.split("/");
   const name = parts.at(-1);
   return (
     /\.test\.[cm]?[jt]sx?$/.test(name) ||
-    parts.some((p) => p === "testing" || p === "test" || p === "tests" || p === "__tests__" || p === "fixtures" || p === "node_modules")
+    /^vitest\.config\.[cm]?[jt]s$/.test(name) ||
+    parts.some((p) => ["testing", "test", "tests", "__tests__", "fixtures", "bench", "node_modules"].includes(p))
   );
 }
 

@@ -1,8 +1,8 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import type { AnalyzerResult } from "../analyzer/model.ts";
-import { FrameWriter } from "../logs/frames.ts";
-import type { AnalysisSpec, AnalysisStatus } from "../k8s/crds/analysis.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
+import { FrameWriter } from "@codeplane/frames";
+import type { AnalysisSpec, AnalysisStatus } from "../resources/analysis.ts";
 import { checkAnalyzerResult, observeAnalysis, type AnalyzerOutput } from "./analysis-observation.ts";
 import { parseAnalyzerOutput } from "./analyzer-output.ts";
 

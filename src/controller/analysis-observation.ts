@@ -1,7 +1,7 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import { z } from "zod";
-import { analyzerResultSchema, type AnalyzerResult } from "../analyzer/model.ts";
-import type { AnalysisPhase, AnalysisSpec, AnalysisStatus } from "../k8s/crds/analysis.ts";
+import { analyzerResultSchema, type AnalyzerResult } from "@codeplane/analyzer";
+import type { AnalysisPhase, AnalysisSpec, AnalysisStatus } from "../resources/analysis.ts";
 import { observeRun } from "./run-observation.ts";
 import type { WorkloadObservation } from "./workload.ts";
 

@@ -1,12 +1,12 @@
-import type { AnalyzerResult } from "../analyzer/model.ts";
-import type { ComputeTypes } from "../k8s/compute-types.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
+import type { ComputeTypes } from "../resources/compute-types.ts";
 import { buildAnalysisJob } from "../k8s/analysis-job.ts";
-import { ANALYSIS_WORKLOAD, analysisSpecSchema, type AnalysisSpec, type AnalysisStatus } from "../k8s/crds/analysis.ts";
+import { ANALYSIS_WORKLOAD, analysisSpecSchema, type AnalysisSpec, type AnalysisStatus } from "../resources/analysis.ts";
 import { observeAnalysis, type AnalysisObservation } from "./analysis-observation.ts";
 import { parseAnalyzerOutput } from "./analyzer-output.ts";
 import { presetFor, type Workload } from "./workload.ts";
 import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "./workload-secret.ts";
-import { analysisLabels } from "../k8s/labels.ts";
+import { analysisLabels } from "../resources/labels.ts";
 
 // Analyses as a workload: codeplane's analyzer reads a checkout and hands its
 // result back through its own log. Once the analyzer has finished, its output

@@ -1,4 +1,4 @@
-import { assembleResult, FrameSplitter, type ResultPiece } from "../logs/frames.ts";
+import { assembleResult, FrameSplitter, type ResultPiece } from "@codeplane/frames";
 import type { AnalyzerOutput } from "./analysis-observation.ts";
 
 // The analyzer hands its result back through its own log (result frames), so

@@ -1,6 +1,6 @@
 import type { Log } from "@kubernetes/client-node";
 import type { LogArchiveRows } from "../domain/workloads/log-archive-rows.ts";
-import type { LogLine } from "../logs/frames.ts";
+import type { LogLine } from "@codeplane/frames";
 import { followOnce, resumeTime, type FollowTarget } from "../k8s/pod-log.ts";
 import type { Logger } from "../logger.ts";
 

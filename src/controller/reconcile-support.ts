@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { setCondition } from "../k8s/conditions.ts";
-import type { Condition } from "../k8s/crds/common.ts";
+import { setCondition } from "../resources/conditions.ts";
+import type { Condition } from "../resources/common.ts";
 
 // The pure parts of writing a workload's status.
 

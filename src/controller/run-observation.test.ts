@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import type { RunSpec, RunStatus } from "../k8s/crds/run.ts";
+import type { RunSpec, RunStatus } from "../resources/run.ts";
 import { observeRun } from "./run-observation.ts";
 
 const spec: RunSpec = {

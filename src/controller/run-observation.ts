@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
-import type { RunPhase, RunSpec, RunStatus } from "../k8s/crds/run.ts";
-import { RUN_LIFECYCLE } from "../k8s/crds/run.ts";
+import type { RunPhase, RunSpec, RunStatus } from "../resources/run.ts";
+import { RUN_LIFECYCLE } from "../resources/run.ts";
 import type { WorkloadObservation } from "./workload.ts";
 
 // Pure: what the cluster says about a run (its Job and pod), turned into the

@@ -1,6 +1,6 @@
-import type { ComputeTypes } from "../k8s/compute-types.ts";
-import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../k8s/crds/run.ts";
-import { runLabels } from "../k8s/labels.ts";
+import type { ComputeTypes } from "../resources/compute-types.ts";
+import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
+import { runLabels } from "../resources/labels.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
 import { presetFor, type Workload } from "./workload.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AnalysisSpec, AnalysisStatus } from "../k8s/crds/analysis.ts";
-import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
-import type { RunSpec, RunStatus } from "../k8s/crds/run.ts";
+import type { AnalysisSpec, AnalysisStatus } from "../resources/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
+import type { RunSpec, RunStatus } from "../resources/run.ts";
 import {
   aJob,
   ANALYSIS,

@@ -3,13 +3,13 @@ import { z } from "zod";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { WorkloadRows } from "../domain/workloads/workload-rows.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
-import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import type { FollowTarget } from "../k8s/pod-log.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
-import { setCondition } from "../k8s/conditions.ts";
-import { idFromName, podLabelOf } from "../k8s/crds/lifecycle.ts";
-import { INSTALLATION_LABEL } from "../k8s/labels.ts";
+import { setCondition } from "../resources/conditions.ts";
+import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
+import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "./workload.ts";
 

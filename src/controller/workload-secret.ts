@@ -1,9 +1,9 @@
 import type { CheckoutGrant, WorkloadKindName } from "../domain/checkout/checkout-tokens.ts";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
-import { API_VERSION } from "../k8s/crds/common.ts";
-import { resourceNameOf, type WorkloadKind } from "../k8s/crds/lifecycle.ts";
-import type { EgressMode } from "../k8s/egress.ts";
+import { API_VERSION } from "../resources/common.ts";
+import { resourceNameOf, type WorkloadKind } from "../resources/lifecycle.ts";
+import type { EgressMode } from "../resources/egress.ts";
 import { CHECKOUT_TOKEN_KEY, type CheckoutInput } from "../k8s/run-job.ts";
 import type { WorkloadResource } from "./workload.ts";
 

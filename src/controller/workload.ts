@@ -2,9 +2,9 @@ import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { z } from "zod";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
-import type { ComputePreset, ComputeTypes } from "../k8s/compute-types.ts";
-import type { WorkloadSpec, WorkloadStatus } from "../k8s/crds/common.ts";
-import type { WorkloadKind } from "../k8s/crds/lifecycle.ts";
+import type { ComputePreset, ComputeTypes } from "../resources/compute-types.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
+import type { WorkloadKind } from "../resources/lifecycle.ts";
 import type { CustomResource } from "../k8s/custom-resources.ts";
 
 // A workload is something codeplane runs as a Kubernetes Job on behalf of a

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
-import type { AnalyzerResult } from "../analyzer/model.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
 
 // Kysely's view of the tables created by src/db/migrations. Timestamps are
 // written as Date and read back as Date (pg and PGlite both parse timestamptz).

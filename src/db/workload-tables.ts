@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { ANALYSIS_LIFECYCLE } from "../k8s/crds/analysis.ts";
-import type { Lifecycle } from "../k8s/crds/lifecycle.ts";
-import { RUN_LIFECYCLE } from "../k8s/crds/run.ts";
+import { ANALYSIS_LIFECYCLE } from "../resources/analysis.ts";
+import type { Lifecycle } from "../resources/lifecycle.ts";
+import { RUN_LIFECYCLE } from "../resources/run.ts";
 import type { Db } from "./database.ts";
 
 // Runs and analyses are mirrored and keep their output the same way: a row

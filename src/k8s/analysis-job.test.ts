@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzerBudgetSeconds, analyzerThreads, buildAnalysisJob, cpuCount } from "./analysis-job.ts";
-import { DEFAULT_COMPUTE_TYPES } from "./compute-types.ts";
-import type { AnalysisSpec } from "./crds/analysis.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
+import type { AnalysisSpec } from "../resources/analysis.ts";
 
 const spec: AnalysisSpec = {
   analysisId: "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b",

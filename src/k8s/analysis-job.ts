@@ -1,7 +1,7 @@
 import type { V1Job } from "@kubernetes/client-node";
-import type { ComputePreset } from "./compute-types.ts";
-import { ANALYSIS_KIND, type AnalysisSpec } from "./crds/analysis.ts";
-import { analysisLabels } from "./labels.ts";
+import type { ComputePreset } from "../resources/compute-types.ts";
+import { ANALYSIS_KIND, type AnalysisSpec } from "../resources/analysis.ts";
+import { analysisLabels } from "../resources/labels.ts";
 import { checkoutEnv, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedJob, SOURCE_DIR, WORKSPACE, type WorkloadJobInput } from "./run-job.ts";
 
 // Pure: an Analysis in, the Job that analyses the commit out. The checkout and

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { V1MicroTime, type V1Job, type V1Pod, type V1Secret } from "@kubernetes/client-node";
 import type { Logger } from "../logger.ts";
 import { isAlreadyExists, isNotFound, type KubeClients } from "./client.ts";
-import { API_VERSION } from "./crds/common.ts";
+import { API_VERSION } from "../resources/common.ts";
 import { newestPod } from "./pods.ts";
 
 // What the controller does to the cluster besides its own custom resources,

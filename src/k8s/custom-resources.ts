@@ -1,7 +1,7 @@
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ObjectMeta } from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound, type KubeClients } from "./client.ts";
-import { GROUP, VERSION } from "./crds/common.ts";
-import { INSTALLATION_LABEL } from "./labels.ts";
+import { GROUP, VERSION } from "../resources/common.ts";
+import { INSTALLATION_LABEL } from "../resources/labels.ts";
 
 export interface CustomResource<Spec, Status> extends KubernetesObject {
   metadata: V1ObjectMeta & { name: string; namespace: string; uid: string; generation?: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CLUSTER_CIDRS } from "./egress.ts";
+import { DEFAULT_CLUSTER_CIDRS } from "../resources/egress.ts";
 import { InstallRefusedError, planInstall, type InstallSettings } from "./install.ts";
 import { buildWorkloadNetworkPolicy } from "./network-policy.ts";
 

@@ -9,10 +9,11 @@ import {
   type V1NetworkPolicy,
 } from "@kubernetes/client-node";
 import { isNotFound, isAlreadyExists, isConflict } from "./client.ts";
-import { CRD_FILES } from "./crds/definition.ts";
-import type { EgressMode, EgressRule } from "./egress.ts";
-import { RESTRICTED_POD_SECURITY_LABELS } from "./labels.ts";
-import { buildWorkloadNetworkPolicy, EgressSettingsError, gitEndpointFromUrl, WORKLOAD_POLICY_NAME, type GitEndpoint } from "./network-policy.ts";
+import { CRD_FILES } from "../resources/definition.ts";
+import type { EgressMode, EgressRule } from "../resources/egress.ts";
+import { RESTRICTED_POD_SECURITY_LABELS } from "../resources/labels.ts";
+import { gitEndpointFromUrl, type GitEndpoint } from "../resources/egress-settings.ts";
+import { buildWorkloadNetworkPolicy, EgressSettingsError, WORKLOAD_POLICY_NAME } from "./network-policy.ts";
 
 // `codeplane install`: what a cluster needs before codeplane can run there,
 // for development and tests (Helm does the same in production): the CRDs, the

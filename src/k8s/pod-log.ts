@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { Log } from "@kubernetes/client-node";
-import { FrameSplitter, type ExitFrame, type LogLine, type ResultPiece } from "../logs/frames.ts";
+import { FrameSplitter, type ExitFrame, type LogLine, type ResultPiece } from "@codeplane/frames";
 import type { Logger } from "../logger.ts";
 
 // Follows a run container's framed log through the Kubernetes log API. A

@@ -1,7 +1,9 @@
+import { createRequire } from "node:module";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COMPUTE_TYPES } from "./compute-types.ts";
-import type { RunSpec } from "./crds/run.ts";
-import { buildRunJob, type RunJobInput } from "./run-job.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
+import type { RunSpec } from "../resources/run.ts";
+import { buildRunJob, ENTRYPOINT_IN_IMAGE, type RunJobInput } from "./run-job.ts";
 
 const spec: RunSpec = {
   runId: "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b",
@@ -83,6 +85,11 @@ describe("buildRunJob", () => {
     expect(JSON.stringify(pod)).not.toContain(spec.repositoryUrl);
     const main = pod.containers[0]!;
     expect(main.command).toEqual(["node", "/codeplane/bin/entrypoint.ts", "--workdir", "/workspace/src", "--", "python3", "train.py", "--epochs", "3"]);
+  });
+
+  it("copies the entrypoint from where the codeplane image (the repository at /app) holds @codeplane/runner", () => {
+    const entrypoint = createRequire(import.meta.url).resolve("@codeplane/runner");
+    expect(ENTRYPOINT_IN_IMAGE).toBe(`/app/${path.relative(path.join(import.meta.dirname, "../.."), entrypoint)}`);
   });
 
   it("hands the checkout token to the checkout container alone, from the Secret", () => {

@@ -1,9 +1,9 @@
 import type { V1Container, V1EnvVar, V1Job, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
-import type { ComputePreset } from "./compute-types.ts";
-import type { EgressMode } from "./egress.ts";
-import { API_VERSION } from "./crds/common.ts";
-import { RUN_KIND, type RunSpec } from "./crds/run.ts";
-import { runLabels } from "./labels.ts";
+import type { ComputePreset } from "../resources/compute-types.ts";
+import type { EgressMode } from "../resources/egress.ts";
+import { API_VERSION } from "../resources/common.ts";
+import { RUN_KIND, type RunSpec } from "../resources/run.ts";
+import { runLabels } from "../resources/labels.ts";
 
 // Pure: a Run in, the Job that executes it out. Everything about how a run
 // is isolated lives here, where a table test can see it.
@@ -12,8 +12,8 @@ export const RUNNER_UID = 10001;
 export const WORKSPACE = "/workspace";
 export const SOURCE_DIR = `${WORKSPACE}/src`;
 export const TOOLS_DIR = "/codeplane/bin";
-/** Where the codeplane image keeps the entrypoint that frames stdout and stderr. */
-export const ENTRYPOINT_IN_IMAGE = "/app/src/runner/entrypoint.ts";
+/** Where the codeplane image keeps the entrypoint that frames stdout and stderr (the @codeplane/runner package). */
+export const ENTRYPOINT_IN_IMAGE = "/app/packages/runner/src/entrypoint.ts";
 
 /** The resource a Job is built for: the Job takes its name and namespace, and is owned by it. */
 export interface JobOwner<Spec> {

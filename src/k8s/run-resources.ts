@@ -1,8 +1,8 @@
 import type { KubeClients } from "./client.ts";
-import { ANALYSIS_KIND, ANALYSIS_PLURAL, type AnalysisSpec, type AnalysisStatus } from "./crds/analysis.ts";
-import { RUN_KIND, RUN_PLURAL, type RunSpec, type RunStatus } from "./crds/run.ts";
+import { ANALYSIS_KIND, ANALYSIS_PLURAL, type AnalysisSpec, type AnalysisStatus } from "../resources/analysis.ts";
+import { RUN_KIND, RUN_PLURAL, type RunSpec, type RunStatus } from "../resources/run.ts";
 import { CustomResources, type CustomResource } from "./custom-resources.ts";
-import { analysisLabels, analysisResourceName, runLabels, runResourceName } from "./labels.ts";
+import { analysisLabels, analysisResourceName, runLabels, runResourceName } from "../resources/labels.ts";
 
 export type RunResource = CustomResource<RunSpec, RunStatus>;
 export type AnalysisResource = CustomResource<AnalysisSpec, AnalysisStatus>;

@@ -4,7 +4,7 @@
  * live with what they wrap (Postgres in src/db, the pod log in src/k8s, SSE in src/api), so
  * nothing here may import from those.
  */
-import type { LogLine } from "./frames.ts";
+import type { LogLine } from "@codeplane/frames";
 
 export type { LogLine };
 

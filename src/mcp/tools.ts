@@ -5,7 +5,7 @@ import { analysisSchema, createAnalysisSchema } from "../domain/analyses/analyse
 import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { createEnvVarSchema, envVarSchema } from "../domain/env-vars/env-vars.schemas.ts";
-import { normalizeRepoPath } from "../domain/repositories/git/index.ts";
+import { normalizeRepoPath } from "../domain/repositories/repo-path.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
 import { createRepositorySchema, fileContentSchema, filesQuerySchema, fileQuerySchema, repositorySchema, treeSchema } from "../domain/repositories/repositories.schemas.ts";
 import { readRunLogAfter } from "../domain/runs/run-logs.ts";

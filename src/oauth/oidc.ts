@@ -183,7 +183,7 @@ export class OidcSignIn {
     return { accountId: account.id, accountName: account.name, apiKeyId, subject: claims.sub, label, returnTo: flow.r };
   }
 
-  /** The account the configured claim names (see README "OAuth 2.0"); never created here. */
+  /** The account the configured claim names (see docs/users/oauth.md); never created here. */
   async #account(claims: client.IDToken): Promise<{ id: string; name: string }> {
     const claim = this.#cfg.accountClaim;
     const { values, names } = accountNames(claims, this.#cfg);

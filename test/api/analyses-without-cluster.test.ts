@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnalyzerResult, Experiment } from "../../src/analyzer/model.ts";
+import type { AnalyzerResult, Experiment } from "@codeplane/analyzer";
 import type { FixtureRepo } from "../helpers/git-fixture.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";
 import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";

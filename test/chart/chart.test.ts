@@ -8,11 +8,11 @@ import type { V1NetworkPolicy } from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS, parseEgressRules } from "../../src/k8s/egress.ts";
-import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/k8s/labels.ts";
+import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS, parseEgressRules } from "../../src/resources/egress.ts";
+import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/resources/labels.ts";
 import { planInstall } from "../../src/k8s/install.ts";
 import { buildWorkloadNetworkPolicy, WORKLOAD_POD_SELECTOR } from "../../src/k8s/network-policy.ts";
-import { renderCrds } from "../../src/k8s/crds/render.ts";
+import { renderCrds } from "../../src/resources/render.ts";
 import { CHART_README, withTable } from "./values-doc.ts";
 import { helmBinary } from "./helm-binary.ts";
 
@@ -776,7 +776,7 @@ describe("the Helm chart", () => {
   describe("CRDs", () => {
     const crds = (docs: K8sObject[]) => docs.filter((d) => d.kind === "CustomResourceDefinition");
 
-    it("are templates (so helm upgrade updates them), kept on uninstall, and equal to what src/k8s/crds generates", async () => {
+    it("are templates (so helm upgrade updates them), kept on uninstall, and equal to what src/resources generates", async () => {
       expect(existsSync(path.join(CHART, "crds")), "the chart's crds/ directory is installed once and never upgraded").toBe(false);
       const rendered = crds(await render());
       const generated = Object.values(renderCrds()).map((text) => parse(text));

@@ -3,7 +3,7 @@ import { AnalysisService, type AnalysisLauncher } from "../../src/domain/analyse
 import { DomainValidationError } from "../../src/domain/errors.ts";
 import type { GitSource } from "../../src/domain/repositories/git-port.ts";
 import { RunService, type ExperimentCatalog, type RunLauncher } from "../../src/domain/runs/runs.ts";
-import { DEFAULT_COMPUTE_TYPES } from "../../src/k8s/compute-types.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../../src/resources/compute-types.ts";
 import { createRootLogger } from "../../src/logger.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";

@@ -5,9 +5,9 @@ import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { Unreconcilable } from "../../src/domain/workloads/unreconcilable.ts";
 import { checkoutGrantFor, mintCheckoutToken } from "../../src/domain/checkout/checkout-tokens.ts";
 import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
-import type { AnalysisSpec, AnalysisStatus } from "../../src/k8s/crds/analysis.ts";
-import type { WorkloadSpec, WorkloadStatus } from "../../src/k8s/crds/common.ts";
-import type { RunSpec, RunStatus } from "../../src/k8s/crds/run.ts";
+import type { AnalysisSpec, AnalysisStatus } from "../../src/resources/analysis.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../../src/resources/common.ts";
+import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTALLATION_LABEL, runSecretName } from "../../src/k8s/labels.ts";
+import { INSTALLATION_LABEL, runSecretName } from "../../src/resources/labels.ts";
 import { gitListenerEnv, until } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";

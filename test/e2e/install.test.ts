@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CLUSTER_CIDRS } from "../../src/k8s/egress.ts";
+import { DEFAULT_CLUSTER_CIDRS } from "../../src/resources/egress.ts";
 import { installCluster, planInstall, type InstallSettings } from "../../src/k8s/install.ts";
 import { KUBECONFIG } from "../helpers/cluster.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSecretName } from "../../src/k8s/labels.ts";
+import { runSecretName } from "../../src/resources/labels.ts";
 import { until, type TestCluster } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";

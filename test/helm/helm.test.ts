@@ -17,8 +17,8 @@ import { appendToHelmInstall, readHelmReadme, substitute } from "./readme.ts";
 import { freePort } from "../helpers/free-port.ts";
 
 // The Helm chart from this checkout, installed into the local cluster the way
-// the README tells a platform team to, and used as they would: one release
-// (README names: release and namespace `codeplane`, runs in `codeplane-runs`)
+// docs/operators/helm.md tells a platform team to, and used as they would: one
+// release (that page names: release and namespace `codeplane`, runs in `codeplane-runs`)
 // through install, helm test, a streamed run, an upgrade under load, a
 // failover and the uninstall, in this order. Postgres is a throw-away server
 // on this machine listening on the node address, where the pods reach it.

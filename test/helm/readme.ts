@@ -1,14 +1,16 @@
 import { readFileSync } from "node:fs";
 
-// The README's "Install with Helm" section, read as the suite's script: the
-// commands it runs are the README's, found by what they do, with only what
-// must differ on a test machine substituted (each substitution must match
-// exactly once, so a changed README fails here, naming the command).
+// The operators' page "Install with Helm" (docs/operators/helm.md), read as
+// the suite's script: the commands it runs are the page's, found by what they
+// do, with only what must differ on a test machine substituted (each
+// substitution must match exactly once, so a changed page fails here, naming
+// the command).
 
 const root = new URL("../..", import.meta.url).pathname;
+const HELM_PAGE = "docs/operators/helm.md";
 
 export interface HelmReadme {
-  /** The whole section, as written. */
+  /** The whole page, as written. */
   section: string;
   /** `export KUBECONFIG=... PATH=...`: the local cluster's tools first. */
   toolsPrelude: string;
@@ -38,16 +40,13 @@ function shBlocks(text: string): string[] {
 }
 
 const one = <T>(what: string, found: T[]): T => {
-  if (found.length !== 1) throw new Error(`README.md, "Install with Helm": expected one ${what}, found ${found.length}`);
+  if (found.length !== 1) throw new Error(`${HELM_PAGE}: expected one ${what}, found ${found.length}`);
   return found[0]!;
 };
 
-export function readHelmReadme(file = `${root}README.md`): HelmReadme {
-  const readme = readFileSync(file, "utf8");
-  const start = readme.indexOf("\n## Install with Helm\n");
-  if (start < 0) throw new Error("README.md has no section '## Install with Helm'");
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start + 1, end < 0 ? undefined : end);
+export function readHelmReadme(file = `${root}${HELM_PAGE}`): HelmReadme {
+  const section = readFileSync(file, "utf8");
+  if (!section.startsWith("# Install with Helm\n")) throw new Error(`${file} does not start with '# Install with Helm'`);
   const blocks = shBlocks(section);
   const inline = (re: RegExp, what: string) => one(what, [...section.matchAll(re)].map((m) => m[1]!.replace(/\s+/g, " ").trim()));
   const leavesAt = section.indexOf("**What `helm uninstall");
@@ -67,7 +66,7 @@ export function readHelmReadme(file = `${root}README.md`): HelmReadme {
 export function substitute(script: string, what: string, from: string | RegExp, to: string): string {
   const re = typeof from === "string" ? new RegExp(from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g") : new RegExp(from.source, from.flags.includes("g") ? from.flags : `${from.flags}g`);
   const hits = script.match(re)?.length ?? 0;
-  if (hits !== 1) throw new Error(`README command, ${what}: expected ${String(from)} once, found it ${hits} times in:\n${script}`);
+  if (hits !== 1) throw new Error(`${HELM_PAGE} command, ${what}: expected ${String(from)} once, found it ${hits} times in:\n${script}`);
   return script.replace(re, to);
 }
 

@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // The Helm end-to-end suite: the chart from this checkout installed into the
-// local cluster (`make cluster-up images`) with the README's commands, a
+// local cluster (`make cluster-up images`) with docs/operators/helm.md's commands, a
 // throw-away Postgres on the node address, then helm test, streaming, an
 // upgrade under load, a failover and the uninstall. One release, one file,
 // its tests in order. `make test-helm`.

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnalyzerResult } from "../../src/analyzer/model.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
 import { insertRunRow } from "../helpers/seed.ts";
 import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
 

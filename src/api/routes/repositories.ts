@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.ts";
-import { normalizeRepoPath } from "../../domain/repositories/git/index.ts";
+import { normalizeRepoPath } from "../../domain/repositories/repo-path.ts";
 import type { RepositoryService } from "../../domain/repositories/repositories.ts";
 import {
   createRepositorySchema,

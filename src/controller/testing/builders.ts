@@ -1,10 +1,10 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from "@kubernetes/client-node";
-import type { AnalyzerResult } from "../../analyzer/model.ts";
-import type { AnalysisSpec, AnalysisStatus } from "../../k8s/crds/analysis.ts";
-import type { Condition, WorkloadStatus } from "../../k8s/crds/common.ts";
-import type { RunSpec, RunStatus } from "../../k8s/crds/run.ts";
-import { ANALYSIS_LABEL, RUN_LABEL } from "../../k8s/labels.ts";
-import { FrameWriter } from "../../logs/frames.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
+import type { AnalysisSpec, AnalysisStatus } from "../../resources/analysis.ts";
+import type { Condition, WorkloadStatus } from "../../resources/common.ts";
+import type { RunSpec, RunStatus } from "../../resources/run.ts";
+import { ANALYSIS_LABEL, RUN_LABEL } from "../../resources/labels.ts";
+import { FrameWriter } from "@codeplane/frames";
 import type { WorkloadResource } from "../workload.ts";
 
 // Small builders for the reconciler's tests (JobSet style): a default that

@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("status_rank", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("exit_code", "integer")
     .addColumn("error", "text")
-    // The analyzer's validated output (src/analyzer/model.ts), written before the status turns completed.
+    // The analyzer's validated output (@codeplane/analyzer, packages/analyzer/src/model.ts), written before the status turns completed.
     .addColumn("result", "jsonb")
     .addColumn("logs_complete", "boolean", (c) => c.notNull().defaultTo(false))
     .addColumn("stdout_bytes", "bigint", (c) => c.notNull().defaultTo(0))

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { experimentSchema, repoSummarySchema } from "../../analyzer/model.ts";
-import { ANALYSIS_PHASES } from "../../k8s/crds/analysis.ts";
+import { experimentSchema, repoSummarySchema } from "@codeplane/analyzer";
+import { ANALYSIS_PHASES } from "../../resources/analysis.ts";
 
 export const analysisStatusEnum = z.enum(ANALYSIS_PHASES);
 

@@ -1,9 +1,9 @@
 import type { Db } from "../../db/database.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
-import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.ts";
-import { analysisResourceName } from "../../k8s/labels.ts";
+import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
+import { analysisResourceName } from "../../resources/labels.ts";
 import type { Logger } from "../../logger.ts";
-import type { Experiment } from "../../analyzer/model.ts";
+import type { Experiment } from "@codeplane/analyzer";
 import { conflict, notFound, unavailable } from "../errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";
 import { configuredEnvNames } from "../env-vars/env-var-rows.ts";

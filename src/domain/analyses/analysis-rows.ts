@@ -1,8 +1,8 @@
 import type { Db } from "../../db/database.ts";
 import type { AnalysisRow } from "../../db/schema.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
-import type { AnalyzerResult } from "../../analyzer/model.ts";
-import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../k8s/crds/analysis.ts";
+import type { AnalyzerResult } from "@codeplane/analyzer";
+import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
 import { iso, isoOrNull } from "../shared/time.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Experiment, Parameter } from "../../analyzer/model.ts";
+import type { Experiment, Parameter } from "@codeplane/analyzer";
 import { buildExperimentCommand } from "./experiment-command.ts";
 
 const param = (over: Partial<Parameter> & { name: string }): Parameter => ({

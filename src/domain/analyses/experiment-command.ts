@@ -1,4 +1,4 @@
-import type { Experiment, Parameter, ParameterValue } from "../../analyzer/model.ts";
+import type { Experiment, Parameter, ParameterValue } from "@codeplane/analyzer";
 import type { ValidationIssue } from "../errors.ts";
 
 // Pure: an analysed experiment and a run's parameter overrides in, the argv

@@ -115,7 +115,7 @@ export class IntegrationService {
    * within the hour); GitHub's API says the installation exists for this App
    * and was created or changed after the state was issued, so an installation
    * id pasted into someone else's flow from an older installation is refused.
-   * See the README (GitHub integration) for what this does not cover.
+   * See docs/users/github.md for what this does not cover.
    */
   async callback(db: Db, query: { installation_id?: number | undefined; setup_action?: string | undefined; state: string }): Promise<CallbackOutcome> {
     const gh = this.#github();

@@ -44,7 +44,7 @@ function refuse(msg: string): DomainValidationError {
 }
 
 // Which addresses a clone URL may reach, reviewed against the IANA IPv4 and
-// IPv6 special-purpose address registries (README "Security" has the decision
+// IPv6 special-purpose address registries (docs/operators/security.md has the decision
 // for every range; clone-url-policy.test.ts has a row for each).
 //
 // IPv4 is a block list: everything that is not globally reachable unicast.

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import { pgLogStore } from "../../db/log-store.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
-import { RUN_LIFECYCLE } from "../../k8s/crds/run.ts";
+import { RUN_LIFECYCLE } from "../../resources/run.ts";
 import { notFound } from "../errors.ts";
 import { findRun, readRunLogLines } from "./run-rows.ts";
 

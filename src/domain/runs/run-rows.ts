@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import type { RunConfig, RunRow } from "../../db/schema.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
-import type { RunSpec } from "../../k8s/crds/run.ts";
+import type { RunSpec } from "../../resources/run.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
 import { isoOrNull, iso } from "../shared/time.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RUN_PHASES } from "../../k8s/crds/run.ts";
+import { RUN_PHASES } from "../../resources/run.ts";
 
 export const runStatusEnum = z.enum(RUN_PHASES);
 

@@ -1,8 +1,8 @@
 import type { Db } from "../../db/database.ts";
-import type { ComputeTypes } from "../../k8s/compute-types.ts";
+import type { ComputeTypes } from "../../resources/compute-types.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
-import { RUN_LIFECYCLE, type RunSpec } from "../../k8s/crds/run.ts";
-import { runResourceName } from "../../k8s/labels.ts";
+import { RUN_LIFECYCLE, type RunSpec } from "../../resources/run.ts";
+import { runResourceName } from "../../resources/labels.ts";
 import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound, unavailable, type ValidationIssue } from "../errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
-import type { WorkloadSpec, WorkloadStatus } from "../../k8s/crds/common.ts";
+import type { WorkloadSpec, WorkloadStatus } from "../../resources/common.ts";
 import { isDataException, isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
 import { Unreconcilable } from "./unreconcilable.ts";
 

@@ -1,5 +1,6 @@
 // Read-only git access for the repositories domain: a cache of bare mirrors
-// driven by the git CLI, and the checks for paths and refs that reach it.
+// driven by the git CLI (the checks for the paths and refs that reach it are
+// in ../repo-path.ts, pure, so the API and MCP layers can use them too).
 export {
   GitMirrors,
   type GitAuth,
@@ -19,4 +20,3 @@ export { MirrorReader, type MirrorAccess, type MirrorReaderOptions } from "./mir
 export { GitRemoteError, type GitFailureReason } from "./errors.ts";
 export { FetchSlots, GitBusyError, type FetchSlotsOptions } from "./fetch-slots.ts";
 export { decodeTreeCursor, TREE_PAGE_DEFAULT, TREE_PAGE_MAX } from "./tree-cursor.ts";
-export { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";

@@ -3,7 +3,7 @@ import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { badRequest, DomainError, DomainValidationError, notFound, unavailable } from "../../errors.ts";
 import { GitRemoteError } from "./errors.ts";
-import { normalizeRepoPath, validateRef, type Loc } from "./paths.ts";
+import { normalizeRepoPath, validateRef, type Loc } from "../repo-path.ts";
 import type { RunGitResult } from "./run.ts";
 import { ReadCache } from "./read-cache.ts";
 import { decodeTreeCursor, encodeTreeCursor, TREE_PAGE_MAX, type TreeCursor } from "./tree-cursor.ts";

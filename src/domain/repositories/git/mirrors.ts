@@ -2,7 +2,7 @@ import type { GitFile, GitRefs, GitRepository, GitSource, GitTree, TreePageReque
 import { CheckoutServer } from "./checkout-server.ts";
 import { MirrorCache, type GitAuth, type MirrorCacheOptions } from "./mirror-cache.ts";
 import { MirrorReader, type MirrorReaderOptions } from "./mirror-reader.ts";
-import type { Loc } from "./paths.ts";
+import type { Loc } from "../repo-path.ts";
 
 export type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 export type { GitAuth } from "./mirror-cache.ts";

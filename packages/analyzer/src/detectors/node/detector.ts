@@ -1,0 +1,170 @@
+import { posix } from "node:path";
+import type { AnalyzerContext, Detector } from "../../detector.ts";
+import type { EnvVarUse, Experiment } from "../../model.ts";
+import { entryFacts, grammarFor, isTypeScript, type EntryFacts } from "./entry.ts";
+import { envUses } from "./env.ts";
+import { clip } from "./literals.ts";
+import { isLifecycleScript, scriptEntryFile } from "./scripts.ts";
+
+// Node.js projects: every package.json's scripts (npm run <name>) and bins
+// (node <file>), with the options their entry files parse, plus the
+// environment variables all JavaScript/TypeScript sources read.
+
+const FRAMEWORKS: readonly [string, string][] = [
+  ["express", "Express"],
+  ["koa", "Koa"],
+  ["fastify", "Fastify"],
+  ["next", "Next.js"],
+  ["react", "React"],
+  ["vue", "Vue"],
+  ["svelte", "Svelte"],
+  ["@nestjs/core", "NestJS"],
+  ["typescript", "TypeScript"],
+  ["vite", "Vite"],
+  ["jest", "Jest"],
+  ["vitest", "Vitest"],
+  ["@tensorflow/tfjs", "TensorFlow.js"],
+  ["openai", "OpenAI SDK"],
+  ["commander", "Commander"],
+  ["yargs", "yargs"],
+];
+
+type PackageJson = Record<string, unknown>;
+
+export const detectNode: Detector = (ctx) => {
+  const experiments: Experiment[] = [];
+  const deps = new Set<string>();
+  const facts = new Map<string, EntryFacts>();
+  const factsOf = (path: string) => {
+    let f = facts.get(path);
+    if (!f) facts.set(path, (f = entryFacts(ctx, path)));
+    return f;
+  };
+  for (const file of ctx.files) {
+    if (ctx.outOfTime()) break;
+    if (file.path !== "package.json" && !file.path.endsWith("/package.json")) continue;
+    const pkg = readPackageJson(ctx, file.path);
+    if (!pkg) continue;
+    for (const field of ["dependencies", "devDependencies"]) {
+      const d = pkg[field];
+      if (isRecord(d)) for (const name of Object.keys(d)) deps.add(name);
+    }
+    experiments.push(...packageExperiments(ctx, file.path, pkg, factsOf));
+  }
+  return {
+    experiments,
+    envVars: envVars(ctx),
+    frameworks: FRAMEWORKS.filter(([dep]) => deps.has(dep)).map(([, name]) => name),
+  };
+};
+
+function readPackageJson(ctx: AnalyzerContext, path: string): PackageJson | null {
+  const text = ctx.readText(path);
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const hasSpace = (s: string) => /\s/.test(s);
+
+function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJson, factsOf: (path: string) => EntryFacts): Experiment[] {
+  const dir = posix.dirname(pkgPath) === "." ? "" : posix.dirname(pkgPath);
+  if (hasSpace(dir)) return [];
+  const out: Experiment[] = [];
+  const scripts = isRecord(pkg.scripts) ? pkg.scripts : {};
+  const names = new Set(Object.keys(scripts));
+  for (const name of [...names].sort()) {
+    const body = scripts[name];
+    if (typeof body !== "string" || name === "" || hasSpace(name) || isLifecycleScript(name, names)) continue;
+    const entry = scriptEntryFile(body, dir, (p) => ctx.byPath.has(p));
+    const facts = entry ? factsOf(entry) : null;
+    const command = dir === "" ? ["npm", "run", name, "--"] : ["npm", "--prefix", dir, "run", name, "--"];
+    out.push({
+      id: dir === "" ? `npm:${name}` : `npm:${dir}:${name}`,
+      title: name,
+      description: body.trim() ? clip(body, 4096) : null,
+      entry_point: command.join(" "),
+      command,
+      language: entry && isTypeScript(entry) ? "typescript" : "javascript",
+      kind: "npm-script",
+      path: pkgPath,
+      inputs: facts?.inputs ?? [],
+      outputs: facts?.outputs ?? [],
+      parameters: facts?.parameters ?? [],
+    });
+  }
+  const description = typeof pkg.description === "string" && pkg.description.trim() ? clip(pkg.description.trim(), 4096) : null;
+  for (const [name, target] of bins(pkg)) {
+    const path = posix.normalize(dir === "" ? target : `${dir}/${target}`);
+    if (!name || hasSpace(name) || hasSpace(path) || path.startsWith("../") || path === ".." || path.startsWith("/")) continue;
+    const facts = factsOf(path);
+    const base: Experiment = {
+      id: `node-bin:${name}`,
+      title: name,
+      description,
+      entry_point: `node ${path}`,
+      command: ["node", path],
+      language: isTypeScript(path) ? "typescript" : "javascript",
+      kind: "node-bin",
+      path,
+      inputs: facts.inputs,
+      outputs: facts.outputs,
+      parameters: facts.parameters,
+    };
+    if (!facts.subcommands.length || facts.runsAlone) out.push(base);
+    // A program of sub-commands: one experiment each (`node cli.js train`, id `node-bin:tool train`).
+    for (const sub of facts.subcommands) {
+      const command = [...base.command, sub.name];
+      out.push({ ...base, id: `${base.id} ${sub.name}`, title: `${name} ${sub.name}`, description: sub.description ?? description, entry_point: command.join(" "), command, parameters: sub.parameters });
+    }
+  }
+  return out.filter((e) => e.id.length <= 512 && e.entry_point.length <= 4096);
+}
+
+/** `"bin": "cli.js"` (named after the package, without its scope) or `"bin": { "name": "cli.js" }`, by name. */
+function bins(pkg: PackageJson): [string, string][] {
+  if (typeof pkg.bin === "string") {
+    const name = typeof pkg.name === "string" ? pkg.name.replace(/^@[^/]*\//, "") : "";
+    return name ? [[name, pkg.bin]] : [];
+  }
+  if (!isRecord(pkg.bin)) return [];
+  return Object.entries(pkg.bin)
+    .filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== "")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const ENV_OBJECTS = ["process.env", "process?.env", "import.meta.env", "import.meta?.env"];
+const TEST_FILE = /\.(test|spec)\.[^/]+$/;
+const TEST_DIR = /(^|\/)(test|tests|__tests__)\//;
+
+function envVars(ctx: AnalyzerContext): EnvVarUse[] {
+  const first = new Map<string, EnvVarUse>();
+  for (const file of ctx.files) {
+    if (ctx.outOfTime()) break;
+    const grammar = grammarFor(file.path);
+    if (!grammar || TEST_FILE.test(file.path) || TEST_DIR.test(file.path) || /\.d\.[mc]?ts$|\.min\.js$/.test(file.path)) continue;
+    const text = ctx.readText(file.path);
+    // Every read this detector knows spells out one of these, so other files are not worth a parse.
+    if (text === null || !ENV_OBJECTS.some((o) => text.includes(o))) continue;
+    const uses = safely(() => ctx.syntax.parse(grammar, text, (root) => envUses(root, file.path, text))?.value) ?? [];
+    for (const use of uses) {
+      const seen = first.get(use.name);
+      if (!seen || (use.required && !seen.required)) first.set(use.name, use);
+    }
+  }
+  return [...first.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Whatever a hostile file does to the reading of it, the analysis carries on without it. */
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}

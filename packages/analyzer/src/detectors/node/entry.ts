@@ -1,0 +1,117 @@
+import type { AnalyzerContext } from "../../detector.ts";
+import type { Parameter } from "../../model.ts";
+import { descendants, type Grammar, type Node } from "../../syntax.ts";
+import { commanderFacts } from "./commander.ts";
+import { callArguments, calleeName, clip, importedModules, stringValue, unwrap } from "./literals.ts";
+import { parseArgsParameters } from "./parseargs.ts";
+import { yargsFacts } from "./yargs.ts";
+
+// What one entry file (a bin, or the file an npm script runs) tells about a
+// run: the options it parses and the files it names for reading or writing.
+
+export const NODE_SOURCE_EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"];
+const TYPESCRIPT_EXTENSIONS = [".ts", ".mts", ".cts", ".tsx"];
+
+export interface EntryFacts {
+  parameters: Parameter[];
+  /** Sub-commands (commander `.command()`, yargs named commands), each run as `<bin> <name>`. */
+  subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
+  /** With sub-commands: whether the program also runs without one. */
+  runsAlone: boolean;
+  inputs: string[];
+  outputs: string[];
+}
+
+const EMPTY: EntryFacts = { parameters: [], subcommands: [], runsAlone: true, inputs: [], outputs: [] };
+
+export function grammarFor(path: string): Grammar | null {
+  const ext = extension(path);
+  if (ext === ".tsx") return "tsx";
+  if (ext === ".ts" || ext === ".mts" || ext === ".cts") return "typescript";
+  return NODE_SOURCE_EXTENSIONS.includes(ext) ? "javascript" : null;
+}
+
+export const isTypeScript = (path: string): boolean => TYPESCRIPT_EXTENSIONS.includes(extension(path));
+
+function extension(path: string): string {
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  return dot > 0 ? base.slice(dot).toLowerCase() : "";
+}
+
+export function entryFacts(ctx: AnalyzerContext, path: string): EntryFacts {
+  const text = ctx.readText(path);
+  if (text === null) return EMPTY;
+  // A bin without an extension is JavaScript with a shebang.
+  const grammar = grammarFor(path) ?? (extension(path) === "" ? "javascript" : null);
+  if (!grammar) return EMPTY;
+  try {
+    const parsed = ctx.syntax.parse(grammar, text, (root) => ({
+      ...optionParameters(root),
+      ...fileNames(root),
+    }));
+    return parsed?.value ?? EMPTY;
+  } catch {
+    // Whatever a hostile file does to the reading of it, the analysis carries on without it.
+    return EMPTY;
+  }
+}
+
+const COMMANDER = new Set(["commander", "@commander-js/extra-typings"]);
+const YARGS = new Set(["yargs", "yargs/yargs"]);
+const UTIL = new Set(["util", "node:util"]);
+
+function optionParameters(root: Node): Pick<EntryFacts, "parameters" | "subcommands" | "runsAlone"> {
+  const modules = importedModules(root);
+  const params: Parameter[] = [];
+  const subcommands: EntryFacts["subcommands"] = [];
+  let runsAlone = true;
+  const add = (subs: EntryFacts["subcommands"]) => {
+    for (const sub of subs) if (!subcommands.some((s) => s.name === sub.name)) subcommands.push({ ...sub, parameters: unique(sub.parameters) });
+  };
+  if ([...modules].some((m) => COMMANDER.has(m))) {
+    const facts = commanderFacts(root);
+    params.push(...facts.parameters);
+    add(facts.subcommands);
+    runsAlone &&= facts.runsAlone;
+  }
+  if ([...modules].some((m) => YARGS.has(m))) {
+    const facts = yargsFacts(root);
+    params.push(...facts.parameters);
+    add(facts.subcommands);
+    runsAlone &&= facts.runsAlone;
+  }
+  if ([...modules].some((m) => UTIL.has(m))) params.push(...parseArgsParameters(root));
+  return { parameters: unique(params), subcommands: subcommands.slice(0, 64), runsAlone };
+}
+
+function unique(params: Parameter[]): Parameter[] {
+  const seen = new Set<string>();
+  return params.filter((p) => (seen.has(p.name) ? false : (seen.add(p.name), true))).slice(0, 256);
+}
+
+const READS = new Set(["readFileSync", "readFile", "createReadStream"]);
+const WRITES = new Set(["writeFileSync", "writeFile", "createWriteStream", "appendFileSync", "appendFile"]);
+
+function fileNames(root: Node): { inputs: string[]; outputs: string[] } {
+  const inputs = new Set<string>();
+  const outputs = new Set<string>();
+  for (const call of descendants(root, "call_expression")) {
+    const name = calleeName(call);
+    const into = name && READS.has(name) ? inputs : name && WRITES.has(name) ? outputs : null;
+    if (!into) continue;
+    const file = fileArgument(callArguments(call)[0]);
+    if (file) into.add(clip(file, 4096));
+  }
+  const sorted = (s: Set<string>) => [...s].sort().slice(0, 256);
+  return { inputs: sorted(inputs), outputs: sorted(outputs) };
+}
+
+/** A literal path, or the literal fallback of `path ?? "out/report.md"`: what is used when nothing else is given. */
+function fileArgument(node: Node | undefined): string | null {
+  const n = unwrap(node);
+  if (n?.type === "binary_expression" && ["??", "||"].includes(n.childForFieldName("operator")?.text ?? "")) {
+    return stringValue(n.childForFieldName("right"));
+  }
+  return stringValue(n);
+}

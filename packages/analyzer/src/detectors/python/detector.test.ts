@@ -1,0 +1,667 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { EnvVarUse, Experiment, Parameter } from "../../model.ts";
+import { Syntax } from "../../syntax.ts";
+import { literal } from "./literals.ts";
+import { detectPython } from "./detector.ts";
+import { memoryContext } from "../../testing/memory-context.ts";
+
+let syntax: Syntax;
+beforeAll(async () => {
+  syntax = await Syntax.load();
+});
+
+const context = (files: Record<string, string | null>, outOfTime = () => false) => memoryContext(files, { syntax, outOfTime });
+
+const param = (p: Partial<Parameter> & { name: string }): Parameter => ({
+  value: null,
+  category: "string",
+  cli_option: `--${p.name}`,
+  choices: null,
+  description: null,
+  required: false,
+  ...p,
+});
+
+const script = (path: string, e: Partial<Experiment> = {}): Experiment => ({
+  id: `python:${path}`,
+  title: path.slice(path.lastIndexOf("/") + 1),
+  description: null,
+  entry_point: `python3 ${path}`,
+  command: ["python3", path],
+  language: "python",
+  kind: "python-script",
+  path,
+  inputs: [],
+  outputs: [],
+  parameters: [],
+  ...e,
+});
+
+const MAIN = 'if __name__ == "__main__":\n    main()\n';
+
+describe("python: which files are scripts", () => {
+  it.each([
+    ["double quotes", MAIN, true],
+    ["single quotes, reversed", "if '__main__' == __name__:\n    pass\n", true],
+    ["parenthesised", 'if (__name__ == "__main__"):\n    pass\n', true],
+    ["inside a function", 'def f():\n    if __name__ == "__main__":\n        pass\n', false],
+    ["not equal", 'if __name__ != "__main__":\n    pass\n', false],
+    ["another module name", 'if __name__ == "main":\n    pass\n', false],
+    ["no block", "print('hi')\n", false],
+  ])("%s", (_, source, found) => {
+    const out = detectPython(context({ "run.py": source }));
+    expect(out.experiments.map((e) => e.id)).toEqual(found ? ["python:run.py"] : []);
+  });
+
+  it("skips unreadable files, survives syntax errors and keeps the good file", () => {
+    const out = detectPython(
+      context({
+        "bin.py": null,
+        "broken.py": 'def main(:\n    x = os.environ["A"\nif __name__ == "__main__":\n    main(\n',
+        "empty.py": "",
+        "good.py": MAIN,
+        "notes.txt": MAIN,
+      }),
+    );
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:good.py"]);
+  });
+
+  it("stops when the time budget is spent", () => {
+    let calls = 0;
+    const out = detectPython(context({ "a.py": MAIN, "b.py": MAIN }, () => ++calls > 1));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:a.py"]);
+  });
+
+  it("leaves out a script whose path a command line cannot hold unquoted, but keeps its variables", () => {
+    const out = detectPython(context({ "my scripts/run.py": `import os\nos.environ["TOKEN"]\n${MAIN}` }));
+    expect(out.experiments).toEqual([]);
+    expect(out.envVars).toEqual([{ name: "TOKEN", path: "my scripts/run.py", line: 2, required: true }]);
+  });
+
+  it("takes the title and description from the module docstring", () => {
+    const out = detectPython(
+      context({
+        "a.py": `"""\n    Train the model.\n\n    Reads data/ and writes models/.\n    """\n${MAIN}`,
+        "b.py": `"""Only a title."""\n${MAIN}`,
+        "c.py": `"""Title line.\n\nLong text.\n"""\nimport argparse\np = argparse.ArgumentParser(description="From the parser.")\n${MAIN}`,
+        "d.py": `"""Title line.\n\nLong text.\n"""\nimport argparse\np = argparse.ArgumentParser(description=__doc__)\n${MAIN}`,
+        "e.py": `x = 1\n"""not a docstring"""\n${MAIN}`,
+        "f.py": `"""\nserve\n=====\n\nServes the model.\n"""\n${MAIN}`,
+      }),
+    );
+    expect(out.experiments.map((e) => [e.title, e.description])).toEqual([
+      ["Train the model.", "Reads data/ and writes models/."],
+      ["Only a title.", null],
+      ["Title line.", "From the parser."],
+      ["Title line.", "Long text."],
+      ["e.py", null],
+      ["serve", "Serves the model."],
+    ]);
+  });
+});
+
+describe("python: argparse parameters", () => {
+  const source = `
+import argparse
+from pathlib import Path
+
+SIZE = 3
+
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", type=Path, help="input  folder")
+    parser.add_argument("extra", nargs="?", default="x")
+    parser.add_argument("--learning-rate", "--lr", "-l", type=float, default=0.1, help="step (default: %(default)s, 100%%)")
+    parser.add_argument("-n", type=int, default="5")
+    parser.add_argument("--size", type=int, default=SIZE)
+    parser.add_argument("--mode", choices=["a", "b"], default="a", required=True)
+    parser.add_argument("--level", type=int, choices=[1, 2, 3])
+    parser.add_argument("--dry-run", action="store_true", help="print only")
+    parser.add_argument("--no-cache", dest="cache", action="store_false")
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--use-amp", type=str2bool, default=False)
+    parser.add_argument("--out", type=argparse.FileType("w"), default="out.txt")
+    parser.add_argument("--ratio", default=-0.5)
+    parser.add_argument("--name", default=None)
+    parser.add_argument("--version", action="version", version="1")
+    parser.add_argument("-h", "--help", action="help")
+    parser.add_argument(OPTION_NAME, default=1)
+    group = parser.add_argument_group("model")
+    group.add_argument("--layers", type=int, default=2)
+    exclusive = group.add_mutually_exclusive_group()
+    exclusive.add_argument("--fast", action="store_true")
+    parser.add_argument_group("io").add_argument("--save-dir", type=Path, default="./checkpoints")
+    other.add_argument("--unrelated")
+    return parser.parse_args()
+
+${MAIN}`;
+
+  it("reads every argument of the parser and its groups, and only those", () => {
+    const [e] = detectPython(context({ "train.py": source })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "data", category: "path", cli_option: null, description: "input folder", required: true }),
+      param({ name: "extra", value: "x", cli_option: null }),
+      param({ name: "learning_rate", value: 0.1, category: "number", cli_option: "--learning-rate", description: "step (default: 0.1, 100%)" }),
+      param({ name: "n", value: 5, category: "integer", cli_option: "-n" }),
+      param({ name: "size", category: "integer" }),
+      param({ name: "mode", value: "a", choices: ["a", "b"], required: true }),
+      param({ name: "level", category: "integer", choices: [1, 2, 3] }),
+      param({ name: "dry_run", value: false, category: "flag", cli_option: "--dry-run", description: "print only" }),
+      param({ name: "cache", value: false, category: "flag", cli_option: "--no-cache" }),
+      param({ name: "verbose", value: false, category: "flag" }),
+      // On by default: the switch a run can pass is --no-color.
+      param({ name: "no_color", value: false, category: "flag", cli_option: "--no-color" }),
+      param({ name: "use_amp", value: false, category: "boolean", cli_option: "--use-amp" }),
+      param({ name: "out", value: "out.txt", category: "path" }),
+      param({ name: "ratio", value: -0.5, category: "number" }),
+      param({ name: "name" }),
+      param({ name: "layers", value: 2, category: "integer" }),
+      param({ name: "fast", value: false, category: "flag" }),
+      param({ name: "save_dir", value: "./checkpoints", category: "path", cli_option: "--save-dir" }),
+    ]);
+    expect([e!.inputs, e!.outputs]).toEqual([[], ["checkpoints", "out.txt"]]);
+  });
+
+  it("makes one experiment per sub-command, with the sub-parser's arguments and its parents'", () => {
+    const cli = `"""Dataset tool."""
+import argparse
+
+def main():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--seed", type=int, default=0)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    fit = sub.add_parser("fit", help="Fit the model.", parents=[common])
+    fit.add_argument("data", help="training CSV")
+    fit.add_argument("--epochs", type=int, default=3)
+    ev = sub.add_parser("eval")
+    ev.add_argument_group("io").add_argument("--ckpt", default="model.pt")
+    return parser.parse_args()
+
+main()
+`;
+    const out = detectPython(context({ "tool.py": cli }));
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.title, e.description])).toEqual([
+      ["python:tool.py eval", "python3 tool.py eval", "tool.py eval", null],
+      ["python:tool.py fit", "python3 tool.py fit", "tool.py fit", "Fit the model."],
+    ]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "seed", value: 0, category: "integer" }),
+      param({ name: "data", cli_option: null, description: "training CSV", required: true }),
+      param({ name: "epochs", value: 3, category: "integer" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([param({ name: "ckpt", value: "model.pt" })]);
+  });
+
+  it("follows import aliases and keeps the first of two arguments with one name", () => {
+    const aliased = `
+from argparse import ArgumentParser as AP
+import argparse as ap
+class Cli:
+    def __init__(self):
+        self.parser = AP(description="Aliased.")
+        self.parser.add_argument("--k", type=int, default=1)
+        self.parser.add_argument("--k", type=int, default=2)
+        other = ap.ArgumentParser()
+        other.add_argument("--m", type=ap.FileType("rb"), default="in.bin")
+${MAIN}`;
+    const [e] = detectPython(context({ "cli.py": aliased })).experiments;
+    expect(e!.description).toBe("Aliased.");
+    expect(e!.parameters).toEqual([param({ name: "k", value: 1, category: "integer" }), param({ name: "m", value: "in.bin", category: "path" })]);
+    expect(e!.inputs).toEqual(["in.bin"]);
+  });
+
+  it("reports nothing when there is no parser", () => {
+    const [e] = detectPython(context({ "x.py": `parser.add_argument("--a")\n${MAIN}` })).experiments;
+    expect(e!.parameters).toEqual([]);
+  });
+});
+
+describe("python: click parameters", () => {
+  const source = `
+import click
+from click import option as opt
+
+@click.group()
+@click.option("--debug", is_flag=True)
+def tools(debug):
+    pass
+
+@click.command(help="Resize images.")
+@click.argument("src", type=click.Path(exists=True))
+@click.argument("rest", nargs=-1)
+@click.argument("dest", required=False)
+@opt("--size", "-s", default=128, help="Longest side.")
+@click.option("--format", "fmt", type=click.Choice(["png", "jpg"]), default="png")
+@click.option("--level", type=click.Choice([1, 2]))
+@click.option("--shout/--no-shout", default=True)
+@click.option("--ratio", type=click.FloatRange(0, 1), default=0.5)
+@click.option("--Retries", type=click.INT)
+@click.option("--user", prompt=True)
+@click.option("--token", envvar=["APP_TOKEN", "TOKEN"])
+@click.option("--log", type=click.File("w"), default="log.txt")
+@click.option("--exact", type=bool, default=True)
+@click.option(*NAMES)
+@click.version_option()
+@click.pass_context
+def resize(ctx, src, rest, dest, size, fmt, level, shout, ratio, retries, user, token, log, exact):
+    """Not used: help= wins."""
+
+${'if __name__ == "__main__":\n    resize()\n'}`;
+
+  it("reads the command the main block calls", () => {
+    const out = detectPython(context({ "tool.py": source }));
+    const [e] = out.experiments;
+    expect(e!.description).toBe("Resize images.");
+    expect(e!.parameters).toEqual([
+      param({ name: "src", category: "path", cli_option: null, required: true }),
+      param({ name: "rest", cli_option: null }),
+      param({ name: "dest", cli_option: null }),
+      param({ name: "size", value: 128, category: "integer", description: "Longest side." }),
+      param({ name: "fmt", value: "png", cli_option: "--format", choices: ["png", "jpg"] }),
+      param({ name: "level", category: "integer", choices: [1, 2] }),
+      param({ name: "no_shout", value: false, category: "flag", cli_option: "--no-shout" }),
+      param({ name: "ratio", value: 0.5, category: "number" }),
+      param({ name: "retries", category: "integer", cli_option: "--Retries" }),
+      param({ name: "user", required: true }),
+      param({ name: "token" }),
+      param({ name: "log", value: "log.txt", category: "path" }),
+      param({ name: "exact", value: true, category: "boolean" }),
+    ]);
+    expect(e!.outputs).toEqual(["log.txt"]);
+    expect(out.envVars).toEqual([
+      { name: "APP_TOKEN", path: "tool.py", line: 21, required: false },
+      { name: "TOKEN", path: "tool.py", line: 21, required: false },
+    ]);
+  });
+
+  it("takes the first command when the main block calls none, and the docstring up to \\f", () => {
+    const src = `
+import click as c
+
+@c.command
+@c.option("--n", default=1)
+def run(n):
+    """Run it.
+
+    More.
+    \\f
+    Hidden.
+    """
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(run())
+`;
+    const [e] = detectPython(context({ "r.py": src })).experiments;
+    expect([e!.description, e!.parameters]).toEqual(["Run it.\n\nMore.", [param({ name: "n", value: 1, category: "integer" })]]);
+  });
+});
+
+describe("python: modules", () => {
+  it("runs a package's __main__.py with -m and follows it to the module it hands over to", () => {
+    const out = detectPython(
+      context({
+        "app/__init__.py": '"""The app.\n\nDoes things."""\n',
+        "app/__main__.py": "from .cli import main\nmain()\n",
+        "app/cli.py": 'import argparse\ndef main():\n    p = argparse.ArgumentParser(description="App CLI.")\n    p.add_argument("--port", type=int, default=8080)\n',
+        "src/tool/__main__.py": "from tool.commands import cli\ncli()\n",
+        "src/tool/commands.py": 'import click\n@click.command()\n@click.option("--dry", is_flag=True)\ndef cli(dry):\n    pass\n',
+        "my-app/__main__.py": '"""Hyphen."""\nif __name__ == "__main__":\n    pass\n',
+        "__main__.py": '"""Root."""\n',
+      }),
+    );
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.title, e.description, e.parameters.map((p) => p.name)])).toEqual([
+      ["python-module:app", "python3 -m app", "The app.", "App CLI.", ["port"]],
+      ["python:my-app/__main__.py", "python3 my-app/__main__.py", "Hyphen.", null, []],
+      ["python-module:src.tool", "python3 -m src.tool", "src.tool", null, ["dry"]],
+    ]);
+    expect(out.experiments[0]).toMatchObject({ kind: "python-module", path: "app/__main__.py", command: ["python3", "-m", "app"] });
+  });
+});
+
+describe("python: files read and written", () => {
+  it("reports literal paths only", () => {
+    const src = `
+import pandas as pd, numpy
+import torch, joblib
+from matplotlib import pyplot as plt
+from numpy import save as np_save
+def main():
+    open("a.txt")
+    open("b.txt", "r")
+    open("c.txt", "wb")
+    open(file="d.txt", mode="a")
+    open("e.txt", mode)
+    open(f"{x}.txt", "w")
+    open("https://example.com/x")
+    open("-")
+    pd.read_csv("./data/train.csv")
+    pd.read_parquet(path="data/p.parquet")
+    numpy.load("arr.npy")
+    np_save("out.npy", x)
+    torch.save(model, "model.pt")
+    torch.load("init.pt")
+    joblib.dump(clf, filename="clf.joblib")
+    df.to_csv("results/{}.csv".format(1))
+    df.to_csv("results/out.csv")
+    plt.savefig("fig.png")
+    model.save_pretrained("hf-model")
+${MAIN}`;
+    const [e] = detectPython(context({ "io.py": src })).experiments;
+    expect(e!.inputs).toEqual(["a.txt", "arr.npy", "b.txt", "data/p.parquet", "data/train.csv", "init.pt"]);
+    expect(e!.outputs).toEqual(["c.txt", "clf.joblib", "d.txt", "fig.png", "hf-model", "model.pt", "out.npy", "results/out.csv"]);
+  });
+
+  it("counts the defaults of parameters named as inputs or outputs", () => {
+    const src = `
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--data-dir", default="data/")
+p.add_argument("--input", type=argparse.FileType(), default="in.csv")
+p.add_argument("--output_path", default="out/preds.csv")
+p.add_argument("--model-dir", default="models")
+p.add_argument("--train", default="train.csv")
+p.add_argument("--output-format", default="json")
+${MAIN}`;
+    const [e] = detectPython(context({ "p.py": src })).experiments;
+    expect([e!.inputs, e!.outputs]).toEqual([
+      ["data/", "in.csv"],
+      ["models", "out/preds.csv"],
+    ]);
+  });
+});
+
+describe("python: environment variables", () => {
+  it("reads every form, skips writes, test files and non-literal names", () => {
+    const src = `import os
+from os import environ as env, getenv
+import os as o
+a = os.environ["A"]
+b = os.environ.get("B")
+c = os.environ.get("C", "x")
+d = os.getenv("D")
+e = os.getenv("E", "1")
+f = getenv("F", default=None)
+g = env["G"]
+h = o.environ.setdefault("H", "1")
+os.environ["WRITTEN"] = "1"
+del os.environ["DELETED"]
+os.environ["APPENDED"] += ":x"
+i = os.environ[name]
+j = os.environ.pop("J", None)
+k = os.environ.pop("K")
+`;
+    const out = detectPython(context({ "conf.py": src, "tests/helpers.py": src, "pkg/test_x.py": src, "pkg/x_test.py": src, "conftest.py": src }));
+    expect(out.envVars).toEqual(
+      (
+        [
+          ["A", 4, true],
+          ["B", 5, false],
+          ["C", 6, false],
+          ["D", 7, true],
+          ["E", 8, false],
+          ["F", 9, false],
+          ["G", 10, true],
+          ["H", 11, false],
+          ["APPENDED", 14, true],
+          ["J", 16, false],
+          ["K", 17, true],
+        ] as const
+      ).map(([name, line, required]): EnvVarUse => ({ name, path: "conf.py", line, required })),
+    );
+    expect(out.experiments).toEqual([]);
+  });
+});
+
+describe("python: reads the program may do without", () => {
+  it.each([
+    ["plain subscript in a function", 'def main():\n    t = os.environ["X"]\n', true],
+    ["in the main block", 'if __name__ == "__main__":\n    t = os.environ["X"]\n', true],
+    ["guarded by membership", 'if "X" in os.environ:\n    t = os.environ["X"]\n', false],
+    ["in an if branch (ddp)", 'if ddp:\n    rank = int(os.environ["X"])\n', false],
+    ["in an else branch", 'if a:\n    pass\nelse:\n    t = os.environ["X"]\n', false],
+    ["in a conditional expression", 't = os.environ["X"] if a else None\n', false],
+    ["try/except KeyError", 'try:\n    t = os.environ["X"]\nexcept KeyError:\n    t = None\n', false],
+    ["try/except (KeyError, ValueError)", 'try:\n    t = int(os.environ["X"])\nexcept (KeyError, ValueError):\n    t = 1\n', false],
+    ["try/except ValueError only", 'try:\n    t = int(os.environ["X"])\nexcept ValueError:\n    t = 1\n', true],
+    ["getenv with or", 't = os.getenv("X") or "d"\n', false],
+    ["getenv tested", 'if os.getenv("X"):\n    pass\n', false],
+    ["getenv compared", 'debug = os.getenv("X") == "1"\n', false],
+    ["getenv assigned", 't = os.getenv("X")\n', true],
+    ["getenv stored, then tested", 'p = os.getenv("X")\nif p:\n    print(p)\n', false],
+    ["subscript in a condition still raises", 'if os.environ["X"] == "1":\n    pass\n', true],
+  ])("%s", (_name, body, required) => {
+    const out = detectPython(context({ "conf.py": `import os\n${body}` }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([["X", required]]);
+  });
+});
+
+describe("python: pydantic settings", () => {
+  it("reads each field as a variable, required without a default", () => {
+    const src = `from typing import Optional
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_")
+    database_url: str
+    port: int = 8000
+    api_key: str = Field(..., alias="OPENAI_API_KEY")
+    timeout: float = Field(default=3.0)
+    debug: Optional[bool] = None
+
+settings = Settings()
+`;
+    const out = detectPython(context({ "config.py": src }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([
+      ["APP_DATABASE_URL", true],
+      ["APP_PORT", false],
+      ["OPENAI_API_KEY", true],
+      ["APP_TIMEOUT", false],
+      ["APP_DEBUG", false],
+    ]);
+  });
+});
+
+describe("python: frameworks", () => {
+  it("names well-known libraries imported at the top level of non-test files", () => {
+    const out = detectPython(
+      context({
+        "a.py": "import torch.nn as nn\nfrom sklearn.linear_model import Ridge\ntry:\n    import pytorch_lightning as pl\nexcept ImportError:\n    pl = None\n",
+        "b.py": "def f():\n    import tensorflow\nfrom . import jax\nimport numpyro\n",
+        "tests/test_a.py": "import flask\n",
+      }),
+    );
+    expect(out.frameworks).toEqual(["PyTorch", "PyTorch Lightning", "scikit-learn"]);
+  });
+});
+
+describe("python literals", () => {
+  it.each([
+    ['"a\\tb"', "a\tb"],
+    ["r'a\\tb'", "a\\tb"],
+    ['"a" \'b\'', "ab"],
+    ['f"{{x}}"', "{x}"],
+    ['f"{x}"', null],
+    ['b"x"', null],
+    ['"\\x41\\u00e9\\101"', "Aé" + "A"],
+    ["1_000", 1000],
+    ["0x10", 16],
+    ["-3", -3],
+    ["1e-3", 0.001],
+    ["2j", null],
+    ["True", true],
+    ["None", null],
+    ["x", undefined],
+  ])("%s", (src, expected) => {
+    const lit = syntax.parse("python", `v = ${src}\n`, (root) => literal(root.firstNamedChild?.firstNamedChild?.childForFieldName("right")))?.value;
+    if (expected === undefined) expect(lit).toBeNull();
+    else if (expected === null && src !== "None") expect(lit).toBeNull();
+    else expect(lit?.value).toEqual(expected);
+  });
+});
+
+describe("python: scripts without a main block", () => {
+  const ids = (files: Record<string, string>) => detectPython(context(files)).experiments.map((e) => e.id);
+  it.each<[string, Record<string, string>, string[]]>([
+    ["module-level parse_args", { "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' }, ["python:train.py"]],
+    ["a main() called at the bottom that parses", { "run.py": "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n    return p.parse_args()\ndef main():\n    args = get_args()\nmain()\n" }, ["python:run.py"]],
+    ["fire.Fire", { "cli.py": "import fire\ndef hello(name='x'):\n    print(name)\nfire.Fire(hello)\n" }, ["python:cli.py"]],
+    ["a function that parses, never called", { "lib.py": "import argparse\ndef get_args():\n    return argparse.ArgumentParser().parse_args()\n" }, []],
+    ["a call inside a def does not count", { "lib.py": "import argparse\ndef main():\n    def inner():\n        pass\n    return 1\n" }, []],
+    [
+      "a shared options module another file imports",
+      {
+        "options.py": "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float, default=0.1)\nopt = parser.parse_args()\n",
+        "train.py": "from options import opt\nprint(opt.lr)\nif __name__ == '__main__':\n    pass\n",
+      },
+      ["python:train.py"],
+    ],
+    ["scripts under tests/ and fixtures/ are fixtures", { "tests/fixtures/job.py": MAIN, "testdata/gen.py": MAIN, "examples/fixtures/x.py": MAIN, "examples/job.py": MAIN }, ["python:examples/job.py"]],
+  ])("%s", (_name, files, want) => expect(ids(files)).toEqual(want));
+
+  it("reads the parameters of module-level argparse", () => {
+    const [e] = detectPython(context({ "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' })).experiments;
+    expect(e!.parameters).toEqual([param({ name: "lr", value: 0.1, category: "number" })]);
+  });
+
+  it("titles main.py and run.py with their folder, and takes a parser's description before a file name", () => {
+    const described = 'import argparse\np = argparse.ArgumentParser(description="MNIST with DDP. Runs on two GPUs.")\n' + MAIN;
+    const out = detectPython(context({ "examples/mnist/main.py": MAIN, "tools/convert.py": MAIN, "examples/ddp/main.py": described }));
+    expect(out.experiments.map((e) => e.title)).toEqual(["MNIST with DDP.", "mnist/main.py", "convert.py"]);
+  });
+});
+
+describe("python: click groups and Typer apps", () => {
+  it("makes one experiment per command of a click group", () => {
+    const src = `import click
+
+@click.group()
+@click.option("--debug", is_flag=True)
+def cli(debug):
+    """Data tools."""
+
+@cli.command()
+@click.argument("url")
+@click.option("--retries", default=3)
+def download_cmd(url, retries):
+    """Download a dataset."""
+
+@click.command("clean")
+@click.option("--dry-run", is_flag=True)
+def clean_up(dry_run):
+    pass
+
+cli.add_command(clean_up)
+
+if __name__ == "__main__":
+    cli()
+`;
+    const out = detectPython(context({ "data.py": src }));
+    expect(out.experiments.map((e) => [e.id, e.entry_point, e.description])).toEqual([
+      ["python:data.py clean", "python3 data.py clean", "Data tools."],
+      ["python:data.py download", "python3 data.py download", "Download a dataset."],
+    ]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "url", cli_option: null, required: true }),
+      param({ name: "retries", value: 3, category: "integer" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([param({ name: "dry_run", value: false, category: "flag", cli_option: "--dry-run" })]);
+  });
+
+  it("reads a Typer app's commands from their signatures", () => {
+    const src = `from pathlib import Path
+from typing import Annotated, Optional
+import typer
+
+app = typer.Typer()
+
+@app.command()
+def train(data: Path, epochs: int = 10, lr: float = typer.Option(0.001, "--learning-rate", help="Step size."), amp: bool = False, shuffle: bool = True):
+    """Train the model."""
+
+@app.command("predict")
+def predict_cmd(model: Annotated[str, typer.Argument(help="checkpoint")], batch: Annotated[int, typer.Option(help="Batch.")] = 8, out: Optional[str] = None):
+    pass
+
+if __name__ == "__main__":
+    app()
+`;
+    const out = detectPython(context({ "cli.py": src }));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:cli.py predict", "python:cli.py train"]);
+    expect(out.experiments[1]!.parameters).toEqual([
+      param({ name: "data", category: "path", cli_option: null, required: true }),
+      param({ name: "epochs", value: 10, category: "integer" }),
+      param({ name: "lr", value: 0.001, category: "number", cli_option: "--learning-rate", description: "Step size." }),
+      param({ name: "amp", value: false, category: "flag" }),
+      param({ name: "no_shuffle", value: false, category: "flag", cli_option: "--no-shuffle" }),
+    ]);
+    expect(out.experiments[0]!.parameters).toEqual([
+      param({ name: "model", cli_option: null, description: "checkpoint", required: true }),
+      param({ name: "batch", value: 8, category: "integer", description: "Batch." }),
+      param({ name: "out" }),
+    ]);
+  });
+
+  it("runs a single-command Typer app and typer.run without a command word", () => {
+    const single = "import typer\napp = typer.Typer()\n@app.command()\ndef main(name: str, count: int = 1):\n    pass\nif __name__ == '__main__':\n    app()\n";
+    const run = "import typer\ndef main(name: str = 'x'):\n    pass\ntyper.run(main)\n";
+    const out = detectPython(context({ "a.py": single, "b.py": run }));
+    expect(out.experiments.map((e) => [e.id, e.parameters.map((p) => p.name)])).toEqual([
+      ["python:a.py", ["name", "count"]],
+      ["python:b.py", ["name"]],
+    ]);
+  });
+});
+
+describe("python: Fire and configurator scripts", () => {
+  it("reads a fire.Fire function's signature as options", () => {
+    const src = "import fire\n\ndef main(data_dir, batch_size=32, lr=3e-4, compile=True, wandb=False):\n    pass\n\nif __name__ == '__main__':\n    fire.Fire(main)\n";
+    const [e] = detectPython(context({ "sample.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "data_dir", cli_option: "--data_dir", required: true }),
+      param({ name: "batch_size", value: 32, category: "integer", cli_option: "--batch_size" }),
+      param({ name: "lr", value: 0.0003, category: "number", cli_option: "--lr" }),
+      param({ name: "nocompile", value: false, category: "flag", cli_option: "--nocompile" }),
+      param({ name: "wandb", value: false, category: "flag", cli_option: "--wandb" }),
+    ]);
+  });
+
+  it("takes the globals a configurator may override as --key=value parameters", () => {
+    const src = `import os
+out_dir = 'out'
+eval_interval = 2000
+learning_rate = 6e-4
+compile = True
+device = os.environ.get("DEVICE", "cuda")
+config_keys = [k for k in globals()]
+exec(open('configurator.py').read())
+late = 1
+`;
+    const out = detectPython(context({ "train.py": src, "configurator.py": "import sys\nfor arg in sys.argv[1:]:\n    pass\n" }));
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:train.py"]);
+    expect(out.experiments[0]!.parameters).toEqual([
+      param({ name: "out_dir", value: "out", cli_option: "--out_dir=" }),
+      param({ name: "eval_interval", value: 2000, category: "integer", cli_option: "--eval_interval=" }),
+      param({ name: "learning_rate", value: 0.0006, category: "number", cli_option: "--learning_rate=" }),
+      param({ name: "compile", value: true, category: "boolean", cli_option: "--compile=" }),
+    ]);
+  });
+});
+
+describe("python: scripts the README says to run", () => {
+  it("adds a top-level script the README runs, not a library module it does not", () => {
+    const out = detectPython(
+      context({
+        "README.md": "First run `python data/prepare.py`, then `python3 ./tools/fetch.py`.\n",
+        "data/prepare.py": "import os\nwith open('x', 'w') as f:\n    f.write('1')\n",
+        "tools/fetch.py": "def fetch():\n    pass\n",
+        "lib/setup_logging.py": "import logging\nlogging.basicConfig()\n",
+      }),
+    );
+    expect(out.experiments.map((e) => e.id)).toEqual(["python:data/prepare.py"]);
+  });
+});

@@ -1,0 +1,344 @@
+import type { AnalyzerContext, Detector } from "../../detector.ts";
+import type { EnvVarUse, Experiment, ExperimentKind } from "../../model.ts";
+import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts";
+import { envVarUses, mayReadEnvironment } from "./env.ts";
+import { docstring } from "./literals.ts";
+import { readImports, type FromImport } from "./names.ts";
+import { children, descendants, type Node } from "../../syntax.ts";
+
+// Python: every file with a top-level `if __name__ == "__main__":` block is a
+// script (`python3 path`); every package folder with a __main__.py is a module
+// (`python3 -m pkg`). Every non-test file is read for environment variables and
+// for the well-known libraries it imports.
+
+const FRAMEWORKS: Record<string, string> = {
+  torch: "PyTorch",
+  tensorflow: "TensorFlow",
+  jax: "JAX",
+  sklearn: "scikit-learn",
+  transformers: "Hugging Face Transformers",
+  pandas: "pandas",
+  numpy: "NumPy",
+  fastapi: "FastAPI",
+  flask: "Flask",
+  django: "Django",
+  streamlit: "Streamlit",
+  click: "Click",
+  lightning: "PyTorch Lightning",
+  pytorch_lightning: "PyTorch Lightning",
+};
+
+const FRAMEWORK_MODULES = Object.keys(FRAMEWORKS);
+
+export function frameworksOf(modules: readonly string[]): string[] {
+  return modules.map((m) => FRAMEWORKS[m.split(".")[0]!]).filter((f): f is string => f !== undefined);
+}
+
+/**
+ * Folders of test code and test data: scripts and notebooks there are fixtures
+ * for the tests, not something a user runs.
+ */
+export const TEST_FOLDER = /^(tests?|testing|test[-_][^/]*|[^/]*[-_]tests?|__tests__|fixtures?|__fixtures__|testdata|test[-_]?data)$/i;
+
+export const inTestFolder = (path: string): boolean => path.split("/").slice(0, -1).some((d) => TEST_FOLDER.test(d));
+
+/** Test code reads variables the test runner sets; it says little about what running the project needs. */
+export function isTestFile(path: string): boolean {
+  const parts = path.split("/");
+  const base = parts.pop()!;
+  return parts.some((p) => p === "tests" || p === "test") || /^test_.*\.py$/.test(base) || /_test\.py$/.test(base) || base === "conftest.py";
+}
+
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+
+/** `a/b/__main__.py` → "a.b" when every folder is an importable name; null otherwise. */
+function mainPackage(path: string): string | null {
+  const parts = path.split("/");
+  if (parts.pop() !== "__main__.py" || parts.length === 0 || !parts.every((p) => IDENTIFIER.test(p))) return null;
+  return parts.join(".");
+}
+
+interface FileFacts {
+  modules: string[];
+  /** Only importing it runs a command line (no main block): a shared options module if another file imports it. */
+  onImport: boolean;
+  envVars: EnvVarUse[];
+  entry: EntryFacts | null;
+  /** For a __main__.py: the modules it imports names from, to look in when it declares no parameters itself. */
+  imported: { candidates: string[]; names: Set<string> }[];
+}
+
+export const detectPython: Detector = (ctx) => {
+  const experiments: Experiment[] = [];
+  const onImportOnly = new Map<string, Experiment[]>();
+  const envVars = new FirstUses();
+  const frameworks = new Set<string>();
+  for (const file of ctx.files) {
+    if (ctx.outOfTime()) break;
+    if (!file.path.endsWith(".py")) continue;
+    const source = ctx.readText(file.path);
+    if (source === null) continue;
+    const test = isTestFile(file.path);
+    const pkg = mainPackage(file.path);
+    // Most files are not runnable, read no environment variable and import no
+    // notable library; a look at the text spares parsing them (what is parsed
+    // is still decided by the tree, never by the text).
+    if (pkg === null && !source.includes("__main__") && !MAY_RUN_ON_IMPORT.test(source) && (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))) continue;
+    const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
+      const imports = readImports(root);
+      const main = pkg !== null || mainBlock(root) !== null;
+      const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
+      const runnable = main || onImport;
+      return {
+        onImport,
+        modules: test ? [] : imports.topLevelModules,
+        envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, file.path) : [],
+        entry: runnable ? entryFacts(root, imports, file.path) : null,
+        imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
+      };
+    });
+    if (!parsed) continue;
+    const facts = parsed.value;
+    for (const f of frameworksOf(facts.modules)) frameworks.add(f);
+    envVars.addAll(facts.envVars);
+    if (!facts.entry) continue;
+    const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+    if (!test) envVars.addAll(entry.envVars);
+    if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
+    const found: Experiment[] = [];
+    if (pkg !== null) {
+      const folder = file.path.slice(0, -"/__main__.py".length);
+      const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
+      found.push(...withSubcommands(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry));
+    } else {
+      found.push(...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry));
+    }
+    experiments.push(...found);
+    if (facts.onImport && found.length) onImportOnly.set(file.path, found);
+  }
+  // A file that only parses options on import, and that another file imports, is the project's shared options
+  // module: not an entry itself, but the scripts that import it take its options.
+  for (const [path, found] of onImportOnly) {
+    if (ctx.outOfTime()) break;
+    const importers = importersOf(ctx, path);
+    if (!importers.length) continue;
+    for (const e of found) experiments.splice(experiments.indexOf(e), 1);
+    const options = found[0]?.parameters ?? [];
+    for (const imp of importers) {
+      if (isTestFile(imp.path) || inTestFolder(imp.path) || onImportOnly.has(imp.path) || /\s/.test(imp.path)) continue;
+      const existing = experiments.find((e) => e.path === imp.path);
+      if (existing) {
+        if (!existing.parameters.length) existing.parameters = options;
+      } else if (imp.runsCode) {
+        const facts: EntryFacts = { docstring: imp.docstring, parameters: options, cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+        experiments.push(experiment("python-script", `python:${imp.path}`, imp.path, ["python3", imp.path], facts, fallbackTitle(imp.path)));
+      }
+    }
+  }
+  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
+  experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
+  return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
+};
+
+/** Text that a file run by importing it must contain (what is run is still decided on the tree). */
+const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click|exec\(open/;
+
+/**
+ * A group's or sub-parser's commands, one experiment each (`python3 cli.py
+ * train`, id `python:cli.py train`), in place of the bare command, which only
+ * prints usage. Options of the top-level parser go before the sub-command's
+ * word, so they are not among a sub-command's parameters.
+ */
+function withSubcommands(base: Experiment, entry: EntryFacts): Experiment[] {
+  if (!entry.subcommands.length) return [base];
+  return entry.subcommands.map((sub) => {
+    const command = [...base.command, sub.name];
+    return {
+      ...base,
+      id: `${base.id} ${sub.name}`,
+      // The words a user types after python3: "tool.py fit", "forecast train".
+      title: command.slice(1).join(" ").replace(/^-m /, "").slice(0, 512),
+      description: sub.description ?? base.description,
+      entry_point: command.join(" "),
+      command,
+      parameters: sub.parameters,
+    };
+  });
+}
+
+/** The other Python files that import the module at path (`import opts`, `from configs.opts import x`, `from configs import opts`). */
+function importersOf(ctx: AnalyzerContext, path: string): { path: string; runsCode: boolean; docstring: string | null }[] {
+  const stem = path.slice(path.lastIndexOf("/") + 1, -".py".length);
+  if (!IDENTIFIER.test(stem)) return [];
+  const mentions = new RegExp(`\\b${stem}\\b`);
+  const out: { path: string; runsCode: boolean; docstring: string | null }[] = [];
+  for (const file of ctx.files) {
+    if (!file.path.endsWith(".py") || file.path === path) continue;
+    const text = ctx.readText(file.path);
+    if (text === null || !mentions.test(text)) continue;
+    const found = ctx.syntax.parse("python", text, (root) => {
+      const imports = readImports(root);
+      const imported =
+        imports.topLevelModules.some((m) => m.split(".").pop() === stem) ||
+        imports.fromImports.some((f) => f.module.split(".").pop() === stem || f.names.some((n) => n.imported === stem));
+      return imported ? { path: file.path, runsCode: runsCodeOnImport(root), docstring: docstring(root) } : null;
+    })?.value;
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+/**
+ * Scripts the README tells users to run (`python data/prepare.py`) that do
+ * their work at the top level, with no main block and no options: a data
+ * preparation or download script. Only the README's word makes them entries;
+ * many library modules also do something on import.
+ */
+function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>): Experiment[] {
+  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
+  const text = readme ? ctx.readText(readme) : null;
+  if (!text) return [];
+  const out: Experiment[] = [];
+  for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
+    const path = m[1]!.replace(/^\.\//, "");
+    if (found.has(path) || out.some((e) => e.path === path) || !ctx.byPath.has(path) || isTestFile(path) || inTestFolder(path)) continue;
+    const source = ctx.readText(path);
+    if (source === null) continue;
+    const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
+    if (!facts) continue;
+    const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+    out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+  }
+  return out;
+}
+
+/** Whether the module does work at its top level (calls, loops, branches), as a script does, rather than only define things. */
+function runsCodeOnImport(root: Node): boolean {
+  return children(root).some((stmt) => {
+    if (["for_statement", "while_statement", "with_statement", "try_statement", "if_statement"].includes(stmt.type)) return true;
+    return stmt.type === "expression_statement" && descendants(stmt, "call").length > 0;
+  });
+}
+
+/** A title for a script without a docstring: its file name, with its folder when the name alone says little (main.py, run.py). */
+export function fallbackTitle(path: string): string {
+  const parts = path.split("/");
+  const name = parts.pop()!;
+  const folder = parts.pop();
+  return folder && /^(main|run|__main__|app|cli|script|index|start|train|test|demo|example)\.py$/.test(name) ? `${folder}/${name}` : name;
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const before = (a: EnvVarUse, b: EnvVarUse): boolean => (compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name)) < 0;
+
+/**
+ * One use per variable: its first required use, else its first use (by path,
+ * then line), which is all the merge of every detector's uses keeps. Keeping
+ * every use instead cost tens of MiB on a repository that reads the
+ * environment on every other line.
+ */
+class FirstUses {
+  readonly #any = new Map<string, EnvVarUse>();
+  readonly #required = new Map<string, EnvVarUse>();
+
+  addAll(uses: readonly EnvVarUse[]): void {
+    for (const use of uses) {
+      const any = this.#any.get(use.name);
+      if (!any || before(use, any)) this.#any.set(use.name, use);
+      const required = this.#required.get(use.name);
+      if (use.required && (!required || before(use, required))) this.#required.set(use.name, use);
+    }
+  }
+
+  list(): EnvVarUse[] {
+    return [...this.#any.values()].map((use) => this.#required.get(use.name) ?? use).sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
+  }
+}
+
+function experiment(kind: ExperimentKind, id: string, path: string, command: string[], facts: EntryFacts, fallbackTitle: string): Experiment {
+  const doc = facts.docstring ?? "";
+  const lines = doc.split("\n");
+  const first = lines.findIndex((l) => l.trim() !== "");
+  // Without a docstring, the parser's own description says what it does better than a file name.
+  const cliTitle = facts.cliDescription ? (/^(.{1,120}?[.!?])(\s|$)/.exec(facts.cliDescription.trim())?.[1] ?? (facts.cliDescription.length <= 120 ? facts.cliDescription.trim() : null)) : null;
+  const title = first >= 0 ? lines[first]!.trim() : (cliTitle ?? fallbackTitle);
+  // A reStructuredText title is underlined ("ast\n~~~"); the underline is not text.
+  const underlined = first >= 0 && /^([=\-~^*#+`"'])\1+$/.test(lines[first + 1]?.trim() ?? "");
+  const rest = first >= 0 ? lines.slice(first + (underlined ? 2 : 1)).join("\n").trim() : "";
+  const description = facts.cliDescription ?? (rest || null);
+  return {
+    id,
+    title: title.slice(0, 512),
+    description: description === null ? null : description.slice(0, 4096),
+    entry_point: command.join(" "),
+    command,
+    language: "python",
+    kind,
+    path,
+    inputs: facts.inputs.slice(0, 256),
+    outputs: facts.outputs.slice(0, 256),
+    parameters: facts.parameters,
+  };
+}
+
+/**
+ * The files a package's `from .cli import main` (or `from pkg.cli import
+ * main`, `from . import cli`) may point at, most specific first.
+ */
+function importedModules(fromImports: readonly FromImport[], pkg: string): FileFacts["imported"] {
+  const out: FileFacts["imported"] = [];
+  const pkgParts = pkg.split(".");
+  for (const from of fromImports) {
+    const bases: string[][] = [];
+    if (from.level > 0) {
+      if (from.level - 1 >= pkgParts.length) continue;
+      bases.push([...pkgParts.slice(0, pkgParts.length - (from.level - 1)), ...(from.module ? from.module.split(".") : [])]);
+    } else {
+      const module = from.module.split(".");
+      bases.push(module);
+      // A src/ layout: `from tool.cli import main` inside src/tool/__main__.py.
+      const at = pkgParts.indexOf(module[0]!);
+      if (at > 0) bases.push([...pkgParts.slice(0, at), ...module]);
+    }
+    const names = new Set(from.names.map((n) => n.local));
+    const candidates: string[] = [];
+    for (const base of bases) {
+      if (!from.module) {
+        for (const n of from.names) candidates.push(`${[...base, n.imported].join("/")}.py`, `${[...base, n.imported].join("/")}/__init__.py`);
+      }
+      candidates.push(`${base.join("/")}.py`, `${base.join("/")}/__init__.py`);
+    }
+    out.push({ candidates, names });
+  }
+  return out;
+}
+
+/** A __main__.py that hands over to a function of its package: that module's parameters and files. */
+function withImportedCli(ctx: AnalyzerContext, entry: EntryFacts, imported: FileFacts["imported"]): EntryFacts {
+  for (const { candidates, names } of imported) {
+    for (const path of candidates) {
+      if (!ctx.byPath.has(path)) continue;
+      const source = ctx.readText(path);
+      if (source === null) continue;
+      const facts = ctx.syntax.parse("python", source, (root) => entryFacts(root, readImports(root), path, names))?.value;
+      if (!facts?.parameters.length && !facts?.subcommands.length) continue;
+      return {
+        docstring: entry.docstring,
+        parameters: facts.parameters,
+        subcommands: facts.subcommands,
+        cliDescription: entry.cliDescription ?? facts.cliDescription,
+        inputs: [...new Set([...entry.inputs, ...facts.inputs])].sort(),
+        outputs: [...new Set([...entry.outputs, ...facts.outputs])].sort(),
+        envVars: [...entry.envVars, ...facts.envVars],
+      };
+    }
+  }
+  return entry;
+}
+
+function packageDocstring(ctx: AnalyzerContext, path: string): string | null {
+  if (!ctx.byPath.has(path)) return null;
+  const source = ctx.readText(path);
+  if (source === null) return null;
+  return ctx.syntax.parse("python", source, (root) => docstring(root))?.value ?? null;
+}

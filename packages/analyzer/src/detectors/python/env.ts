@@ -1,0 +1,167 @@
+import type { EnvVarUse } from "../../model.ts";
+import { children, descendants, lineOf, type Node } from "../../syntax.ts";
+import { callArguments, stringLiteral } from "./literals.ts";
+import { qualifiedName, type PythonImports } from "./names.ts";
+
+// Environment variables a Python file reads, by name when the name is a
+// string literal. `required` says whether the program has no fallback:
+// os.environ["X"] and os.getenv("X") without a default count as required
+// (the latter gives None, which most programs are not ready for);
+// os.environ.get("X") is taken as written to tolerate a missing value. A read
+// the program only makes on some paths is not required either: in a branch of
+// an `if` (`if "X" in os.environ:`, `if args.distributed:`) or of a
+// conditional expression, in a `try` that catches the KeyError, and, for
+// os.getenv, wherever its None is tested (`os.getenv("X") or "d"`,
+// `if os.getenv("X"):`, `os.getenv("X") == "1"`).
+
+/** Cheap test on the text: a file that never spells these cannot read the environment through os. */
+export const mayReadEnvironment = (source: string): boolean => source.includes("environ") || source.includes("getenv") || source.includes("BaseSettings");
+
+export function envVarUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
+  const uses: EnvVarUse[] = [];
+  const add = (nameNode: Node | undefined, use: Node, required: boolean) => {
+    const name = stringLiteral(nameNode);
+    if (name && name.length <= 256) uses.push({ name, path, line: lineOf(use), required });
+  };
+  for (const node of descendants(root, ["subscript", "call"])) {
+    if (node.type === "subscript") {
+      if (qualifiedName(node.childForFieldName("value"), imports) !== "os.environ" || isWrite(node)) continue;
+      add(node.childForFieldName("subscript") ?? undefined, node, !optionalRead(node, false));
+      continue;
+    }
+    const fn = qualifiedName(node.childForFieldName("function"), imports);
+    if (fn !== "os.getenv" && fn !== "os.environ.get" && fn !== "os.environ.setdefault" && fn !== "os.environ.pop") continue;
+    const args = callArguments(node);
+    const nameNode = args.positional[0] ?? args.keywords.get("key");
+    const hasDefault = args.positional.length > 1 || args.keywords.has("default") || args.keywords.has("value") || args.splat;
+    const required = (fn === "os.getenv" || fn === "os.environ.pop") && !hasDefault && !optionalRead(node, fn === "os.getenv");
+    add(nameNode, node, required);
+  }
+  // Only a file that imports BaseSettings can declare settings: spare the others a walk of the tree.
+  if ([...imports.bindings.values()].some((m) => m.endsWith("BaseSettings") || m === "pydantic" || m === "pydantic_settings")) uses.push(...settingsUses(root, imports, path));
+  return uses;
+}
+
+/**
+ * pydantic settings (`class Settings(BaseSettings): database_url: str`, pydantic
+ * 1 or pydantic-settings): each field is read from the variable of its name in
+ * capitals (after `env_prefix`), or from its `alias` / `validation_alias` /
+ * `env=`; a field without a default is required.
+ */
+function settingsUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
+  const out: EnvVarUse[] = [];
+  for (const cls of descendants(root, "class_definition")) {
+    const bases = cls.childForFieldName("superclasses");
+    if (!bases || !children(bases).some((b) => /(^|\.)BaseSettings$/.test(qualifiedName(b, imports) ?? b.text))) continue;
+    const body = cls.childForFieldName("body");
+    if (!body) continue;
+    let prefix = "";
+    for (const call of descendants(body, "call")) {
+      const p = stringLiteral(callArguments(call).keywords.get("env_prefix"));
+      if (p !== null) prefix = p;
+    }
+    for (const a of descendants(body, "assignment")) {
+      const left = a.childForFieldName("left");
+      if (left?.text === "env_prefix") prefix = stringLiteral(a.childForFieldName("right")) ?? prefix;
+    }
+    for (const stmt of children(body)) {
+      const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+      if (a?.type !== "assignment" || !a.childForFieldName("type")) continue;
+      const name = a.childForFieldName("left");
+      if (name?.type !== "identifier" || name.text === "model_config" || name.text.startsWith("_")) continue;
+      const value = a.childForFieldName("right");
+      let env = `${prefix}${name.text}`.toUpperCase();
+      let required = value === null;
+      if (value?.type === "call" && /(^|\.)Field$/.test(qualifiedName(value.childForFieldName("function"), imports) ?? "")) {
+        const args = callArguments(value);
+        const alias = stringLiteral(args.keywords.get("validation_alias") ?? args.keywords.get("alias") ?? args.keywords.get("env"));
+        if (alias) env = alias.toUpperCase();
+        const first = args.positional[0];
+        required = (!first || first.type === "ellipsis") && !args.keywords.has("default") && !args.keywords.has("default_factory");
+      }
+      if (/^[A-Z_][A-Z0-9_]*$/.test(env)) out.push({ name: env, path, line: lineOf(a), required });
+    }
+  }
+  return out;
+}
+
+/** `os.environ["X"] = ...` and `del os.environ["X"]` set the variable rather than read it. */
+function isWrite(subscript: Node): boolean {
+  const parent = subscript.parent;
+  if (!parent) return false;
+  if (parent.type === "delete_statement") return true;
+  if (parent.type === "assignment") {
+    return parent.childForFieldName("left")?.equals(subscript) ?? false;
+  }
+  return false;
+}
+
+/**
+ * Whether the program reaches this read only on some paths, or copes with its
+ * absence: see the file's header. `testsNone` is for reads that give None
+ * rather than raise (os.getenv), whose value may be tested in place.
+ */
+export function optionalRead(read: Node, testsNone: boolean): boolean {
+  if (testsNone && storedThenTested(read)) return true;
+  let child = read;
+  for (let p = read.parent; p; child = p, p = p.parent) {
+    switch (p.type) {
+      case "if_statement":
+      case "elif_clause":
+      case "while_statement": {
+        const inCondition = p.childForFieldName("condition")?.equals(child) ?? false;
+        if (inCondition) {
+          if (testsNone) return true;
+          break;
+        }
+        if (p.type === "if_statement" && isMainGuard(p)) break;
+        return true;
+      }
+      case "else_clause":
+      case "conditional_expression":
+        return true;
+      case "boolean_operator":
+      case "comparison_operator":
+      case "not_operator":
+        if (testsNone) return true;
+        break;
+      case "try_statement":
+        if (p.childForFieldName("body")?.equals(child) && catchesMissing(p)) return true;
+        break;
+      case "function_definition":
+      case "lambda":
+      case "class_definition":
+        return false;
+    }
+  }
+  return false;
+}
+
+/** `proxy = os.getenv("X")` followed by `if proxy:` (or `proxy or ...`, `proxy is None`) in the same scope. */
+function storedThenTested(read: Node): boolean {
+  const assignment = read.parent;
+  if (assignment?.type !== "assignment" || !assignment.childForFieldName("right")?.equals(read)) return false;
+  const target = assignment.childForFieldName("left");
+  if (target?.type !== "identifier") return false;
+  let scope: Node | null = assignment;
+  while (scope && scope.type !== "function_definition" && scope.type !== "module") scope = scope.parent;
+  if (!scope) return false;
+  for (const test of descendants(scope, ["if_statement", "elif_clause", "while_statement", "conditional_expression", "boolean_operator", "not_operator", "comparison_operator"])) {
+    const condition = test.type === "if_statement" || test.type === "elif_clause" || test.type === "while_statement" ? test.childForFieldName("condition") : test;
+    if (condition && (condition.text === target.text || descendants(condition, "identifier").some((i) => i.text === target.text))) return true;
+  }
+  return false;
+}
+
+function isMainGuard(ifStatement: Node): boolean {
+  return /^__name__\s*==\s*["']__main__["']$|^["']__main__["']\s*==\s*__name__$/.test(ifStatement.childForFieldName("condition")?.text.trim() ?? "");
+}
+
+/** A try whose handlers catch a missing key: KeyError, LookupError, Exception, BaseException, or everything. */
+function catchesMissing(tryStatement: Node): boolean {
+  return tryStatement.namedChildren.some((c) => {
+    if (c?.type !== "except_clause") return false;
+    const header = c.text.slice(0, c.text.indexOf(":") + 1 || undefined);
+    return /^except\s*:/.test(header) || /\b(KeyError|LookupError|Exception|BaseException)\b/.test(header);
+  });
+}

@@ -1,0 +1,93 @@
+import type { AnalyzerResult, ParameterCategory, ParameterValue } from "../model.ts";
+
+// Scoring an analysis against hand-written labels (the corpus under
+// fixtures/corpus/ of this package, see ../corpus.test.ts): what a person reading
+// the repository's code says can be run, with which parameters (name, default
+// and type), and which environment variables it cannot start without.
+
+export interface CorpusLabels {
+  /** What the repository imitates, for a reader of the corpus. */
+  about: string;
+  /** Experiment id → its parameters by name (default value and category). */
+  entries: Record<string, Record<string, { value: ParameterValue; category: ParameterCategory }>>;
+  /** Variables the program cannot start without, that the user must set. */
+  required_env: string[];
+}
+
+export interface Score {
+  entries: { labelled: number; found: number; matched: number; missed: string[]; extra: string[] };
+  /** Over the labelled entries found: a parameter counts when its name, default and category are all right. */
+  parameters: { labelled: number; right: number; named: number; wrong: string[] };
+  requiredEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
+}
+
+export function emptyScore(): Score {
+  return {
+    entries: { labelled: 0, found: 0, matched: 0, missed: [], extra: [] },
+    parameters: { labelled: 0, right: 0, named: 0, wrong: [] },
+    requiredEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
+  };
+}
+
+export function scoreAnalysis(result: Pick<AnalyzerResult, "experiments" | "env_vars">, labels: CorpusLabels, into: Score = emptyScore(), prefix = ""): Score {
+  const found = new Map(result.experiments.map((e) => [e.id, e]));
+  const labelled = Object.keys(labels.entries);
+  into.entries.labelled += labelled.length;
+  into.entries.found += found.size;
+  for (const id of labelled) {
+    const e = found.get(id);
+    const params = Object.entries(labels.entries[id]!);
+    into.parameters.labelled += params.length;
+    if (!e) {
+      into.entries.missed.push(`${prefix}${id}`);
+      for (const [name] of params) into.parameters.wrong.push(`${prefix}${id} ${name}: entry not found`);
+      continue;
+    }
+    into.entries.matched += 1;
+    for (const [name, want] of params) {
+      const got = e.parameters.find((p) => p.name === name);
+      if (got) into.parameters.named += 1;
+      if (got && got.category === want.category && JSON.stringify(got.value) === JSON.stringify(want.value)) into.parameters.right += 1;
+      else into.parameters.wrong.push(`${prefix}${id} ${name}: ${got ? `${got.category} ${JSON.stringify(got.value)}` : "missing"}, want ${want.category} ${JSON.stringify(want.value)}`);
+    }
+  }
+  for (const id of found.keys()) if (!(id in labels.entries)) into.entries.extra.push(`${prefix}${id}`);
+  const required = new Set(labels.required_env);
+  const reported = result.env_vars.filter((v) => v.required).map((v) => v.name);
+  into.requiredEnv.labelled += required.size;
+  into.requiredEnv.reported += reported.length;
+  for (const name of reported) {
+    if (required.has(name)) into.requiredEnv.right += 1;
+    else into.requiredEnv.wrongly.push(`${prefix}${name}`);
+  }
+  for (const name of required) if (!reported.includes(name)) into.requiredEnv.missed.push(`${prefix}${name}`);
+  return into;
+}
+
+const pct = (n: number, d: number) => (d === 0 ? 1 : n / d);
+
+export function figures(s: Score) {
+  return {
+    entryRecall: pct(s.entries.matched, s.entries.labelled),
+    entryPrecision: pct(s.entries.matched, s.entries.found),
+    parameterRecall: pct(s.parameters.right, s.parameters.labelled),
+    parameterNamed: pct(s.parameters.named, s.parameters.labelled),
+    requiredPrecision: pct(s.requiredEnv.right, s.requiredEnv.reported),
+    requiredRecall: pct(s.requiredEnv.right, s.requiredEnv.labelled),
+  };
+}
+
+export function report(s: Score): string {
+  const f = figures(s);
+  const p = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return [
+    `entries: recall ${p(f.entryRecall)} (${s.entries.matched}/${s.entries.labelled}), precision ${p(f.entryPrecision)} (${s.entries.matched}/${s.entries.found})`,
+    `parameters: recall with default and type ${p(f.parameterRecall)} (${s.parameters.right}/${s.parameters.labelled}), by name ${p(f.parameterNamed)}`,
+    `required variables: precision ${p(f.requiredPrecision)} (${s.requiredEnv.right}/${s.requiredEnv.reported}), recall ${p(f.requiredRecall)} (${s.requiredEnv.right}/${s.requiredEnv.labelled})`,
+    ...(s.entries.missed.length ? [`  missed entries: ${s.entries.missed.join(", ")}`] : []),
+    ...(s.entries.extra.length ? [`  extra entries: ${s.entries.extra.join(", ")}`] : []),
+    ...(s.parameters.wrong.length ? [`  parameters not right:\n    ${s.parameters.wrong.join("\n    ")}`] : []),
+    ...(s.requiredEnv.wrongly.length ? [`  wrongly required: ${s.requiredEnv.wrongly.join(", ")}`] : []),
+    ...(s.requiredEnv.missed.length ? [`  required, not reported: ${s.requiredEnv.missed.join(", ")}`] : []),
+  ].join("\n");
+}

@@ -1,0 +1,311 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FrameSplitter, type ExitFrame, type Frame, type LogLine } from "@codeplane/frames";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SOURCE = join(here, "entrypoint.ts");
+// The entrypoint needs Node 24 (type stripping); vitest may have been started by another node.
+const NODE =
+  Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : join(here, "..", "..", "..", "node_modules", ".bin", "node");
+
+let dir: string;
+let entrypoint: string;
+
+beforeAll(() => {
+  // Run a lone copy, as in the pod: no package.json beside it, nothing of the repo to import.
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "cp-entrypoint-")));
+  entrypoint = join(dir, "entrypoint.ts");
+  copyFileSync(SOURCE, entrypoint);
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Result {
+  frames: Frame[];
+  raw: string;
+  lines: LogLine[];
+  stdout: string[];
+  stderr: string[];
+  exit: ExitFrame | undefined;
+  status: number | null;
+  ms: number;
+}
+
+interface RunOptions {
+  /** Called with each frame as it arrives, e.g. to signal the entrypoint at the right moment. */
+  onFrame?: (frame: Frame, child: ChildProcess) => void;
+  /** Stop reading the entrypoint's stdout for this long at the start, to make it wait on us. */
+  stallMs?: number;
+}
+
+function run(args: string[], options: RunOptions = {}): Promise<Result> {
+  const started = Date.now();
+  const child = spawn(NODE, [entrypoint, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const splitter = new FrameSplitter();
+  const frames: Frame[] = [];
+  const raw: Buffer[] = [];
+  const take = (fs: Frame[]): void => {
+    for (const f of fs) {
+      frames.push(f);
+      options.onFrame?.(f, child);
+    }
+  };
+  child.stdout.on("data", (chunk: Buffer) => {
+    raw.push(chunk);
+    take(splitter.push(chunk));
+  });
+  if (options.stallMs) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), options.stallMs);
+  }
+  child.stderr.resume();
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => {
+      take(splitter.end());
+      const lines = frames.flatMap((f) => (f.kind === "line" ? [f.line] : []));
+      const exits = frames.flatMap((f) => (f.kind === "exit" ? [f.exit] : []));
+      resolve({
+        frames,
+        raw: Buffer.concat(raw).toString("utf8"),
+        lines,
+        stdout: lines.filter((l) => l.stream === "stdout").map((l) => l.line),
+        stderr: lines.filter((l) => l.stream === "stderr").map((l) => l.line),
+        exit: exits[0],
+        status,
+        ms: Date.now() - started,
+      });
+    });
+  });
+}
+
+/** Runs a shell script as the user's command: the cheapest child to start. */
+function runSh(script: string, options?: RunOptions, flags: string[] = []): Promise<Result> {
+  return run([...flags, "--", "sh", "-c", script], options);
+}
+
+/** Runs a Node program as the user's command. */
+function runNode(program: string, options?: RunOptions, flags: string[] = []): Promise<Result> {
+  return run([...flags, "--", NODE, "-e", program], options);
+}
+
+/** Every frame parses, seqs are 1..n once each in order, and the exit frame is last. */
+function expectWellFormed(r: Result): void {
+  expect(r.frames.filter((f) => f.kind === "foreign")).toEqual([]);
+  const seqs = r.frames.map((f) => (f.kind === "line" ? f.line.seq : f.kind === "exit" ? f.exit.seq : -1));
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  expect(r.frames.at(-1)?.kind).toBe("exit");
+  expect(r.frames.filter((f) => f.kind === "exit")).toHaveLength(1);
+  for (const l of r.lines) expect(Date.parse(l.ts)).not.toBeNaN();
+}
+
+// Concurrent: most of each test is waiting on process start-up and sleeps, and the machine is small.
+describe.concurrent("entrypoint", () => {
+  it("tags stdout and stderr lines, numbering both in one sequence", async () => {
+    const r = await runNode(`
+      const fs = require("node:fs");
+      for (let i = 0; i < 50; i++) { fs.writeSync(1, "out " + i + "\\n"); fs.writeSync(2, "err " + i + "\\n"); }
+    `);
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(Array.from({ length: 50 }, (_, i) => `out ${i}`));
+    expect(r.stderr).toEqual(Array.from({ length: 50 }, (_, i) => `err ${i}`));
+    expect(r.exit).toMatchObject({ seq: 101, code: 0, signal: null });
+    expect(r.status).toBe(0);
+  });
+
+  it("keeps the order across streams when the writes are apart in time", async () => {
+    const r = await runSh("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; sleep 0.1; echo four >&2");
+    expectWellFormed(r);
+    expect(r.lines.map((l) => [l.stream, l.line])).toEqual([
+      ["stdout", "one"],
+      ["stderr", "two"],
+      ["stdout", "three"],
+      ["stderr", "four"],
+    ]);
+  });
+
+  it.each([
+    [0, "true"],
+    [3, "exit 3"],
+    [255, "exit 255"],
+  ])("exits with the command's status %i", async (code, script) => {
+    const r = await runSh(script);
+    expectWellFormed(r);
+    expect(r.exit).toMatchObject({ code, signal: null });
+    expect(r.status).toBe(code);
+  });
+
+  it("reports a command that is not on PATH like a shell: 127", async () => {
+    const r = await run(["--", "codeplane-no-such-command", "arg"]);
+    expectWellFormed(r);
+    expect(r.lines).toMatchObject([{ seq: 1, stream: "stderr", line: "codeplane: command not found: codeplane-no-such-command" }]);
+    expect(r.exit).toMatchObject({ seq: 2, code: 127, signal: null });
+    expect(r.status).toBe(127);
+  });
+
+  it("reports a command that is not executable like a shell: 126", async () => {
+    const script = join(dir, "not-executable.sh");
+    writeFileSync(script, "#!/bin/sh\necho hi\n");
+    chmodSync(script, 0o644);
+    const r = await run(["--", script]);
+    expectWellFormed(r);
+    expect(r.stderr).toEqual([`codeplane: permission denied: ${script}`]);
+    expect(r.exit).toMatchObject({ code: 126 });
+    expect(r.status).toBe(126);
+  });
+
+  it("reports death by a signal as 128 + n and names the signal", async () => {
+    const r = await runSh("echo before; kill -KILL $$");
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["before"]);
+    expect(r.exit).toMatchObject({ code: 137, signal: "SIGKILL" });
+    expect(r.status).toBe(137);
+  });
+
+  it("forwards SIGTERM to the command, which can finish cleanly", async () => {
+    const r = await runSh(
+      `trap 'echo got SIGTERM; exit 0' TERM; echo ready; while :; do sleep 0.02; done`,
+      {
+        onFrame: (f, child) => {
+          if (f.kind === "line" && f.line.line === "ready") child.kill("SIGTERM");
+        },
+      },
+    );
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["ready", "got SIGTERM"]);
+    expect(r.exit).toMatchObject({ code: 0, signal: null });
+    expect(r.status).toBe(0);
+  });
+
+  it("drops the \\r of a \\r\\n ending but keeps a lone \\r inside a line", async () => {
+    const r = await runSh(String.raw`printf 'a\r\nb\rc\n\r\nprogress 1%%\rprogress 2%%\r\n'`);
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["a", "b\rc", "", "progress 1%\rprogress 2%"]);
+  });
+
+  it("writes a last line that has no newline, on each stream", async () => {
+    const r = await runSh("printf 'x\\ny'; printf z >&2");
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["x", "y"]);
+    expect(r.stderr).toEqual(["z"]);
+  });
+
+  it("turns invalid UTF-8 into U+FFFD and keeps characters split across writes intact", async () => {
+    // € is e2 82 ac and 😀 is f0 9f 98 80: both are cut between writes.
+    const r = await runSh(
+      String.raw`printf 'a\377\376b\n'; printf 'price \342'; sleep 0.03; printf '\202\254 5, \360\237'; sleep 0.03; printf '\230\200\n'; printf 'c\342\202' >&2`,
+    );
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["a\ufffd\ufffdb", "price \u20ac 5, \ud83d\ude00"]);
+    // A character cut off by the end of the stream is invalid too.
+    expect(r.stderr).toEqual(["c\ufffd"]);
+  });
+
+  it("splits a 100 KiB line into pieces that stay under the CRI line limit and join back to it", async () => {
+    const r = await runNode(`
+      const unit = 'abc\\u20ac"\\\\\\t\\u0001\\ud83d\\ude00 ';
+      const s = unit.repeat(Math.ceil((100 * 1024) / Buffer.byteLength(unit)));
+      process.stdout.write(s + "\\n" + "next\\n");
+      process.stderr.write(JSON.stringify(s) + "\\n");
+    `);
+    expectWellFormed(r);
+    for (const frame of r.raw.split("\n").slice(0, -1)) expect(Buffer.byteLength(frame) + 1).toBeLessThanOrEqual(16 * 1024);
+    const out = r.lines.filter((l) => l.stream === "stdout");
+    expect(out.length).toBeGreaterThan(7);
+    expect(out.slice(0, -2).every((l) => l.partial === true)).toBe(true);
+    expect(out.slice(-2).map((l) => l.partial)).toEqual([undefined, undefined]);
+    expect(out.at(-1)?.line).toBe("next");
+    const whole = out.slice(0, -1).map((l) => l.line).join("");
+    expect(Buffer.byteLength(whole)).toBeGreaterThanOrEqual(100 * 1024);
+    const err = r.lines.filter((l) => l.stream === "stderr");
+    expect(JSON.parse(err.map((l) => l.line).join(""))).toBe(whole);
+  });
+
+  it("honours --max-line-bytes, never leaving an empty piece before a \\r\\n", async () => {
+    // 128 bytes leave 75 for the JSON string; a line that fits exactly stays whole even with "\r\n".
+    const fits = "a".repeat(75);
+    const r = await runSh(`printf '${fits}\\r\\n${fits}b\\n${"€".repeat(60)}\\n'`, undefined, ["--max-line-bytes", "128"]);
+    expectWellFormed(r);
+    for (const frame of r.raw.split("\n").slice(0, -1)) expect(Buffer.byteLength(frame) + 1).toBeLessThanOrEqual(128);
+    const out = r.lines.filter((l) => l.stream === "stdout");
+    expect(out.map((l) => [l.line, l.partial])).toEqual([
+      [fits, undefined],
+      [fits, true],
+      ["b", undefined],
+      ["€".repeat(25), true],
+      ["€".repeat(25), true],
+      ["€".repeat(10), undefined],
+    ]);
+  });
+
+  it("loses nothing from a chatty command while its reader is slow", async () => {
+    const r = await runNode(
+      `
+      const fs = require("node:fs");
+      let out = "", err = "";
+      for (let i = 0; i < 200000; i++) {
+        if (i % 4 === 3) err += "e" + i + "\\n"; else out += "o" + i + "\\n";
+        if (i % 5000 === 4999) { process.stdout.write(out); process.stderr.write(err); out = ""; err = ""; }
+      }
+    `,
+      { stallMs: 300 },
+    );
+    expectWellFormed(r);
+    expect(r.lines).toHaveLength(200000);
+    // A loop, not toEqual: a deep diff of 200k lines costs seconds.
+    const wrong: string[] = [];
+    let o = 0;
+    let e = 0;
+    for (let i = 0; i < 200000 && wrong.length < 5; i++) {
+      const [got, want] = i % 4 === 3 ? [r.stderr[e++], `e${i}`] : [r.stdout[o++], `o${i}`];
+      if (got !== want) wrong.push(`${want}: got ${got}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(r.exit).toMatchObject({ seq: 200001, code: 0 });
+    // The bound is loose because the test machine is shared; a stall or leak shows up as far slower.
+    expect(r.ms).toBeLessThan(10_000);
+  }, 20_000);
+
+  it("does not wait forever for a background process that keeps the pipes open", async () => {
+    const r = await run(["--", "sh", "-c", "sleep 5 & echo started"]);
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["started"]);
+    expect(r.exit).toMatchObject({ code: 0 });
+    expect(r.ms).toBeLessThan(4000);
+  });
+
+  it("runs the command in --workdir", async () => {
+    const r = await runSh("pwd -P", undefined, ["--workdir", dir]);
+    expectWellFormed(r);
+    expect(r.stdout).toEqual([dir]);
+  });
+
+  it.each([
+    ["no command", ["--"], "no command given"],
+    ["no --", ["echo", "hi"], "unknown option"],
+    ["an unknown flag", ["--verbose", "--", "true"], "unknown option"],
+    ["a tiny --max-line-bytes", ["--max-line-bytes", "10", "--", "true"], "--max-line-bytes must be an integer >= 128"],
+    ["a missing workdir", ["--workdir=/codeplane/no/such/dir", "--", "true"], "cannot use working directory /codeplane/no/such/dir: ENOENT"],
+  ])("refuses %s with 125 and says why in a stderr frame", async (_name, args, message) => {
+    const r = await run(args);
+    expectWellFormed(r);
+    expect(r.stderr).toHaveLength(1);
+    expect(r.stderr[0]).toContain(message);
+    expect(r.exit).toMatchObject({ code: 125 });
+    expect(r.status).toBe(125);
+  });
+
+  it("imports nothing but node:*, because it is copied alone into the pod", () => {
+    const source = readFileSync(SOURCE, "utf8");
+    const specifiers = [...source.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((s) => !s?.startsWith("node:"))).toEqual([]);
+    expect(source).not.toMatch(/\bimport\s*\(/);
+  });
+});

@@ -1,0 +1,329 @@
+/**
+ * The run container's command: runs the user's argv and writes its stdout and stderr to our own
+ * stdout as ONE stream of frames, one per line, so that readers of the pod log (which merges a
+ * container's two streams on every cluster without alpha feature gates) can tell them apart and
+ * agree on each line's sequence number.
+ *
+ *   node /codeplane/bin/entrypoint.ts [--workdir DIR] [--max-line-bytes N] -- <argv...>
+ *
+ * This file is copied alone into the pod, so it imports only node:* and duplicates the small
+ * encoder; the format and the parser are in @codeplane/frames (packages/frames), and
+ * entrypoint.test.ts parses this program's real output with that parser so the two cannot drift.
+ *
+ * Line splitting, per stream: lines end at "\n"; a "\r\n" ending loses its "\r", but a "\r"
+ * anywhere else (progress bars) is kept as a character of the line. A line that would make a frame
+ * longer than --max-line-bytes (default 16 KiB, the CRI runtimes' default log line limit, counted
+ * with the frame header and JSON escapes) is written as pieces: every piece but the last has kind
+ * "o+"/"e+". A last line without "\n" is written when the stream ends. Bytes are decoded as UTF-8
+ * by one streaming decoder per stream, so a character split across reads stays intact and invalid
+ * bytes become U+FFFD.
+ *
+ * Order: lines of one stream keep their order; across the two streams, frames follow the order in
+ * which this process read the two pipes, which is close to, but not exactly, the order the child
+ * wrote them.
+ *
+ * Exit status: the child's, or 128 + n when it died of signal n; 127 when the command is not
+ * found, 126 when it cannot be executed; 125 when this program is misused (like env(1)).
+ * The last frame is always the exit frame.
+ */
+import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import type { Readable } from "node:stream";
+
+const MAGIC = "@cp1 ";
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024;
+// Small enough to exercise splitting in tests, large enough for a header and a few characters.
+const MIN_MAX_LINE_BYTES = 128;
+// Worst-case bytes around the JSON string: "@cp1 " + 16-digit seq + " o+ " + 24-byte ts + " " + 2 quotes + "\n".
+const FRAME_OVERHEAD = 5 + 16 + 4 + 24 + 1 + 2 + 1;
+// After the child exits, a descendant that inherited its stdout can keep the pipes open forever;
+// stop reading once they have been quiet this long rather than holding the run open.
+const DRAIN_IDLE_MS = 1000;
+const FORWARDED_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+type LineKind = "o" | "e";
+
+let seq = 0;
+let lastMs = -1;
+let lastTs = "";
+
+function timestamp(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastTs = new Date(ms).toISOString();
+  }
+  return lastTs;
+}
+
+function encodeLine(kind: LineKind, text: string, partial: boolean): string {
+  seq += 1;
+  return `${MAGIC}${seq} ${kind}${partial ? "+" : ""} ${timestamp()} ${JSON.stringify(text)}\n`;
+}
+
+function encodeExit(code: number, signal: string | null): string {
+  seq += 1;
+  return `${MAGIC}${seq} x ${timestamp()} ${JSON.stringify({ code, signal })}\n`;
+}
+
+let scannedCost = 0;
+
+/**
+ * How many UTF-8 bytes JSON.stringify makes of s (without the quotes), up to the longest prefix
+ * that fits in budget: returns that prefix's length and leaves its cost in scannedCost.
+ * Never splits a surrogate pair.
+ */
+function scan(s: string, budget: number): number {
+  let cost = 0;
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    let w: number;
+    let n = 1;
+    if (c < 0x20) w = c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
+    else if (c === 0x22 || c === 0x5c) w = 2;
+    else if (c < 0x80) w = 1;
+    else if (c < 0x800) w = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      w = 4;
+      n = 2;
+    } else if (c >= 0xd800 && c <= 0xdfff) w = 6;
+    else w = 3;
+    if (cost + w > budget) break;
+    cost += w;
+    i += n;
+  }
+  scannedCost = cost;
+  return i;
+}
+
+class LineSplitter {
+  #kind: LineKind;
+  #budget: number;
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #pending = "";
+  #cost = 0;
+
+  constructor(kind: LineKind, budget: number) {
+    this.#kind = kind;
+    this.#budget = budget;
+  }
+
+  push(chunk: Uint8Array, out: string[]): void {
+    this.#take(this.#decoder.decode(chunk, { stream: true }), out);
+  }
+
+  end(out: string[]): void {
+    this.#take(this.#decoder.decode(), out);
+    if (this.#pending === "") return;
+    while (this.#cost > this.#budget) this.#cutPiece(out);
+    out.push(encodeLine(this.#kind, this.#pending, false));
+    this.#pending = "";
+    this.#cost = 0;
+  }
+
+  #take(text: string, out: string[]): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      const end = nl === -1 ? text.length : nl;
+      if (end > start) this.#append(start === 0 && end === text.length ? text : text.slice(start, end), out);
+      if (nl === -1) return;
+      let line = this.#pending;
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      out.push(encodeLine(this.#kind, line, false));
+      this.#pending = "";
+      this.#cost = 0;
+      start = nl + 1;
+    }
+  }
+
+  #append(segment: string, out: string[]): void {
+    this.#pending += segment;
+    scan(segment, Infinity);
+    this.#cost += scannedCost;
+    while (this.#cost > this.#budget) {
+      // A final "\r" may be the first half of a "\r\n" and then is not part of the line:
+      // cutting here would leave an empty last piece.
+      if (this.#cost - 2 <= this.#budget && this.#pending.endsWith("\r")) return;
+      this.#cutPiece(out);
+    }
+  }
+
+  #cutPiece(out: string[]): void {
+    const i = scan(this.#pending, this.#budget);
+    out.push(encodeLine(this.#kind, this.#pending.slice(0, i), true));
+    this.#pending = this.#pending.slice(i);
+    this.#cost -= scannedCost;
+  }
+}
+
+interface Options {
+  workdir: string | undefined;
+  maxLineBytes: number;
+  argv: string[];
+}
+
+const USAGE = "usage: entrypoint.ts [--workdir DIR] [--max-line-bytes N] -- COMMAND [ARG...]";
+
+function parseArgs(args: string[]): Options | string {
+  const options: Options = { workdir: undefined, maxLineBytes: DEFAULT_MAX_LINE_BYTES, argv: [] };
+  let i = 0;
+  while (i < args.length) {
+    const arg = args[i] as string;
+    if (arg === "--") {
+      options.argv = args.slice(i + 1);
+      break;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq !== -1 ? arg.slice(0, eq) : arg;
+    let value: string | undefined;
+    if (name !== arg) value = arg.slice(eq + 1);
+    else {
+      value = args[i + 1];
+      i += 1;
+    }
+    if (value === undefined) return `${name} needs a value; ${USAGE}`;
+    if (name === "--workdir") options.workdir = value;
+    else if (name === "--max-line-bytes") {
+      const n = Number(value);
+      if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < MIN_MAX_LINE_BYTES) {
+        return `--max-line-bytes must be an integer >= ${MIN_MAX_LINE_BYTES}, got ${JSON.stringify(value)}`;
+      }
+      options.maxLineBytes = n;
+    } else return `unknown option ${JSON.stringify(arg)}; ${USAGE}`;
+    i += 1;
+  }
+  if (options.argv.length === 0) return `no command given; ${USAGE}`;
+  return options;
+}
+
+let stdoutBroken = false;
+let finished = false;
+
+function finish(lastFrames: string, code: number): void {
+  if (finished) return;
+  finished = true;
+  process.exitCode = code;
+  if (stdoutBroken) process.exit(code);
+  // Exit only once everything is handed to the log, or a reader may miss the exit frame.
+  process.stdout.write(lastFrames, () => process.exit(code));
+}
+
+function signalNumber(signal: string): number {
+  return (osConstants.signals as Record<string, number | undefined>)[signal] ?? 0;
+}
+
+function main(): void {
+  // A reader that went away must not kill the run: keep running the command, drop the output.
+  process.stdout.on("error", () => {
+    stdoutBroken = true;
+    onDrain();
+  });
+
+  const parsed = parseArgs(process.argv.slice(2));
+  if (typeof parsed === "string") {
+    finish(encodeLine("e", `codeplane: ${parsed}`, false) + encodeExit(125, null), 125);
+    return;
+  }
+  const { argv, maxLineBytes } = parsed;
+  const cwd = parsed.workdir ?? process.cwd();
+  try {
+    if (!statSync(cwd).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? String(e);
+    finish(encodeLine("e", `codeplane: cannot use working directory ${cwd}: ${reason}`, false) + encodeExit(125, null), 125);
+    return;
+  }
+
+  const command = argv[0] as string;
+  const child = spawn(command, argv.slice(1), { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const streams: Readable[] = [child.stdout as Readable, child.stderr as Readable];
+  const splitters = [new LineSplitter("o", maxLineBytes - FRAME_OVERHEAD), new LineSplitter("e", maxLineBytes - FRAME_OVERHEAD)];
+  let open = 2;
+  let blocked = false;
+  let exit: { code: number; signal: string | null } | null = null;
+  let idle: NodeJS.Timeout | undefined;
+
+  const write = (frames: string[]): void => {
+    if (frames.length === 0 || stdoutBroken) return;
+    if (!process.stdout.write(frames.join("")) && !blocked) {
+      blocked = true;
+      for (const s of streams) s.pause();
+      if (idle) clearTimeout(idle);
+    }
+  };
+
+  const armIdle = (): void => {
+    if (idle) clearTimeout(idle);
+    if (exit === null || blocked || open === 0) return;
+    idle = setTimeout(() => {
+      for (const s of streams) s.destroy();
+    }, DRAIN_IDLE_MS);
+  };
+
+  onDrain = () => {
+    if (!blocked) return;
+    blocked = false;
+    for (const s of streams) s.resume();
+    armIdle();
+  };
+  process.stdout.on("drain", onDrain);
+
+  const maybeFinish = (): void => {
+    if (exit === null || open > 0) return;
+    if (idle) clearTimeout(idle);
+    finish(encodeExit(exit.code, exit.signal), exit.code);
+  };
+
+  streams.forEach((stream, i) => {
+    const splitter = splitters[i] as LineSplitter;
+    let done = false;
+    stream.on("data", (chunk: Buffer) => {
+      const frames: string[] = [];
+      splitter.push(chunk, frames);
+      write(frames);
+      armIdle();
+    });
+    // The child's pipes can only fail like a closed pipe: treat it as the end of the stream.
+    stream.on("error", () => {});
+    stream.on("close", () => {
+      if (done) return;
+      done = true;
+      open -= 1;
+      const frames: string[] = [];
+      splitter.end(frames);
+      write(frames);
+      maybeFinish();
+    });
+  });
+
+  child.on("error", (e: NodeJS.ErrnoException) => {
+    // Errors after a successful spawn (a failed kill) change nothing about the run.
+    if (child.pid !== undefined) return;
+    const [message, code] =
+      e.code === "ENOENT"
+        ? [`codeplane: command not found: ${command}`, 127]
+        : e.code === "EACCES"
+          ? [`codeplane: permission denied: ${command}`, 126]
+          : [`codeplane: cannot execute ${command}: ${e.code ?? e.message}`, 126];
+    finish(encodeLine("e", message, false) + encodeExit(code, null), code);
+  });
+
+  child.on("exit", (code, signal) => {
+    exit = signal !== null ? { code: 128 + signalNumber(signal), signal } : { code: code ?? 0, signal: null };
+    armIdle();
+    maybeFinish();
+  });
+
+  for (const signal of FORWARDED_SIGNALS) {
+    process.on(signal, () => {
+      if (child.pid !== undefined && exit === null) child.kill(signal);
+    });
+  }
+}
+
+let onDrain = (): void => {};
+
+main();
