@@ -8,7 +8,7 @@ import type { V1NetworkPolicy } from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS, parseEgressRules } from "../../src/k8s/egress.ts";
+import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS } from "../../src/k8s/egress.ts";
 import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/k8s/labels.ts";
 import { buildWorkloadNetworkPolicy, WORKLOAD_POD_SELECTOR } from "../../src/k8s/network-policy.ts";
 import { renderCrds } from "../../src/k8s/crds/render.ts";

@@ -241,7 +241,7 @@ beforeAll(async () => {
   try {
     await Promise.race([core.listNode(), sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s")))]);
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   // The test serves ports on the node address: only possible on the node itself (make cluster-up).
   try {
@@ -257,7 +257,7 @@ beforeAll(async () => {
   try {
     dnsServiceIP = (await core.readNamespacedService({ name: "kube-dns", namespace: "kube-system" })).spec?.clusterIP ?? "";
   } catch (err) {
-    throw new Error(`no kube-dns Service in kube-system (${String(err)}): \`make cluster-up\` deploys CoreDNS`);
+    throw new Error(`no kube-dns Service in kube-system (${String(err)}): \`make cluster-up\` deploys CoreDNS`, { cause: err });
   }
 
   await core.createNamespace({ body: { metadata: { name: namespace } } });

@@ -62,7 +62,7 @@ beforeAll(async () => {
       sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s"))),
     ]);
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server} (kubeconfig ${kubeconfigPath}): ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server} (kubeconfig ${kubeconfigPath}): ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
   if (ready.length === 0) throw new Error(`The cluster has no Ready node. ${NO_CLUSTER}`);
@@ -139,10 +139,9 @@ describe("local cluster", () => {
       sink.on("error", reject);
       new k8s.Log(kc).log(namespace, podName, "main", sink, { follow: true }).catch(reject);
     });
-    let followedWhileRunning = false;
     await until("the first log line while following", 30_000, async () => (chunks.join("").includes("out-1") ? true : undefined));
     const now = await core.readNamespacedPod({ name: podName, namespace });
-    followedWhileRunning = Boolean(now.status?.containerStatuses?.[0]?.state?.running);
+    const followedWhileRunning = Boolean(now.status?.containerStatuses?.[0]?.state?.running);
     await Promise.race([done, sleep(60_000).then(() => Promise.reject(new Error("log follow did not end")))]);
     const logs = chunks.join("");
     expect(logs).toContain("out-1");

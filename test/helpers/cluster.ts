@@ -43,7 +43,7 @@ export async function openTestCluster(prefix: string): Promise<TestCluster> {
   try {
     await core.listNamespace({ limit: 1 });
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   await applyCrds(kc);
   const namespace = `${prefix}-${randomBytes(4).toString("hex")}`;

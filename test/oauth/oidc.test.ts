@@ -61,7 +61,7 @@ beforeAll(async () => {
     dexBin = (await execFile(path.join(ROOT, "hack/tools/dex.sh"), [], { maxBuffer: 16 * 1024 * 1024, timeout: 1_500_000 })).stdout.trim().split("\n").pop()!;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`hack/tools/dex.sh could not build Dex: ${e.message}\n${(e.stderr ?? "").slice(-4000)}`);
+    throw new Error(`hack/tools/dex.sh could not build Dex: ${e.message}\n${(e.stderr ?? "").slice(-4000)}`, { cause: err });
   }
   const [dexPort, cpPort] = [await freePort(), await freePort()];
   issuer = `http://127.0.0.1:${dexPort}/dex`;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EnvVarUse, Experiment, Parameter } from "../model.ts";
+import type { EnvVarUse, Parameter } from "../model.ts";
 import { Syntax } from "../syntax.ts";
 import { literal } from "./python-literals.ts";
 import { detectPython } from "./python.ts";
@@ -20,21 +20,6 @@ const param = (p: Partial<Parameter> & { name: string }): Parameter => ({
   description: null,
   required: false,
   ...p,
-});
-
-const script = (path: string, e: Partial<Experiment> = {}): Experiment => ({
-  id: `python:${path}`,
-  title: path.slice(path.lastIndexOf("/") + 1),
-  description: null,
-  entry_point: `python3 ${path}`,
-  command: ["python3", path],
-  language: "python",
-  kind: "python-script",
-  path,
-  inputs: [],
-  outputs: [],
-  parameters: [],
-  ...e,
 });
 
 const MAIN = 'if __name__ == "__main__":\n    main()\n';
