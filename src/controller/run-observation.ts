@@ -12,7 +12,11 @@ export type { RunObservation } from "./run-rules.ts";
 
 export function observeRun(
   spec: Pick<RunSpec, "cancelRequested" | "timeoutSeconds">,
-  previous: RunStatus | undefined, job: V1Job | null, pod: V1Pod | null, now: Date): RunObservation {
+  previous: RunStatus | undefined,
+  job: V1Job | null,
+  pod: V1Pod | null,
+  now: Date,
+): RunObservation {
   const main = pod?.status?.containerStatuses?.find((c) => c.name === "main");
   const terminated = main?.state?.terminated;
   const facts: RunFacts = {

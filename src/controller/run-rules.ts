@@ -115,10 +115,14 @@ export const imagePullFailed: RunRule = (f) => {
 };
 
 export const jobCompleted: RunRule = (f) =>
-  jobCondition(f.job, "Complete") || jobCondition(f.job, "SuccessCriteriaMet") ? finish(f, "completed", "Completed", null, f.terminated?.exitCode ?? 0) : undefined;
+  jobCondition(f.job, "Complete") || jobCondition(f.job, "SuccessCriteriaMet")
+    ? finish(f, "completed", "Completed", null, f.terminated?.exitCode ?? 0)
+    : undefined;
 
 export const deadlineExceeded: RunRule = (f) =>
-  f.failed?.reason === "DeadlineExceeded" ? finish(f, "failed", "TimedOut", `timed out after ${f.spec.timeoutSeconds}s`, f.terminated?.exitCode ?? null) : undefined;
+  f.failed?.reason === "DeadlineExceeded"
+    ? finish(f, "failed", "TimedOut", `timed out after ${f.spec.timeoutSeconds}s`, f.terminated?.exitCode ?? null)
+    : undefined;
 
 /** The main container ended by itself: its exit code (or the OOM killer) decides. */
 export const mainExited: RunRule = (f) => {

@@ -5,8 +5,19 @@ import { checkAuthorizationRequest, requestParams } from "./authorize-request.ts
 
 const B = "https://cp.example";
 const client = (over: Partial<OAuthClient> = {}): OAuthClient => ({
-  clientId: "c1", kind: "registered", accountId: null, apiKeyId: null, name: "app", redirectUris: ["https://app.example/cb"],
-  grantTypes: ["authorization_code"], authMethod: "none", scopes: null, secretHash: null, metadata: {}, createdAt: new Date(0), ...over,
+  clientId: "c1",
+  kind: "registered",
+  accountId: null,
+  apiKeyId: null,
+  name: "app",
+  redirectUris: ["https://app.example/cb"],
+  grantTypes: ["authorization_code"],
+  authMethod: "none",
+  scopes: null,
+  secretHash: null,
+  metadata: {},
+  createdAt: new Date(0),
+  ...over,
 });
 const good = { response_type: "code", code_challenge: "a".repeat(43), code_challenge_method: "S256" };
 
@@ -21,7 +32,12 @@ const cases: Case[] = [
   ["plain PKCE", { ...good, code_challenge_method: "plain" }, client(), { error: "invalid_request", description: "code_challenge_method must be S256" }],
   ["short challenge", { ...good, code_challenge: "abc" }, client(), { error: "invalid_request", description: expect.stringContaining("43 characters") }],
   ["unknown scope", { ...good, scope: "runs:read nope" }, client(), { error: "invalid_scope", description: "unknown scope: nope" }],
-  ["scope beyond the registered", { ...good, scope: "runs:write" }, client({ scopes: ["runs:read"] }), { error: "invalid_scope", description: "scope beyond what the client registered" }],
+  [
+    "scope beyond the registered",
+    { ...good, scope: "runs:write" },
+    client({ scopes: ["runs:read"] }),
+    { error: "invalid_scope", description: "scope beyond what the client registered" },
+  ],
   ["empty scope", { ...good, scope: " " }, client(), { error: "invalid_scope", description: "no scope asked" }],
   ["foreign resource", { ...good, resource: "https://other.example" }, client(), { error: "invalid_target" }],
 ];

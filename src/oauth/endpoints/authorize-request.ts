@@ -26,7 +26,8 @@ const reject = (error: string, description: string): RejectedRequest => ({ error
 function pkceError(params: Record<string, string>): RejectedRequest | null {
   if (!params.code_challenge) return reject("invalid_request", "code_challenge is required (PKCE with S256)");
   if (params.code_challenge_method !== "S256") return reject("invalid_request", "code_challenge_method must be S256");
-  if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) return reject("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
+  if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge))
+    return reject("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
   return null;
 }
 

@@ -79,7 +79,16 @@ class AuthorizeFlow {
   readonly shown: ClientShown;
 
   constructor(i: FlowInput) {
-    ({ d: this.d, ctx: this.ctx, b: this.b, params: this.params, client: this.client, redirectUri: this.redirectUri, asked: this.asked, resource: this.resource } = i);
+    ({
+      d: this.d,
+      ctx: this.ctx,
+      b: this.b,
+      params: this.params,
+      client: this.client,
+      redirectUri: this.redirectUri,
+      asked: this.asked,
+      resource: this.resource,
+    } = i);
     this.request = requestParams(i.params);
     this.shown = { name: i.client.name, clientId: i.client.clientId, redirectHost: new URL(i.redirectUri).host, unverified: i.client.accountId === null };
   }
@@ -116,7 +125,14 @@ class AuthorizeFlow {
     page(
       this.ctx,
       error ? 401 : 200,
-      signInPage({ client: this.shown, request: this.request, csrf: d.csrf.issue("sign_in", nonce), apiKey: d.apiKeySignIn, ...(d.oidc && { oidc: d.oidc.providerName }), ...(error && { error }) }),
+      signInPage({
+        client: this.shown,
+        request: this.request,
+        csrf: d.csrf.issue("sign_in", nonce),
+        apiKey: d.apiKeySignIn,
+        ...(d.oidc && { oidc: d.oidc.providerName }),
+        ...(error && { error }),
+      }),
       providerOrigin ? [providerOrigin] : [],
     );
   }
@@ -124,8 +140,17 @@ class AuthorizeFlow {
   async issue(s: SessionInfo, granted: Scope[], remembered: boolean): Promise<void> {
     const { db, audit } = this.d;
     const grant = await recordConsent(db, s.accountId, this.client.clientId, s.apiKeyId, granted);
-    const code = await issueCode(db, { grant, redirectUri: this.redirectUri, scopes: granted, resource: this.resource, codeChallenge: this.params.code_challenge! });
-    audit.info({ event: "oauth.consent", client_id: this.client.clientId, account_id: s.accountId, session_id: s.id, grant_id: grant.id, scopes: granted, remembered }, remembered ? "OAuth consent remembered" : "OAuth consent given");
+    const code = await issueCode(db, {
+      grant,
+      redirectUri: this.redirectUri,
+      scopes: granted,
+      resource: this.resource,
+      codeChallenge: this.params.code_challenge!,
+    });
+    audit.info(
+      { event: "oauth.consent", client_id: this.client.clientId, account_id: s.accountId, session_id: s.id, grant_id: grant.id, scopes: granted, remembered },
+      remembered ? "OAuth consent remembered" : "OAuth consent given",
+    );
     this.redirect({ code });
   }
 
@@ -149,7 +174,8 @@ class AuthorizeFlow {
   async signInWithApiKey(): Promise<void> {
     const { ctx, d, b } = this;
     if (!this.#csrfOk()) return this.#csrfRefused();
-    if (!d.apiKeySignIn) return page(ctx, 403, errorPage("Sign-in refused", `Signing in with an API key is turned off here; sign in with ${d.oidc!.providerName}.`));
+    if (!d.apiKeySignIn)
+      return page(ctx, 403, errorPage("Sign-in refused", `Signing in with an API key is turned off here; sign in with ${d.oidc!.providerName}.`));
     const principal = this.params.api_key ? await authenticateApiKey(d.db, this.params.api_key.trim()) : null;
     if (!principal || principal.credential.kind !== "api_key") {
       d.audit.info({ event: "oauth.sign_in_failed", client_id: this.client.clientId }, "sign-in refused: not a valid API key");
@@ -169,7 +195,10 @@ class AuthorizeFlow {
       return page(this.ctx, 403, errorPage("Consent refused", "The form's CSRF token does not match your session. Start again from the application."));
     }
     if (this.params.decision !== "allow") {
-      this.d.audit.info({ event: "oauth.consent_denied", client_id: this.client.clientId, account_id: session.accountId, session_id: session.id }, "OAuth consent denied");
+      this.d.audit.info(
+        { event: "oauth.consent_denied", client_id: this.client.clientId, account_id: session.accountId, session_id: session.id },
+        "OAuth consent denied",
+      );
       return this.fail("access_denied", "the person denied the request");
     }
     if (granted.length === 0) return this.fail("invalid_scope", "the account's API key has none of the scopes asked");
@@ -184,7 +213,14 @@ class AuthorizeFlow {
       if (remembered && remembered.apiKeyId === session.apiKeyId) return this.issue(session, granted, true);
     }
     const account = await db.selectFrom("accounts").select("name").where("id", "=", session.accountId).executeTakeFirst();
-    const html = consentPage({ client: this.shown, request: this.request, csrf: csrf.issue("consent", session.id), scopes: granted, unavailable, account: account?.name ?? session.accountId });
+    const html = consentPage({
+      client: this.shown,
+      request: this.request,
+      csrf: csrf.issue("consent", session.id),
+      scopes: granted,
+      unavailable,
+      account: account?.name ?? session.accountId,
+    });
     page(this.ctx, 200, html, [new URL(this.redirectUri).origin]);
   }
 
@@ -203,15 +239,17 @@ class AuthorizeFlow {
 }
 
 /** Serves one authorization request, its parameters read from the query (GET) or the form (POST). */
-export const authorize = (d: EndpointDeps) => async (ctx: Context, params: Record<string, string>): Promise<void> => {
-  ctx.set("Cache-Control", "no-store");
-  const b = baseUrlOf(ctx, d.publicUrl);
-  if (!b) return refuse(ctx, "The Host header is not a host name.");
-  // 1. Until the client and its redirect URI are known to be right, errors are shown here, never redirected.
-  const target = await redirectTarget(d, params);
-  if (typeof target === "string") return refuse(ctx, target);
-  // 2. The rest of the request: errors go back to the client.
-  const checked = checkAuthorizationRequest(params, target.client, b);
-  if ("error" in checked) return backToClient(ctx, b, target.redirectUri, params, { error: checked.error, error_description: checked.description });
-  return new AuthorizeFlow({ d, ctx, b, params, ...target, ...checked }).run();
-};
+export const authorize =
+  (d: EndpointDeps) =>
+  async (ctx: Context, params: Record<string, string>): Promise<void> => {
+    ctx.set("Cache-Control", "no-store");
+    const b = baseUrlOf(ctx, d.publicUrl);
+    if (!b) return refuse(ctx, "The Host header is not a host name.");
+    // 1. Until the client and its redirect URI are known to be right, errors are shown here, never redirected.
+    const target = await redirectTarget(d, params);
+    if (typeof target === "string") return refuse(ctx, target);
+    // 2. The rest of the request: errors go back to the client.
+    const checked = checkAuthorizationRequest(params, target.client, b);
+    if ("error" in checked) return backToClient(ctx, b, target.redirectUri, params, { error: checked.error, error_description: checked.description });
+    return new AuthorizeFlow({ d, ctx, b, params, ...target, ...checked }).run();
+  };

@@ -57,7 +57,10 @@ function sendProblem(ctx: Context, err: unknown, logger: Logger): void {
       headers = { "WWW-Authenticate": 'Basic realm="codeplane", charset="UTF-8"' };
     }
   } else {
-    logger.error({ err: err instanceof OAuthError ? ((err as { inner?: unknown }).inner ?? err) : err, request_id: ctx.state.requestId, path: ctx.path }, "OAuth endpoint failed");
+    logger.error(
+      { err: err instanceof OAuthError ? ((err as { inner?: unknown }).inner ?? err) : err, request_id: ctx.state.requestId, path: ctx.path },
+      "OAuth endpoint failed",
+    );
     status = 500;
     body = { error: "server_error", error_description: "An unexpected failure; the log has the request id." };
   }
@@ -68,10 +71,12 @@ function sendProblem(ctx: Context, err: unknown, logger: Logger): void {
 }
 
 /** An OAuth endpoint: RFC 6749 error bodies, never the API's {"detail"}. */
-export const endpoint = (audit: Logger, handler: (ctx: Context) => Promise<void>): Middleware => async (ctx) => {
-  try {
-    await handler(ctx);
-  } catch (err) {
-    sendProblem(ctx, err, audit);
-  }
-};
+export const endpoint =
+  (audit: Logger, handler: (ctx: Context) => Promise<void>): Middleware =>
+  async (ctx) => {
+    try {
+      await handler(ctx);
+    } catch (err) {
+      sendProblem(ctx, err, audit);
+    }
+  };

@@ -8,14 +8,17 @@ import { baseOf, canonicalResource, type EndpointDeps } from "./endpoint.ts";
 
 const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"];
 
-export const token = (d: Pick<EndpointDeps, "db" | "publicUrl" | "cimd" | "engine">) => async (ctx: Context): Promise<void> => {
-  ctx.set("Cache-Control", "no-store");
-  const b = baseOf(ctx, d.publicUrl);
-  const body = await readForm(ctx);
-  if (!body.grant_type) throw invalidRequest("grant_type is required");
-  if (!GRANT_TYPES.includes(body.grant_type)) throw new OAuthProblem("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials");
-  const client = await authenticateClient(d.db, presentedCredentials(ctx.get("authorization") || undefined, body), d.cimd);
-  const resource = canonicalResource(body.resource, b);
-  if (!resource) throw new OAuthProblem("invalid_target", `resource must be ${b} (or ${b}/mcp)`);
-  ctx.body = await d.engine.token({ client, body, headers: ctx.headers, resource });
-};
+export const token =
+  (d: Pick<EndpointDeps, "db" | "publicUrl" | "cimd" | "engine">) =>
+  async (ctx: Context): Promise<void> => {
+    ctx.set("Cache-Control", "no-store");
+    const b = baseOf(ctx, d.publicUrl);
+    const body = await readForm(ctx);
+    if (!body.grant_type) throw invalidRequest("grant_type is required");
+    if (!GRANT_TYPES.includes(body.grant_type))
+      throw new OAuthProblem("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials");
+    const client = await authenticateClient(d.db, presentedCredentials(ctx.get("authorization") || undefined, body), d.cimd);
+    const resource = canonicalResource(body.resource, b);
+    if (!resource) throw new OAuthProblem("invalid_target", `resource must be ${b} (or ${b}/mcp)`);
+    ctx.body = await d.engine.token({ client, body, headers: ctx.headers, resource });
+  };
