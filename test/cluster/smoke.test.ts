@@ -12,6 +12,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/until.ts";
 
 const repoRoot = new URL("../..", import.meta.url).pathname;
 const kubeconfigPath = process.env.KUBECONFIG || `${repoRoot}.cluster/kubeconfig`;
@@ -27,21 +28,6 @@ let batch: k8s.BatchV1Api;
 const namespace = `cp-smoke-${Date.now().toString(36)}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(500);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
-}
 
 async function jobPods(name: string): Promise<k8s.V1Pod[]> {
   const list = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${name}` });
