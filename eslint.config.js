@@ -3,6 +3,7 @@
 // packages, the promise rules, and a complexity budget. A rule is turned off
 // only one at a time, with the reason beside it.
 import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 // Cyclomatic complexity allowed per function. The ratchet: the functions
@@ -15,10 +16,8 @@ const COMPLEXITY = 25;
 // **/ so they still match when a folder moves into a workspace package.
 const RATCHET = {
   "**/analyzer/**/*.ts": 57, // detectors: python-typer parameter 57, make-parse parseInto 55, node-yargs scopeParameters 54, python-argparse argparseFacts 48, node-env hasFallback 41, python-typer typerCommands 40, python-argparse argumentParameter 40, python 38, python-click optionParameter 38 and groupCommands 38, node packageExperiments 36, python-names readImports 31, python-env settingsUses 31, node-yargs optionParameter 29, node-env schemaUses 28, node-commander commanderFacts 28, analyze analyzeRepository 28, python-env optionalRead 26, go 26
-  "**/oauth/clients.ts": 41, // parseClientMetadata
   "**/repositories/clone-url-policy.ts": 39, // parse
   "**/webhooks/decide.ts": 37, // decideDelivery
-  "**/controller/analysis-observation.ts": 36, // observeAnalysis
   "**/api/validation.ts": 31, // one
   "**/db/timestamp-parser.ts": 30, // parseTimestamptz
   "**/github/errors.ts": 27, // toGitHubError
@@ -34,7 +33,7 @@ const TEST_RATCHET = {
 
 const TESTS = ["**/*.test.ts", "test/**/*.ts", "bench/**/*.ts", "**/testing/**/*.ts"];
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: ["dist/**", "**/node_modules/**", "test/fixtures/**", "charts/**", "crds/**", "docs/**", "images/**", ".codeplane/**"],
   },
