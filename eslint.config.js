@@ -17,7 +17,6 @@ const COMPLEXITY = 25;
 const RATCHET = {
   "**/analyzer/**/*.ts": 57, // detectors: python-typer parameter 57, make-parse parseInto 55, node-yargs scopeParameters 54, python-argparse argparseFacts 48, node-env hasFallback 41, python-typer typerCommands 40, python-argparse argumentParameter 40, python 38, python-click optionParameter 38 and groupCommands 38, node packageExperiments 36, python-names readImports 31, python-env settingsUses 31, node-yargs optionParameter 29, node-env schemaUses 28, node-commander commanderFacts 28, analyze analyzeRepository 28, python-env optionalRead 26, go 26
   "**/db/timestamp-parser.ts": 30, // parseTimestamptz
-  "**/github/errors.ts": 27, // toGitHubError
   "**/logs/channel.ts": 26, // #pump
   "src/config.ts": 26, // loadConfig
 };
