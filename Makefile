@@ -10,7 +10,7 @@ STAMP := node_modules/.install-stamp
 # Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck build bench bench-runs bench-sse bench-analyze bench-memory crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-sse bench-analyze bench-memory crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -70,6 +70,22 @@ fuzz: $(STAMP) ## Fuzz the API from its OpenAPI document with schemathesis (FUZZ
 
 typecheck: $(STAMP) ## Type-check the whole project
 	npm run typecheck
+
+verify: $(STAMP) ## The static gate (CI runs it before the tests): type-check, typed ESLint and Prettier's check, side by side
+	@npm run --silent typecheck & typecheck=$$!; \
+	npm run --silent lint & lint=$$!; \
+	failed=; \
+	npm run --silent format:check || failed="$$failed format (make format fixes it)"; \
+	wait $$typecheck || failed="$$failed types"; \
+	wait $$lint || failed="$$failed lint"; \
+	if [ -n "$$failed" ]; then echo "verify failed:$$failed" >&2; exit 1; fi; \
+	echo "verify: types, lint and format are clean"
+
+lint: $(STAMP) ## Typed ESLint over src, test, bench and packages (eslint.config.js)
+	npm run lint
+
+format: $(STAMP) ## Format the code with Prettier (.prettierrc.json; prose, YAML and generated files are left alone)
+	npm run format
 
 build: $(STAMP) ## Compile to dist/
 	npm run build

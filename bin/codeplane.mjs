@@ -27,6 +27,6 @@ if (command === "analyze") {
 } else {
   // So does the service's idle memory (src/server-node-flags.ts).
   if (command === "serve") withNodeFlags((await import(pick("server-node-flags.js", "server-node-flags.ts"))).SERVER_NODE_FLAGS);
-  const { runCli } = await import(pick("main.js", "main.ts"));
+  const { runCli } = await import(pick("cli/index.js", "cli/index.ts"));
   process.exitCode = await runCli(process.argv.slice(2), process.env);
 }

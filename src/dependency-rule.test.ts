@@ -39,6 +39,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   oauth: ["domain", "db", "config.ts", "logger.ts"],
   ui: ["domain", "db", "logger.ts", "oauth"],
   api: ["domain", "db", "logs", "logger.ts", "mcp", "oauth", "ui"],
+  cli: ["main.ts", "config.ts", "version.ts", "logger.ts", "idle-memory-release.ts", "db", "domain", "k8s", "@codeplane/analyzer"],
   "main.ts": ["*"],
 };
 

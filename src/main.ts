@@ -11,26 +11,18 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { z } from "zod";
 import { Registry } from "prom-client";
 import type Koa from "koa";
 import { createApps, type ApiServices } from "./api/app.ts";
 import { listen, type HttpServer } from "./api/server.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
-import { generateApiKey } from "./domain/auth/api-key-token.ts";
-import { ConfigError, derivedInternalUrl, loadConfig, type Config } from "./config.ts";
+import { derivedInternalUrl, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
-import { DatabaseInUseError } from "./db/embedded-lock.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { createAccount, getAccountByName } from "./domain/accounts/accounts.ts";
-import { createApiKey } from "./domain/auth/api-keys.ts";
 import { API_KEY_CHANNEL, ApiKeyCache } from "./domain/auth/api-key-cache.ts";
 import { listenToChannel, type ChannelListener } from "./db/notifications.ts";
-import { createApiKeySchema } from "./domain/auth/api-keys.schemas.ts";
 import { createFirstKeyIfEmpty, ensureSeededKey } from "./domain/auth/bootstrap.ts";
 import { SecretBox } from "./domain/crypto/secret-box.ts";
-import { DomainError } from "./domain/errors.ts";
 import { EnvVarService } from "./domain/env-vars/env-vars.ts";
 import { GitMirrors } from "./domain/repositories/git/index.ts";
 import { RepositoryService } from "./domain/repositories/repositories.ts";
@@ -38,8 +30,7 @@ import { githubMirrorCredentials } from "./domain/integrations/github-credential
 import { InstallStateSigner } from "./domain/integrations/install-state.ts";
 import { IntegrationService } from "./domain/integrations/integrations.ts";
 import { GitHubApp } from "./integrations/github/index.ts";
-import { createRootLogger, type Logger } from "./logger.ts";
-import { startIdleMemoryRelease } from "./idle-memory-release.ts";
+import type { Logger } from "./logger.ts";
 import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
@@ -56,14 +47,14 @@ import { DEFAULT_COMPUTE_TYPE } from "./resources/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./resources/common.ts";
 import { RUN_PLURAL } from "./resources/run.ts";
 import { AnalysisResources, RunResources } from "./k8s/run-resources.ts";
-import { applyWorkloadPolicy, installCluster, InstallRefusedError } from "./k8s/install.ts";
+import { applyWorkloadPolicy } from "./k8s/install.ts";
 import { OAuthServer } from "./oauth/index.ts";
 import { DashboardSessions } from "./ui/sessions.ts";
 
 const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
 // The composition root: the only module that knows every part, and the only
-// one that imports src/api.
+// one that imports src/api. The command line that starts it is src/cli.
 
 export interface Service {
   port: number;
@@ -348,10 +339,10 @@ async function bootstrapCredentials(config: Readonly<Config>, database: Database
   logger.info({ account: config.bootstrap.account, file }, "created the first account and wrote an API key for it");
 }
 
-const NO_KUBERNETES = "no cluster configured: set KUBECONFIG, or run in a cluster";
+export const NO_KUBERNETES = "no cluster configured: set KUBECONFIG, or run in a cluster";
 
 /** Kubernetes clients, or null when this process has no cluster (the rest of the API still serves). */
-function connectKubernetes(config: Readonly<Config>, logger: Logger): KubeClients | null {
+export function connectKubernetes(config: Readonly<Config>, logger: Logger): KubeClients | null {
   if (!config.kubernetes.kubeconfig && !existsSync(IN_CLUSTER_TOKEN)) {
     logger.warn("no Kubernetes cluster configured (KUBECONFIG unset, not in a cluster): runs and analyses answer 503");
     return null;
@@ -408,172 +399,9 @@ function startController(
   return elector;
 }
 
-async function withDatabase<T>(config: Readonly<Config>, logger: Logger, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
-  const database = await openDatabase({ url: config.database.url, poolMax: 2, preparedStatements: config.database.preparedStatements, dataDir: config.dataDir, logger });
-  try {
-    if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
-    return await fn(database);
-  } finally {
-    await database.close();
-  }
-}
-
-const USAGE = `codeplane ${VERSION}
-
-Usage:
-  codeplane serve                      serve the API (configuration from the environment; see README)
-  codeplane migrate                    apply database migrations and exit
-  codeplane accounts create <name>     create an account; prints JSON
-  codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
-                                       create an API key; prints JSON with the key (shown once)
-  codeplane keys generate              print a new, valid API key (offline, stored nowhere: for CODEPLANE_BOOTSTRAP_API_KEY)
-  codeplane secrets reencrypt          re-encrypt stored values under the current encryption key
-  codeplane install                    apply the CRDs, CODEPLANE_NAMESPACE (restricted) and the workload NetworkPolicy in the KUBECONFIG cluster (development; Helm does this in production)
-  codeplane analyze <dir> [--language en|ja] [--frames]
-                                       analyse a checkout (what analysis Jobs run); prints the result as JSON
-  codeplane version                    print the version
-`;
-
-export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  const [command, sub, ...rest] = argv;
-  if (!command || command === "help" || command === "--help" || command === "-h") {
-    process.stdout.write(USAGE);
-    return command ? 0 : 2;
-  }
-  if (command === "analyze") {
-    // Runs in analysis Jobs: needs no configuration, database or cluster.
-    const { analyzeCommand } = await import("@codeplane/analyzer/cli");
-    return analyzeCommand(argv.slice(1));
-  }
-  if (command === "version" || command === "--version") {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
-  if (command === "keys" && sub === "generate") {
-    // Offline, for seeding a Secret (CODEPLANE_BOOTSTRAP_API_KEY): a well-formed key, checksum included, stored nowhere.
-    if (rest.length) {
-      process.stderr.write("codeplane: keys generate takes no arguments\n");
-      return 2;
-    }
-    process.stdout.write(`${generateApiKey().key}\n`);
-    return 0;
-  }
-  let config: Readonly<Config>;
-  try {
-    config = loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`codeplane: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  // CLI commands print JSON on stdout; their logs go to stderr so the two never mix.
-  const logger = createRootLogger(config.logLevel, command === "serve" ? undefined : process.stderr);
-  const print = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + "\n");
-  try {
-    switch (command) {
-      case "serve":
-        return await serve(config, logger);
-      case "migrate":
-        await withDatabase({ ...config, database: { ...config.database, migrateOnStart: false } }, logger, async ({ db }) => {
-          print(await migrateToLatest(db, logger));
-        });
-        return 0;
-      case "accounts":
-        if (sub !== "create" || rest.length !== 1) break;
-        await withDatabase(config, logger, async ({ db }) => print(await createAccount(db, rest[0]!)));
-        return 0;
-      case "keys": {
-        if (sub !== "create") break;
-        const { values } = parseArgs({
-          args: rest,
-          options: { account: { type: "string" }, name: { type: "string" }, scopes: { type: "string" }, "expires-at": { type: "string" } },
-          strict: true,
-        });
-        if (!values.account || !values.name) break;
-        const input = createApiKeySchema.parse({
-          name: values.name,
-          ...(values.scopes && { scopes: values.scopes.split(",").map((s) => s.trim()) }),
-          ...(values["expires-at"] && { expires_at: values["expires-at"] }),
-        });
-        await withDatabase(config, logger, async ({ db }) => {
-          const account = await getAccountByName(db, values.account!);
-          print({ account: account.name, ...(await createApiKey(db, account.id, input)) });
-        });
-        return 0;
-      }
-      case "install": {
-        const kube = connectKubernetes(config, logger);
-        if (!kube) {
-          process.stderr.write(`codeplane: ${NO_KUBERNETES}\n`);
-          return 1;
-        }
-        try {
-          const result = await installCluster(kube.config, config);
-          for (const w of result.warnings) process.stderr.write(`codeplane: warning: ${w}\n`);
-          print(result);
-          return 0;
-        } catch (err) {
-          if (!(err instanceof InstallRefusedError)) throw err;
-          process.stderr.write(`codeplane: install refused, nothing was changed: ${err.message}\n`);
-          return 2;
-        }
-      }
-      case "secrets":
-        if (sub !== "reencrypt") break;
-        await withDatabase(config, logger, async ({ db }) => {
-          print({ reencrypted: await new EnvVarService(new SecretBox(config.encryption)).reencryptAll(db) });
-        });
-        return 0;
-    }
-  } catch (err) {
-    if (err instanceof DomainError || err instanceof DatabaseInUseError) {
-      process.stderr.write(`codeplane: ${err.message}\n`);
-      return 1;
-    }
-    if (err instanceof z.ZodError || err instanceof TypeError) {
-      process.stderr.write(`codeplane: invalid arguments: ${err instanceof z.ZodError ? z.prettifyError(err) : err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  process.stderr.write(USAGE);
-  return 2;
-}
-
-async function serve(config: Readonly<Config>, logger: Logger): Promise<number> {
-  const service = await startService(config, logger);
-  const memoryRelease = startIdleMemoryRelease({ idleSeconds: config.idleMemoryReleaseSeconds, logger });
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal }, "shutting down");
-      memoryRelease?.stop();
-      service.close().then(resolve, (err: unknown) => {
-        logger.error({ err }, "error during shutdown");
-        resolve();
-      });
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
-  });
-  logger.info("stopped");
-  // Everything this process started has been stopped; whatever still holds
-  // the event loop open is a leak (say, a watch the Kubernetes client began
-  // again while it was being stopped), and a process that never exits holds
-  // a terminal, a test or a rollout until something kills it. Say what it
-  // was, then exit.
-  setTimeout(() => {
-    logger.warn({ resources: process.getActiveResourcesInfo() }, `still running ${LINGER_MS / 1000} s after stopping: exiting anyway`);
-    process.exit(0);
-  }, LINGER_MS).unref();
-  return 0;
-}
-
-/** How long a stopped service may take to exit by itself. */
-const LINGER_MS = 5000;
-
 if (import.meta.main) {
+  // `node src/main.ts <command>` runs the CLI (src/cli), as bin/codeplane.mjs does.
+  const { runCli } = await import("./cli/index.ts");
   runCli(process.argv.slice(2), process.env).then(
     (code) => {
       process.exitCode = code;

@@ -27,54 +27,71 @@ const TYPE_NAMES: Record<string, [type: string, msg: string]> = {
   object: ["model_type", "Input should be a valid dictionary or object to extract fields from"],
 };
 
+type Loc = ValidationIssue["loc"];
+
+function invalidType(issue: z.core.$ZodIssueInvalidType, loc: Loc, value: unknown): ValidationIssue {
+  if (value === undefined) return { loc, msg: "Field required", type: "missing" };
+  // Query and path values arrive as text, so a bad number is a parse failure, not a type mismatch.
+  if ((issue.expected === "number" || issue.expected === "int") && typeof value === "string") {
+    return { loc, msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" };
+  }
+  const [type, msg] = TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`];
+  return { loc, msg, type };
+}
+
+function tooBig(issue: z.core.$ZodIssueTooBig, loc: Loc): ValidationIssue {
+  const n = Number(issue.maximum);
+  if (issue.origin === "string") return { loc, msg: `String should have at most ${n} characters`, type: "string_too_long" };
+  if (issue.origin === "array" || issue.origin === "set") return { loc, msg: `List should have at most ${n} items`, type: "too_long" };
+  return issue.inclusive
+    ? { loc, msg: `Input should be less than or equal to ${n}`, type: "less_than_equal" }
+    : { loc, msg: `Input should be less than ${n}`, type: "less_than" };
+}
+
+function tooSmall(issue: z.core.$ZodIssueTooSmall, loc: Loc): ValidationIssue {
+  const n = Number(issue.minimum);
+  if (issue.origin === "string") {
+    return { loc, msg: `String should have at least ${n} character${n === 1 ? "" : "s"}`, type: "string_too_short" };
+  }
+  if (issue.origin === "array" || issue.origin === "set") {
+    return { loc, msg: `List should have at least ${n} item${n === 1 ? "" : "s"}`, type: "too_short" };
+  }
+  return issue.inclusive
+    ? { loc, msg: `Input should be greater than or equal to ${n}`, type: "greater_than_equal" }
+    : { loc, msg: `Input should be greater than ${n}`, type: "greater_than" };
+}
+
+function invalidValue(issue: z.core.$ZodIssueInvalidValue, loc: Loc): ValidationIssue {
+  const vals = issue.values.map(describe);
+  const list = vals.length > 1 ? `${vals.slice(0, -1).join(", ")} or ${vals[vals.length - 1]}` : (vals[0] ?? "");
+  return { loc, msg: `Input should be ${list}`, type: vals.length > 1 ? "enum" : "literal_error" };
+}
+
+function invalidFormat(issue: z.core.$ZodIssueInvalidStringFormat, loc: Loc): ValidationIssue {
+  if (issue.format === "uuid" || issue.format.startsWith("uuid")) return { loc, msg: "Input should be a valid UUID", type: "uuid_parsing" };
+  if (issue.format === "datetime") return { loc, msg: "Input should be a valid datetime", type: "datetime_parsing" };
+  if (issue.format === "url") return { loc, msg: "Input should be a valid URL", type: "url_parsing" };
+  if (issue.format === "regex") return { loc, msg: `String ${issue.message}`, type: "string_pattern_mismatch" };
+  return { loc, msg: `Value error, invalid ${issue.format}`, type: "value_error" };
+}
+
+/** One zod issue as the API reports it (loc, msg, type): one entry, or one per unrecognised key. */
 function one(issue: z.core.$ZodIssue, location: Location, input: unknown): ValidationIssue[] {
   const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
   const loc = [location, ...path];
-  const value = valueAt(input, issue.path);
   switch (issue.code) {
-    case "invalid_type": {
-      if (value === undefined) return [{ loc, msg: "Field required", type: "missing" }];
-      // Query and path values arrive as text, so a bad number is a parse failure, not a type mismatch.
-      if ((issue.expected === "number" || issue.expected === "int") && typeof value === "string") {
-        return [{ loc, msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" }];
-      }
-      const [type, msg] = TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`];
-      return [{ loc, msg, type }];
-    }
-    case "too_big": {
-      const n = Number(issue.maximum);
-      if (issue.origin === "string") return [{ loc, msg: `String should have at most ${n} characters`, type: "string_too_long" }];
-      if (issue.origin === "array" || issue.origin === "set") return [{ loc, msg: `List should have at most ${n} items`, type: "too_long" }];
-      return issue.inclusive
-        ? [{ loc, msg: `Input should be less than or equal to ${n}`, type: "less_than_equal" }]
-        : [{ loc, msg: `Input should be less than ${n}`, type: "less_than" }];
-    }
-    case "too_small": {
-      const n = Number(issue.minimum);
-      if (issue.origin === "string") {
-        return [{ loc, msg: `String should have at least ${n} character${n === 1 ? "" : "s"}`, type: "string_too_short" }];
-      }
-      if (issue.origin === "array" || issue.origin === "set") {
-        return [{ loc, msg: `List should have at least ${n} item${n === 1 ? "" : "s"}`, type: "too_short" }];
-      }
-      return issue.inclusive
-        ? [{ loc, msg: `Input should be greater than or equal to ${n}`, type: "greater_than_equal" }]
-        : [{ loc, msg: `Input should be greater than ${n}`, type: "greater_than" }];
-    }
+    case "invalid_type":
+      return [invalidType(issue, loc, valueAt(input, issue.path))];
+    case "too_big":
+      return [tooBig(issue, loc)];
+    case "too_small":
+      return [tooSmall(issue, loc)];
     case "unrecognized_keys":
       return issue.keys.map((k) => ({ loc: [...loc, k], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
-    case "invalid_value": {
-      const vals = issue.values.map(describe);
-      const list = vals.length > 1 ? `${vals.slice(0, -1).join(", ")} or ${vals[vals.length - 1]}` : (vals[0] ?? "");
-      return [{ loc, msg: `Input should be ${list}`, type: vals.length > 1 ? "enum" : "literal_error" }];
-    }
-    case "invalid_format": {
-      if (issue.format === "uuid" || issue.format.startsWith("uuid")) return [{ loc, msg: "Input should be a valid UUID", type: "uuid_parsing" }];
-      if (issue.format === "datetime") return [{ loc, msg: "Input should be a valid datetime", type: "datetime_parsing" }];
-      if (issue.format === "url") return [{ loc, msg: "Input should be a valid URL", type: "url_parsing" }];
-      if (issue.format === "regex") return [{ loc, msg: `String ${issue.message}`, type: "string_pattern_mismatch" }];
-      return [{ loc, msg: `Value error, invalid ${issue.format}`, type: "value_error" }];
-    }
+    case "invalid_value":
+      return [invalidValue(issue, loc)];
+    case "invalid_format":
+      return [invalidFormat(issue, loc)];
     case "invalid_union":
       return [{ loc, msg: "Input does not match any allowed shape", type: "union_tag_invalid" }];
     default:

@@ -83,11 +83,8 @@ export class Controller {
 
   readonly #metrics: WorkloadMetrics;
 
-  readonly #log: Logger;
-
   constructor(opts: ControllerOptions) {
     this.#o = opts;
-    this.#log = opts.logger.child({ component: "controller" });
     this.#metrics = workloadMetrics(opts.metrics);
   }
 

@@ -73,6 +73,20 @@ export const UNTRACKED_RESYNC_MS = 60_000;
 /** setTimeout's limit; a longer retention is looked at again before it ends. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
+/** One reconcile's view of its resource (WorkloadReconciler.#pass). */
+interface Pass<Spec, Status> {
+  resource: WorkloadResource<Spec, Status>;
+  id: string;
+  now: Date;
+  log: Logger;
+  /** The newest pod in the informer cache. */
+  cached: V1Pod | null;
+  /** The pod, asked of the API server when the cache has none (at most once per reconcile). */
+  podNow: () => Promise<V1Pod | null>;
+  /** Mirrors a status into the workload's row. */
+  mirror: (status: Status | undefined) => Promise<"mirrored" | "orphaned">;
+}
+
 export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation> {
   readonly #d: WorkloadReconcilerDeps<Spec, Status, Obs>;
 
@@ -124,71 +138,106 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   }
 
   async #reconcile(resource: WorkloadResource<Spec, Status>): Promise<ReconcileResult> {
-    const { workload: w, resources, rows, cluster, logger } = this.#d;
+    const { workload: w, resources, rows } = this.#d;
     const name = resource.metadata.name;
     const parsed = w.specSchema.safeParse(resource.spec);
     if (!parsed.success) throw new Unreconcilable("InvalidSpec", `its spec is invalid: ${z.prettifyError(parsed.error).slice(0, 1000)}`);
-    const { spec } = resource;
-    const id = w.idOf(spec);
+    const id = w.idOf(resource.spec);
     if (await rows.isHidden(id)) {
       // Deleted through the API while the resource still existed: finish the job.
       await resources.delete(name);
       return {};
     }
-    const log = logger.child({ [w.noun]: name });
+    const log = this.#d.logger.child({ [w.noun]: name });
     const ns = resource.metadata.namespace;
     const mirror = (status: Status | undefined) =>
-      rows.mirror({ namespace: ns, name, createdAt: new Date(resource.metadata.creationTimestamp ?? Date.now()), spec, status });
+      rows.mirror({ namespace: ns, name, createdAt: new Date(resource.metadata.creationTimestamp ?? Date.now()), spec: resource.spec, status });
     if ((await mirror(resource.status)) === "orphaned") return this.#untracked(resource, log);
+    const pass = this.#pass(resource, id, log, mirror);
 
+    // A finished workload never changes again: its status, reason and pod stay
+    // as they were written; only a later spec edit is acknowledged.
     const previous = resource.status;
-    // The Job is named after its resource (restrictedJob), so it is found by that name.
-    const jobName = name;
-    const generation = resource.metadata.generation ?? 0;
-    const now = this.#now();
+    let status = previous;
+    let pod = pass.cached;
+    if (previous && w.lifecycle.isTerminal(previous.phase)) {
+      if (!(await this.#acknowledge(resource, previous))) return {};
+    } else {
+      const stepped = await this.#step(pass);
+      if (stepped === "gone") return {};
+      if (stepped === "orphaned") return this.#untracked(resource, pass.log);
+      ({ status, pod } = stepped);
+    }
+
+    const terminal = w.lifecycle.isTerminal(status?.phase);
+    await this.#followLogs(pass, terminal, pod);
+    if (!terminal) return { requeueAfterMs: LIVE_RESYNC_MS };
+    return this.#retain(resource, status!, pass.now, pass.log);
+  }
+
+  /** What one reconcile of a resource works with, gathered once. */
+  #pass(resource: WorkloadResource<Spec, Status>, id: string, log: Logger, mirror: Pass<Spec, Status>["mirror"]): Pass<Spec, Status> {
+    const { workload: w, cluster } = this.#d;
+    const ns = resource.metadata.namespace;
     // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
     const label = podLabelOf(w);
     const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[label] === id));
+    const now = this.#now();
     const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${label}=${id}`)));
+    return { resource, id, now, log, cached, podNow, mirror };
+  }
 
-    // A finished workload never changes again: its status, reason and pod stay
-    // as they were written; only a later spec edit is acknowledged.
-    let status = previous;
-    let pod = cached;
-    if (previous && w.lifecycle.isTerminal(previous.phase)) {
-      if (previous.observedGeneration !== generation && !(await resources.patchStatus(name, acknowledged(previous, generation)))) return {};
-    } else {
-      if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) await cluster.createJob(ns, await w.job(resource, cluster));
-      const job = this.#d.jobs.get(jobName, ns) ?? null;
-      // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
-      pod = cached ?? (job && hasRunPods(job) ? await podNow() : null);
-      const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
+  /** A finished workload's status records a later spec edit's generation, and nothing else; false when the resource is gone. */
+  async #acknowledge(resource: WorkloadResource<Spec, Status>, previous: Status): Promise<boolean> {
+    const generation = resource.metadata.generation ?? 0;
+    if (previous.observedGeneration === generation) return true;
+    return Boolean(await this.#d.resources.patchStatus(resource.metadata.name, acknowledged(previous, generation)));
+  }
 
-      await w.persist?.(resource, obs);
-      if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
+  /**
+   * One step of a live workload: its Job created if missing, observed, stopped
+   * if it must, its status written and mirrored. "gone": the resource went
+   * away meanwhile; "orphaned": the database no longer knows it.
+   */
+  async #step(pass: Pass<Spec, Status>): Promise<{ status: Status; pod: V1Pod | null } | "gone" | "orphaned"> {
+    const { workload: w, cluster } = this.#d;
+    const { resource, now, podNow } = pass;
+    const { spec } = resource;
+    const ns = resource.metadata.namespace;
+    // The Job is named after its resource (restrictedJob), so it is found by that name.
+    const jobName = resource.metadata.name;
+    const previous = resource.status;
+    if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) await cluster.createJob(ns, await w.job(resource, cluster));
+    const job = this.#d.jobs.get(jobName, ns) ?? null;
+    // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
+    const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
+    const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
 
-      const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous));
-      // What the workload needed only to start goes once it has started (or ended), before the status says so.
-      if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
-      if (!(await this.#write(resource, next, obs.reason, log))) return {};
-      if ((await mirror(next)) === "orphaned") return this.#untracked(resource, log);
-      status = next;
-    }
+    await w.persist?.(resource, obs);
+    if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const terminal = w.lifecycle.isTerminal(status?.phase);
+    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous));
+    // What the workload needed only to start goes once it has started (or ended), before the status says so.
+    if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
+    if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
+    if ((await pass.mirror(next)) === "orphaned") return "orphaned";
+    return { status: next, pod };
+  }
+
+  /** Archives the main container's logs once it has run; marks them complete when it never will. */
+  async #followLogs(pass: Pass<Spec, Status>, terminal: boolean, pod: V1Pod | null): Promise<void> {
+    const { archiver, rows } = this.#d;
     // Declaring the logs complete is final, so a cache that has not caught up
     // (a controller just started) must not decide it: ask the API server.
-    const source = terminal ? await podNow() : pod;
+    const source = terminal ? await pass.podNow() : pod;
     const main = source?.status?.containerStatuses?.find((c) => c.name === "main");
     if (source && (main?.state?.running || main?.state?.terminated)) {
-      this.#d.archiver.ensure(id, { namespace: ns, pod: source.metadata!.name!, container: "main" });
-    } else if (terminal && !this.#d.archiver.isArchiving(id)) {
+      archiver.ensure(pass.id, { namespace: pass.resource.metadata.namespace, pod: source.metadata!.name!, container: "main" });
+    } else if (terminal && !archiver.isArchiving(pass.id)) {
       // The main container never ran (or its pod is gone): nothing more will come.
-      await rows.markLogsComplete(id);
+      await rows.markLogsComplete(pass.id);
     }
-    if (!terminal) return { requeueAfterMs: LIVE_RESYNC_MS };
-    return this.#retain(resource, status!, now, log);
   }
 
   /** A finished resource is deleted once its retention has passed; its row and logs stay. */

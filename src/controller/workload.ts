@@ -36,7 +36,7 @@ export interface ObserveInput<Spec, Status> {
   pod: V1Pod | null;
   now: Date;
   /** The pod, asked of the API server when the cache has none (at most once per reconcile). */
-  podNow(): Promise<V1Pod | null>;
+  podNow: () => Promise<V1Pod | null>;
   cluster: ClusterActions;
 }
 

@@ -20,6 +20,8 @@ export async function migrateToLatest(db: Db, logger: Logger): Promise<Migration
   for (const r of results ?? []) {
     if (r.status === "Error") logger.error({ migration: r.migrationName }, "migration failed");
   }
+  // Kysely types the error as unknown: anything but an Error is wrapped with its String().
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   if (error) throw error instanceof Error ? error : new Error(String(error));
   if (applied.length) logger.info({ applied }, "database migrated");
   return { applied };

@@ -32,12 +32,13 @@ export function statementName(text: string): string | null {
 /** A pg Client that sends marked statements under their name (see above). */
 export class NamedStatementClient extends pg.Client {
   // pg's query() has many overloads; Kysely calls query(text, values).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the override must accept every overload pg.Client declares
   override query(...args: any[]): any {
-    const [first, values, callback] = args;
+    const [first, values, callback] = args as [unknown, unknown, ((err: Error, result: pg.QueryResult) => void) | undefined];
     if (typeof first === "string" && Array.isArray(values)) {
       const name = statementName(first);
       if (name) return callback ? super.query({ name, text: first, values }, callback) : super.query({ name, text: first, values });
     }
-    return (super.query as (...a: unknown[]) => unknown)(...args);
+    return (super.query as (...a: unknown[]) => unknown)(...(args as unknown[]));
   }
 }

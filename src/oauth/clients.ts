@@ -78,37 +78,80 @@ const optionalUrl = (m: Record<string, unknown>, field: string): string | undefi
   return v;
 };
 
-/** Parses and checks client metadata (RFC 7591 section 2); unknown fields are ignored, as the RFC requires. */
-export function parseClientMetadata(raw: unknown, opts: { allowSecret: boolean; defaultAuthMethod: AuthMethod }): ParsedMetadata {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalidClientMetadata("the body must be a JSON object of client metadata");
-  const m = raw as Record<string, unknown>;
+function authMethodOf(m: Record<string, unknown>, opts: { allowSecret: boolean; defaultAuthMethod: AuthMethod }): AuthMethod {
   const authMethod = (m.token_endpoint_auth_method ?? opts.defaultAuthMethod) as AuthMethod;
   if (!AUTH_METHODS.includes(authMethod)) throw invalidClientMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
   if (authMethod !== "none" && !opts.allowSecret) throw invalidClientMetadata("a client metadata document must use token_endpoint_auth_method none (no shared secret)");
+  return authMethod;
+}
+
+function grantTypesOf(m: Record<string, unknown>, authMethod: AuthMethod, allowSecret: boolean): GrantType[] {
   const grantTypes = (m.grant_types ?? ["authorization_code"]) as GrantType[];
   if (!Array.isArray(grantTypes) || grantTypes.length === 0 || grantTypes.some((g) => !GRANT_TYPES.includes(g))) {
     throw invalidClientMetadata(`grant_types must be a non-empty array of ${GRANT_TYPES.join(", ")}`);
   }
   if (grantTypes.includes("client_credentials") && authMethod === "none") throw invalidClientMetadata("client_credentials needs a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post)");
-  if (grantTypes.includes("client_credentials") && !opts.allowSecret) throw invalidClientMetadata("client_credentials is not available to client metadata documents");
+  if (grantTypes.includes("client_credentials") && !allowSecret) throw invalidClientMetadata("client_credentials is not available to client metadata documents");
+  return grantTypes;
+}
+
+function responseTypesOf(m: Record<string, unknown>, grantTypes: GrantType[]): unknown[] {
   const responseTypes = m.response_types ?? (grantTypes.includes("authorization_code") ? ["code"] : []);
   if (!Array.isArray(responseTypes) || responseTypes.some((r) => r !== "code")) throw invalidClientMetadata('response_types may only hold "code"');
   if (grantTypes.includes("authorization_code") !== responseTypes.includes("code")) throw invalidClientMetadata('response_types "code" goes with grant_types "authorization_code"');
+  return responseTypes as unknown[];
+}
+
+function redirectUrisOf(m: Record<string, unknown>, grantTypes: GrantType[]): unknown[] {
   const redirect = m.redirect_uris ?? [];
   if (!Array.isArray(redirect) || redirect.length > 20) throw invalidRedirectUri("redirect_uris must be an array of at most 20 URIs");
   if (grantTypes.includes("authorization_code") && redirect.length === 0) throw invalidRedirectUri("redirect_uris is required for the authorization_code grant");
-  for (const uri of redirect) {
+  for (const uri of redirect as unknown[]) {
     const problem = redirectUriProblem(uri);
     if (problem) throw invalidRedirectUri(problem);
   }
-  let scopes: Scope[] | null = null;
-  const scope = optionalText(m, "scope");
-  if (scope !== undefined) {
-    const asked = scope.split(" ").filter(Boolean);
-    const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (unknown.length) throw invalidClientMetadata(`unknown scope: ${unknown.join(", ")}`);
-    scopes = [...new Set(asked)] as Scope[];
+  return redirect as unknown[];
+}
+
+/** The scopes the client may ask for; null (any) when it names none. */
+function scopesOf(scope: string | undefined): Scope[] | null {
+  if (scope === undefined) return null;
+  const asked = scope.split(" ").filter(Boolean);
+  const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw invalidClientMetadata(`unknown scope: ${unknown.join(", ")}`);
+  return [...new Set(asked)] as Scope[];
+}
+
+/** The descriptive fields (RFC 7591 section 2) that are kept and echoed when present. */
+function descriptiveFields(m: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of ["client_uri", "logo_uri", "tos_uri", "policy_uri"]) {
+    const v = optionalUrl(m, f);
+    if (v !== undefined) out[f] = v;
   }
+  for (const f of ["software_id", "software_version"]) {
+    const v = optionalText(m, f);
+    if (v !== undefined) out[f] = v;
+  }
+  if (m.contacts !== undefined) {
+    if (!Array.isArray(m.contacts) || m.contacts.length > 10 || m.contacts.some((c) => typeof c !== "string" || c.length > 320 || textProblem(c))) {
+      throw invalidClientMetadata("contacts must be an array of at most 10 strings");
+    }
+    out.contacts = m.contacts;
+  }
+  return out;
+}
+
+/** Parses and checks client metadata (RFC 7591 section 2); unknown fields are ignored, as the RFC requires. */
+export function parseClientMetadata(raw: unknown, opts: { allowSecret: boolean; defaultAuthMethod: AuthMethod }): ParsedMetadata {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalidClientMetadata("the body must be a JSON object of client metadata");
+  const m = raw as Record<string, unknown>;
+  const authMethod = authMethodOf(m, opts);
+  const grantTypes = grantTypesOf(m, authMethod, opts.allowSecret);
+  const responseTypes = responseTypesOf(m, grantTypes);
+  const redirect = redirectUrisOf(m, grantTypes);
+  const scope = optionalText(m, "scope");
+  const scopes = scopesOf(scope);
   const name = optionalText(m, "client_name") ?? null;
   const metadata: Record<string, unknown> = {
     redirect_uris: redirect,
@@ -117,21 +160,8 @@ export function parseClientMetadata(raw: unknown, opts: { allowSecret: boolean; 
     response_types: responseTypes,
     ...(name !== null && { client_name: name }),
     ...(scope !== undefined && { scope: scopes!.join(" ") }),
+    ...descriptiveFields(m),
   };
-  for (const f of ["client_uri", "logo_uri", "tos_uri", "policy_uri"]) {
-    const v = optionalUrl(m, f);
-    if (v !== undefined) metadata[f] = v;
-  }
-  for (const f of ["software_id", "software_version"]) {
-    const v = optionalText(m, f);
-    if (v !== undefined) metadata[f] = v;
-  }
-  if (m.contacts !== undefined) {
-    if (!Array.isArray(m.contacts) || m.contacts.length > 10 || m.contacts.some((c) => typeof c !== "string" || c.length > 320 || textProblem(c))) {
-      throw invalidClientMetadata("contacts must be an array of at most 10 strings");
-    }
-    metadata.contacts = m.contacts;
-  }
   return { name, redirectUris: redirect as string[], grantTypes, authMethod, scopes, metadata };
 }
 

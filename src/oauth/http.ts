@@ -22,7 +22,7 @@ async function readRaw(ctx: Context, limit: number): Promise<string> {
 
 /** One value per name; throws invalid_request for a repeated parameter or an unparsable one. */
 export function singleValues(params: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of params) {
     if (k in out) throw invalidRequest(`parameter ${k} is repeated`);
     if (/\x00/.test(k) || /\x00/.test(v)) throw invalidRequest(`parameter ${k} holds a NUL character`);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 // CODEPLANE_COMPONENTS decides what a process runs. The cluster here is a
 // kubeconfig pointing at a closed loopback port: enough to tell whether the
@@ -26,15 +27,6 @@ current-context: c
 
 const triedLeaderElection = (s: TestService) => s.logs.some((l) => l.includes('"component":"leader-election"'));
 
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
-
 describe("CODEPLANE_COMPONENTS", () => {
   let svc: TestService | null = null;
   afterEach(async () => {
@@ -54,7 +46,7 @@ describe("CODEPLANE_COMPONENTS", () => {
       expect(res.status, p).toBe(404);
       expect(await res.json(), p).toEqual({ detail: "Not Found" });
     }
-    expect(await until(() => triedLeaderElection(svc!)), "the controller should try to take the Lease").toBe(true);
+    expect(await until("the controller to try to take the Lease", 5000, () => triedLeaderElection(svc!), { intervalMs: 50 }), "the controller should try to take the Lease").toBe(true);
   });
 
   it("api alone serves the API and never runs the controller", async () => {
@@ -70,6 +62,6 @@ describe("CODEPLANE_COMPONENTS", () => {
     svc = await startTestService({ KUBECONFIG: unreachableCluster() });
     const tenant = await svc.tenant();
     expect((await tenant.api("/v1/repositories")).status).toBe(200);
-    expect(await until(() => triedLeaderElection(svc!))).toBe(true);
+    expect(await until("the controller to try to take the Lease", 5000, () => triedLeaderElection(svc!), { intervalMs: 50 })).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 // the operation's scope with 403, before it looks at anything else.
 
 let svc: TestService;
-let ops: { method: string; path: string; scope: Scope }[] = [];
+const ops: { method: string; path: string; scope: Scope }[] = [];
 const tenants = new Map<string, Tenant>();
 
 const ID = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b";

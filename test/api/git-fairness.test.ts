@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { startSlowGitServer, type SlowGitServer } from "../helpers/slow-git-server.ts";
+import { until } from "../helpers/until.ts";
 
 // One tenant's slow remotes must not stall another tenant's git reads. Alice
 // registers four repositories on a code host (on loopback) that then starts
@@ -21,14 +22,6 @@ const aliceRepos: string[] = [];
 let bobRepo: string;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 beforeAll(async () => {
   svc = await startTestService({
@@ -66,7 +59,7 @@ describe("git fetch fairness across accounts", () => {
 
     // Alice's four reads each start a refresh that hangs on the trickling remote.
     const aliceReads = aliceRepos.map((id) => alice.api(`/v1/repositories/${id}/refs`).then((r) => r.status));
-    await until("alice's refreshes to reach the remote", () => remote.trickling >= 2);
+    await until("alice's refreshes to reach the remote", 10_000, () => remote.trickling >= 2, { intervalMs: 50 });
     await sleep(300);
 
     // Bob's repository is stale too: his read needs a fetch slot of its own.

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Tenant, TestService } from "../helpers/service.ts";
+import type { Tenant } from "../helpers/service.ts";
 import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
 
 // With no cluster reachable the service still serves everything else; run
 // creation answers 503 with a clear detail, after the request was validated.
 
-let svc: TestService;
 let alice: Tenant;
 let bob: Tenant;
 let repoId: string;
@@ -14,7 +13,7 @@ let setup: TwoTenants;
 
 beforeAll(async () => {
   setup = await twoTenantsWithRepository();
-  ({ svc, alice, bob, repoId } = setup);
+  ({ alice, bob, repoId } = setup);
 });
 afterAll(() => setup?.close());
 

@@ -19,7 +19,7 @@ let server: Server;
 let port: number;
 let sink: Subscriber | null = null;
 /** The server side's socket writes (each a system call) while counting is on. */
-let writes: number[] = [];
+const writes: number[] = [];
 let counting = false;
 
 beforeAll(async () => {

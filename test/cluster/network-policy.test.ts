@@ -26,6 +26,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/until.ts";
 
 const repoRoot = new URL("../..", import.meta.url).pathname;
 const kubeconfigPath = process.env.KUBECONFIG || `${repoRoot}.cluster/kubeconfig`;
@@ -46,21 +47,6 @@ let core: k8s.CoreV1Api;
 let net: k8s.NetworkingV1Api;
 const namespace = `cp-netpol-${Date.now().toString(36)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(500);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
-}
 
 // TCP servers of this test on the node address; each remembers who connected.
 interface HostServer {
@@ -241,7 +227,7 @@ beforeAll(async () => {
   try {
     await Promise.race([core.listNode(), sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s")))]);
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   // The test serves ports on the node address: only possible on the node itself (make cluster-up).
   try {
@@ -257,7 +243,7 @@ beforeAll(async () => {
   try {
     dnsServiceIP = (await core.readNamespacedService({ name: "kube-dns", namespace: "kube-system" })).spec?.clusterIP ?? "";
   } catch (err) {
-    throw new Error(`no kube-dns Service in kube-system (${String(err)}): \`make cluster-up\` deploys CoreDNS`);
+    throw new Error(`no kube-dns Service in kube-system (${String(err)}): \`make cluster-up\` deploys CoreDNS`, { cause: err });
   }
 
   await core.createNamespace({ body: { metadata: { name: namespace } } });

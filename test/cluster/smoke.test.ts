@@ -12,6 +12,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/until.ts";
 
 const repoRoot = new URL("../..", import.meta.url).pathname;
 const kubeconfigPath = process.env.KUBECONFIG || `${repoRoot}.cluster/kubeconfig`;
@@ -27,21 +28,6 @@ let batch: k8s.BatchV1Api;
 const namespace = `cp-smoke-${Date.now().toString(36)}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(500);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
-}
 
 async function jobPods(name: string): Promise<k8s.V1Pod[]> {
   const list = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${name}` });
@@ -62,7 +48,7 @@ beforeAll(async () => {
       sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s"))),
     ]);
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server} (kubeconfig ${kubeconfigPath}): ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server} (kubeconfig ${kubeconfigPath}): ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
   if (ready.length === 0) throw new Error(`The cluster has no Ready node. ${NO_CLUSTER}`);
@@ -139,10 +125,9 @@ describe("local cluster", () => {
       sink.on("error", reject);
       new k8s.Log(kc).log(namespace, podName, "main", sink, { follow: true }).catch(reject);
     });
-    let followedWhileRunning = false;
     await until("the first log line while following", 30_000, async () => (chunks.join("").includes("out-1") ? true : undefined));
     const now = await core.readNamespacedPod({ name: podName, namespace });
-    followedWhileRunning = Boolean(now.status?.containerStatuses?.[0]?.state?.running);
+    const followedWhileRunning = Boolean(now.status?.containerStatuses?.[0]?.state?.running);
     await Promise.race([done, sleep(60_000).then(() => Promise.reject(new Error("log follow did not end")))]);
     const logs = chunks.join("");
     expect(logs).toContain("out-1");

@@ -36,7 +36,7 @@ const runResource = (name: string) =>
     metadata: { labels?: Record<string, string> };
     status?: { phase?: string; error?: string; conditions?: { type: string; status: string; reason: string }[] };
   }>;
-const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err)));
+const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)));
 
 async function startRun(command: string[]): Promise<string> {
   const res = await api(`/v1/repositories/${e.repoId}/main/runs`, { method: "POST", json: { command } });

@@ -12,6 +12,7 @@ import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/i
 import { githubEnvFor } from "../helpers/github-env.ts";
 import { gitListenerEnv, openTestCluster, type TestCluster } from "../helpers/cluster.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PUBLIC_URL = "https://codeplane.example.test";
@@ -42,16 +43,6 @@ let repositoryId: string;
 const FULL_NAME = "acme/trainer";
 
 const githubEnv = () => githubEnvFor(gh, PUBLIC_URL, { CODEPLANE_WEBHOOK_LEASE_SECONDS: "5" });
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 const hook = () => `${svc.url}/v1/webhooks/github`;
 const delivery = (id: string) => svc.db.selectFrom("github_webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirst();

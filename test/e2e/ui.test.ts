@@ -1,5 +1,6 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
@@ -10,7 +11,6 @@ import { startE2E, type E2E } from "../helpers/e2e.ts";
 // or the page reloads, the stored output after the end; and the tab's memory
 // stays bounded under a producer of 1,000 lines a second for a minute.
 
-const CHROMIUM = "/usr/bin/chromium";
 const FAST_SECONDS = Number(process.env.UI_FAST_SECONDS ?? 60);
 
 // 40 lines over about 8 s, alternating streams, some coloured.
@@ -88,7 +88,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--enable-precise-memory-info"], headless: true });
+  browser = await launchBrowser(["--enable-precise-memory-info"]);
   context = await browser.newContext();
   page = await context.newPage();
   page.on("console", (m) => {

@@ -83,7 +83,9 @@ function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stde
       stderr += `\n(killed after ${timeoutMs} ms)`;
       try {
         process.kill(-child.pid!, "SIGKILL");
-      } catch {}
+      } catch {
+        // already gone
+      }
     }, timeoutMs);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -95,7 +97,7 @@ function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stde
 
 const kubectl = async (...args: string[]) => (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, maxBuffer: 64 * 1024 * 1024 })).stdout;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err)));
+const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)));
 
 function api(pathname: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
   return fetch(base + pathname, {
@@ -328,7 +330,9 @@ afterAll(async () => {
   rmSync(KUBECACHEDIR, { recursive: true, force: true });
   try {
     unlock();
-  } catch {}
+  } catch {
+    // not held
+  }
   const total = Date.now() - suiteStart;
   const width = Math.max(...timings.map(([w]) => w.length));
   console.log(
@@ -466,8 +470,8 @@ s.on("connect", () => process.exit(3));`;
 
     const load = steadyLoad(`${base}/v1/repositories`, key, 20);
     const t0 = Date.now();
-    let rolledOut = 0;
-    let oldGone = 0;
+    let rolledOut: number;
+    let oldGone: number;
     let stopped: ReturnType<typeof load.stop> | undefined;
     try {
       const upgrade = `${readme.upgrade} --set config.CODEPLANE_GIT_REFRESH_SECONDS=30`;

@@ -43,7 +43,7 @@ export async function openTestCluster(prefix: string): Promise<TestCluster> {
   try {
     await core.listNamespace({ limit: 1 });
   } catch (err) {
-    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`);
+    throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server}: ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
   await applyCrds(kc);
   const namespace = `${prefix}-${randomBytes(4).toString("hex")}`;
@@ -65,27 +65,6 @@ export async function openTestCluster(prefix: string): Promise<TestCluster> {
   };
 }
 
-export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== null && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${describeError(last)})` : ""}`);
-}
-
-/** An error with its chain of causes: fetch's "fetch failed" alone does not say whether the connection was refused, reset or timed out. */
-export function describeError(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    parts.push(`${String(e)}${typeof code === "string" && !String(e).includes(code) ? ` [${code}]` : ""}`);
-  }
-  return parts.join(" <- ");
-}
+// Shared polling and error descriptions, here too for the suites that import them with the cluster.
+export { until } from "./until.ts";
+export { describeError } from "./describe-error.ts";

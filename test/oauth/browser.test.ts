@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { authorizationUrl, discover, insecure } from "./helpers.ts";
@@ -9,7 +10,6 @@ import { authorizationUrl, discover, insecure } from "./helpers.ts";
 // The sign-in and consent page in a real browser (Debian's Chromium): what a
 // person sees and does, the cookie it gets, CSRF and framing refused.
 
-const CHROMIUM = "/usr/bin/chromium";
 
 let svc: TestService;
 let base: string;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   client = await oauth.processDynamicClientRegistrationResponse(
     await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [`${appBase}/callback`], token_endpoint_auth_method: "none", client_name: "Browser Test App" }, insecure),
   );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+  browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as oauth from "oauth4webapi";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { authorizationUrl, discover, FormBrowser, hiddenFields, insecure } from "./helpers.ts";
 import { freePort } from "../helpers/free-port.ts";
+import { launchBrowser } from "../helpers/browser.ts";
 
 // Sign-in through an upstream OpenID Connect provider, against a real one:
 // Dex, built from the Go module proxy by hack/tools/dex.sh (cached under
@@ -61,7 +61,7 @@ beforeAll(async () => {
     dexBin = (await execFile(path.join(ROOT, "hack/tools/dex.sh"), [], { maxBuffer: 16 * 1024 * 1024, timeout: 1_500_000 })).stdout.trim().split("\n").pop()!;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`hack/tools/dex.sh could not build Dex: ${e.message}\n${(e.stderr ?? "").slice(-4000)}`);
+    throw new Error(`hack/tools/dex.sh could not build Dex: ${e.message}\n${(e.stderr ?? "").slice(-4000)}`, { cause: err });
   }
   const [dexPort, cpPort] = [await freePort(), await freePort()];
   issuer = `http://127.0.0.1:${dexPort}/dex`;
@@ -270,7 +270,7 @@ const after: (() => Promise<unknown>)[] = [];
 
 describe("in Chromium", () => {
   it("signs in through Dex's own pages and the consent page, and the code redeems", async () => {
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"], headless: true });
+    const browser = await launchBrowser();
     try {
       const page = await (await browser.newContext()).newPage();
       // The app's callback, on another loopback port (RFC 8252 lets a loopback redirect URI's port vary).
@@ -304,7 +304,7 @@ describe("in Chromium", () => {
 describe("the dashboard", () => {
   it("signs in through Dex from its sign-in page and comes back to the view asked for", async () => {
     expect(await (await fetch(`${base}/ui/sign-in`)).json()).toEqual({ api_key: true, oidc: { name: "Dex" } });
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"], headless: true });
+    const browser = await launchBrowser();
     try {
       const context = await browser.newContext();
       const page = await context.newPage();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
@@ -10,7 +11,6 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 // repository browsed at refs, environment variables, the CSP holding with
 // nothing refused, and the cookie refused cross-site.
 
-const CHROMIUM = "/usr/bin/chromium";
 
 let svc: TestService;
 let alice: Tenant;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   svc = await startTestService();
   alice = await svc.tenant();
   fixture = await createFixtureRepo();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+  browser = await launchBrowser();
   context = await browser.newContext();
   await context.addInitScript({ content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));' });
   page = await context.newPage();

@@ -1,4 +1,5 @@
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
 import { githubEnvFor } from "../helpers/github-env.ts";
@@ -9,7 +10,6 @@ import { freePort } from "../helpers/free-port.ts";
 // install link, GitHub's redirect through the setup callback back to the
 // dashboard, the installation's repositories, one registered and browsed.
 
-const CHROMIUM = "/usr/bin/chromium";
 
 let gh: GitHubDouble;
 let svc: TestService;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const port = await freePort();
   svc = await startTestService({ ...githubEnvFor(gh, `http://127.0.0.1:${port}`), PORT: String(port) });
   alice = await svc.tenant();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+  browser = await launchBrowser();
   page = await browser.newPage();
   page.setDefaultTimeout(15_000);
   page.on("console", (m) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnalyzerResult } from "@codeplane/analyzer";
 import { insertRunRow } from "../helpers/seed.ts";
@@ -11,7 +12,6 @@ import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenant
 // stored output replayed and downloaded, the API's 422 shown next to its
 // field; and axe-core on every page, with no serious or critical violation.
 
-const CHROMIUM = "/usr/bin/chromium";
 /** `make screenshots` sets this: the pages are photographed into it for the README. */
 const SHOTS = process.env.UI_SCREENSHOTS;
 const shot = async (p: Page, name: string) => {
@@ -62,7 +62,7 @@ beforeAll(async () => {
   await svc.db.insertInto("run_log_lines").values(
     Array.from({ length: 30 }, (_, i) => ({ run_id: finishedRun, seq: i + 1, stream: i % 3 === 2 ? "stderr" : "stdout", ts, line: i % 3 === 2 ? `warning ${i + 1}` : `\u001b[1;34mstep ${i + 1}\u001b[0m done` })),
   ).execute();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+  browser = await launchBrowser();
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 760 } });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);

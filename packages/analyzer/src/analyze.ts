@@ -199,7 +199,7 @@ function startWorker(task: WorkerTask, progress: (message: string) => void): Pro
         void worker.terminate();
       }
     });
-    worker.on("error", (err) => settle({ kind: "error", message: err.message }));
+    worker.on("error", (err: Error) => settle({ kind: "error", message: err.message }));
     worker.on("exit", (code) => settle({ kind: "error", message: `worker exited with code ${code}` }));
   });
 }

@@ -100,8 +100,8 @@ export function walk(root: string, limits: WalkLimits = DEFAULT_LIMITS): WalkRes
         truncated = full = true;
         return;
       }
-      let size = 0;
-      let executable = false;
+      let size: number;
+      let executable: boolean;
       try {
         const st = lstatSync(join(root, path));
         size = st.size;

@@ -91,9 +91,9 @@ function pyprojectDependencies(text: string): string[] {
   const requirements: unknown[] = [];
   const keys: string[] = [];
   const project = asTable(doc.project);
-  if (Array.isArray(project.dependencies)) requirements.push(...project.dependencies);
-  for (const group of Object.values(asTable(project["optional-dependencies"]))) if (Array.isArray(group)) requirements.push(...group);
-  for (const group of Object.values(asTable(doc["dependency-groups"]))) if (Array.isArray(group)) requirements.push(...group);
+  if (Array.isArray(project.dependencies)) requirements.push(...(project.dependencies as unknown[]));
+  for (const group of Object.values(asTable(project["optional-dependencies"]))) if (Array.isArray(group)) requirements.push(...(group as unknown[]));
+  for (const group of Object.values(asTable(doc["dependency-groups"]))) if (Array.isArray(group)) requirements.push(...(group as unknown[]));
   const poetry = asTable(asTable(doc.tool).poetry);
   keys.push(...Object.keys(asTable(poetry.dependencies)), ...Object.keys(asTable(poetry["dev-dependencies"])));
   for (const group of Object.values(asTable(poetry.group))) keys.push(...Object.keys(asTable(asTable(group).dependencies)));

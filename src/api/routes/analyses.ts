@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import type { AnalysisService } from "../../domain/analyses/analyses.ts";
 import { analysisSchema, analysisStatusEnum, createAnalysisSchema } from "../../domain/analyses/analyses.schemas.ts";

@@ -37,7 +37,7 @@ function presentedToken(ctx: Context): string | null {
 async function open(checkout: CheckoutService, ctx: Context): Promise<CheckoutAccess> {
   const token = presentedToken(ctx);
   if (!token) throw unauthenticated();
-  const access = await checkout.open(token, repositoryOf(ctx.params.repository!));
+  const access = await checkout.open(token, repositoryOf((ctx.params as Record<string, string>).repository!));
   if (!access) throw unauthenticated();
   return access;
 }

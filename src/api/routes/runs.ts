@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";

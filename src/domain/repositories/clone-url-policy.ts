@@ -149,32 +149,60 @@ interface Parsed {
   port: number | null;
 }
 
-function parse(raw: string, opts: CloneUrlPolicyOptions): Parsed {
+/** Checks every clone URL gets, whatever its form: the trimmed URL. */
+function checkedInput(raw: string): string {
   if (typeof raw !== "string" || raw.trim() === "") throw refuse("Clone URL must not be empty");
   const input = raw.trim();
   if (input.length > 2048) throw refuse("Clone URL is too long");
   // Control characters have no place in a URL and could split git's config or log lines.
   if (/[\x00-\x1f\x7f]/.test(input)) throw refuse("Clone URL contains control characters");
   if (input.startsWith("-")) throw refuse("Clone URL must not start with '-'");
-
   // `<transport>::<address>` selects a git remote helper (ext:: runs commands).
   if (/^[A-Za-z0-9+.-]+::/.test(input)) throw refuse("Clone URL uses an unsupported git transport; use https://");
+  return input;
+}
 
-  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(input);
-  if (!schemeMatch) {
-    if (input.startsWith("/")) {
-      if (!opts.allowLocal) throw refuse("Local paths are not allowed as clone URLs; use an https:// URL");
-      return { kind: "path", url: input, host: null, port: null };
-    }
-    const scp = SCP_LIKE.exec(input);
-    if (scp && !input.includes("://")) {
-      if (!opts.allowSsh) throw refuse("SSH clone URLs are not allowed here; use an https:// URL");
-      const host = scp[2]!.replace(/^\[|\]$/g, "");
-      if (scp[3] === "" || scp[3]!.startsWith("-")) throw refuse("SSH clone URL has no valid repository path");
-      return { kind: "ssh", url: input, host: normaliseHost(host), port: 22 };
-    }
-    throw refuse("Clone URL must be an absolute https:// URL");
+/** A clone URL without a scheme: a local path, or scp-like `user@host:path`. */
+function parseSchemeless(input: string, opts: CloneUrlPolicyOptions): Parsed {
+  if (input.startsWith("/")) {
+    if (!opts.allowLocal) throw refuse("Local paths are not allowed as clone URLs; use an https:// URL");
+    return { kind: "path", url: input, host: null, port: null };
   }
+  const scp = SCP_LIKE.exec(input);
+  if (scp && !input.includes("://")) {
+    if (!opts.allowSsh) throw refuse("SSH clone URLs are not allowed here; use an https:// URL");
+    const host = scp[2]!.replace(/^\[|\]$/g, "");
+    if (scp[3] === "" || scp[3]!.startsWith("-")) throw refuse("SSH clone URL has no valid repository path");
+    return { kind: "ssh", url: input, host: normaliseHost(host), port: 22 };
+  }
+  throw refuse("Clone URL must be an absolute https:// URL");
+}
+
+const DEFAULT_PORTS: Record<string, number> = { https: 443, http: 80, git: 9418, ssh: 22 };
+
+/** An https, http, git or ssh URL: each scheme as the options allow, no credentials, a host and a path. */
+function parseNetworkUrl(scheme: "https" | "http" | "git" | "ssh", u: URL, opts: CloneUrlPolicyOptions): Parsed {
+  if (scheme === "http" && !opts.allowLocal) throw refuse("http:// clone URLs are not allowed; use https://");
+  if (scheme === "git" && !opts.allowLocal) throw refuse("git:// clone URLs are not allowed; use https://");
+  if (scheme === "ssh" && !opts.allowSsh) throw refuse("SSH clone URLs are not allowed here; use an https:// URL");
+  if (u.password !== "" || (u.username !== "" && scheme !== "ssh")) {
+    // Credentials in a URL end up in logs, process lists and the database.
+    throw refuse("Clone URL must not contain credentials; use a credential or integration instead");
+  }
+  if (u.username.startsWith("-")) throw refuse("Clone URL has an invalid user name");
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (host === "") throw refuse("Clone URL has no host");
+  if (u.pathname === "/" || u.pathname === "") throw refuse("Clone URL has no repository path");
+  const port = u.port === "" ? DEFAULT_PORTS[scheme]! : Number(u.port);
+  // For ssh the WHATWG parser keeps the host opaque, so normalise the host the way
+  // an http URL would be (decimal/octal/hex IPv4 forms) before judging it.
+  return { kind: scheme, url: u.href, host: scheme === "ssh" ? normaliseHost(host) : host, port };
+}
+
+function parse(raw: string, opts: CloneUrlPolicyOptions): Parsed {
+  const input = checkedInput(raw);
+  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(input);
+  if (!schemeMatch) return parseSchemeless(input, opts);
 
   const scheme = schemeMatch[1]!.toLowerCase();
   let u: URL;
@@ -188,25 +216,8 @@ function parse(raw: string, opts: CloneUrlPolicyOptions): Parsed {
     case "https":
     case "http":
     case "git":
-    case "ssh": {
-      if (scheme === "http" && !opts.allowLocal) throw refuse("http:// clone URLs are not allowed; use https://");
-      if (scheme === "git" && !opts.allowLocal) throw refuse("git:// clone URLs are not allowed; use https://");
-      if (scheme === "ssh" && !opts.allowSsh) throw refuse("SSH clone URLs are not allowed here; use an https:// URL");
-      if (u.password !== "" || (u.username !== "" && scheme !== "ssh")) {
-        // Credentials in a URL end up in logs, process lists and the database.
-        throw refuse("Clone URL must not contain credentials; use a credential or integration instead");
-      }
-      if (u.username.startsWith("-")) throw refuse("Clone URL has an invalid user name");
-      const host = u.hostname.replace(/^\[|\]$/g, "");
-      if (host === "") throw refuse("Clone URL has no host");
-      if (u.pathname === "/" || u.pathname === "") throw refuse("Clone URL has no repository path");
-      const defaults: Record<string, number> = { https: 443, http: 80, git: 9418, ssh: 22 };
-      const port = u.port === "" ? defaults[scheme]! : Number(u.port);
-      const kind = scheme as CloneUrlKind;
-      // For ssh the WHATWG parser keeps the host opaque, so normalise the host the way
-      // an http URL would be (decimal/octal/hex IPv4 forms) before judging it.
-      return { kind, url: u.href, host: scheme === "ssh" ? normaliseHost(host) : host, port };
-    }
+    case "ssh":
+      return parseNetworkUrl(scheme, u, opts);
     case "file":
       if (!opts.allowLocal) throw refuse("file:// clone URLs are not allowed; use an https:// URL");
       if (u.hostname !== "" && u.hostname !== "localhost") throw refuse("file:// URLs must not name a host");

@@ -38,57 +38,69 @@ function repositoriesOf(v: unknown): RepositoryRef[] {
   return Array.isArray(v) ? v.map(repositoryOf).filter((r): r is RepositoryRef => r !== null) : [];
 }
 
+/** What one event's payload asks for: the payload, its action and its installation's id, read once. */
+type EventRule = (p: Json, action: string | null, installationId: number | null) => DeliveryAction;
+
+function push(p: Json, _action: string | null, installationId: number | null): DeliveryAction {
+  const ref = str(p.ref) ?? "";
+  const after = str(p.after) ?? "";
+  if (p.deleted === true || ZERO_SHA.test(after)) return { kind: "skip", reason: `branch deletion (${ref || "no ref"})` };
+  if (ref.startsWith("refs/tags/")) return { kind: "skip", reason: `tag push (${ref.slice("refs/tags/".length)})` };
+  if (!ref.startsWith("refs/heads/")) return { kind: "skip", reason: `not a branch push (${ref || "no ref"})` };
+  return analyze("push", p, installationId, after, ref.slice("refs/heads/".length), null);
+}
+
+function pullRequest(p: Json, action: string | null, installationId: number | null): DeliveryAction {
+  if (!action || !PULL_REQUEST_ACTIONS.has(action)) return { kind: "skip", reason: `pull_request action ${action ?? "(none)"} does not start an analysis` };
+  const pr = obj(p.pull_request);
+  const head = obj(pr?.head);
+  // The repository the App is installed on is the base's; a fork's head commit is fetched through it (refs/pull/N/head).
+  return analyze("pull_request", p, installationId, str(head?.sha) ?? "", str(head?.ref), num(p.number) ?? num(pr?.number));
+}
+
+function installation(p: Json, action: string | null, installationId: number | null): DeliveryAction {
+  if (!action || !INSTALLATION_ACTIONS.has(action)) return { kind: "skip", reason: `installation action ${action ?? "(none)"} changes nothing here` };
+  if (installationId === null) return { kind: "skip", reason: "installation event without an installation id" };
+  const inst = obj(p.installation);
+  const account = obj(inst?.account);
+  return {
+    kind: "installation",
+    action: action as "created" | "deleted" | "suspend" | "unsuspend",
+    installationId,
+    accountLogin: str(account?.login),
+    accountType: str(account?.type),
+    repositorySelection: str(inst?.repository_selection),
+  };
+}
+
+function installationRepositories(p: Json, action: string | null, installationId: number | null): DeliveryAction {
+  if (action !== "added" && action !== "removed") return { kind: "skip", reason: `installation_repositories action ${action ?? "(none)"} changes nothing here` };
+  if (installationId === null) return { kind: "skip", reason: "installation_repositories event without an installation id" };
+  return {
+    kind: "installation_repositories",
+    installationId,
+    added: repositoriesOf(p.repositories_added),
+    removed: repositoriesOf(p.repositories_removed),
+    repositorySelection: str(p.repository_selection),
+  };
+}
+
+/** The events codeplane handles, each by its own rule. */
+const EVENTS: Record<string, EventRule> = {
+  ping: () => ({ kind: "ping" }),
+  push,
+  pull_request: pullRequest,
+  installation,
+  installation_repositories: installationRepositories,
+};
+
 export function decideDelivery(event: string, payload: unknown): DeliveryAction {
   const p = obj(payload);
   if (!p) return { kind: "skip", reason: "the payload is not a JSON object" };
-  const action = str(p.action);
-  const installationId = num(obj(p.installation)?.id);
-  switch (event) {
-    case "ping":
-      return { kind: "ping" };
-    case "push": {
-      const ref = str(p.ref) ?? "";
-      const after = str(p.after) ?? "";
-      if (p.deleted === true || ZERO_SHA.test(after)) return { kind: "skip", reason: `branch deletion (${ref || "no ref"})` };
-      if (ref.startsWith("refs/tags/")) return { kind: "skip", reason: `tag push (${ref.slice("refs/tags/".length)})` };
-      if (!ref.startsWith("refs/heads/")) return { kind: "skip", reason: `not a branch push (${ref || "no ref"})` };
-      return analyze("push", p, installationId, after, ref.slice("refs/heads/".length), null);
-    }
-    case "pull_request": {
-      if (!action || !PULL_REQUEST_ACTIONS.has(action)) return { kind: "skip", reason: `pull_request action ${action ?? "(none)"} does not start an analysis` };
-      const pr = obj(p.pull_request);
-      const head = obj(pr?.head);
-      // The repository the App is installed on is the base's; a fork's head commit is fetched through it (refs/pull/N/head).
-      return analyze("pull_request", p, installationId, str(head?.sha) ?? "", str(head?.ref), num(p.number) ?? num(pr?.number));
-    }
-    case "installation": {
-      if (!action || !INSTALLATION_ACTIONS.has(action)) return { kind: "skip", reason: `installation action ${action ?? "(none)"} changes nothing here` };
-      if (installationId === null) return { kind: "skip", reason: "installation event without an installation id" };
-      const inst = obj(p.installation);
-      const account = obj(inst?.account);
-      return {
-        kind: "installation",
-        action: action as "created" | "deleted" | "suspend" | "unsuspend",
-        installationId,
-        accountLogin: str(account?.login),
-        accountType: str(account?.type),
-        repositorySelection: str(inst?.repository_selection),
-      };
-    }
-    case "installation_repositories": {
-      if (action !== "added" && action !== "removed") return { kind: "skip", reason: `installation_repositories action ${action ?? "(none)"} changes nothing here` };
-      if (installationId === null) return { kind: "skip", reason: "installation_repositories event without an installation id" };
-      return {
-        kind: "installation_repositories",
-        installationId,
-        added: repositoriesOf(p.repositories_added),
-        removed: repositoriesOf(p.repositories_removed),
-        repositorySelection: str(p.repository_selection),
-      };
-    }
-    default:
-      return { kind: "skip", reason: `event ${event} is not one codeplane handles` };
-  }
+  // Own keys only: "constructor" or "toString" is not an event codeplane handles.
+  const rule = Object.hasOwn(EVENTS, event) ? EVENTS[event] : undefined;
+  if (!rule) return { kind: "skip", reason: `event ${event} is not one codeplane handles` };
+  return rule(p, str(p.action), num(obj(p.installation)?.id));
 }
 
 function analyze(trigger: Trigger, p: Json, installationId: number | null, sha: string, branch: string | null, pullRequest: number | null): DeliveryAction {

@@ -106,6 +106,8 @@ export function listDeliveries(db: Db, f: DeliveryListFilter): Promise<DeliveryR
   let q = db
     .selectFrom("github_webhook_deliveries as d")
     .selectAll("d")
+    // Kysely's expression builder hands out bound functions, made to be destructured.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom("integrations as i")

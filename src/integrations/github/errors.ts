@@ -69,6 +69,22 @@ const isTimeout = (err: unknown): boolean => {
   return false;
 };
 
+/** GitHub's rate limit answers 429, or 403 with a message or a Retry-After that says so. */
+function rateLimited(e: RequestError, message: string): boolean {
+  return e.status === 429 || (e.status === 403 && (/rate limit/i.test(message) || retryAfterOf(e) !== undefined));
+}
+
+/** A 404 (or 410, or a 403 for a repository): the repository or the installation asked for is not there; null when the operation names neither. */
+function notFound(what: GitHubOperation, id: number | null, status: number, err: unknown): GitHubError | null {
+  if (what.op === "repository") {
+    return new GitHubError("repository_not_found", `The repository ${what.fullName} does not exist or the installation cannot see it`, { status, cause: err });
+  }
+  if (id !== null) {
+    return new GitHubError("installation_not_found", `The GitHub App installation ${id} does not exist or is not an installation of this App`, { status, cause: err });
+  }
+  return null;
+}
+
 /**
  * Turns whatever an Octokit call threw into a GitHubError. Errors that are
  * already GitHubErrors pass through; anything that is neither an HTTP answer
@@ -93,18 +109,12 @@ export function toGitHubError(err: unknown, what: GitHubOperation, timeoutMs: nu
   if (status === 403 && /suspend/i.test(message)) {
     return new GitHubError("installation_suspended", id !== null ? `The GitHub App installation ${id} is suspended` : "The GitHub App installation is suspended", { status, cause: err });
   }
-  if (status === 429 || (status === 403 && (/rate limit/i.test(message) || retryAfterOf(e) !== undefined))) {
+  if (rateLimited(e, message)) {
     const retry = retryAfterOf(e);
     return new GitHubError("unavailable", "GitHub's rate limit was reached; try again later", { status, cause: err, ...(retry !== undefined && { retryAfterSeconds: retry }) });
   }
-  if (status === 404 || status === 410 || (status === 403 && what.op === "repository")) {
-    if (what.op === "repository") {
-      return new GitHubError("repository_not_found", `The repository ${what.fullName} does not exist or the installation cannot see it`, { status, cause: err });
-    }
-    if (id !== null) {
-      return new GitHubError("installation_not_found", `The GitHub App installation ${id} does not exist or is not an installation of this App`, { status, cause: err });
-    }
-  }
+  const gone = status === 404 || status === 410 || (status === 403 && what.op === "repository") ? notFound(what, id, status, err) : null;
+  if (gone) return gone;
   if (status >= 500) return new GitHubError("unavailable", `GitHub failed (HTTP ${status})`, { status, cause: err });
   return new GitHubError("unavailable", `GitHub refused the request (HTTP ${status})`, { status, cause: err });
 }

@@ -52,7 +52,6 @@ function apply(style: Style, params: number[]): void {
 }
 
 // CSI sequences (ESC [ ... final byte) and OSC sequences (ESC ] ... BEL or ESC \).
-// eslint-disable-next-line no-control-regex
 const ESCAPE = /\u001b\[([0-9;?]*)([@-~])|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
 /** Splits a line into styled segments. `state` carries the style from one line to the next, as a terminal would. */

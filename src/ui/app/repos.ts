@@ -64,7 +64,7 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
   const content = h("section", { "aria-label": "Files" });
   const main = show(h("h1", {}, repo.name), h("p", { class: "muted" }, repo.url), refForm, crumbs, content);
 
-  let commit = "";
+  let commit: string;
   try {
     const tree = await api<Tree>(`/v1/repositories/${seg(id)}/files${q({ ref, path })}`);
     commit = tree.commit_hash;

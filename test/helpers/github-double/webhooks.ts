@@ -198,7 +198,7 @@ function patch(world: World, event: string, example: Json, o: WebhookOptions): J
   const inst = installationId !== undefined ? world.installation(installationId) : undefined;
   const repo = fullName ? world.repo(fullName) : undefined;
   const sender = inst ? inst.accountJson : world.user("octo-double");
-  if ("sender" in p || true) p.sender = overlay(p.sender, sender);
+  p.sender = overlay(p.sender, sender);
   if (inst) p.installation = event.startsWith("installation") ? overlay(p.installation, inst.json) : { id: inst.json.id, node_id: Buffer.from(`034:Integration::Installation${inst.json.id}`).toString("base64") };
   if (repo) {
     p.repository = overlay(p.repository ?? {}, repo.json);

@@ -30,7 +30,7 @@ export const detectMake: Detector = (ctx) => {
     if (text === null) continue;
     const parsed = parseMakefile(text, { path, dir, readInclude: (p) => (ctx.byPath.has(p) ? ctx.readText(p) : null) });
     const readme = readmeOf(ctx, dir);
-    const targets = targetExperiments(parsed, dir, ctx.outOfTime);
+    const targets = targetExperiments(parsed, dir, () => ctx.outOfTime());
     const used = new Set(targets.flatMap((e) => e.parameters.map((p) => p.name)));
     const tested = conditionalValues(text);
     experiments.push(...targets.map((e) => withKnobs(e, parsed, tested, readme, used)));

@@ -35,7 +35,7 @@ export function yargsFacts(root: Node): YargsFacts {
     const builder = unwrap(args[2]);
     const inBuilder = builder ? calls.filter((c) => within(c, builder)) : [];
     const params = scopeParameters(root, inBuilder, commandWords(spec));
-    for (const [key, value] of objectProperties(builder) ?? []) params.push(optionParameter(key, objectOrConst(root, value) ?? new Map()));
+    for (const [key, value] of objectProperties(builder) ?? []) params.push(optionParameter(key, objectOrConst(root, value) ?? new Map<string, Node>()));
     const description = stringValue(args[1]);
     subcommands.push({ name, parameters: dedupe(params), description: description ? clip(description, 4096) : null });
   }
@@ -88,16 +88,16 @@ function scopeParameters(root: Node, calls: readonly Node[], words: { name: stri
       if (key !== null) found.push({ at, key, spec: objectOrConst(root, args[1]) ?? new Map<string, Node>() });
       else {
         let i = 0;
-        for (const [k, value] of objectOrConst(root, args[0]) ?? []) found.push({ at: at + i++ / 1000, key: k, spec: objectOrConst(root, value) ?? new Map() });
+        for (const [k, value] of objectOrConst(root, args[0]) ?? []) found.push({ at: at + i++ / 1000, key: k, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
       }
     } else if (name === "positional") {
       const key = stringValue(args[0]);
-      if (key !== null && !positionalSpecs.has(key)) positionalSpecs.set(key, objectOrConst(root, args[1]) ?? new Map());
+      if (key !== null && !positionalSpecs.has(key)) positionalSpecs.set(key, objectOrConst(root, args[1]) ?? new Map<string, Node>());
     } else if (name === "command" && isDefaultCommand(args[0])) {
       defaultCommandWords(args[0]).forEach((w, i) => {
         if (!positionals.has(w.name)) positionals.set(w.name, { at: at + i / 1000, required: w.required });
       });
-      for (const [key, value] of objectProperties(args[2]) ?? []) found.push({ at: at + 0.5, key, spec: objectOrConst(root, value) ?? new Map() });
+      for (const [key, value] of objectProperties(args[2]) ?? []) found.push({ at: at + 0.5, key, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
     } else if (DEMAND_METHODS.has(name)) {
       // `.require(n)` with a number is a count of positionals, not an option.
       for (const k of keysOf(args[0])) demanded.add(k);
@@ -149,7 +149,7 @@ function scopeParameters(root: Node, calls: readonly Node[], words: { name: stri
     out.push({ at, param: optionParameter(name, spec, type) });
   }
   for (const [key, pos] of positionals) {
-    const p = optionParameter(key, positionalSpecs.get(key) ?? new Map());
+    const p = optionParameter(key, positionalSpecs.get(key) ?? new Map<string, Node>());
     out.push({ at: pos.at, param: { ...p, cli_option: null, required: pos.required || p.required } });
   }
   const isDemanded = (name: string) => demanded.has(name) || [...demanded].some((d) => canonical.get(d) === name);

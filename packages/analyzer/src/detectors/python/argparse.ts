@@ -187,5 +187,15 @@ export function negated(name: string, long: string, description: string | null, 
 
 /** argparse's own substitutions in help strings, for the one that reads a literal. */
 function expandHelp(help: string, value: unknown): string {
-  return help.replace(/%\(default\)[sdrf]/g, value === undefined ? "%(default)s" : value === null ? "None" : typeof value === "boolean" ? (value ? "True" : "False") : String(value)).replace(/%%/g, "%");
+  return help.replace(/%\(default\)[sdrf]/g, shownDefault(value)).replace(/%%/g, "%");
+}
+
+/** How %(default)s shows a default read as a literal (undefined: none could be read, so the placeholder stays). */
+function shownDefault(value: unknown): string {
+  if (value === undefined) return "%(default)s";
+  if (value === null) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  // A parsed Python literal (a string, number or list): its String() is what argparse would show.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
+  return String(value);
 }

@@ -22,21 +22,6 @@ const param = (p: Partial<Parameter> & { name: string }): Parameter => ({
   ...p,
 });
 
-const script = (path: string, e: Partial<Experiment> = {}): Experiment => ({
-  id: `python:${path}`,
-  title: path.slice(path.lastIndexOf("/") + 1),
-  description: null,
-  entry_point: `python3 ${path}`,
-  command: ["python3", path],
-  language: "python",
-  kind: "python-script",
-  path,
-  inputs: [],
-  outputs: [],
-  parameters: [],
-  ...e,
-});
-
 const MAIN = 'if __name__ == "__main__":\n    main()\n';
 
 describe("python: which files are scripts", () => {

@@ -82,7 +82,7 @@ function command(fn: Node, name: string | null, help: string | null, imports: Py
 }
 
 function parameter(p: Node, imports: PythonImports): Parameter | null {
-  let nameNode: Node | null = null;
+  let nameNode: Node | null;
   let type: Node | null = null;
   let value: Node | null = null;
   if (p.type === "identifier") nameNode = p;

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { DatabaseInUseError } from "../db/embedded-lock.ts";
+import { DomainError } from "../domain/errors.ts";
+
+/** The exit code for a command's error that is the user's to fix, after saying why; null for anything else (a bug: rethrown). */
+export function exitCodeFor(err: unknown): number | null {
+  if (err instanceof DomainError || err instanceof DatabaseInUseError) {
+    process.stderr.write(`codeplane: ${err.message}\n`);
+    return 1;
+  }
+  if (err instanceof z.ZodError || err instanceof TypeError) {
+    process.stderr.write(`codeplane: invalid arguments: ${err instanceof z.ZodError ? z.prettifyError(err) : err.message}\n`);
+    return 2;
+  }
+  return null;
+}
