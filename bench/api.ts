@@ -121,7 +121,18 @@ async function http(url: string, key: string, serverPid: number, metricsUrl?: st
   return { ...figures, gc_us_per_request: perRequest };
 }
 
-const results: Record<string, { api: Figures; baseline: Figures; baseline_kind: string; ratio_throughput: number; ratio_p50: number; ratio_p99: number; reference?: { bare_node_server: Figures; ratio_throughput: number; api_over_reference: number } }> = {};
+const results: Record<
+  string,
+  {
+    api: Figures;
+    baseline: Figures;
+    baseline_kind: string;
+    ratio_throughput: number;
+    ratio_p50: number;
+    ratio_p99: number;
+    reference?: { bare_node_server: Figures; ratio_throughput: number; api_over_reference: number };
+  }
+> = {};
 
 /** bench/processes/bare-list-server.ts in a process of its own, as the service is. */
 async function startBareServer(databaseUrl: string, accountId: string): Promise<{ url: string; pid: number; close(): Promise<void> }> {
@@ -148,8 +159,7 @@ async function startBareServer(databaseUrl: string, accountId: string): Promise<
   };
 }
 
-const gcLine = (gc: Record<string, number>) =>
-  ["minor", "major", "incremental"].map((kind) => `${kind} ${gc[kind] ?? 0} µs`).join(", ");
+const gcLine = (gc: Record<string, number>) => ["minor", "major", "incremental"].map((kind) => `${kind} ${gc[kind] ?? 0} µs`).join(", ");
 
 const cpuLine = (f: Figures) =>
   `server ${f.cpu_us_per_request.server_process} µs (main thread ${f.cpu_us_per_request.server_main_thread}), load generator ${f.cpu_us_per_request.client} µs`;
@@ -168,7 +178,9 @@ function report(name: string, api: Figures, base: Figures, baseName: string): vo
   console.log(`  ${"".padEnd(22)} ${"req/s".padStart(9)} ${"p50 ms".padStart(9)} ${"p99 ms".padStart(9)} errors`);
   console.log(`  ${"API (HTTP)".padEnd(22)} ${f(api.rps)} ${f(api.p50)} ${f(api.p99)} ${api.errors}`);
   console.log(`  ${baseName.padEnd(22)} ${f(base.rps)} ${f(base.p50)} ${f(base.p99)} ${base.errors}`);
-  console.log(`  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x   p99 latency ${(api.p99 / base.p99).toFixed(2)}x`);
+  console.log(
+    `  ratio API/baseline      throughput ${(api.rps / base.rps).toFixed(3)}   p50 latency ${(api.p50 / base.p50).toFixed(2)}x   p99 latency ${(api.p99 / base.p99).toFixed(2)}x`,
+  );
   console.log(`  CPU per request         ${cpuLine(api)}; baseline client ${base.cpu_us_per_request.client} µs`);
   if (api.gc_us_per_request) console.log(`  GC per request          ${gcLine(api.gc_us_per_request)} (the service's /metrics)`);
 }
@@ -179,7 +191,10 @@ function report(name: string, api: Figures, base: Figures, baseName: string): vo
  */
 async function benchRuns(baseUrl: string, servicePid: number, key: string, pool: pg.Pool, accountId: string, repositoryId: string): Promise<void> {
   // A deep page: the cursor a client holds after paging through half the runs.
-  const middle = await pool.query<{ id: string }>("select id from runs where account_id = $1 order by id desc offset $2 limit 1", [accountId, Math.floor(RUNS / 2)]);
+  const middle = await pool.query<{ id: string }>("select id from runs where account_id = $1 order by id desc offset $2 limit 1", [
+    accountId,
+    Math.floor(RUNS / 2),
+  ]);
   const deep = middle.rows[0]!.id;
   const cases: { name: string; query: string; where: string; args: unknown[] }[] = [
     { name: "first page", query: "", where: "", args: [] },
@@ -187,7 +202,12 @@ async function benchRuns(baseUrl: string, servicePid: number, key: string, pool:
     { name: "status=completed", query: "&status=completed", where: "and status = $2", args: ["completed"] },
     { name: "status=preprocessing (1%)", query: "&status=preprocessing", where: "and status = $2", args: ["preprocessing"] },
     { name: "repository_id", query: `&repository_id=${repositoryId}`, where: "and repository_id = $2", args: [repositoryId] },
-    { name: "repository_id + status=running", query: `&repository_id=${repositoryId}&status=running`, where: "and repository_id = $2 and status = $3", args: [repositoryId, "running"] },
+    {
+      name: "repository_id + status=running",
+      query: `&repository_id=${repositoryId}&status=running`,
+      where: "and repository_id = $2 and status = $3",
+      args: [repositoryId, "running"],
+    },
   ];
   for (const c of cases) {
     const api = await http(`${baseUrl}/v1/runs?limit=20${c.query}`, key, servicePid, `${baseUrl}/metrics`);
@@ -213,11 +233,22 @@ async function main(): Promise<void> {
       const now = new Date();
       await db
         .insertInto("repositories")
-        .values(Array.from({ length: 1000 }, (_, j) => {
-          const id = newId();
-          repositoryIds.push(id);
-          return { id, account_id: account.id, name: `repo-${i + j}`, url: `https://example.invalid/r/${id}.git`, provider: "git" as const, default_branch: "main", created_at: now, updated_at: now };
-        }))
+        .values(
+          Array.from({ length: 1000 }, (_, j) => {
+            const id = newId();
+            repositoryIds.push(id);
+            return {
+              id,
+              account_id: account.id,
+              name: `repo-${i + j}`,
+              url: `https://example.invalid/r/${id}.git`,
+              provider: "git" as const,
+              default_branch: "main",
+              created_at: now,
+              updated_at: now,
+            };
+          }),
+        )
         .execute();
     }
     if (ONLY.has("runs")) {
@@ -243,9 +274,7 @@ async function main(): Promise<void> {
 
       if (ONLY.has("list")) {
         const listApi = await http(`${service.url}/v1/repositories?limit=20`, key, service.pid, `${service.url}/metrics`);
-        const listRaw = await closedLoop(() =>
-          pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]),
-        );
+        const listRaw = await closedLoop(() => pool.query("select * from repositories where account_id = $1 order by id desc limit 21", [account.id]));
         const name = "GET /v1/repositories (20 of 10,000)";
         report(name, listApi, listRaw, "pg query (baseline)");
         const bare = await startBareServer(url, account.id);
@@ -253,9 +282,15 @@ async function main(): Promise<void> {
           const ref = await http(`${bare.url}/v1/repositories`, key, bare.pid);
           results[name]!.reference = { bare_node_server: ref, ratio_throughput: ref.rps / listRaw.rps, api_over_reference: listApi.rps / ref.rps };
           const f = (x: number) => x.toFixed(2).padStart(9);
-          console.log(`  ${"bare node:http + pg".padEnd(22)} ${f(ref.rps)} ${f(ref.p50)} ${f(ref.p99)} ${ref.errors}   (reference: bench/processes/bare-list-server.ts)`);
-          console.log(`  ratio reference/baseline throughput ${(ref.rps / listRaw.rps).toFixed(3)}   API/reference throughput ${(listApi.rps / ref.rps).toFixed(3)}`);
-          console.log(`  reference CPU per request ${cpuLine(ref)}; API/reference main thread ${(listApi.cpu_us_per_request.server_main_thread! / ref.cpu_us_per_request.server_main_thread!).toFixed(2)}x`);
+          console.log(
+            `  ${"bare node:http + pg".padEnd(22)} ${f(ref.rps)} ${f(ref.p50)} ${f(ref.p99)} ${ref.errors}   (reference: bench/processes/bare-list-server.ts)`,
+          );
+          console.log(
+            `  ratio reference/baseline throughput ${(ref.rps / listRaw.rps).toFixed(3)}   API/reference throughput ${(listApi.rps / ref.rps).toFixed(3)}`,
+          );
+          console.log(
+            `  reference CPU per request ${cpuLine(ref)}; API/reference main thread ${(listApi.cpu_us_per_request.server_main_thread! / ref.cpu_us_per_request.server_main_thread!).toFixed(2)}x`,
+          );
         } finally {
           await bare.close();
         }
@@ -282,7 +317,14 @@ async function main(): Promise<void> {
       await service.close();
       await db.destroy();
     }
-    writeBenchJson("api", { connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS, repositories: ROWS, runs: ONLY.has("runs") ? RUNS : 0, scenarios: results });
+    writeBenchJson("api", {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      warmup_seconds: WARMUP_SECONDS,
+      repositories: ROWS,
+      runs: ONLY.has("runs") ? RUNS : 0,
+      scenarios: results,
+    });
   } finally {
     await fixture.cleanup();
     rmSync(dataDir, { recursive: true, force: true });

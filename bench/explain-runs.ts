@@ -14,10 +14,30 @@ const server = await startPostgres();
 try {
   const { db } = await createBenchDatabase(server, 2);
   const account = await createAccount(db, "bench");
-  const repos = Array.from({ length: 100 }, (_, i) => ({ id: newId(), account_id: account.id, name: `r${i}`, url: `https://example.invalid/${i}.git`, provider: "git" as const, default_branch: "main", updated_at: new Date() }));
+  const repos = Array.from({ length: 100 }, (_, i) => ({
+    id: newId(),
+    account_id: account.id,
+    name: `r${i}`,
+    url: `https://example.invalid/${i}.git`,
+    provider: "git" as const,
+    default_branch: "main",
+    updated_at: new Date(),
+  }));
   await db.insertInto("repositories").values(repos).execute();
-  await seedRuns(db, account.id, repos.map((r) => r.id), RUNS);
-  const middle = await db.selectFrom("runs").select("id").where("account_id", "=", account.id).orderBy("id", "desc").offset(Math.floor(RUNS / 2)).limit(1).executeTakeFirstOrThrow();
+  await seedRuns(
+    db,
+    account.id,
+    repos.map((r) => r.id),
+    RUNS,
+  );
+  const middle = await db
+    .selectFrom("runs")
+    .select("id")
+    .where("account_id", "=", account.id)
+    .orderBy("id", "desc")
+    .offset(Math.floor(RUNS / 2))
+    .limit(1)
+    .executeTakeFirstOrThrow();
   const page = { limit: 20 };
   const cases = {
     "first page": [{}, page],
@@ -26,7 +46,10 @@ try {
     "status=preprocessing": [{ status: "preprocessing" }, page],
     repository_id: [{ repositoryId: repos[0]!.id }, page],
     "repository_id + status=running": [{ repositoryId: repos[0]!.id, status: "running" }, page],
-    "repository_id + status=running, deep": [{ repositoryId: repos[0]!.id, status: "running" }, { ...page, cursor: middle.id }],
+    "repository_id + status=running, deep": [
+      { repositoryId: repos[0]!.id, status: "running" },
+      { ...page, cursor: middle.id },
+    ],
   } as const;
   for (const [name, [filter, p]] of Object.entries(cases)) {
     // The exact statement listRuns sends, its parameters inlined for EXPLAIN (all are ids, statuses and numbers).

@@ -64,7 +64,16 @@ async function reachableCluster(kubeconfig: string): Promise<k8s.KubeConfig | nu
   if (!existsSync(kubeconfig)) return null;
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig);
-  const answered = await Promise.race([kc.makeApiClient(k8s.VersionApi).getCode().then(() => true, () => false), sleep(5000).then(() => false)]);
+  const answered = await Promise.race([
+    kc
+      .makeApiClient(k8s.VersionApi)
+      .getCode()
+      .then(
+        () => true,
+        () => false,
+      ),
+    sleep(5000).then(() => false),
+  ]);
   return answered ? kc : null;
 }
 
@@ -81,7 +90,12 @@ async function main(): Promise<void> {
     const env = benchServiceEnv(server.urlFor("bench"), dataDir);
     /** Load, then the service's memory once it has been quiet for longer than it waits before giving memory back. */
     const loadThenSample = async (service: ChildService) => {
-      const load = await autocannon({ url: `${service.url}/v1/repositories?limit=20`, connections: 10, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` } });
+      const load = await autocannon({
+        url: `${service.url}/v1/repositories?limit=20`,
+        connections: 10,
+        duration: LOAD_SECONDS,
+        headers: { authorization: `Bearer ${key}` },
+      });
       if (load.non2xx + load.errors > 0) throw new Error(`load: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
       return { ...(await sample(() => service.rssMiB(), (RELEASE_SECONDS + 10) * 1000)), requests: load.requests.total };
     };
@@ -112,7 +126,10 @@ async function main(): Promise<void> {
     const bare = await bareNode();
     const apiOnly = await measure({});
     // With and without the service's idle release, to show what it gives back.
-    const straight = LOAD_SECONDS > 0 ? { release: await measureStraightIntoLoad({}), releaseOff: await measureStraightIntoLoad({ CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: "0" }) } : null;
+    const straight =
+      LOAD_SECONDS > 0
+        ? { release: await measureStraightIntoLoad({}), releaseOff: await measureStraightIntoLoad({ CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: "0" }) }
+        : null;
     let withController: Awaited<ReturnType<typeof measure>> | null = null;
     if (kc) {
       await applyCrds(kc);
@@ -134,9 +151,16 @@ async function main(): Promise<void> {
     } else console.log("  codeplane, API and controller                  (no cluster: make cluster-up to measure it)");
     row("baseline: bare Node", bare);
     console.log(`  codeplane over bare Node, after 300 requests   ${mib((withController ?? apiOnly).warm.median - bare.median)}`);
-    writeBenchJson("idle-memory", { load_seconds: LOAD_SECONDS, rss_mib: { api_only: apiOnly, api_only_straight_into_load: straight, api_and_controller: withController, bare_node: bare } });
+    writeBenchJson("idle-memory", {
+      load_seconds: LOAD_SECONDS,
+      rss_mib: { api_only: apiOnly, api_only_straight_into_load: straight, api_and_controller: withController, bare_node: bare },
+    });
   } finally {
-    if (kc) await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
+    if (kc)
+      await kc
+        .makeApiClient(k8s.CoreV1Api)
+        .deleteNamespace({ name: namespace })
+        .catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
     await server.stop();
   }

@@ -57,7 +57,12 @@ export async function serveInChildProcess(env: Record<string, string>): Promise<
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) {
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    ) {
       return {
         url,
         pid: proc.pid!,
@@ -171,7 +176,10 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
   const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-bench-"));
   const fixture = await createFixtureRepo();
   const cleanup = async () => {
-    await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
+    await kc
+      .makeApiClient(k8s.CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
     await fixture.cleanup();
     rmSync(dataDir, { recursive: true, force: true });
     await server.stop();

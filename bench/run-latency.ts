@@ -74,12 +74,20 @@ function watchTimeline(kc: k8s.KubeConfig, namespace: string, timeline: Timeline
     const start = () => {
       if (stopped) return;
       void new k8s.Watch(kc)
-        .watch(path, { allowWatchBookmarks: true, ...(rv && { resourceVersion: rv }) }, (type, o: k8s.KubernetesObject) => {
-          if (o.metadata?.resourceVersion) rv = o.metadata.resourceVersion;
-          if (type === "ERROR") rv = undefined;
-          else if (type !== "BOOKMARK") onObject(type, o);
-        }, () => setTimeout(start, 100))
-        .then((a) => aborts.push(a), () => setTimeout(start, 500));
+        .watch(
+          path,
+          { allowWatchBookmarks: true, ...(rv && { resourceVersion: rv }) },
+          (type, o: k8s.KubernetesObject) => {
+            if (o.metadata?.resourceVersion) rv = o.metadata.resourceVersion;
+            if (type === "ERROR") rv = undefined;
+            else if (type !== "BOOKMARK") onObject(type, o);
+          },
+          () => setTimeout(start, 100),
+        )
+        .then(
+          (a) => aborts.push(a),
+          () => setTimeout(start, 500),
+        );
     };
     start();
   };
@@ -111,10 +119,31 @@ async function createJobDirectly(bench: ClusterBench, command: string[]): Promis
   const { db, namespace, kc, gitUrl, gitEndpoint, fixture } = bench;
   const runId = newId();
   const commit = fixture.commits.main;
-  const token = await mintCheckoutToken(db, { workloadKind: "run", workloadId: runId, accountId: bench.accountId, repositoryId: bench.repositoryId, commitHash: commit, expiresAt: new Date(Date.now() + 600_000) });
-  await kc.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
+  const token = await mintCheckoutToken(db, {
+    workloadKind: "run",
+    workloadId: runId,
+    accountId: bench.accountId,
+    repositoryId: bench.repositoryId,
+    commitHash: commit,
+    expiresAt: new Date(Date.now() + 600_000),
+  });
+  await kc
+    .makeApiClient(k8s.CoreV1Api)
+    .createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
   const job = buildRunJob({
-    resource: { metadata: { name: `run-${runId}`, namespace, uid: "" }, spec: { runId, accountId: bench.accountId, repositoryId: bench.repositoryId, repositoryUrl: gitUrl, commitHash: commit, command, computeType: "cpu-general", timeoutSeconds: 600 } },
+    resource: {
+      metadata: { name: `run-${runId}`, namespace, uid: "" },
+      spec: {
+        runId,
+        accountId: bench.accountId,
+        repositoryId: bench.repositoryId,
+        repositoryUrl: gitUrl,
+        commitHash: commit,
+        command,
+        computeType: "cpu-general",
+        timeoutSeconds: 600,
+      },
+    },
     images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
     compute: COMPUTE["cpu-general"],
     envNames: [],
@@ -127,8 +156,14 @@ async function createJobDirectly(bench: ClusterBench, command: string[]): Promis
 }
 
 async function deleteJobDirectly(bench: ClusterBench, name: string): Promise<void> {
-  await bench.kc.makeApiClient(k8s.BatchV1Api).deleteNamespacedJob({ name, namespace: bench.namespace, propagationPolicy: "Background" }).catch(() => undefined);
-  await bench.kc.makeApiClient(k8s.CoreV1Api).deleteNamespacedSecret({ name, namespace: bench.namespace }).catch(() => undefined);
+  await bench.kc
+    .makeApiClient(k8s.BatchV1Api)
+    .deleteNamespacedJob({ name, namespace: bench.namespace, propagationPolicy: "Background" })
+    .catch(() => undefined);
+  await bench.kc
+    .makeApiClient(k8s.CoreV1Api)
+    .deleteNamespacedSecret({ name, namespace: bench.namespace })
+    .catch(() => undefined);
 }
 
 /** Follows the Job's pod log once its main container runs; resolves with the first line's own timestamp and when it arrived. */
@@ -284,7 +319,9 @@ async function main(): Promise<void> {
         const ids = new Set(burst);
         let allDone = 0;
         while (!allDone) {
-          const runs = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
+          const runs = (await kc
+            .makeApiClient(k8s.CustomObjectsApi)
+            .listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace, plural: "runs" })) as {
             items: { metadata: { name: string }; status?: { phase?: string } }[];
           };
           const finished = runs.items.filter((r) => ids.has(r.metadata.name) && ["completed", "failed", "cancelled"].includes(r.status?.phase ?? "")).length;
@@ -299,7 +336,9 @@ async function main(): Promise<void> {
         return { accepted, allJobs, allDone };
       };
       const rounds: { codeplane: { accepted: number; allJobs: number; allDone: number }; baseline: number; ratio: number }[] = [];
-      console.log(`\n${BURST} runs submitted at once, ${BURST_ROUNDS} rounds (the baseline: the same Jobs created directly, ${CONTROLLER_CONCURRENCY} at a time)`);
+      console.log(
+        `\n${BURST} runs submitted at once, ${BURST_ROUNDS} rounds (the baseline: the same Jobs created directly, ${CONTROLLER_CONCURRENCY} at a time)`,
+      );
       console.log("  round  first      all accepted  all Jobs exist  baseline Jobs   ratio  all runs finished");
       for (let i = 0; i < BURST_ROUNDS; i++) {
         const baselineFirst = i % 2 === 0;
@@ -313,9 +352,17 @@ async function main(): Promise<void> {
         );
       }
       const ratio = median(rounds.map((r) => r.ratio));
-      console.log(`  median: all Jobs exist ${ms(median(rounds.map((r) => r.codeplane.allJobs)))}, baseline ${ms(median(rounds.map((r) => r.baseline)))}; ratio codeplane/baseline ${ratio.toFixed(2)} (median of the rounds' ratios)`);
+      console.log(
+        `  median: all Jobs exist ${ms(median(rounds.map((r) => r.codeplane.allJobs)))}, baseline ${ms(median(rounds.map((r) => r.baseline)))}; ratio codeplane/baseline ${ratio.toFixed(2)} (median of the rounds' ratios)`,
+      );
       figures.burst_ms = {
-        rounds: rounds.map((r) => ({ accepted: r.codeplane.accepted, all_jobs: r.codeplane.allJobs, baseline_all_jobs: r.baseline, ratio: r.ratio, all_finished: r.codeplane.allDone })),
+        rounds: rounds.map((r) => ({
+          accepted: r.codeplane.accepted,
+          all_jobs: r.codeplane.allJobs,
+          baseline_all_jobs: r.baseline,
+          ratio: r.ratio,
+          all_finished: r.codeplane.allDone,
+        })),
         ratio,
       };
     }

@@ -62,7 +62,13 @@ async function scenario(bench: ClusterBench, subscribers: number, rate: number):
       const share = Math.floor(subscribers / procs) + (i < subscribers % procs ? 1 : 0);
       return new Promise<{ connected: number; complete: number; outOfOrder: number; latencies: Record<string, number> }>((resolve, reject) => {
         const child = spawn(process.execPath, [new URL("./processes/sse-subscribers.ts", import.meta.url).pathname], {
-          env: { PATH: process.env.PATH ?? "", STREAM_URL: `${bench.service.url}/v1/runs/${run.run_id}/logs/stream`, API_KEY: bench.key, SUBSCRIBERS: String(share), EXPECTED_LINES: String(lines) },
+          env: {
+            PATH: process.env.PATH ?? "",
+            STREAM_URL: `${bench.service.url}/v1/runs/${run.run_id}/logs/stream`,
+            API_KEY: bench.key,
+            SUBSCRIBERS: String(share),
+            EXPECTED_LINES: String(lines),
+          },
           stdio: ["ignore", "pipe", "inherit"],
         });
         let out = "";

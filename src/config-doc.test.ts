@@ -24,7 +24,7 @@ interface SchemaNode {
 function defineBody(name: string): string {
   const at = templates.indexOf(`define "${name}"`);
   if (at < 0) return "";
-  const next = templates.indexOf("define \"", at + 1);
+  const next = templates.indexOf('define "', at + 1);
   return templates.slice(at, next < 0 ? undefined : next);
 }
 
@@ -52,8 +52,14 @@ const chart = chartConfig();
 
 describe("the configuration reference", () => {
   it("has a meaning for every variable of the config schema, and for nothing else", () => {
-    expect(names.filter((n) => !CONFIG_REFERENCE[n]?.meaning.trim()), "add a line to src/config-reference.ts").toEqual([]);
-    expect(Object.keys(CONFIG_REFERENCE).filter((n) => !names.includes(n)), "not in envSchema").toEqual([]);
+    expect(
+      names.filter((n) => !CONFIG_REFERENCE[n]?.meaning.trim()),
+      "add a line to src/config-reference.ts",
+    ).toEqual([]);
+    expect(
+      Object.keys(CONFIG_REFERENCE).filter((n) => !names.includes(n)),
+      "not in envSchema",
+    ).toEqual([]);
   });
 
   it("words a default only where the schema has none (the schema's own is shown otherwise)", () => {
@@ -97,10 +103,24 @@ describe("the configuration reference", () => {
 describe("schemaDefault", () => {
   it.each([
     ["a default", z.string().default("x"), { value: "x" }],
-    ["a default before a transform", z.string().default("").transform((v) => v.length), { value: "" }],
+    [
+      "a default before a transform",
+      z
+        .string()
+        .default("")
+        .transform((v) => v.length),
+      { value: "" },
+    ],
     ["a numeric default", z.coerce.number().default(8080), { value: 8080 }],
     ["optional", z.string().optional(), undefined],
-    ["optional before a transform", z.string().optional().transform((v) => v ?? "d"), undefined],
+    [
+      "optional before a transform",
+      z
+        .string()
+        .optional()
+        .transform((v) => v ?? "d"),
+      undefined,
+    ],
   ])("%s", (_what, schema, want) => {
     expect(schemaDefault(schema as z.ZodType)).toEqual(want);
   });
@@ -110,9 +130,21 @@ describe("renderConfigReference", () => {
   const row = (page: string) => page.split("\n").find((l) => l.startsWith("| `X`"));
   it.each([
     ["the schema's default, the chart's config key", { name: "X", default: { value: 8 } }, { meaning: "m" }, { X: "8" }, "| `X` | `8` | m | `config.X` |"],
-    ["the chart's own default when it differs", { name: "X", default: { value: 8 } }, { meaning: "m" }, { X: "9" }, "| `X` | `8` | m | `config.X` (chart: `9`) |"],
+    [
+      "the chart's own default when it differs",
+      { name: "X", default: { value: 8 } },
+      { meaning: "m" },
+      { X: "9" },
+      "| `X` | `8` | m | `config.X` (chart: `9`) |",
+    ],
     ["an empty default, a note", { name: "X", default: { value: "" } }, { meaning: "m", defaultNote: "(none)" }, {}, "| `X` | empty (none) | m | not set |"],
-    ["a worded default, a Secret", { name: "X" }, { meaning: "m", default: "derived", helmSecret: "s.existingSecret" }, {}, "| `X` | derived | m | Secret `s.existingSecret` |"],
+    [
+      "a worded default, a Secret",
+      { name: "X" },
+      { meaning: "m", default: "derived", helmSecret: "s.existingSecret" },
+      {},
+      "| `X` | derived | m | Secret `s.existingSecret` |",
+    ],
     ["unset, a value of its own, a pipe escaped", { name: "X" }, { meaning: "a|b", helm: "runs.x" }, {}, "| `X` | unset | a\\|b | `runs.x` |"],
     ["not set by the chart", { name: "X" }, { meaning: "m", helmNone: "why" }, { X: "" }, "| `X` | unset | m | not set (why) |"],
   ])("%s", (_what, setting, doc, chartValues, want) => {

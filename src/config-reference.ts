@@ -74,7 +74,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
       "once traffic stops and the process has been quiet this long, it gives back the heap it grew under load if V8 has not already (one full collection, once per quiet period; see decision 0011); `0` never does",
   },
   CODEPLANE_TRUST_PROXY: {
-    meaning: "trust `X-Forwarded-*` from one proxy in front: the client address (for rate limits) is the last `X-Forwarded-For` entry, the one that proxy added",
+    meaning:
+      "trust `X-Forwarded-*` from one proxy in front: the client address (for rate limits) is the last `X-Forwarded-For` entry, the one that proxy added",
   },
   CODEPLANE_BOOTSTRAP_ACCOUNT: { meaning: "account for the seeded or first key", helm: "bootstrap.account" },
   CODEPLANE_BOOTSTRAP_API_KEY: {
@@ -100,7 +101,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_JOB_TTL_SECONDS: { meaning: "finished Jobs (and pods) are deleted after this; logs stay in Postgres" },
   CODEPLANE_RESOURCE_RETENTION_SECONDS: {
-    meaning: "finished Run and Analysis resources are deleted from the cluster this long after they finished; their rows, logs and results stay readable through the API",
+    meaning:
+      "finished Run and Analysis resources are deleted from the cluster this long after they finished; their rows, logs and results stay readable through the API",
     defaultNote: "(7 days)",
   },
   CODEPLANE_LEADER_LEASE_SECONDS: {
@@ -114,7 +116,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     meaning: "an analysis Job's deadline; the analyzer stops looking at about 80% of it and reports what it found (`repo_summary.truncated`)",
   },
   CODEPLANE_ANALYSIS_COMPUTE_TYPE: {
-    meaning: "the compute preset (from `CODEPLANE_COMPUTE_TYPES`) analysis pods get; the chart's `cpu-small` (256Mi requested, 384Mi limit) fits the analyzer, which peaks under 256 MiB",
+    meaning:
+      "the compute preset (from `CODEPLANE_COMPUTE_TYPES`) analysis pods get; the chart's `cpu-small` (256Mi requested, 384Mi limit) fits the analyzer, which peaks under 256 MiB",
   },
   CODEPLANE_COMPUTE_TYPES: {
     meaning: "JSON `{name: {requests, limits, nodeSelector?, tolerations?, runtimeClassName?}}`; must define `cpu-general`",
@@ -135,7 +138,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
       "checkouts served at once (each `git upload-pack` builds a pack: CPU heavy); more wait up to `CODEPLANE_GIT_QUEUE_WAIT_SECONDS`, then `503`; an exchange that moves nothing for `CODEPLANE_GIT_TIMEOUT_SECONDS` is ended",
   },
   CODEPLANE_RUN_EGRESS: {
-    meaning: "what runs may reach beyond DNS, git and the allowed rules: nothing (`restricted`) or the internet outside the cluster ranges (`open`); the metadata ranges never",
+    meaning:
+      "what runs may reach beyond DNS, git and the allowed rules: nothing (`restricted`) or the internet outside the cluster ranges (`open`); the metadata ranges never",
     helm: "runs.egress.mode",
   },
   CODEPLANE_RUN_EGRESS_ALLOW: {
@@ -153,7 +157,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     helmComputed: "`<fullname>-workloads`",
   },
   CODEPLANE_RUN_EGRESS_GIT_PODS: {
-    meaning: "the git endpoint as pods, `<namespace>/<label>=<value>,...`, reached on the git listener's port (a policy cannot name a DNS name). Unset: the address in `CODEPLANE_INTERNAL_URL`",
+    meaning:
+      "the git endpoint as pods, `<namespace>/<label>=<value>,...`, reached on the git listener's port (a policy cannot name a DNS name). Unset: the address in `CODEPLANE_INTERNAL_URL`",
     default: "unset",
     helmComputed: "the release's API pods, `<release namespace>/<their labels>`",
   },
@@ -218,13 +223,17 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_OIDC_CLIENT_SECRET: { meaning: "its client secret (`client_secret_basic`)", default: "unset", helmSecret: "oidc.existingSecret" },
   CODEPLANE_OIDC_PROVIDER_NAME: { meaning: 'shown on the button: "Sign in with ..."', default: "the issuer's host" },
   CODEPLANE_OIDC_ACCOUNT_CLAIM: {
-    meaning: "the ID-token claim that names the account: `email` (the domain of a verified address) or another claim (its value, or each entry of a list, e.g. `groups`)",
+    meaning:
+      "the ID-token claim that names the account: `email` (the domain of a verified address) or another claim (its value, or each entry of a list, e.g. `groups`)",
   },
   CODEPLANE_OIDC_ACCOUNTS: {
     meaning: "`value=account,...`, first match wins (e.g. `acme.com=acme`); unset: the claim's value is the account's name. Sign-in never creates an account",
     default: "unset",
   },
-  CODEPLANE_OIDC_SCOPES: { meaning: "the scopes a session signed in through the provider carries (space- or comma-separated)", default: "every scope but `keys:write`" },
+  CODEPLANE_OIDC_SCOPES: {
+    meaning: "the scopes a session signed in through the provider carries (space- or comma-separated)",
+    default: "every scope but `keys:write`",
+  },
   CODEPLANE_OIDC_UPSTREAM_SCOPES: {
     meaning: "the scopes asked of the provider",
     default: "`openid email`, plus `groups` for that claim (`profile` for another)",

@@ -70,7 +70,9 @@ describe("loadConfig", () => {
     expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "1" })).toEqual([1, 1, 10_000]);
     expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "9", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "", CODEPLANE_GIT_QUEUE_WAIT_SECONDS: "0" })).toEqual([9, 4, 0]);
     expect(slots({ CODEPLANE_GIT_MAX_FETCHES: "8", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "8" })).toEqual([8, 8, 10_000]);
-    expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "2", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "3" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed/);
+    expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "2", CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: "3" })).toThrow(
+      /CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed/,
+    );
     expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "0" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES/);
   });
 
@@ -79,32 +81,49 @@ describe("loadConfig", () => {
       /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.169\.254\/32' lies inside the cloud metadata range 169\.254\.0\.0\/16/,
     );
     expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "fd00:ec2::254/128" })).toThrow(/CODEPLANE_RUN_EGRESS_ALLOW: 'fd00:ec2::254\/128'/);
-    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: "0.0.0.0/0" })).toThrow(/CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: '0\.0\.0\.0\/0' is every address/);
+    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: "0.0.0.0/0" })).toThrow(
+      /CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: '0\.0\.0\.0\/0' is every address/,
+    );
     expect(() => loadConfig({ ...base, CODEPLANE_INTERNAL_URL: "http://169.254.1.1:8081" })).toThrow(/CODEPLANE_INTERNAL_URL: 169\.254\.1\.1/);
     // A CIDR holding the metadata range is fine: the policy keeps the range out.
-    expect(loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "0.0.0.0/0@443", CODEPLANE_INTERNAL_URL: "http://codeplane.codeplane.svc:8081" }).runs.egress.allow).toEqual([
-      { cidr: "0.0.0.0/0", ports: [{ protocol: "TCP", port: 443 }] },
-    ]);
+    expect(
+      loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "0.0.0.0/0@443", CODEPLANE_INTERNAL_URL: "http://codeplane.codeplane.svc:8081" }).runs.egress.allow,
+    ).toEqual([{ cidr: "0.0.0.0/0", ports: [{ protocol: "TCP", port: 443 }] }]);
   });
 
   it.each<[string, Record<string, string>, { policyName: string | null; gitPods: object | null }]>([
     ["unset: the controller applies no policy", {}, { policyName: null, gitPods: null }],
     [
       "the Helm chart's: a name and the API pods on the git port",
-      { CODEPLANE_RUN_EGRESS_POLICY: "cp-codeplane-workloads", CODEPLANE_RUN_EGRESS_GIT_PODS: "codeplane/app.kubernetes.io/name=codeplane,app.kubernetes.io/instance=cp", CODEPLANE_GIT_PORT: "8081" },
-      { policyName: "cp-codeplane-workloads", gitPods: { namespace: "codeplane", podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": "cp" }, port: 8081 } },
+      {
+        CODEPLANE_RUN_EGRESS_POLICY: "cp-codeplane-workloads",
+        CODEPLANE_RUN_EGRESS_GIT_PODS: "codeplane/app.kubernetes.io/name=codeplane,app.kubernetes.io/instance=cp",
+        CODEPLANE_GIT_PORT: "8081",
+      },
+      {
+        policyName: "cp-codeplane-workloads",
+        gitPods: { namespace: "codeplane", podSelector: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/instance": "cp" }, port: 8081 },
+      },
     ],
-    ["pods without a git port: the main port", { CODEPLANE_RUN_EGRESS_GIT_PODS: "ns/app=x", PORT: "9000" }, { policyName: null, gitPods: { namespace: "ns", podSelector: { app: "x" }, port: 9000 } }],
+    [
+      "pods without a git port: the main port",
+      { CODEPLANE_RUN_EGRESS_GIT_PODS: "ns/app=x", PORT: "9000" },
+      { policyName: null, gitPods: { namespace: "ns", podSelector: { app: "x" }, port: 9000 } },
+    ],
   ])("reads the workload policy's name and git pods: %s", (_, env, expected) => {
     expect(loadConfig({ ...base, ...env }).runs.egress).toMatchObject(expected);
   });
 
-  it.each([["codeplane"], ["codeplane/"], ["Codeplane/app=x"], ["ns/app"], ["ns/app=x,=y"], ["ns/app=x y"]])("refuses CODEPLANE_RUN_EGRESS_GIT_PODS=%s", (value) => {
-    expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_GIT_PODS: value })).toThrow(/CODEPLANE_RUN_EGRESS_GIT_PODS: must be <namespace>\/<label>=<value>/);
-  });
+  it.each([["codeplane"], ["codeplane/"], ["Codeplane/app=x"], ["ns/app"], ["ns/app=x,=y"], ["ns/app=x y"]])(
+    "refuses CODEPLANE_RUN_EGRESS_GIT_PODS=%s",
+    (value) => {
+      expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_GIT_PODS: value })).toThrow(
+        /CODEPLANE_RUN_EGRESS_GIT_PODS: must be <namespace>\/<label>=<value>/,
+      );
+    },
+  );
 
   it("refuses a policy name Kubernetes would not accept", () => {
     expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_POLICY: "Workloads_1" })).toThrow(/CODEPLANE_RUN_EGRESS_POLICY: must be a Kubernetes object name/);
   });
 });
-

@@ -10,9 +10,7 @@ import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-s
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
 
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+const bool = z.enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" }).transform((v) => v === "true" || v === "1" || v === "yes");
 
 const int = (min: number, max: number) =>
   z.coerce
@@ -28,14 +26,23 @@ const base64Key = z.string().refine((v) => Buffer.from(v, "base64").length === 3
 // Non-secret variables for checkout and dependency install (a package mirror's
 // address, say); reserved names would break the checkout, so they are refused.
 const preprocessEnvSchema = z.record(
-  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a variable name").refine((k) => !/^(CODEPLANE_|GIT_)/.test(k) && k !== "HOME" && k !== "PATH", "CODEPLANE_*, GIT_*, HOME and PATH are set by codeplane"),
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a variable name")
+    .refine((k) => !/^(CODEPLANE_|GIT_)/.test(k) && k !== "HOME" && k !== "PATH", "CODEPLANE_*, GIT_*, HOME and PATH are set by codeplane"),
   z.string().max(4096),
 );
 
 /** An http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
 const httpUrl = z
   .url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" })
-  .refine((v) => { const u = URL.parse(v); return !u || (!u.username && !u.password && !u.search && !u.hash); }, { message: "must not carry credentials, a query or a fragment" })
+  .refine(
+    (v) => {
+      const u = URL.parse(v);
+      return !u || (!u.username && !u.password && !u.search && !u.hash);
+    },
+    { message: "must not carry credentials, a query or a fragment" },
+  )
   .transform((v) => v.replace(/\/+$/, ""));
 
 const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, '_' or '-'" });
@@ -57,7 +64,10 @@ export const envSchema = z.object({
     .default("")
     .transform((v, ctx) => {
       const keys: Record<string, string> = {};
-      for (const part of v.split(",").map((p) => p.trim()).filter(Boolean)) {
+      for (const part of v
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const [id, key] = part.split(":", 2);
         if (!id || !key || !keyId.safeParse(id).success || !base64Key.safeParse(key).success) {
           ctx.addIssue({ code: "custom", message: "must be a comma-separated list of <key-id>:<base64 32-byte key>" });
@@ -86,14 +96,23 @@ export const envSchema = z.object({
   CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
   CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: int(0, 86_400).default(10),
   CODEPLANE_TRUST_PROXY: bool.default(false),
-  CODEPLANE_BOOTSTRAP_ACCOUNT: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be a valid account name").default("default"),
-  CODEPLANE_BOOTSTRAP_API_KEY: z.string().regex(/^cp_[0-9A-Za-z]{38}$/, "must be a codeplane API key (cp_ followed by 38 letters and digits)").optional(),
+  CODEPLANE_BOOTSTRAP_ACCOUNT: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "must be a valid account name")
+    .default("default"),
+  CODEPLANE_BOOTSTRAP_API_KEY: z
+    .string()
+    .regex(/^cp_[0-9A-Za-z]{38}$/, "must be a codeplane API key (cp_ followed by 38 letters and digits)")
+    .optional(),
   KUBECONFIG: z.string().min(1).optional(),
   CODEPLANE_COMPONENTS: z
     .string()
     .default("api,controller")
     .transform((v, ctx) => {
-      const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+      const parts = v
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
       if (!parts.length || parts.some((p) => p !== "api" && p !== "controller")) {
         ctx.addIssue({ code: "custom", message: "must be 'api', 'controller' or 'api,controller'" });
         return z.NEVER;
@@ -106,8 +125,22 @@ export const envSchema = z.object({
   CODEPLANE_IMAGE_PULL_SECRETS: z
     .string()
     .default("")
-    .transform((v) => v.split(",").map((n) => n.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be comma-separated Secret names").max(253)).max(16)),
+    .transform((v) =>
+      v
+        .split(",")
+        .map((n) => n.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be comma-separated Secret names")
+            .max(253),
+        )
+        .max(16),
+    ),
   CODEPLANE_JOB_TTL_SECONDS: int(0, 30 * 86_400).default(3600),
   CODEPLANE_RESOURCE_RETENTION_SECONDS: int(1, 365 * 86_400).default(7 * 86_400),
   CODEPLANE_LEADER_LEASE_SECONDS: int(2, 300).default(10),
@@ -125,7 +158,7 @@ export const envSchema = z.object({
       try {
         json = JSON.parse(v);
       } catch {
-        ctx.addIssue({ code: "custom", message: "must be JSON: {\"name\": {\"requests\": {...}, \"limits\": {...}}}" });
+        ctx.addIssue({ code: "custom", message: 'must be JSON: {"name": {"requests": {...}, "limits": {...}}}' });
         return z.NEVER;
       }
       const r = computeTypesSchema.safeParse(json);
@@ -135,10 +168,20 @@ export const envSchema = z.object({
       }
       return r.data;
     }),
-  CODEPLANE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).default("codeplane"),
+  CODEPLANE_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(63)
+    .default("codeplane"),
   CODEPLANE_INTERNAL_URL: z
     .url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" })
-    .refine((v) => { const u = new URL(v); return !u.username && !u.password && !u.search && !u.hash; }, { message: "must not carry credentials, a query or a fragment" })
+    .refine(
+      (v) => {
+        const u = new URL(v);
+        return !u.username && !u.password && !u.search && !u.hash;
+      },
+      { message: "must not carry credentials, a query or a fragment" },
+    )
     .transform((v) => v.replace(/\/+$/, ""))
     .optional(),
   CODEPLANE_GIT_PORT: int(0, 65535).optional(),
@@ -146,52 +189,82 @@ export const envSchema = z.object({
   CODEPLANE_METRICS_PORT: int(0, 65535).optional(),
   CODEPLANE_GIT_MAX_UPLOADS: int(1, 256).default(8),
   CODEPLANE_RUN_EGRESS: z.enum(["restricted", "open"]).default("restricted"),
-  CODEPLANE_RUN_EGRESS_ALLOW: z.string().default("").transform((v, ctx) => {
-    const rules = parseEgressRules(v);
-    if (typeof rules === "string") {
-      ctx.addIssue({ code: "custom", message: rules });
-      return z.NEVER;
-    }
-    return rules;
-  }),
-  CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: z.string().default(DEFAULT_CLUSTER_CIDRS.join(",")).transform((v, ctx) => {
-    const cidrs = v.split(",").map((c) => c.trim()).filter(Boolean);
-    const bad = cidrs.find((c) => !isCidr(c));
-    if (bad) {
-      ctx.addIssue({ code: "custom", message: `'${bad}' is not a CIDR (a.b.c.d/n or an IPv6 prefix)` });
-      return z.NEVER;
-    }
-    return cidrs;
-  }),
+  CODEPLANE_RUN_EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const rules = parseEgressRules(v);
+      if (typeof rules === "string") {
+        ctx.addIssue({ code: "custom", message: rules });
+        return z.NEVER;
+      }
+      return rules;
+    }),
+  CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: z
+    .string()
+    .default(DEFAULT_CLUSTER_CIDRS.join(","))
+    .transform((v, ctx) => {
+      const cidrs = v
+        .split(",")
+        .map((c) => c.trim())
+        .filter(Boolean);
+      const bad = cidrs.find((c) => !isCidr(c));
+      if (bad) {
+        ctx.addIssue({ code: "custom", message: `'${bad}' is not a CIDR (a.b.c.d/n or an IPv6 prefix)` });
+        return z.NEVER;
+      }
+      return cidrs;
+    }),
   // The workload NetworkPolicy the controller applies in CODEPLANE_NAMESPACE at
   // start, built from these settings (the Helm chart names it); unset: the
   // controller applies none, and `codeplane install` applies codeplane-workloads.
-  CODEPLANE_RUN_EGRESS_POLICY: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a Kubernetes object name").max(253).optional(),
+  CODEPLANE_RUN_EGRESS_POLICY: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a Kubernetes object name")
+    .max(253)
+    .optional(),
   // The pods behind CODEPLANE_INTERNAL_URL, as <namespace>/<label>=<value>,...
   // (the Helm chart's API pods): the policy lets runs reach them on the git
   // port, where a Service's DNS name could not be an address.
-  CODEPLANE_RUN_EGRESS_GIT_PODS: z.string().optional().transform((v, ctx) => {
-    if (v === undefined) return null;
-    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/(.+)$/.exec(v);
-    const pairs = m ? m[3]!.split(",").map((p) => p.trim().split("=")) : [];
-    const label = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-    const value = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
-    if (!m || !pairs.every((p) => p.length === 2 && label.test(p[0]!) && value.test(p[1]!))) {
-      ctx.addIssue({ code: "custom", message: "must be <namespace>/<label>=<value>[,<label>=<value>...], e.g. codeplane/app.kubernetes.io/instance=codeplane" });
-      return z.NEVER;
-    }
-    return { namespace: m[1]!, podSelector: Object.fromEntries(pairs) as Record<string, string> };
-  }),
+  CODEPLANE_RUN_EGRESS_GIT_PODS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return null;
+      const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/(.+)$/.exec(v);
+      const pairs = m ? m[3]!.split(",").map((p) => p.trim().split("=")) : [];
+      const label = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+      const value = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+      if (!m || !pairs.every((p) => p.length === 2 && label.test(p[0]!) && value.test(p[1]!))) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be <namespace>/<label>=<value>[,<label>=<value>...], e.g. codeplane/app.kubernetes.io/instance=codeplane",
+        });
+        return z.NEVER;
+      }
+      return { namespace: m[1]!, podSelector: Object.fromEntries(pairs) as Record<string, string> };
+    }),
   // The GitHub App (see loadGitHub: all of the required ones or none).
-  CODEPLANE_GITHUB_APP_ID: z.string().regex(/^[1-9][0-9]{0,15}$/, "must be the App's numeric id").optional(),
+  CODEPLANE_GITHUB_APP_ID: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, "must be the App's numeric id")
+    .optional(),
   CODEPLANE_GITHUB_PRIVATE_KEY: z.string().optional(),
   CODEPLANE_GITHUB_PRIVATE_KEY_FILE: z.string().min(1).optional(),
   CODEPLANE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
   CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS: z
     .string()
     .optional()
-    .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)),
-  CODEPLANE_GITHUB_APP_SLUG: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "must be the App's slug (lower-case letters, digits and '-', as in github.com/apps/<slug>)").optional(),
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  CODEPLANE_GITHUB_APP_SLUG: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, "must be the App's slug (lower-case letters, digits and '-', as in github.com/apps/<slug>)")
+    .optional(),
   CODEPLANE_GITHUB_API_URL: httpUrl.optional(),
   CODEPLANE_GITHUB_TIMEOUT_SECONDS: int(1, 300).default(10),
   CODEPLANE_WEBHOOK_LEASE_SECONDS: int(3, 3600).default(30),
@@ -207,14 +280,20 @@ export const envSchema = z.object({
   CODEPLANE_OIDC_CLIENT_ID: z.string().optional(),
   CODEPLANE_OIDC_CLIENT_SECRET: z.string().optional(),
   CODEPLANE_OIDC_PROVIDER_NAME: z.string().max(60).optional(),
-  CODEPLANE_OIDC_ACCOUNT_CLAIM: z.string().regex(/^[A-Za-z0-9_:.-]{1,100}$/, "must be a claim name").default("email"),
+  CODEPLANE_OIDC_ACCOUNT_CLAIM: z
+    .string()
+    .regex(/^[A-Za-z0-9_:.-]{1,100}$/, "must be a claim name")
+    .default("email"),
   CODEPLANE_OIDC_ACCOUNTS: z
     .string()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined) return null;
       const pairs: [string, string][] = [];
-      for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      for (const item of v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const at = item.lastIndexOf("=");
         if (at <= 0 || at === item.length - 1) {
           ctx.addIssue({ code: "custom", message: `'${item}' is not value=account` });
@@ -242,7 +321,7 @@ export const envSchema = z.object({
       try {
         json = JSON.parse(v);
       } catch {
-        ctx.addIssue({ code: "custom", message: "must be JSON: {\"PIP_INDEX_URL\": \"http://...\"}" });
+        ctx.addIssue({ code: "custom", message: 'must be JSON: {"PIP_INDEX_URL": "http://..."}' });
         return z.NEVER;
       }
       const r = preprocessEnvSchema.safeParse(json);
@@ -401,14 +480,23 @@ const isLoopbackHost = (host: string): boolean => host === "localhost" || host =
 
 /** OIDC sign-in from its settings: null when none of the three is set; a ConfigError naming what is missing when only some are. */
 function loadOidc(e: ParsedEnv): OidcConfig | null {
-  const present = { CODEPLANE_OIDC_ISSUER: e.CODEPLANE_OIDC_ISSUER, CODEPLANE_OIDC_CLIENT_ID: e.CODEPLANE_OIDC_CLIENT_ID, CODEPLANE_OIDC_CLIENT_SECRET: e.CODEPLANE_OIDC_CLIENT_SECRET };
+  const present = {
+    CODEPLANE_OIDC_ISSUER: e.CODEPLANE_OIDC_ISSUER,
+    CODEPLANE_OIDC_CLIENT_ID: e.CODEPLANE_OIDC_CLIENT_ID,
+    CODEPLANE_OIDC_CLIENT_SECRET: e.CODEPLANE_OIDC_CLIENT_SECRET,
+  };
   const missing = OIDC_REQUIRED_SETTINGS.filter((k) => present[k] === undefined);
   if (missing.length === OIDC_REQUIRED_SETTINGS.length) {
-    if (!e.CODEPLANE_OIDC_API_KEY_SIGN_IN) throw new ConfigError("invalid configuration:\n  CODEPLANE_OIDC_API_KEY_SIGN_IN: false needs OIDC sign-in (CODEPLANE_OIDC_ISSUER, CODEPLANE_OIDC_CLIENT_ID, CODEPLANE_OIDC_CLIENT_SECRET): nobody could sign in");
+    if (!e.CODEPLANE_OIDC_API_KEY_SIGN_IN)
+      throw new ConfigError(
+        "invalid configuration:\n  CODEPLANE_OIDC_API_KEY_SIGN_IN: false needs OIDC sign-in (CODEPLANE_OIDC_ISSUER, CODEPLANE_OIDC_CLIENT_ID, CODEPLANE_OIDC_CLIENT_SECRET): nobody could sign in",
+      );
     return null;
   }
   if (missing.length) {
-    throw new ConfigError(`invalid configuration:\n${missing.map((m) => `  ${m}: required for OIDC sign-in (some CODEPLANE_OIDC_* settings are set; set all of ${OIDC_REQUIRED_SETTINGS.join(", ")}, or none)`).join("\n")}`);
+    throw new ConfigError(
+      `invalid configuration:\n${missing.map((m) => `  ${m}: required for OIDC sign-in (some CODEPLANE_OIDC_* settings are set; set all of ${OIDC_REQUIRED_SETTINGS.join(", ")}, or none)`).join("\n")}`,
+    );
   }
   const issuer = new URL(e.CODEPLANE_OIDC_ISSUER!);
   if (issuer.protocol !== "https:" && !isLoopbackHost(issuer.host.replace(/:\d+$/, ""))) {
@@ -482,7 +570,9 @@ function loadGitHub(e: ParsedEnv, requestTimeoutMs: number): { github: GitHubCon
     CODEPLANE_GITHUB_APP_SLUG: e.CODEPLANE_GITHUB_APP_SLUG !== undefined,
     CODEPLANE_PUBLIC_URL: e.CODEPLANE_PUBLIC_URL !== undefined,
   };
-  const missing = GITHUB_REQUIRED_SETTINGS.filter((k) => !present[k]).map((k) => (k === "CODEPLANE_GITHUB_PRIVATE_KEY" ? "CODEPLANE_GITHUB_PRIVATE_KEY (or CODEPLANE_GITHUB_PRIVATE_KEY_FILE)" : k));
+  const missing = GITHUB_REQUIRED_SETTINGS.filter((k) => !present[k]).map((k) =>
+    k === "CODEPLANE_GITHUB_PRIVATE_KEY" ? "CODEPLANE_GITHUB_PRIVATE_KEY (or CODEPLANE_GITHUB_PRIVATE_KEY_FILE)" : k,
+  );
   // CODEPLANE_PUBLIC_URL alone serves other features: only the GitHub settings themselves start an App.
   const started =
     present.CODEPLANE_GITHUB_APP_ID ||
@@ -492,7 +582,9 @@ function loadGitHub(e: ParsedEnv, requestTimeoutMs: number): { github: GitHubCon
     e.CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS.length > 0 ||
     e.CODEPLANE_GITHUB_API_URL !== undefined;
   if (!started) return { github: null, missing };
-  const problems = missing.map((m) => `  ${m.split(" ")[0]}: required for the GitHub App (some CODEPLANE_GITHUB_* settings are set; set all of ${missing.join(", ")}, or none)`);
+  const problems = missing.map(
+    (m) => `  ${m.split(" ")[0]}: required for the GitHub App (some CODEPLANE_GITHUB_* settings are set; set all of ${missing.join(", ")}, or none)`,
+  );
   if (e.CODEPLANE_GITHUB_PRIVATE_KEY !== undefined && e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE !== undefined) {
     problems.push("  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: set either it or CODEPLANE_GITHUB_PRIVATE_KEY, not both");
   }
@@ -502,7 +594,9 @@ function loadGitHub(e: ParsedEnv, requestTimeoutMs: number): { github: GitHubCon
     try {
       pem = readFileSync(e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE, "utf8");
     } catch (err) {
-      throw new ConfigError(`invalid configuration:\n  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: cannot read ${e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+      throw new ConfigError(
+        `invalid configuration:\n  CODEPLANE_GITHUB_PRIVATE_KEY_FILE: cannot read ${e.CODEPLANE_GITHUB_PRIVATE_KEY_FILE} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      );
     }
   } else {
     // A PEM pasted into one line of an env file often carries its line breaks as "\n".
@@ -575,12 +669,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   }
   const e = parsed.data;
   if (e.DATABASE_URL && !e.CODEPLANE_ENCRYPTION_KEY) {
-    throw new ConfigError(
-      "invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)",
-    );
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)");
   }
   if (!e.CODEPLANE_COMPUTE_TYPES[e.CODEPLANE_ANALYSIS_COMPUTE_TYPE]) {
-    throw new ConfigError(`invalid configuration:\n  CODEPLANE_ANALYSIS_COMPUTE_TYPE: '${e.CODEPLANE_ANALYSIS_COMPUTE_TYPE}' is not one of CODEPLANE_COMPUTE_TYPES`);
+    throw new ConfigError(
+      `invalid configuration:\n  CODEPLANE_ANALYSIS_COMPUTE_TYPE: '${e.CODEPLANE_ANALYSIS_COMPUTE_TYPE}' is not one of CODEPLANE_COMPUTE_TYPES`,
+    );
   }
   if (e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS > e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: must not exceed CODEPLANE_RUN_MAX_TIMEOUT_SECONDS");
@@ -609,7 +703,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   keys[e.CODEPLANE_ENCRYPTION_KEY_ID] = Buffer.from(currentKey, "base64");
 
   const config: Config = {
-    database: { url: e.DATABASE_URL ?? null, poolMax: e.CODEPLANE_DB_POOL_MAX, preparedStatements: e.CODEPLANE_DB_PREPARED_STATEMENTS, migrateOnStart: e.CODEPLANE_MIGRATE_ON_START },
+    database: {
+      url: e.DATABASE_URL ?? null,
+      poolMax: e.CODEPLANE_DB_POOL_MAX,
+      preparedStatements: e.CODEPLANE_DB_PREPARED_STATEMENTS,
+      migrateOnStart: e.CODEPLANE_MIGRATE_ON_START,
+    },
     dataDir,
     http: {
       host: e.CODEPLANE_HOST,
@@ -640,7 +739,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       fetchQueueWaitMs: e.CODEPLANE_GIT_QUEUE_WAIT_SECONDS * 1000,
       maxConcurrentUploads: e.CODEPLANE_GIT_MAX_UPLOADS,
     },
-    kubernetes: { kubeconfig: e.KUBECONFIG ?? null, namespace: e.CODEPLANE_NAMESPACE, resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS, leaderLeaseSeconds: e.CODEPLANE_LEADER_LEASE_SECONDS },
+    kubernetes: {
+      kubeconfig: e.KUBECONFIG ?? null,
+      namespace: e.CODEPLANE_NAMESPACE,
+      resourceRetentionSeconds: e.CODEPLANE_RESOURCE_RETENTION_SECONDS,
+      leaderLeaseSeconds: e.CODEPLANE_LEADER_LEASE_SECONDS,
+    },
     bootstrap: { account: e.CODEPLANE_BOOTSTRAP_ACCOUNT, apiKey: e.CODEPLANE_BOOTSTRAP_API_KEY ?? null },
     components: e.CODEPLANE_COMPONENTS,
     runs: {

@@ -91,7 +91,11 @@ interface Edge {
 }
 
 /** The imported file, or the specifier when it imports a workspace package. */
-const edgeOf = (from: string, specifier: string): Edge => ({ from, to: isPackageImport(specifier) ? specifier : path.resolve(path.dirname(from), specifier), specifier });
+const edgeOf = (from: string, specifier: string): Edge => ({
+  from,
+  to: isPackageImport(specifier) ? specifier : path.resolve(path.dirname(from), specifier),
+  specifier,
+});
 
 /** Every import of a file that is relative or of a workspace package (node:* and npm packages are not parts). */
 function allImportsOf(file: string): Edge[] {
@@ -189,7 +193,9 @@ describe("the dependency rule", () => {
   it("the layer table has no circle and allows nothing MUST_NOT_IMPORT forbids", () => {
     const table = new Map(Object.entries(MAY_IMPORT).map(([part, may]) => [part, new Set(may.filter((p) => p !== "*"))]));
     expect(cyclesIn(table)).toEqual([]);
-    const contradictions = Object.entries(MUST_NOT_IMPORT).flatMap(([part, never]) => never.filter((p) => MAY_IMPORT[part]?.includes(p)).map((p) => `${part} -> ${p}`));
+    const contradictions = Object.entries(MUST_NOT_IMPORT).flatMap(([part, never]) =>
+      never.filter((p) => MAY_IMPORT[part]?.includes(p)).map((p) => `${part} -> ${p}`),
+    );
     expect(contradictions).toEqual([]);
   });
 
@@ -280,7 +286,12 @@ function layerTable(markdown: string): Record<string, string[]> {
 
 describe("the layer table of docs/developers/architecture.md", () => {
   it("lists exactly the parts of MAY_IMPORT, each with the same imports", () => {
-    const sorted = (o: Record<string, readonly string[]>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+    const sorted = (o: Record<string, readonly string[]>) =>
+      Object.fromEntries(
+        Object.entries(o)
+          .map(([k, v]) => [k, [...v].sort()])
+          .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+      );
     expect(sorted(layerTable(readFileSync(LAYERS_PAGE, "utf8")))).toEqual(sorted(MAY_IMPORT));
   });
 

@@ -31,7 +31,11 @@ describe("mkdocs.yml", () => {
   const listed = navPages(site.nav).filter((p) => !/^[a-z]+:\/\//.test(p));
 
   it("lists every page under docs/ in its nav", () => {
-    expect(pagesUnder(docsDir).filter((p) => !listed.includes(p)).sort()).toEqual([]);
+    expect(
+      pagesUnder(docsDir)
+        .filter((p) => !listed.includes(p))
+        .sort(),
+    ).toEqual([]);
   });
 
   it("lists only pages that exist, each once", () => {

@@ -1,9 +1,21 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { decideRelease, MIN_GROWTH_BYTES, QUIET_INTERVALS, QUIET_UTILIZATION, obtainGcFunction, type HeapSample, type ReleaseState } from "./idle-memory-release.ts";
+import {
+  decideRelease,
+  MIN_GROWTH_BYTES,
+  QUIET_INTERVALS,
+  QUIET_UTILIZATION,
+  obtainGcFunction,
+  type HeapSample,
+  type ReleaseState,
+} from "./idle-memory-release.ts";
 
 const MiB = 1024 * 1024;
-const state = (quietIntervals: number, baselineMiB = 100, busySinceRelease = true): ReleaseState => ({ quietIntervals, busySinceRelease, baselineBytes: baselineMiB * MiB });
+const state = (quietIntervals: number, baselineMiB = 100, busySinceRelease = true): ReleaseState => ({
+  quietIntervals,
+  busySinceRelease,
+  baselineBytes: baselineMiB * MiB,
+});
 const sample = (utilization: number, committedMiB: number): HeapSample => ({ utilization, committedBytes: committedMiB * MiB });
 const grown = 100 + MIN_GROWTH_BYTES / MiB;
 
@@ -16,9 +28,21 @@ describe("decideRelease", () => {
     ["quiet long enough, heap grown a little less: keeps it", state(QUIET_INTERVALS - 1), sample(0.01, grown - 1), false, state(QUIET_INTERVALS)],
     ["still quiet after that: keeps counting, still no release", state(QUIET_INTERVALS + 5), sample(0, 101), false, state(QUIET_INTERVALS + 6)],
     ["a heap V8 shrank itself lowers the baseline", state(0), sample(0.9, 60), false, state(0, 60)],
-    ["never busy since the last release (light steady traffic): no release, however the heap grew", state(QUIET_INTERVALS - 1, 100, false), sample(0.04, grown + 50), false, state(QUIET_INTERVALS, 100, false)],
+    [
+      "never busy since the last release (light steady traffic): no release, however the heap grew",
+      state(QUIET_INTERVALS - 1, 100, false),
+      sample(0.04, grown + 50),
+      false,
+      state(QUIET_INTERVALS, 100, false),
+    ],
     ["a busy interval arms it again", state(3, 100, false), sample(0.5, 110), false, state(0, 100, true)],
-    ["growth is measured from the lowest heap seen", state(QUIET_INTERVALS - 1, 60), sample(0.01, 60 + MIN_GROWTH_BYTES / MiB), true, state(QUIET_INTERVALS, 60)],
+    [
+      "growth is measured from the lowest heap seen",
+      state(QUIET_INTERVALS - 1, 60),
+      sample(0.01, 60 + MIN_GROWTH_BYTES / MiB),
+      true,
+      state(QUIET_INTERVALS, 60),
+    ],
   ])("%s", (_label, before, s, release, after) => {
     expect(decideRelease(before, s)).toEqual({ release, state: after });
   });

@@ -124,9 +124,12 @@ export function startIdleMemoryRelease(options: { idleSeconds: number; logger: L
       "idle after traffic: released memory",
     );
   };
-  const timer = setInterval(() => {
-    tick().catch((err: unknown) => logger.warn({ err }, "idle memory release failed"));
-  }, (idleSeconds * 1000) / QUIET_INTERVALS);
+  const timer = setInterval(
+    () => {
+      tick().catch((err: unknown) => logger.warn({ err }, "idle memory release failed"));
+    },
+    (idleSeconds * 1000) / QUIET_INTERVALS,
+  );
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -68,7 +68,13 @@ export interface Service {
 }
 
 export async function startService(config: Readonly<Config>, logger: Logger): Promise<Service> {
-  const database = await openDatabase({ url: config.database.url, poolMax: config.database.poolMax, preparedStatements: config.database.preparedStatements, dataDir: config.dataDir, logger });
+  const database = await openDatabase({
+    url: config.database.url,
+    poolMax: config.database.poolMax,
+    preparedStatements: config.database.preparedStatements,
+    dataDir: config.dataDir,
+    logger,
+  });
   let keyChanges: ChannelListener | null = null;
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
@@ -101,9 +107,8 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const metrics = new Registry();
     const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, metrics, logger) : null;
     // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
-    keyChanges = api && database.kind === "postgres" && config.database.url
-      ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger)
-      : null;
+    keyChanges =
+      api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -147,7 +152,13 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     }
     logger.info(
       {
-        port: mainPort, git_port: gitPort, metrics_port: metricsPort, database: database.kind, version: VERSION, components: config.components, installation,
+        port: mainPort,
+        git_port: gitPort,
+        metrics_port: metricsPort,
+        database: database.kind,
+        version: VERSION,
+        components: config.components,
+        installation,
         // Where a person opens the dashboard (sign in with an API key of the account).
         ...(api && { dashboard: `${config.publicUrl ?? `http://localhost:${mainPort}`}/ui` }),
       },
@@ -270,7 +281,14 @@ function apiServices(
  * API replica runs the worker and the syncer; the queue's leases keep them
  * from doing anything twice.
  */
-function githubWebhooks(config: Readonly<Config>, database: DatabaseHandle, analyses: AnalysisService, github: GitHubApp | null, metrics: Registry, logger: Logger) {
+function githubWebhooks(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  analyses: AnalysisService,
+  github: GitHubApp | null,
+  metrics: Registry,
+  logger: Logger,
+) {
   const count = webhookMetrics(metrics);
   const log = logger.child({ component: "webhooks" });
   const syncer = github
@@ -373,7 +391,12 @@ function startController(
     k: kube,
     db: database.db,
     envVars,
-    images: { runner: config.runs.runnerImage, codeplane: config.runs.codeplaneImage, pullPolicy: config.runs.imagePullPolicy, pullSecrets: config.runs.imagePullSecrets },
+    images: {
+      runner: config.runs.runnerImage,
+      codeplane: config.runs.codeplaneImage,
+      pullPolicy: config.runs.imagePullPolicy,
+      pullSecrets: config.runs.imagePullSecrets,
+    },
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     logMaxBytes: config.runs.logMaxBytes,

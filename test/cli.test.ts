@@ -37,7 +37,13 @@ async function serve(extra: Record<string, string> = {}): Promise<{ proc: ChildP
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { proc, url, exited };
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { proc, url, exited };
     await new Promise((r) => setTimeout(r, 100));
   }
   proc.kill("SIGKILL");
@@ -46,7 +52,12 @@ async function serve(extra: Record<string, string> = {}): Promise<{ proc: ChildP
 
 beforeAll(async () => {
   database = await createTestDatabase({ empty: true });
-  env = { DATABASE_URL: database.url, CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"), CODEPLANE_LOG_LEVEL: "warn", CODEPLANE_MIGRATE_ON_START: "false" };
+  env = {
+    DATABASE_URL: database.url,
+    CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    CODEPLANE_LOG_LEVEL: "warn",
+    CODEPLANE_MIGRATE_ON_START: "false",
+  };
 });
 afterAll(() => database?.drop());
 
@@ -54,7 +65,21 @@ describe("codeplane CLI", () => {
   it("migrates an empty database, then has nothing left to apply", async () => {
     const first = await cli("migrate");
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ["0001_initial", "0002_runs", "0003_analyses", "0004_installation", "0005_api_key_parents", "0006_checkout_tokens", "0007_github_integrations", "0008_github_webhooks", "0009_oauth", "0010_run_list_indexes", "0011_api_key_notify"] });
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: [
+        "0001_initial",
+        "0002_runs",
+        "0003_analyses",
+        "0004_installation",
+        "0005_api_key_parents",
+        "0006_checkout_tokens",
+        "0007_github_integrations",
+        "0008_github_webhooks",
+        "0009_oauth",
+        "0010_run_list_indexes",
+        "0011_api_key_notify",
+      ],
+    });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });
   });
 
@@ -139,7 +164,13 @@ describe("codeplane serve", () => {
     // A request whose body is still arriving when the signal comes.
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
-        { host: "127.0.0.1", port, path: "/v1/environment-variables", method: "POST", headers: { authorization: `Bearer ${keyOut.key}`, "content-type": "application/json" } },
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/v1/environment-variables",
+          method: "POST",
+          headers: { authorization: `Bearer ${keyOut.key}`, "content-type": "application/json" },
+        },
         (res) => {
           let body = "";
           res.on("data", (c) => (body += c));
@@ -165,7 +196,9 @@ describe("codeplane analyze", () => {
   const fixture = new URL("../packages/analyzer/fixtures/golden/mixed/repo", import.meta.url).pathname;
 
   it("prints the analysis of a folder as JSON without any configuration", async () => {
-    const { stdout, stderr, code } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--language", "ja"], { env: { PATH: process.env.PATH ?? "" } }).then(
+    const { stdout, stderr, code } = await execFile(process.execPath, [MAIN, "analyze", fixture, "--language", "ja"], {
+      env: { PATH: process.env.PATH ?? "" },
+    }).then(
       (r) => ({ ...r, code: 0 }),
       (e: { code: number; stdout: string; stderr: string }) => e,
     );

@@ -52,9 +52,16 @@ async function serve(releaseSeconds: string): Promise<Served> {
   const released: LogLine[] = [];
   const proc: ChildProcess = spawn(process.execPath, ["--no-memory-reducer", BIN, "serve"], {
     env: {
-      PATH: process.env.PATH ?? "", DATABASE_URL: database.url, CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"), CODEPLANE_DATA_DIR: dataDir,
-      CODEPLANE_MIGRATE_ON_START: "false", CODEPLANE_RATE_LIMIT_REQUESTS: "0", CODEPLANE_HOST: "127.0.0.1", PORT: String(port),
-      CODEPLANE_LOG_LEVEL: "info", CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: releaseSeconds,
+      PATH: process.env.PATH ?? "",
+      DATABASE_URL: database.url,
+      CODEPLANE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      CODEPLANE_DATA_DIR: dataDir,
+      CODEPLANE_MIGRATE_ON_START: "false",
+      CODEPLANE_RATE_LIMIT_REQUESTS: "0",
+      CODEPLANE_HOST: "127.0.0.1",
+      PORT: String(port),
+      CODEPLANE_LOG_LEVEL: "info",
+      CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS: releaseSeconds,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -65,7 +72,14 @@ async function serve(releaseSeconds: string): Promise<Served> {
   });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; !(await fetch(`${url}/healthz`).then((r) => r.ok, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 150) throw new Error("serve did not become healthy");
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -160,7 +160,14 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   if (s) registerGitRoutes(git, s.checkout);
   // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
   const mcp = new Router({ sensitive: true, strict: true });
-  if (s) registerMcpRoute(mcp, { services: s, version: deps.version, logger: deps.logger, bodyLimitBytes: deps.http.bodyLimitBytes, isShuttingDown: deps.isShuttingDown ?? (() => false) });
+  if (s)
+    registerMcpRoute(mcp, {
+      services: s,
+      version: deps.version,
+      logger: deps.logger,
+      bodyLimitBytes: deps.http.bodyLimitBytes,
+      isShuttingDown: deps.isShuttingDown ?? (() => false),
+    });
 
   // OAuth (src/oauth/): discovery and /oauth/*, unversioned, outside /v1's authentication; their own per-address limits.
   const oauthLimit = () => rateLimit({ requests: deps.rateLimit.oauth ?? 30, windowSeconds: deps.rateLimit.windowSeconds });

@@ -16,7 +16,7 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
         "A Kubernetes-native control plane for code repositories.",
         "",
         "Conventions: JSON in and out; ids are UUIDv7; timestamps RFC 3339 UTC. Lists take `limit` (1-100, default 20) and `cursor` and answer `{items, next_cursor}`, newest first.",
-        "Validation failures answer 422 with `{detail: [{loc, msg, type}]}`; every other failure answers `{detail: \"...\"}`.",
+        'Validation failures answer 422 with `{detail: [{loc, msg, type}]}`; every other failure answers `{detail: "..."}`.',
         "A string or object key holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a path, query or body, is refused with 422 (`type: value_error`; an object key's `loc` ends in `[key]`).",
         "Every response carries `X-Request-Id`. `/v1` responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 adds `Retry-After`.",
         "Failed authentications (a credential sent but not valid) are counted per client address: once an address has had `CODEPLANE_AUTH_FAILURE_LIMIT` (default 30) in a rate-limit window, its requests carrying a credential answer 429 (`Too many failed authentication attempts`, with `Retry-After`) before any lookup, until the window ends. Authentication, rate limits and the scope check all come before the request body is read: a request refused with 401, 403 or 429 is answered without waiting for its body.",
@@ -37,7 +37,10 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
  * a 3.1 document carries it as the extension `x-itemSchema` (3.1 allows no other new field).
  */
 function itemSchemaAsExtension<D extends { paths?: object }>(doc: D): D {
-  for (const item of Object.values(doc.paths ?? {}) as Record<string, { responses?: Record<string, { content?: Record<string, Record<string, unknown>> }> }>[]) {
+  for (const item of Object.values(doc.paths ?? {}) as Record<
+    string,
+    { responses?: Record<string, { content?: Record<string, Record<string, unknown>> }> }
+  >[]) {
     for (const op of Object.values(item)) {
       for (const response of Object.values(op.responses ?? {})) {
         for (const media of Object.values(response.content ?? {})) {
@@ -50,4 +53,3 @@ function itemSchemaAsExtension<D extends { paths?: object }>(doc: D): D {
   }
   return doc;
 }
-

@@ -81,9 +81,7 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
 /** Response headers for the OpenAPI document, e.g. Retry-After on a 503. */
 export type ResponseHeaders = Record<string, { description: string; schema: { type: "integer" | "string"; minimum?: number } }>;
 
-export const errorBodySchema = z
-  .object({ detail: z.string() })
-  .meta({ id: "Error", description: "Every failure other than validation." });
+export const errorBodySchema = z.object({ detail: z.string() }).meta({ id: "Error", description: "Every failure other than validation." });
 export const validationErrorSchema = z
   .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
   .meta({ id: "ValidationError" });
@@ -115,9 +113,7 @@ export class Routes {
     this.#readBody = readBody;
   }
 
-  add<PS extends z.ZodType | undefined, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined>(
-    spec: RouteSpec<PS, QS, BS>,
-  ): void {
+  add<PS extends z.ZodType | undefined, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined>(spec: RouteSpec<PS, QS, BS>): void {
     this.#document(spec);
     this.router[spec.method](spec.koaPath ?? toKoaPath(spec.path), async (ctx) => {
       const principal = ctx.state.principal as Principal | undefined;
@@ -147,7 +143,10 @@ export class Routes {
     const responses: RouteConfig["responses"] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema, ...(r.itemSchema && { itemSchema: r.itemSchema }) } } }
+        ? {
+            description: r.description,
+            content: { [r.contentType ?? "application/json"]: { schema: r.schema, ...(r.itemSchema && { itemSchema: r.itemSchema }) } },
+          }
         : { description: r.description };
       if (r.headers) responses[status] = { ...responses[status], headers: r.headers };
     }
@@ -158,7 +157,10 @@ export class Routes {
       responses[429] = err("Rate limit exceeded, or too many failed authentications from this address; see Retry-After.");
     }
     // Every route validates its query, declared or not (an unknown parameter is a 422).
-    responses[422] = { description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).", content: { "application/json": { schema: validationErrorSchema } } };
+    responses[422] = {
+      description: "Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`).",
+      content: { "application/json": { schema: validationErrorSchema } },
+    };
     if (spec.body) {
       responses[413] = err("Request body too large.");
       responses[415] = err("Request body is not JSON.");
@@ -170,7 +172,10 @@ export class Routes {
       responses[400] = declared ? { ...responses[400], description: `${declared.description} ${unreadable}` } : err(unreadable);
       responses[413] ??= err("Request body too large.");
       responses[415] = err(spec.body ? "The body is not JSON, or its `Content-Encoding` is not supported." : "The body's `Content-Encoding` is not supported.");
-      responses[422] ??= { description: "Validation failed: the body is not valid JSON (`json_invalid`).", content: { "application/json": { schema: validationErrorSchema } } };
+      responses[422] ??= {
+        description: "Validation failed: the body is not valid JSON (`json_invalid`).",
+        content: { "application/json": { schema: validationErrorSchema } },
+      };
     }
     responses[500] = err("An unexpected failure; the body reveals nothing, the log has the request id.");
     this.registry.registerPath({

@@ -35,7 +35,17 @@ describe("literalPrefixes", () => {
 describe("pathGate", () => {
   // Paths a request may carry, against routes shaped like the app's: what the
   // router matches must always pass the gate; the rest may be kept out.
-  const routes = ["/healthz", "/docs", "/docs/init.js", "/docs/assets/:file", "/git/:repository/info/refs", "/v1/webhooks/github", "/v1/runs/:run_id/logs", "/v1/files/*path", "/v1/x{/:y}"];
+  const routes = [
+    "/healthz",
+    "/docs",
+    "/docs/init.js",
+    "/docs/assets/:file",
+    "/git/:repository/info/refs",
+    "/v1/webhooks/github",
+    "/v1/runs/:run_id/logs",
+    "/v1/files/*path",
+    "/v1/x{/:y}",
+  ];
   const candidates = [
     "/",
     "/healthz",

@@ -23,14 +23,38 @@ describe("toValidationIssues", () => {
     [{ name: 1 }, { loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" }],
     [{ name: "a" }, { loc: ["body", "name"], msg: "String should have at least 2 characters", type: "string_too_short" }],
     [{ name: "abcdef" }, { loc: ["body", "name"], msg: "String should have at most 5 characters", type: "string_too_long" }],
-    [{ name: "ab", kind: "d" }, { loc: ["body", "kind"], msg: "Input should be 'a', 'b' or 'c'", type: "enum" }],
-    [{ name: "ab", id: "x" }, { loc: ["body", "id"], msg: "Input should be a valid UUID", type: "uuid_parsing" }],
-    [{ name: "ab", tags: ["a", "b", "c"] }, { loc: ["body", "tags"], msg: "List should have at most 2 items", type: "too_long" }],
-    [{ name: "ab", tags: [1] }, { loc: ["body", "tags", 0], msg: "Input should be a valid string", type: "string_type" }],
-    [{ name: "ab", flag: "yes" }, { loc: ["body", "flag"], msg: "Input should be a valid boolean", type: "bool_type" }],
-    [{ name: "ab", extra: 1 }, { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" }],
-    [{ name: "ab", count: 11 }, { loc: ["body", "count"], msg: "Input should be less than or equal to 10", type: "less_than_equal" }],
-    [{ name: "ab", count: 0 }, { loc: ["body", "count"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" }],
+    [
+      { name: "ab", kind: "d" },
+      { loc: ["body", "kind"], msg: "Input should be 'a', 'b' or 'c'", type: "enum" },
+    ],
+    [
+      { name: "ab", id: "x" },
+      { loc: ["body", "id"], msg: "Input should be a valid UUID", type: "uuid_parsing" },
+    ],
+    [
+      { name: "ab", tags: ["a", "b", "c"] },
+      { loc: ["body", "tags"], msg: "List should have at most 2 items", type: "too_long" },
+    ],
+    [
+      { name: "ab", tags: [1] },
+      { loc: ["body", "tags", 0], msg: "Input should be a valid string", type: "string_type" },
+    ],
+    [
+      { name: "ab", flag: "yes" },
+      { loc: ["body", "flag"], msg: "Input should be a valid boolean", type: "bool_type" },
+    ],
+    [
+      { name: "ab", extra: 1 },
+      { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+    ],
+    [
+      { name: "ab", count: 11 },
+      { loc: ["body", "count"], msg: "Input should be less than or equal to 10", type: "less_than_equal" },
+    ],
+    [
+      { name: "ab", count: 0 },
+      { loc: ["body", "count"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" },
+    ],
   ])("maps %j", (input, expected) => {
     expect(issues(input)).toEqual([expected]);
   });

@@ -20,12 +20,23 @@ const T0 = new Date("2026-01-01T00:09:51Z");
 const T1 = new Date("2026-01-01T00:09:55Z");
 
 const job = (...types: string[]): V1Job => ({
-  status: { startTime: new Date("2026-01-01T00:09:50Z"), conditions: types.map((type) => ({ type, status: "True", ...(type === "Failed" && { reason: "BackoffLimitExceeded" }) })) as never },
+  status: {
+    startTime: new Date("2026-01-01T00:09:50Z"),
+    conditions: types.map((type) => ({ type, status: "True", ...(type === "Failed" && { reason: "BackoffLimitExceeded" }) })) as never,
+  },
 });
-const deadline: V1Job = { status: { startTime: new Date("2026-01-01T00:00:00Z"), conditions: [{ type: "Failed", status: "True", reason: "DeadlineExceeded" }] as never } };
-const cs = (name: string, state: V1ContainerStatus["state"]) => ({ name, image: "codeplane:dev", imageID: "", ready: false, restartCount: 0, state }) as V1ContainerStatus;
+const deadline: V1Job = {
+  status: { startTime: new Date("2026-01-01T00:00:00Z"), conditions: [{ type: "Failed", status: "True", reason: "DeadlineExceeded" }] as never },
+};
+const cs = (name: string, state: V1ContainerStatus["state"]) =>
+  ({ name, image: "codeplane:dev", imageID: "", ready: false, restartCount: 0, state }) as V1ContainerStatus;
 const pod = (main?: V1ContainerStatus["state"], init?: V1ContainerStatus[]): V1Pod => ({
-  status: { phase: "Running", initContainerStatuses: init ?? [], containerStatuses: main ? [cs("main", main)] : [], conditions: [{ type: "PodScheduled", status: "True" }] } as never,
+  status: {
+    phase: "Running",
+    initContainerStatuses: init ?? [],
+    containerStatuses: main ? [cs("main", main)] : [],
+    conditions: [{ type: "PodScheduled", status: "True" }],
+  } as never,
 });
 const exited = (exitCode: number) => ({ terminated: { exitCode, reason: exitCode ? "Error" : "Completed", startedAt: T0, finishedAt: T1 } });
 
@@ -59,11 +70,35 @@ describe("observeAnalysis", () => {
     ["analysing", job(), pod({ running: { startedAt: T0 } }), null, { phase: "running", startTime: T0.toISOString() }],
     ["finished, output not read yet", job("Complete"), pod(exited(0)), null, { phase: "running", needsOutput: true }],
     ["finished with a valid result", job("Complete"), pod(exited(0)), good, { phase: "completed", error: null, reason: "Completed", exitCode: 0 }],
-    ["finished without a result", job("Complete"), pod(exited(0)), { document: null, lastError: null }, { phase: "failed", reason: "InvalidResult", error: "the analyzer finished without writing a result" }],
-    ["finished with broken JSON", job("Complete"), pod(exited(0)), { document: "{", lastError: null }, { phase: "failed", error: "the analyzer's result is not valid JSON" }],
+    [
+      "finished without a result",
+      job("Complete"),
+      pod(exited(0)),
+      { document: null, lastError: null },
+      { phase: "failed", reason: "InvalidResult", error: "the analyzer finished without writing a result" },
+    ],
+    [
+      "finished with broken JSON",
+      job("Complete"),
+      pod(exited(0)),
+      { document: "{", lastError: null },
+      { phase: "failed", error: "the analyzer's result is not valid JSON" },
+    ],
     ["finished, pod gone before the read", job("Complete"), null, "lost", { phase: "failed", reason: "OutputLost" }],
-    ["the analyzer failed", job("Failed"), pod(exited(1)), { document: null, lastError: "analysis failed: EACCES" }, { phase: "failed", error: "analysis failed: EACCES", exitCode: 1 }],
-    ["the analyzer failed silently", job("Failed"), pod(exited(2)), { document: null, lastError: null }, { phase: "failed", error: "the analyzer exited with code 2" }],
+    [
+      "the analyzer failed",
+      job("Failed"),
+      pod(exited(1)),
+      { document: null, lastError: "analysis failed: EACCES" },
+      { phase: "failed", error: "analysis failed: EACCES", exitCode: 1 },
+    ],
+    [
+      "the analyzer failed silently",
+      job("Failed"),
+      pod(exited(2)),
+      { document: null, lastError: null },
+      { phase: "failed", error: "the analyzer exited with code 2" },
+    ],
     ["the deadline passed", deadline, pod({ running: { startedAt: T0 } }), null, { phase: "failed", reason: "TimedOut", error: "timed out after 600s" }],
     [
       "the checkout failed",
@@ -81,7 +116,10 @@ describe("observeAnalysis", () => {
   });
 
   it("cancels and stops the Job when asked", () => {
-    expect(observeAnalysis({ ...spec, cancelRequested: true }, undefined, job(), pod({ running: { startedAt: T0 } }), now, null)).toMatchObject({ phase: "cancelled", stopJob: true });
+    expect(observeAnalysis({ ...spec, cancelRequested: true }, undefined, job(), pod({ running: { startedAt: T0 } }), now, null)).toMatchObject({
+      phase: "cancelled",
+      stopJob: true,
+    });
   });
 
   it("stays where it was while the Job has not said why its pod is gone (a deadline's pod goes before its condition)", () => {

@@ -98,7 +98,14 @@ export function observeAnalysis(
   const finished = stillFinished(previous);
   if (finished) return finished;
   const r = observeRun(spec, previous?.startTime ? { startTime: previous.startTime } : undefined, job, pod, now);
-  const base: Base = { reason: r.reason, exitCode: r.exitCode, startTime: r.startTime, completionTime: r.completionTime, stopJob: r.stopJob, needsOutput: false };
+  const base: Base = {
+    reason: r.reason,
+    exitCode: r.exitCode,
+    startTime: r.startTime,
+    completionTime: r.completionTime,
+    stopJob: r.stopJob,
+    needsOutput: false,
+  };
   const analyzerFinished = r.phase === "completed" || r.reason === "NonZeroExit";
   if (analyzerFinished && output === null) return { ...base, phase: "running", error: null, completionTime: undefined, needsOutput: true };
   if (analyzerFinished && output === "lost") {

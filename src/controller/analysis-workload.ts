@@ -35,7 +35,14 @@ export function analysisWorkload(deps: AnalysisWorkloadDeps): Workload<AnalysisS
       const compute = presetFor(deps.computeTypes, deps.computeType);
       const labels = analysisLabels(spec.accountId, spec.repositoryId, spec.analysisId);
       const checkout = await ensureWorkloadSecret(ANALYSIS_WORKLOAD, spec.analysisId, analysis, cluster, deps.checkout, labels);
-      return buildAnalysisJob({ resource: analysis, images: deps.images, imagePullSecrets: deps.images.pullSecrets, compute, checkout, ttlSecondsAfterFinished: deps.jobTtlSeconds });
+      return buildAnalysisJob({
+        resource: analysis,
+        images: deps.images,
+        imagePullSecrets: deps.images.pullSecrets,
+        compute,
+        checkout,
+        ttlSecondsAfterFinished: deps.jobTtlSeconds,
+      });
     },
     release: (analysis, cluster) => releaseWorkloadSecret(ANALYSIS_WORKLOAD, analysis.spec.analysisId, analysis.metadata.namespace, cluster, deps.checkout),
     async observe({ resource, job, pod, now, podNow, cluster }) {

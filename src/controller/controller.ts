@@ -153,18 +153,36 @@ export class Controller {
     // The Job and pod caches are made once the kinds are known (their selector names them all).
     let jobCache: ObjectCache<V1Job> | null = null;
     let podCache: ObjectCache<V1Pod> | null = null;
-    const wired = this.#kinds({ cluster, jobs: { get: (name, namespace) => jobCache?.get(name, namespace) }, pods: { list: (namespace) => podCache?.list(namespace) ?? [] } });
+    const wired = this.#kinds({
+      cluster,
+      jobs: { get: (name, namespace) => jobCache?.get(name, namespace) },
+      pods: { list: (namespace) => podCache?.list(namespace) ?? [] },
+    });
     // Jobs and pods of every kind, and nothing else of the namespace.
-    const managed = `${Object.entries(MANAGED_BY).map(([key, v]) => `${key}=${v}`).join(",")},app.kubernetes.io/component in (${wired.map((x) => x.kind.noun).join(",")})`;
-    const jobInformer = makeInformer<V1Job>(k.config, `/apis/batch/v1/namespaces/${ns}/jobs`, () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: managed }), managed);
-    const podInformer = makeInformer<V1Pod>(k.config, `/api/v1/namespaces/${ns}/pods`, () => k.core.listNamespacedPod({ namespace: ns, labelSelector: managed }), managed);
+    const managed = `${Object.entries(MANAGED_BY)
+      .map(([key, v]) => `${key}=${v}`)
+      .join(",")},app.kubernetes.io/component in (${wired.map((x) => x.kind.noun).join(",")})`;
+    const jobInformer = makeInformer<V1Job>(
+      k.config,
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      () => k.batch.listNamespacedJob({ namespace: ns, labelSelector: managed }),
+      managed,
+    );
+    const podInformer = makeInformer<V1Pod>(
+      k.config,
+      `/api/v1/namespaces/${ns}/pods`,
+      () => k.core.listNamespacedPod({ namespace: ns, labelSelector: managed }),
+      managed,
+    );
     jobCache = jobInformer as ObjectCache<V1Job>;
     podCache = podInformer as ObjectCache<V1Pod>;
 
     const kinds = wired.map((x) => ({
       ...x,
-      informer: makeInformer<KubernetesObject>(k.config, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${x.kind.plural}`, async () =>
-        (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: x.kind.plural })) as never,
+      informer: makeInformer<KubernetesObject>(
+        k.config,
+        `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${x.kind.plural}`,
+        async () => (await k.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: x.kind.plural })) as never,
       ),
     }));
     this.#archivers = kinds.map((x) => x.archiver);
@@ -178,12 +196,16 @@ export class Controller {
       },
       {
         concurrency: this.#o.concurrency ?? 8,
-        onError: (key, err, attempt) => logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
+        onError: (key, err, attempt) =>
+          logger.warn({ resource: key, attempt, err: err instanceof Error ? err.message : String(err) }, "reconcile failed; will retry"),
         // A workload that fails to reconcile for reasons retrying cannot cure is marked failed, not retried forever.
         maxAttempts: MAX_RECONCILE_ATTEMPTS,
         transient: isTransient,
         onGiveUp: async (key, err) => {
-          logger.error({ resource: key, attempts: MAX_RECONCILE_ATTEMPTS, err: err instanceof Error ? err.message : String(err) }, "reconcile keeps failing; marking the workload failed");
+          logger.error(
+            { resource: key, attempts: MAX_RECONCILE_ATTEMPTS, err: err instanceof Error ? err.message : String(err) },
+            "reconcile keeps failing; marking the workload failed",
+          );
           await kinds.find((x) => x.reconciler.handles(key))?.reconciler.giveUp(key, err);
         },
       },
@@ -198,7 +220,11 @@ export class Controller {
         if (id) queue.add(resourceNameOf(kind, id));
       }
     };
-    for (const [informer, key] of [...kinds.map((x) => [x.informer, resourceKey] as const), [jobInformer, ownerKey] as const, [podInformer, ownerKey] as const]) {
+    for (const [informer, key] of [
+      ...kinds.map((x) => [x.informer, resourceKey] as const),
+      [jobInformer, ownerKey] as const,
+      [podInformer, ownerKey] as const,
+    ]) {
       const inf = informer as Informer<KubernetesObject>;
       inf.on("add", key);
       inf.on("update", key);

@@ -121,7 +121,13 @@ export class LeaderElector {
           namespace,
           body: {
             metadata: { name, namespace },
-            spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 },
+            spec: {
+              holderIdentity: identity,
+              leaseDurationSeconds: leaseSeconds,
+              acquireTime: new V1MicroTime(now),
+              renewTime: new V1MicroTime(now),
+              leaseTransitions: 0,
+            },
           },
         });
         return true;
@@ -170,6 +176,18 @@ export class LeaderElector {
       throw err;
     }
     if (lease.spec?.holderIdentity !== identity) return;
-    await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { holderIdentity: "", leaseDurationSeconds: lease.spec.leaseDurationSeconds ?? 1, renewTime: new V1MicroTime(0), leaseTransitions: lease.spec.leaseTransitions ?? 0 } } });
+    await api.replaceNamespacedLease({
+      name,
+      namespace,
+      body: {
+        ...lease,
+        spec: {
+          holderIdentity: "",
+          leaseDurationSeconds: lease.spec.leaseDurationSeconds ?? 1,
+          renewTime: new V1MicroTime(0),
+          leaseTransitions: lease.spec.leaseTransitions ?? 0,
+        },
+      },
+    });
   }
 }

@@ -81,7 +81,10 @@ export class LogArchiver {
     // Batches are written one after another so byte counters never go backwards.
     let chain: Promise<void> = Promise.resolve();
     const flush = () => (chain = chain.then(writeBatch, writeBatch));
-    const timer = setInterval(() => void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed")), this.#deps.flushIntervalMs ?? 250);
+    const timer = setInterval(
+      () => void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed")),
+      this.#deps.flushIntervalMs ?? 250,
+    );
     try {
       for (let attempt = 0; !signal.aborted; attempt++) {
         const result = await followOnce(this.#deps.log, target, {

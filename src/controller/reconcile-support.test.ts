@@ -7,9 +7,24 @@ const base = { noun: "analysis", reason: "Pending", error: null, started: { reas
 describe("lifecycleConditions", () => {
   it.each([
     ["pending", { phase: "pending", terminal: false }, ["False", "Pending", "the analysis is pending"], ["False", "Pending", "the analysis is pending"]],
-    ["started", { phase: "running", terminal: false, reason: "Running", startTime: "2026-01-01T00:00:05Z" }, ["True", "AnalyzerStarted", "the analyzer started"], ["False", "Running", "the analysis is running"]],
-    ["completed", { phase: "completed", terminal: true, reason: "Completed", startTime: "2026-01-01T00:00:05Z" }, ["True", "AnalyzerStarted", "the analyzer started"], ["True", "Completed", "the analysis completed"]],
-    ["failed before starting", { phase: "failed", terminal: true, reason: "ImagePullFailed", error: "image pull failed" }, ["False", "ImagePullFailed", "the analysis is failed"], ["True", "ImagePullFailed", "image pull failed"]],
+    [
+      "started",
+      { phase: "running", terminal: false, reason: "Running", startTime: "2026-01-01T00:00:05Z" },
+      ["True", "AnalyzerStarted", "the analyzer started"],
+      ["False", "Running", "the analysis is running"],
+    ],
+    [
+      "completed",
+      { phase: "completed", terminal: true, reason: "Completed", startTime: "2026-01-01T00:00:05Z" },
+      ["True", "AnalyzerStarted", "the analyzer started"],
+      ["True", "Completed", "the analysis completed"],
+    ],
+    [
+      "failed before starting",
+      { phase: "failed", terminal: true, reason: "ImagePullFailed", error: "image pull failed" },
+      ["False", "ImagePullFailed", "the analysis is failed"],
+      ["True", "ImagePullFailed", "image pull failed"],
+    ],
   ])("%s", (_name, facts, started, finished) => {
     const [s, f] = lifecycleConditions(undefined, { ...base, ...facts }, now);
     expect([s!.type, s!.status, s!.reason, s!.message, s!.observedGeneration]).toEqual(["Started", ...started, 2]);

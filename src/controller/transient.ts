@@ -5,7 +5,19 @@ import { ApiException } from "@kubernetes/client-node";
 // are retried without limit; anything else (a bug, data that can never be
 // stored, a request the API server refuses) counts towards giving up.
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "ABORT_ERR"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ABORT_ERR",
+]);
 
 export function isTransient(err: unknown): boolean {
   if (err instanceof ApiException) return err.code === 409 || err.code === 429 || err.code >= 500 || err.code === 0;

@@ -115,7 +115,14 @@ describe("WorkQueue", () => {
         if (attempts <= 6) throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
         if (attempts <= 8) throw new TypeError("a bug");
       },
-      { concurrency: 1, baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3, transient: (e) => (e as { code?: string }).code === "ECONNREFUSED", onGiveUp: async (k) => void gaveUp.push(k) },
+      {
+        concurrency: 1,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+        maxAttempts: 3,
+        transient: (e) => (e as { code?: string }).code === "ECONNREFUSED",
+        onGiveUp: async (k) => void gaveUp.push(k),
+      },
     );
     q.add("k");
     await sleep(150);

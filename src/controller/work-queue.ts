@@ -23,7 +23,8 @@ export type Handler = (key: string) => Promise<void>;
 
 export class WorkQueue {
   readonly #handler: Handler;
-  readonly #opts: Required<Pick<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">> & Omit<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">;
+  readonly #opts: Required<Pick<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">> &
+    Omit<WorkQueueOptions, "concurrency" | "baseDelayMs" | "maxDelayMs">;
   readonly #queue: string[] = [];
   readonly #queued = new Set<string>();
   readonly #active = new Set<string>();

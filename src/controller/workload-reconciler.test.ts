@@ -54,7 +54,9 @@ const PLACEHOLDERS: Record<string, string[]> = {
 };
 
 const expand = (k: KindFacts, actions: string[]) =>
-  actions.flatMap((a) => PLACEHOLDERS[a] ?? [a]).map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
+  actions
+    .flatMap((a) => PLACEHOLDERS[a] ?? [a])
+    .map((a) => a.replaceAll("{noun}", k.noun).replaceAll("{name}", k.name).replaceAll("{id}", k.id).replaceAll("{label}", `${k.podLabel}=${k.id}`));
 
 interface World<Status> {
   reconciler: { reconcile(name: string): Promise<ReconcileResult>; handles(name: string): boolean; giveUp(name: string, err: unknown): Promise<void> };
@@ -126,9 +128,17 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "row orphaned (this database has no row, repository or account for it): left alone, no Job, a Tracked=False condition, a Warning Event and a metric",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob(), pods: [aPod().running()], orphaned: true },
-    actions: ["mirror running", "metric untracked {noun}", "patchStatus {name} running", "event Warning UnknownToDatabase: this installation's database has no {noun}, repository or account for it: left alone (not started, stopped or deleted)"],
+    actions: [
+      "mirror running",
+      "metric untracked {noun}",
+      "patchStatus {name} running",
+      "event Warning UnknownToDatabase: this installation's database has no {noun}, repository or account for it: left alone (not started, stopped or deleted)",
+    ],
     requeue: UNTRACKED_RESYNC_MS,
-    status: { phase: "running", conditions: expect.arrayContaining([expect.objectContaining({ type: "Tracked", status: "False", reason: "UnknownToDatabase" })]) },
+    status: {
+      phase: "running",
+      conditions: expect.arrayContaining([expect.objectContaining({ type: "Tracked", status: "False", reason: "UnknownToDatabase" })]),
+    },
   },
   {
     name: "another installation's resource: not touched at all",
@@ -154,7 +164,12 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
       "mirror failed",
     ],
     requeue: undefined,
-    status: { phase: "failed", error: "its row cannot be stored: unsupported Unicode escape sequence", completionTime: now, conditions: expect.arrayContaining([expect.objectContaining({ type: "Finished", status: "True", reason: "Unstorable" })]) },
+    status: {
+      phase: "failed",
+      error: "its row cannot be stored: unsupported Unicode escape sequence",
+      completionTime: now,
+      conditions: expect.arrayContaining([expect.objectContaining({ type: "Finished", status: "True", reason: "Unstorable" })]),
+    },
   },
   {
     name: "finished longer ago than the retention: the resource is deleted (its row stays)",
@@ -164,13 +179,38 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   },
   {
     name: "untracked and already said so: nothing patched, no Event, looked at again later",
-    given: { resource: resource().withStatus({ ...runningStatus(k), conditions: [...runningStatus(k).conditions!, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now }] }).build(), job: aJob(), pods: [aPod().running()], orphaned: true },
+    given: {
+      resource: resource()
+        .withStatus({
+          ...runningStatus(k),
+          conditions: [
+            ...runningStatus(k).conditions!,
+            { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now },
+          ],
+        })
+        .build(),
+      job: aJob(),
+      pods: [aPod().running()],
+      orphaned: true,
+    },
     actions: ["mirror running"],
     requeue: UNTRACKED_RESYNC_MS,
   },
   {
     name: "known to the database again (restored): Tracked turns True, the workload carries on",
-    given: { resource: resource().withStatus({ ...runningStatus(k), conditions: [...runningStatus(k).conditions!, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now }] }).build(), job: aJob(), pods: [aPod().running()] },
+    given: {
+      resource: resource()
+        .withStatus({
+          ...runningStatus(k),
+          conditions: [
+            ...runningStatus(k).conditions!,
+            { type: "Tracked", status: "False", reason: "UnknownToDatabase", message: "m", lastTransitionTime: now },
+          ],
+        })
+        .build(),
+      job: aJob(),
+      pods: [aPod().running()],
+    },
     actions: ["mirror running", "patchStatus {name} running", "mirror running", "archive {id} pod-a"],
     requeue: LIVE,
     status: { conditions: expect.arrayContaining([expect.objectContaining({ type: "Tracked", status: "True", reason: "Tracked" })]) },
@@ -196,14 +236,29 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   },
   {
     name: "another workload's pod in the cache is not this one's",
-    given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod("someone-else").running().build({ ...k, id: "other" })] },
+    given: {
+      resource: resource().withStatus(pendingStatus(k)).build(),
+      job: aJob(),
+      pods: [
+        aPod("someone-else")
+          .running()
+          .build({ ...k, id: "other" }),
+      ],
+    },
     actions: ["mirror pending", "mirror pending"],
     requeue: LIVE,
   },
   {
     name: "main container running: status running with startTime, Event, archived",
     given: { resource: resource().withStatus(pendingStatus(k)).build(), job: aJob(), pods: [aPod().running()] },
-    actions: ["mirror pending", "{release}", "patchStatus {name} running", `event Normal Running: ${k.noun} is running`, "mirror running", "archive {id} pod-a"],
+    actions: [
+      "mirror pending",
+      "{release}",
+      "patchStatus {name} running",
+      `event Normal Running: ${k.noun} is running`,
+      "mirror running",
+      "archive {id} pod-a",
+    ],
     requeue: LIVE,
     status: {
       phase: "running",
@@ -249,28 +304,58 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "cancel requested with a Job: Job deleted, status cancelled, logs of the running pod archived",
     given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), pods: [aPod().running()] },
-    actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "archive {id} pod-a"],
+    actions: [
+      "mirror running",
+      "deleteJob {name}",
+      "patchStatus {name} cancelled",
+      "event Normal Cancelled: cancelled by request",
+      "mirror cancelled",
+      "archive {id} pod-a",
+    ],
     requeue: "retained",
     status: { phase: "cancelled", error: "cancelled by request", completionTime: now, podName: "pod-a" },
   },
   {
     name: "cancel requested before any Job: none created or deleted, cancelled, no pod anywhere so logs complete",
     given: { resource: resource().cancelRequested().build() },
-    actions: ["mirror -", "{release}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "markLogsComplete {id}"],
+    actions: [
+      "mirror -",
+      "{release}",
+      "patchStatus {name} cancelled",
+      "event Normal Cancelled: cancelled by request",
+      "mirror cancelled",
+      "apiPods {label}",
+      "markLogsComplete {id}",
+    ],
     requeue: "retained",
     status: { phase: "cancelled" },
   },
   {
     name: "terminal, pod gone from the cache but in the API server (restarted controller): asked once, archived from it, logs not complete",
     given: { resource: resource().withStatus(runningStatus(k)).cancelRequested().build(), job: aJob(), apiPods: [aPod().terminated(143)] },
-    actions: ["mirror running", "deleteJob {name}", "patchStatus {name} cancelled", "event Normal Cancelled: cancelled by request", "mirror cancelled", "apiPods {label}", "archive {id} pod-a"],
+    actions: [
+      "mirror running",
+      "deleteJob {name}",
+      "patchStatus {name} cancelled",
+      "event Normal Cancelled: cancelled by request",
+      "mirror cancelled",
+      "apiPods {label}",
+      "archive {id} pod-a",
+    ],
     requeue: "retained",
   },
   {
     name: "pod vanished before it finished (Job failed, no pod anywhere): failed, logs complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed() },
     // The message is observeRun's, which analyses reuse: it says "run" for both.
-    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed", "markLogsComplete {id}"],
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "patchStatus {name} failed",
+      "event Warning PodLost: the run's pod was deleted before it finished",
+      "mirror failed",
+      "markLogsComplete {id}",
+    ],
     requeue: "retained",
     status: { phase: "failed", error: "the run's pod was deleted before it finished", completionTime: now, startTime: MAIN_STARTED, podName: "pod-a" },
   },
@@ -285,7 +370,13 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
   {
     name: "terminal, no pod anywhere but the archiver still at work: logs not marked complete",
     given: { resource: resource().withStatus(runningStatus(k)).build(), job: aJob().failed(), archiving: true },
-    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning PodLost: the run's pod was deleted before it finished", "mirror failed"],
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "patchStatus {name} failed",
+      "event Warning PodLost: the run's pod was deleted before it finished",
+      "mirror failed",
+    ],
     requeue: "retained",
   },
   {
@@ -311,7 +402,15 @@ const commonCases = ({ k, resource, otherKindName }: KindUnderTest): Case<Worklo
     given: { resource: resource().withStatus(completedStatus(k)).generation(2).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror completed", "patchStatus {name} completed", "archive {id} pod-a"],
     requeue: "retained",
-    status: { phase: "completed", observedGeneration: 2, podName: "pod-a", conditions: [expect.objectContaining({ type: "Started", observedGeneration: 2 }), expect.objectContaining({ type: "Finished", reason: "Completed", observedGeneration: 2 })] },
+    status: {
+      phase: "completed",
+      observedGeneration: 2,
+      podName: "pod-a",
+      conditions: [
+        expect.objectContaining({ type: "Started", observedGeneration: 2 }),
+        expect.objectContaining({ type: "Finished", reason: "Completed", observedGeneration: 2 }),
+      ],
+    },
   },
   {
     name: "repository deleted while the status was being written: left alone from then on, said once",
@@ -384,7 +483,9 @@ describe.each(kinds)("WorkloadReconciler, every kind alike: $k.noun", (kind) => 
   it("records the Event on the resource itself", async () => {
     const { reconciler, recorded } = kind.world({ resource: kind.resource().build() });
     await reconciler.reconcile(kind.k.name);
-    expect(recorded.events.map((e) => e.subject)).toEqual([{ kind: kind.k.noun === "run" ? "Run" : "Analysis", name: kind.k.name, namespace: NAMESPACE, uid: `uid-${kind.k.noun}` }]);
+    expect(recorded.events.map((e) => e.subject)).toEqual([
+      { kind: kind.k.noun === "run" ? "Run" : "Analysis", name: kind.k.name, namespace: NAMESPACE, uid: `uid-${kind.k.noun}` },
+    ]);
   });
 
   it("archives the main container of the workload's pod", async () => {
@@ -448,7 +549,10 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] },
     actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
     requeue: "retained",
-    status: { ...completedStatus<RunStatus>(RUN), conditions: [completedStatus<RunStatus>(RUN).conditions![0]!, { ...completedStatus<RunStatus>(RUN).conditions![1]!, lastTransitionTime: now }] },
+    status: {
+      ...completedStatus<RunStatus>(RUN),
+      conditions: [completedStatus<RunStatus>(RUN).conditions![0]!, { ...completedStatus<RunStatus>(RUN).conditions![1]!, lastTransitionTime: now }],
+    },
   },
   {
     name: "failed with a non-zero exit code",
@@ -473,20 +577,42 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   {
     name: "image cannot be pulled: the Job is stopped (Kubernetes would retry forever), failed, no logs to wait for",
     given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [aPod().pullFailing()] },
-    actions: ["mirror pending", "deleteJob {name}", "{release}", "patchStatus {name} failed", "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)", "mirror failed", "markLogsComplete {id}"],
+    actions: [
+      "mirror pending",
+      "deleteJob {name}",
+      "{release}",
+      "patchStatus {name} failed",
+      "event Warning ImagePullFailed: image pull failed for img: ErrImagePull (not found)",
+      "mirror failed",
+      "markLogsComplete {id}",
+    ],
     requeue: "retained",
   },
   {
     name: "completed, pod only in the API server: asked once, archived from it, logs not complete",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)] },
-    actions: ["mirror running", "apiPods {label}", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed", "archive {id} pod-a"],
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "patchStatus {name} completed",
+      "event Normal Completed: run is completed",
+      "mirror completed",
+      "archive {id} pod-a",
+    ],
     requeue: "retained",
     status: { exitCode: 0, completionTime: MAIN_FINISHED, podName: "pod-a" },
   },
   {
     name: "failed while the cache lags behind its pod (controller restarted): the exit code comes from the API server's pod, not 'pod lost'",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), apiPods: [aPod().terminated(3)] },
-    actions: ["mirror running", "apiPods {label}", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],
+    actions: [
+      "mirror running",
+      "apiPods {label}",
+      "patchStatus {name} failed",
+      "event Warning NonZeroExit: command exited with code 3",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
     requeue: "retained",
     status: { phase: "failed", exitCode: 3, error: "command exited with code 3", podName: "pod-a" },
   },
@@ -532,7 +658,12 @@ const twoExperiments = analyzerLog({ document: JSON.stringify(anAnalyzerResult(2
 const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
   {
     name: "analyzer finished: log read, result saved BEFORE the status says completed",
-    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), pods: [aPod().terminated(0)], logs: { "pod-a": twoExperiments } },
+    given: {
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().complete(),
+      pods: [aPod().terminated(0)],
+      logs: { "pod-a": twoExperiments },
+    },
     actions: [
       "mirror running",
       "readPodLog pod-a main",
@@ -547,7 +678,12 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
   },
   {
     name: "analyzer finished, the cache lags (pod only in the API server): the API server asked once for both the output and the archive",
-    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), apiPods: [aPod().terminated(0)], logs: { "pod-a": twoExperiments } },
+    given: {
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().complete(),
+      apiPods: [aPod().terminated(0)],
+      logs: { "pod-a": twoExperiments },
+    },
     actions: [
       "mirror running",
       "apiPods {label}",
@@ -582,7 +718,12 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
   },
   {
     name: "analyzer exited 0 without writing a result: failed InvalidResult",
-    given: { resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(), job: aJob().complete(), pods: [aPod().terminated(0)], logs: { "pod-a": analyzerLog({}) } },
+    given: {
+      resource: anAnalysis().withStatus(runningStatus<AnalysisStatus>(ANALYSIS)).build(),
+      job: aJob().complete(),
+      pods: [aPod().terminated(0)],
+      logs: { "pod-a": analyzerLog({}) },
+    },
     actions: [
       "mirror running",
       "readPodLog pod-a main",
@@ -628,7 +769,14 @@ const analysisCases: Case<AnalysisSpec, AnalysisStatus>[] = [
       pods: [aPod().terminated(2)],
       logs: { "pod-a": analyzerLog({ stderr: "error: the checkout is empty", exitCode: 2 }) },
     },
-    actions: ["mirror running", "readPodLog pod-a main", "patchStatus {name} failed", "event Warning NonZeroExit: error: the checkout is empty", "mirror failed", "archive {id} pod-a"],
+    actions: [
+      "mirror running",
+      "readPodLog pod-a main",
+      "patchStatus {name} failed",
+      "event Warning NonZeroExit: error: the checkout is empty",
+      "mirror failed",
+      "archive {id} pod-a",
+    ],
     requeue: "retained",
     status: { phase: "failed", exitCode: 2, error: "error: the checkout is empty" },
   },

@@ -282,7 +282,11 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       const message = `this installation's database has no ${w.noun}, repository or account for it: left alone (not started, stopped or deleted)`;
       log.warn(message);
       metrics.untracked(w.noun);
-      const conditions = setCondition(prev?.conditions, { type: "Tracked", status: "False", reason: "UnknownToDatabase", message, observedGeneration: resource.metadata.generation ?? 0 }, this.#now());
+      const conditions = setCondition(
+        prev?.conditions,
+        { type: "Tracked", status: "False", reason: "UnknownToDatabase", message, observedGeneration: resource.metadata.generation ?? 0 },
+        this.#now(),
+      );
       if (await resources.patchStatus(resource.metadata.name, { ...prev, conditions } as Status)) {
         const { name, namespace, uid } = resource.metadata;
         await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason: "UnknownToDatabase", warning: true, note: message });
@@ -300,7 +304,15 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     log.warn({ reason, error: message }, `the ${w.noun} cannot be reconciled: marking it failed`);
     metrics.unreconcilable(w.noun, reason);
     const now = this.#now();
-    const failed: WorkloadObservation = { phase: "failed", reason, error: message.slice(0, 4000), exitCode: null, startTime: resource.status?.startTime, completionTime: now.toISOString(), stopJob: true };
+    const failed: WorkloadObservation = {
+      phase: "failed",
+      reason,
+      error: message.slice(0, 4000),
+      exitCode: null,
+      startTime: resource.status?.startTime,
+      completionTime: now.toISOString(),
+      stopJob: true,
+    };
     if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
     const status = this.#statusFrom(resource, failed, null, now, undefined);
@@ -327,7 +339,17 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     );
     // Known to the database again (restored): say so.
     if (conditions.some((c) => c.type === "Tracked" && c.status === "False")) {
-      conditions = setCondition(conditions, { type: "Tracked", status: "True", reason: "Tracked", message: `the ${w.noun} is known to this installation's database`, observedGeneration: generation }, now);
+      conditions = setCondition(
+        conditions,
+        {
+          type: "Tracked",
+          status: "True",
+          reason: "Tracked",
+          message: `the ${w.noun} is known to this installation's database`,
+          observedGeneration: generation,
+        },
+        now,
+      );
     }
     const podName = pod?.metadata?.name ?? prev?.podName;
     return {
@@ -353,7 +375,10 @@ function startedOrDone(w: { lifecycle: { isTerminal(p: string | undefined): bool
 
 function hasRunPods(job: V1Job): boolean {
   const s = job.status;
-  return (s?.active ?? 0) + (s?.succeeded ?? 0) + (s?.failed ?? 0) > 0 || (s?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
+  return (
+    (s?.active ?? 0) + (s?.succeeded ?? 0) + (s?.failed ?? 0) > 0 ||
+    (s?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"))
+  );
 }
 
 /** A finished status, unchanged but for the generation it has seen. */

@@ -45,7 +45,10 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
   values: Record<string, string> = {},
 ): Promise<CheckoutInput> {
   if (!deps.internalUrl) {
-    throw new Unreconcilable("NoGitEndpoint", "CODEPLANE_INTERNAL_URL is not set, so pods cannot check out: an operator must set it to the address pods reach codeplane's git endpoint at");
+    throw new Unreconcilable(
+      "NoGitEndpoint",
+      "CODEPLANE_INTERNAL_URL is not set, so pods cannot check out: an operator must set it to the address pods reach codeplane's git endpoint at",
+    );
   }
   const { spec, metadata } = resource;
   const name = workloadSecretName(w, id);
@@ -78,7 +81,13 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
 }
 
 /** What a workload needed only to start: its Secret, and its checkout token. */
-export async function releaseWorkloadSecret(w: Pick<WorkloadKind, "noun">, id: string, namespace: string, cluster: ClusterActions, deps: CheckoutDeps): Promise<void> {
+export async function releaseWorkloadSecret(
+  w: Pick<WorkloadKind, "noun">,
+  id: string,
+  namespace: string,
+  cluster: ClusterActions,
+  deps: CheckoutDeps,
+): Promise<void> {
   await cluster.deleteSecret(namespace, workloadSecretName(w, id));
   await deps.revoke(w.noun as WorkloadKindName, id);
 }

@@ -40,7 +40,11 @@ export interface ObserveInput<Spec, Status> {
   cluster: ClusterActions;
 }
 
-export interface Workload<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation = WorkloadObservation> extends WorkloadKind {
+export interface Workload<
+  Spec extends WorkloadSpec,
+  Status extends WorkloadStatus,
+  Obs extends WorkloadObservation = WorkloadObservation,
+> extends WorkloadKind {
   /** The spec's schema (the CRD's): a resource written by hand or by an older version is checked before anything acts on it. */
   readonly specSchema: z.ZodType<Spec>;
   /** Started condition's reason and message once the main container has started. */

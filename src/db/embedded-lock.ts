@@ -32,9 +32,7 @@ export function lockEmbeddedDatabase(lockFile: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const holder = Number(readFileSync(lockFile, "utf8").trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw new DatabaseInUseError(
-          `the embedded database is in use by process ${holder}; stop it first, or set DATABASE_URL to use a Postgres server`,
-        );
+        throw new DatabaseInUseError(`the embedded database is in use by process ${holder}; stop it first, or set DATABASE_URL to use a Postgres server`);
       }
       rmSync(lockFile, { force: true });
     }

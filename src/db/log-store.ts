@@ -19,7 +19,11 @@ export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
       return rows.map((r) => ({ seq: Number(r.seq), stream: r.stream, ts: r.ts.toISOString(), line: r.line }));
     },
     async maxSeq(id) {
-      const row = await db.selectFrom(owner.linesTable).select((eb) => eb.fn.max("seq").as("max")).where(owner.key, "=", id).executeTakeFirst();
+      const row = await db
+        .selectFrom(owner.linesTable)
+        .select((eb) => eb.fn.max("seq").as("max"))
+        .where(owner.key, "=", id)
+        .executeTakeFirst();
       return row?.max == null ? 0 : Number(row.max);
     },
     async readState(id): Promise<StreamState | null> {

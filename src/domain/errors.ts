@@ -1,13 +1,7 @@
 // Domain errors carry an HTTP-meaningful kind so the API layer can map them
 // without the domain importing Koa. Messages are safe to show to clients.
 
-export type ErrorKind =
-  | "bad_request"
-  | "not_found"
-  | "conflict"
-  | "forbidden"
-  | "unavailable"
-  | "payload_too_large";
+export type ErrorKind = "bad_request" | "not_found" | "conflict" | "forbidden" | "unavailable" | "payload_too_large";
 
 export class DomainError extends Error {
   readonly kind: ErrorKind;
@@ -24,8 +18,7 @@ export class DomainError extends Error {
 export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
 export const conflict = (message: string) => new DomainError("conflict", message);
 export const badRequest = (message: string) => new DomainError("bad_request", message);
-export const unavailable = (message: string, cause?: unknown) =>
-  new DomainError("unavailable", message, { cause });
+export const unavailable = (message: string, cause?: unknown) => new DomainError("unavailable", message, { cause });
 
 /** One item of a 422 body, in the FastAPI/pydantic vocabulary the contract uses. */
 export interface ValidationIssue {

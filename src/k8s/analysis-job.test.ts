@@ -19,7 +19,12 @@ describe("buildAnalysisJob", () => {
     images: { codeplane: "registry.example/codeplane:1.2.3", pullPolicy: "IfNotPresent" },
     compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
     ttlSecondsAfterFinished: 600,
-    checkout: { gitUrl: `http://10.0.0.5:8081/git/${spec.repositoryId}.git`, secretName: `analysis-${spec.analysisId}`, egress: "restricted", preprocessEnv: { PIP_INDEX_URL: "http://mirror/simple" } },
+    checkout: {
+      gitUrl: `http://10.0.0.5:8081/git/${spec.repositoryId}.git`,
+      secretName: `analysis-${spec.analysisId}`,
+      egress: "restricted",
+      preprocessEnv: { PIP_INDEX_URL: "http://mirror/simple" },
+    },
   });
   const pod = job.spec!.template.spec!;
   const all = [...pod.initContainers!, ...pod.containers];
@@ -38,7 +43,8 @@ describe("buildAnalysisJob", () => {
     expect(all.every((c) => !c.envFrom?.length)).toBe(true);
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
-    for (const c of all) expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+    for (const c of all)
+      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
     // The checkout installs nothing (no pip, no npm): analysing must not run the repository's code.
     expect(pod.initContainers![0]!.command!.join(" ")).not.toMatch(/pip|npm/);
     expect(JSON.stringify(pod)).not.toContain("PIP_INDEX_URL");

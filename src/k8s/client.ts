@@ -1,13 +1,4 @@
-import {
-  ApiException,
-  BatchV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  EventsV1Api,
-  Log,
-  type KubeConfig,
-} from "@kubernetes/client-node";
+import { ApiException, BatchV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api, Log, type KubeConfig } from "@kubernetes/client-node";
 import { PooledKubeConfig } from "./pooled-kube-config.ts";
 
 // One place that knows how codeplane reaches Kubernetes: KUBECONFIG when set,

@@ -43,7 +43,14 @@ describe("planInstall", () => {
     expect(plan.git).toEqual(gitPods);
     expect(plan.warnings).toEqual([]);
     expect(plan.networkPolicy).toEqual(
-      buildWorkloadNetworkPolicy({ namespace: "runs", name: "cp-codeplane-workloads", mode: "restricted", allow: [], clusterCidrs: DEFAULT_CLUSTER_CIDRS, git: gitPods }),
+      buildWorkloadNetworkPolicy({
+        namespace: "runs",
+        name: "cp-codeplane-workloads",
+        mode: "restricted",
+        allow: [],
+        clusterCidrs: DEFAULT_CLUSTER_CIDRS,
+        git: gitPods,
+      }),
     );
     expect(planInstall(settings("http://10.244.0.1:8081", { policyName: null, gitPods: null })).networkPolicy.metadata!.name).toBe("codeplane-workloads");
   });

@@ -31,7 +31,10 @@ export async function applyCrds(config: KubeConfig): Promise<string[]> {
     const name = body.metadata!.name!;
     try {
       const existing = await api.readCustomResourceDefinition({ name });
-      await api.replaceCustomResourceDefinition({ name, body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata!.resourceVersion! } } });
+      await api.replaceCustomResourceDefinition({
+        name,
+        body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata!.resourceVersion! } },
+      });
     } catch (err) {
       if (!isNotFound(err)) throw err;
       await api.createCustomResourceDefinition({ body });
@@ -67,7 +70,11 @@ export async function applyNetworkPolicy(config: KubeConfig, policy: V1NetworkPo
   for (let attempt = 0; ; attempt++) {
     try {
       const existing = await api.readNamespacedNetworkPolicy({ name, namespace });
-      await api.replaceNamespacedNetworkPolicy({ name, namespace, body: { ...policy, metadata: { ...policy.metadata, resourceVersion: existing.metadata!.resourceVersion! } } });
+      await api.replaceNamespacedNetworkPolicy({
+        name,
+        namespace,
+        body: { ...policy, metadata: { ...policy.metadata, resourceVersion: existing.metadata!.resourceVersion! } },
+      });
       return;
     } catch (err) {
       if (isNotFound(err)) {
@@ -140,7 +147,9 @@ export function planInstall(settings: InstallSettings): InstallPlan {
   if (egress.gitPods) {
     git = egress.gitPods;
   } else if (internalUrl === null) {
-    warnings.push("CODEPLANE_INTERNAL_URL is not set: the run namespace's NetworkPolicy opens no git endpoint, and runs and analyses cannot start until it is set (then run codeplane install again)");
+    warnings.push(
+      "CODEPLANE_INTERNAL_URL is not set: the run namespace's NetworkPolicy opens no git endpoint, and runs and analyses cannot start until it is set (then run codeplane install again)",
+    );
   } else {
     const endpoint = gitEndpointFromUrl(internalUrl);
     if (typeof endpoint === "string") throw new InstallRefusedError(endpoint);

@@ -19,27 +19,29 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string)
         let lastSeq = afterSeq;
         let lastTs: string | undefined;
         for (let attempt = 0; !abort.signal.aborted; attempt++) {
-          const pods = await k.core
-            .listNamespacedPod({ namespace: k.namespace, labelSelector: `${label}=${id}` })
-            .catch(() => null);
+          const pods = await k.core.listNamespacedPod({ namespace: k.namespace, labelSelector: `${label}=${id}` }).catch(() => null);
           const pod = pods ? newestPod(pods.items) : null;
           const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;
           if (pods && !pod && attempt > 0 && lastSeq > afterSeq) break; // the pod is gone after having run
           if (pod && (main?.running || main?.terminated)) {
-            const r = await followOnce(k.log, { namespace: k.namespace, pod: pod.metadata!.name!, container: "main" }, {
-              afterSeq: lastSeq,
-              sinceTime: resumeTime(lastTs),
-              signal: abort.signal,
-              logger,
-              handlers: {
-                line: (l) => {
-                  lastSeq = l.seq;
-                  lastTs = l.ts;
-                  onLine(l);
+            const r = await followOnce(
+              k.log,
+              { namespace: k.namespace, pod: pod.metadata!.name!, container: "main" },
+              {
+                afterSeq: lastSeq,
+                sinceTime: resumeTime(lastTs),
+                signal: abort.signal,
+                logger,
+                handlers: {
+                  line: (l) => {
+                    lastSeq = l.seq;
+                    lastTs = l.ts;
+                    onLine(l);
+                  },
+                  exit: () => undefined,
                 },
-                exit: () => undefined,
               },
-            });
+            );
             if (r.exited || (main.terminated && attempt > 0)) break;
           }
           // Not started yet, or the follow dropped: look again when the pod changes (created,

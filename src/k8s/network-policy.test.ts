@@ -31,8 +31,12 @@ const input = (over: Partial<WorkloadPolicyInput> = {}): WorkloadPolicyInput => 
 function reachable(policy: V1NetworkPolicy, ip: string, port: number, protocol = "TCP"): boolean {
   const host = ip.includes(":") ? `${ip}/128` : `${ip}/32`;
   return (policy.spec!.egress ?? []).some((rule) => {
-    const portOk = !rule.ports?.length || rule.ports.some((p) => (p.protocol ?? "TCP") === protocol && (p.port === undefined || (port >= Number(p.port) && port <= (p.endPort ?? Number(p.port)))));
-    const peerOk = (rule.to ?? []).some((peer) => peer.ipBlock && cidrContains(peer.ipBlock.cidr, host) && !(peer.ipBlock.except ?? []).some((e) => cidrContains(e, host)));
+    const portOk =
+      !rule.ports?.length ||
+      rule.ports.some((p) => (p.protocol ?? "TCP") === protocol && (p.port === undefined || (port >= Number(p.port) && port <= (p.endPort ?? Number(p.port)))));
+    const peerOk = (rule.to ?? []).some(
+      (peer) => peer.ipBlock && cidrContains(peer.ipBlock.cidr, host) && !(peer.ipBlock.except ?? []).some((e) => cidrContains(e, host)),
+    );
     return portOk && peerOk;
   });
 }
@@ -42,7 +46,11 @@ describe("buildWorkloadNetworkPolicy", () => {
     expect(buildWorkloadNetworkPolicy(input())).toEqual({
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
-      metadata: { name: "codeplane-workloads", namespace: "runs", labels: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/managed-by": "codeplane" } },
+      metadata: {
+        name: "codeplane-workloads",
+        namespace: "runs",
+        labels: { "app.kubernetes.io/name": "codeplane", "app.kubernetes.io/managed-by": "codeplane" },
+      },
       spec: {
         podSelector: {
           matchLabels: { "app.kubernetes.io/managed-by": "codeplane" },
@@ -51,8 +59,13 @@ describe("buildWorkloadNetworkPolicy", () => {
         policyTypes: ["Ingress", "Egress"],
         egress: [
           {
-            to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
-            ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }],
+            to: [
+              { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } },
+            ],
+            ports: [
+              { protocol: "UDP", port: 53 },
+              { protocol: "TCP", port: 53 },
+            ],
           },
           { to: [{ ipBlock: { cidr: "10.244.0.1/32" } }], ports: [{ protocol: "TCP", port: 8081 }] },
         ],
@@ -81,7 +94,10 @@ describe("buildWorkloadNetworkPolicy", () => {
   it("opens nothing for git when no endpoint is configured (workloads cannot start then)", () => {
     const egress = buildWorkloadNetworkPolicy(input({ git: null })).spec!.egress!;
     expect(egress).toHaveLength(1);
-    expect(egress[0]!.ports).toEqual([{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }]);
+    expect(egress[0]!.ports).toEqual([
+      { protocol: "UDP", port: 53 },
+      { protocol: "TCP", port: 53 },
+    ]);
   });
 
   it.each<[string, string, object[]]>([
@@ -92,7 +108,11 @@ describe("buildWorkloadNetworkPolicy", () => {
       [
         {
           to: [{ ipBlock: { cidr: "10.0.5.0/24" } }],
-          ports: [{ protocol: "TCP", port: 443 }, { protocol: "TCP", port: 8000, endPort: 8100 }, { protocol: "UDP", port: 123 }],
+          ports: [
+            { protocol: "TCP", port: 443 },
+            { protocol: "TCP", port: 8000, endPort: 8100 },
+            { protocol: "UDP", port: 123 },
+          ],
         },
       ],
     ],
@@ -160,7 +180,12 @@ describe("buildWorkloadNetworkPolicy", () => {
     ["restricted", {}, ["10.244.0.1"], [...METADATA, ...INSIDE, ...INTERNET]],
     ["open", { mode: "open" }, ["10.244.0.1", ...INTERNET], [...METADATA, ...INSIDE]],
     ["restricted with the whole internet allowed", { allow: rules("0.0.0.0/0,::/0") }, ["10.244.0.1", ...INSIDE, ...INTERNET], METADATA],
-    ["open with a mirror inside the cluster", { mode: "open", allow: rules("10.96.0.0/16@443") }, ["10.244.0.1", "10.96.0.1", ...INTERNET], [...METADATA, "10.244.0.7", "172.20.0.5"]],
+    [
+      "open with a mirror inside the cluster",
+      { mode: "open", allow: rules("10.96.0.0/16@443") },
+      ["10.244.0.1", "10.96.0.1", ...INTERNET],
+      [...METADATA, "10.244.0.7", "172.20.0.5"],
+    ],
   ])("%s: reaches what it should, never the metadata address", (_, over, yes, no) => {
     const policy = buildWorkloadNetworkPolicy(input(over));
     const port = (ip: string) => (ip === "10.244.0.1" ? 8081 : 443);

@@ -66,7 +66,11 @@ function gitRule(git: GitEndpoint): V1NetworkPolicyEgressRule {
 
 function allowRule(rule: EgressRule): V1NetworkPolicyEgressRule {
   const except = METADATA_CIDRS.filter((m) => strictlyContains(rule.cidr, m));
-  const ports = rule.ports.map((p): V1NetworkPolicyPort => ({ protocol: p.protocol, port: p.port, ...(p.endPort !== undefined ? { endPort: p.endPort } : {}) }));
+  const ports = rule.ports.map((p): V1NetworkPolicyPort => ({
+    protocol: p.protocol,
+    port: p.port,
+    ...(p.endPort !== undefined ? { endPort: p.endPort } : {}),
+  }));
   return { to: [blockOf(rule.cidr, except)], ...(ports.length ? { ports } : {}) };
 }
 
@@ -86,7 +90,13 @@ export function buildWorkloadNetworkPolicy(input: WorkloadPolicyInput): V1Networ
   const problems = egressSettingsProblems(input);
   if (problems.length) throw new EgressSettingsError(problems);
   const egress: V1NetworkPolicyEgressRule[] = [
-    { to: [structuredClone(DNS_PEER)], ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }] },
+    {
+      to: [structuredClone(DNS_PEER)],
+      ports: [
+        { protocol: "UDP", port: 53 },
+        { protocol: "TCP", port: 53 },
+      ],
+    },
     ...(input.git ? [gitRule(input.git)] : []),
     ...input.allow.map(allowRule),
     ...(input.mode === "open" ? [openRule(input.clusterCidrs)] : []),

@@ -18,7 +18,29 @@ let handshakes = 0;
 const dir = mkdtempSync(path.join(tmpdir(), "codeplane-kc-"));
 
 beforeAll(async () => {
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+    ],
+    { stdio: "ignore" },
+  );
   ca = readFileSync(`${dir}/cert.pem`, "utf8");
   server = createServer({ key: readFileSync(`${dir}/key.pem`), cert: ca }, (_req, res) => {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ kind: "NamespaceList", apiVersion: "v1", metadata: {}, items: [] }));

@@ -77,10 +77,12 @@ describe("buildRunJob", () => {
   it("checks out the commit from codeplane's git endpoint, installs dependencies, then runs the argv through the framing entrypoint", () => {
     expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "dependencies"]);
     const checkout = pod.initContainers![1]!;
-    expect(checkout.env).toEqual(expect.arrayContaining([
-      { name: "CODEPLANE_GIT_URL", value: `http://10.0.0.5:8081/git/${spec.repositoryId}.git` },
-      { name: "CODEPLANE_COMMIT", value: spec.commitHash },
-    ]));
+    expect(checkout.env).toEqual(
+      expect.arrayContaining([
+        { name: "CODEPLANE_GIT_URL", value: `http://10.0.0.5:8081/git/${spec.repositoryId}.git` },
+        { name: "CODEPLANE_COMMIT", value: spec.commitHash },
+      ]),
+    );
     // The code host's URL reaches no container: pods never talk to it.
     expect(JSON.stringify(pod)).not.toContain(spec.repositoryUrl);
     const main = pod.containers[0]!;
@@ -104,27 +106,34 @@ describe("buildRunJob", () => {
 
   it("passes environment variables only by name from the run's Secret, never as values in the spec", () => {
     const main = pod.containers[0]!;
-    expect(main.env).toEqual(expect.arrayContaining([
-      { name: "API_TOKEN", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "API_TOKEN", optional: false } } },
-      { name: "SEED", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "SEED", optional: false } } },
-    ]));
+    expect(main.env).toEqual(
+      expect.arrayContaining([
+        { name: "API_TOKEN", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "API_TOKEN", optional: false } } },
+        { name: "SEED", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "SEED", optional: false } } },
+      ]),
+    );
     const none = buildRunJob(input({ envNames: [] })).spec!.template.spec!.containers[0]!;
     expect(none.env!.filter((e) => e.valueFrom)).toEqual([]);
   });
 
   it("gives dependency install the egress mode, short network timeouts and the operator's variables, and no token", () => {
     const deps = pod.initContainers![2]!;
-    expect(deps.env).toEqual(expect.arrayContaining([
-      { name: "CODEPLANE_RUN_EGRESS", value: "restricted" },
-      { name: "PIP_DEFAULT_TIMEOUT", value: "15" },
-      { name: "PIP_INDEX_URL", value: "http://mirror.internal/simple" },
-    ]));
+    expect(deps.env).toEqual(
+      expect.arrayContaining([
+        { name: "CODEPLANE_RUN_EGRESS", value: "restricted" },
+        { name: "PIP_DEFAULT_TIMEOUT", value: "15" },
+        { name: "PIP_INDEX_URL", value: "http://mirror.internal/simple" },
+      ]),
+    );
     expect(deps.env!.some((e) => e.valueFrom)).toBe(false);
   });
 
   it("pulls with the operator's image pull secrets, and names none otherwise", () => {
     expect(pod.imagePullSecrets).toBeUndefined();
-    expect(buildRunJob(input({ imagePullSecrets: ["regcred", "mirror"] })).spec!.template.spec!.imagePullSecrets).toEqual([{ name: "regcred" }, { name: "mirror" }]);
+    expect(buildRunJob(input({ imagePullSecrets: ["regcred", "mirror"] })).spec!.template.spec!.imagePullSecrets).toEqual([
+      { name: "regcred" },
+      { name: "mirror" },
+    ]);
   });
 
   it("passes a preset's runtimeClassName through, and sets none otherwise", () => {

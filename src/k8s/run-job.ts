@@ -163,7 +163,10 @@ export function buildRunJob(input: RunJobInput): V1Job {
   const { spec } = input.resource;
   const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
   // Each variable by name from the workload's Secret (not envFrom, which would also hand the command the checkout token).
-  const userEnv: V1EnvVar[] = input.envNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: name, optional: false } } }));
+  const userEnv: V1EnvVar[] = input.envNames.map((name) => ({
+    name,
+    valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: name, optional: false } },
+  }));
   const tools = restrictedContainer({
     name: "tools",
     image: images.codeplane,

@@ -9,17 +9,25 @@ export type AnalysisResource = CustomResource<AnalysisSpec, AnalysisStatus>;
 
 export class RunResources extends CustomResources<RunSpec, RunStatus> {
   constructor(k: KubeClients, installation: string) {
-    super(k, { kind: RUN_KIND, plural: RUN_PLURAL, nameOf: (s) => runResourceName(s.runId), labelsOf: (s) => runLabels(s.accountId, s.repositoryId, s.runId) }, installation);
+    super(
+      k,
+      { kind: RUN_KIND, plural: RUN_PLURAL, nameOf: (s) => runResourceName(s.runId), labelsOf: (s) => runLabels(s.accountId, s.repositoryId, s.runId) },
+      installation,
+    );
   }
 }
 
 export class AnalysisResources extends CustomResources<AnalysisSpec, AnalysisStatus> {
   constructor(k: KubeClients, installation: string) {
-    super(k, {
-      kind: ANALYSIS_KIND,
-      plural: ANALYSIS_PLURAL,
-      nameOf: (s) => analysisResourceName(s.analysisId),
-      labelsOf: (s) => analysisLabels(s.accountId, s.repositoryId, s.analysisId),
-    }, installation);
+    super(
+      k,
+      {
+        kind: ANALYSIS_KIND,
+        plural: ANALYSIS_PLURAL,
+        nameOf: (s) => analysisResourceName(s.analysisId),
+        labelsOf: (s) => analysisLabels(s.accountId, s.repositoryId, s.analysisId),
+      },
+      installation,
+    );
   }
 }

@@ -203,7 +203,10 @@ export class StreamChannel {
     else if (!this.#graceTimer && !this.#final) {
       this.#graceTimer = setTimeout(() => {
         this.#graceTimer = null;
-        this.#log.warn({ grace_ms: this.#s.terminalGraceMs }, "workload ended but its logs were not marked complete in time; ending streams with what is stored");
+        this.#log.warn(
+          { grace_ms: this.#s.terminalGraceMs },
+          "workload ended but its logs were not marked complete in time; ending streams with what is stored",
+        );
         this.#makeFinal();
       }, this.#s.terminalGraceMs);
       this.#graceTimer.unref();

@@ -45,7 +45,9 @@ export function toolError(err: unknown, log: Logger, tool: string): CallToolResu
 const scopeChallenge =
   (scope: Scope, principal: Principal): ScopeChallengeHandler =>
   () =>
-    principal.scopes.has(scope) ? undefined : { scopes: [...new Set<string>([...principal.scopes, scope])] as [string, ...string[]], errorDescription: `Missing scope: ${scope}` };
+    principal.scopes.has(scope)
+      ? undefined
+      : { scopes: [...new Set<string>([...principal.scopes, scope])] as [string, ...string[]], errorDescription: `Missing scope: ${scope}` };
 
 export interface McpServerDeps {
   services: McpServices;
@@ -56,7 +58,10 @@ export interface McpServerDeps {
 
 /** One server per request (stateless): every tool, bound to this caller. */
 export function buildMcpServer(deps: McpServerDeps, caller: McpCaller): McpServer {
-  const server = new McpServer({ name: "codeplane", title: "codeplane", version: deps.version }, { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: "codeplane", title: "codeplane", version: deps.version },
+    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } },
+  );
   for (const t of TOOLS) register(server, deps, caller, t);
   return server;
 }

@@ -7,7 +7,14 @@ import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { createEnvVarSchema, envVarSchema } from "../domain/env-vars/env-vars.schemas.ts";
 import { normalizeRepoPath } from "../domain/repositories/repo-path.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
-import { createRepositorySchema, fileContentSchema, filesQuerySchema, fileQuerySchema, repositorySchema, treeSchema } from "../domain/repositories/repositories.schemas.ts";
+import {
+  createRepositorySchema,
+  fileContentSchema,
+  filesQuerySchema,
+  fileQuerySchema,
+  repositorySchema,
+  treeSchema,
+} from "../domain/repositories/repositories.schemas.ts";
 import { readRunLogAfter } from "../domain/runs/run-logs.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import { createRunSchema, runSchema, runStatusEnum } from "../domain/runs/runs.schemas.ts";
@@ -58,11 +65,7 @@ const page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), next_cursor: z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last." }) });
 
 const repositoryId = z.uuid().meta({ description: "A repository's `id` (list_repositories)." });
-const commitHash = z
-  .string()
-  .min(1)
-  .max(255)
-  .meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." });
+const commitHash = z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." });
 const runId = z.uuid().meta({ description: "A run's `run_id` (from run_experiment or run_command)." });
 const waitSeconds = (what: string) =>
   z
@@ -149,7 +152,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: fieldsOf(analysisSchema),
     readOnly: false,
     idempotent: true,
-    run: async (s, { repository_id, commit_hash, ...body }, c) => (await s.analyses.create(s.db, c.principal.accountId, repository_id, commit_hash, body)).analysis,
+    run: async (s, { repository_id, commit_hash, ...body }, c) =>
+      (await s.analyses.create(s.db, c.principal.accountId, repository_id, commit_hash, body)).analysis,
   }),
   tool({
     name: "get_analysis",
@@ -166,7 +170,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (args.wait_seconds === 0 || isTerminal(first.status)) return first;
       // Later reads name the resolved commit, so a branch that moves meanwhile does not switch analyses.
       let reads = 0;
-      return readUntilChanged(() => (reads++ === 0 ? Promise.resolve(first) : s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)), args.wait_seconds, c, 1000);
+      return readUntilChanged(
+        () => (reads++ === 0 ? Promise.resolve(first) : s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)),
+        args.wait_seconds,
+        c,
+        1000,
+      );
     },
   }),
   tool({
@@ -221,7 +230,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: z.strictObject({
       run_id: runId,
       after: z.int().min(0).default(0).meta({ description: "Return lines with a greater `seq` (0: from the start)." }),
-      limit: z.int().min(1).max(LOG_LIMIT_MAX).default(1000).meta({ description: `At most this many lines (1 to ${LOG_LIMIT_MAX}, default 1000; fewer when they exceed ${LOG_BYTES_MAX / 1024} KiB).` }),
+      limit: z
+        .int()
+        .min(1)
+        .max(LOG_LIMIT_MAX)
+        .default(1000)
+        .meta({ description: `At most this many lines (1 to ${LOG_LIMIT_MAX}, default 1000; fewer when they exceed ${LOG_BYTES_MAX / 1024} KiB).` }),
       wait_seconds: waitSeconds("new lines when there are none yet"),
     }),
     output: z.object({
@@ -248,7 +262,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   tool({
     name: "cancel_run",
     title: "Cancel a run",
-    description: "Stops a run (POST /v1/runs/{run_id}/cancel): answers with the run as it is now; its status becomes `cancelled` within seconds (get_run with `wait_seconds` shows it). A run that already finished is an error.",
+    description:
+      "Stops a run (POST /v1/runs/{run_id}/cancel): answers with the run as it is now; its status becomes `cancelled` within seconds (get_run with `wait_seconds` shows it). A run that already finished is an error.",
     scope: "runs:write",
     input: z.strictObject({ run_id: runId }),
     output: fieldsOf(runSchema),
@@ -276,7 +291,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "env:write",
     input: z.strictObject({
       ...createEnvVarSchema.shape,
-      secret: z.boolean().optional().meta({ description: "Secret values are never returned. Default: true for a new variable; an existing one keeps its setting." }),
+      secret: z
+        .boolean()
+        .optional()
+        .meta({ description: "Secret values are never returned. Default: true for a new variable; an existing one keeps its setting." }),
     }),
     output: fieldsOf(envVarSchema),
     readOnly: false,

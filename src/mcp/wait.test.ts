@@ -35,7 +35,12 @@ describe("readUntilChanged", () => {
     let stop = false;
     setTimeout(() => (stop = true), 50);
     const t1 = Date.now();
-    await readUntilChanged(async () => ({ status: "running" }), 10, control(() => stop), 20);
+    await readUntilChanged(
+      async () => ({ status: "running" }),
+      10,
+      control(() => stop),
+      20,
+    );
     expect(Date.now() - t1).toBeLessThan(500);
   });
 });

@@ -71,7 +71,13 @@ export interface FollowOptions {
  * passed, the limit is reached, the workload ended (`ended`: every line was
  * given), the time is up or the client went away.
  */
-export function followLines(hub: LogHub, id: string, after: number, opts: FollowOptions, control: WaitControl): Promise<{ lines: RunLogLine[]; ended: boolean }> {
+export function followLines(
+  hub: LogHub,
+  id: string,
+  after: number,
+  opts: FollowOptions,
+  control: WaitControl,
+): Promise<{ lines: RunLogLine[]; ended: boolean }> {
   return new Promise((resolve) => {
     const lines: RunLogLine[] = [];
     let bytes = 0;

@@ -66,7 +66,8 @@ interface ParsedMetadata {
 const optionalText = (m: Record<string, unknown>, field: string): string | undefined => {
   const v = m[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string" || v.length > MAX_TEXT || textProblem(v)) throw invalidClientMetadata(`${field} must be a string of at most ${MAX_TEXT} characters`);
+  if (typeof v !== "string" || v.length > MAX_TEXT || textProblem(v))
+    throw invalidClientMetadata(`${field} must be a string of at most ${MAX_TEXT} characters`);
   return v;
 };
 
@@ -81,7 +82,8 @@ const optionalUrl = (m: Record<string, unknown>, field: string): string | undefi
 function authMethodOf(m: Record<string, unknown>, opts: { allowSecret: boolean; defaultAuthMethod: AuthMethod }): AuthMethod {
   const authMethod = (m.token_endpoint_auth_method ?? opts.defaultAuthMethod) as AuthMethod;
   if (!AUTH_METHODS.includes(authMethod)) throw invalidClientMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
-  if (authMethod !== "none" && !opts.allowSecret) throw invalidClientMetadata("a client metadata document must use token_endpoint_auth_method none (no shared secret)");
+  if (authMethod !== "none" && !opts.allowSecret)
+    throw invalidClientMetadata("a client metadata document must use token_endpoint_auth_method none (no shared secret)");
   return authMethod;
 }
 
@@ -90,22 +92,26 @@ function grantTypesOf(m: Record<string, unknown>, authMethod: AuthMethod, allowS
   if (!Array.isArray(grantTypes) || grantTypes.length === 0 || grantTypes.some((g) => !GRANT_TYPES.includes(g))) {
     throw invalidClientMetadata(`grant_types must be a non-empty array of ${GRANT_TYPES.join(", ")}`);
   }
-  if (grantTypes.includes("client_credentials") && authMethod === "none") throw invalidClientMetadata("client_credentials needs a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post)");
-  if (grantTypes.includes("client_credentials") && !allowSecret) throw invalidClientMetadata("client_credentials is not available to client metadata documents");
+  if (grantTypes.includes("client_credentials") && authMethod === "none")
+    throw invalidClientMetadata("client_credentials needs a confidential client (token_endpoint_auth_method client_secret_basic or client_secret_post)");
+  if (grantTypes.includes("client_credentials") && !allowSecret)
+    throw invalidClientMetadata("client_credentials is not available to client metadata documents");
   return grantTypes;
 }
 
 function responseTypesOf(m: Record<string, unknown>, grantTypes: GrantType[]): unknown[] {
   const responseTypes = m.response_types ?? (grantTypes.includes("authorization_code") ? ["code"] : []);
   if (!Array.isArray(responseTypes) || responseTypes.some((r) => r !== "code")) throw invalidClientMetadata('response_types may only hold "code"');
-  if (grantTypes.includes("authorization_code") !== responseTypes.includes("code")) throw invalidClientMetadata('response_types "code" goes with grant_types "authorization_code"');
+  if (grantTypes.includes("authorization_code") !== responseTypes.includes("code"))
+    throw invalidClientMetadata('response_types "code" goes with grant_types "authorization_code"');
   return responseTypes as unknown[];
 }
 
 function redirectUrisOf(m: Record<string, unknown>, grantTypes: GrantType[]): unknown[] {
   const redirect = m.redirect_uris ?? [];
   if (!Array.isArray(redirect) || redirect.length > 20) throw invalidRedirectUri("redirect_uris must be an array of at most 20 URIs");
-  if (grantTypes.includes("authorization_code") && redirect.length === 0) throw invalidRedirectUri("redirect_uris is required for the authorization_code grant");
+  if (grantTypes.includes("authorization_code") && redirect.length === 0)
+    throw invalidRedirectUri("redirect_uris is required for the authorization_code grant");
   for (const uri of redirect as unknown[]) {
     const problem = redirectUriProblem(uri);
     if (problem) throw invalidRedirectUri(problem);
@@ -376,7 +382,8 @@ export function presentedCredentials(authorization: string | undefined, body: Re
     const at = decoded.indexOf(":");
     if (at < 0) throw invalidClient("malformed Basic credentials", true);
     if (body.client_secret !== undefined) throw invalidClient("use one way of authenticating the client, not two", true);
-    if (body.client_id !== undefined && body.client_id !== safeDecode(decoded.slice(0, at))) throw invalidClient("client_id differs from the Basic credentials", true);
+    if (body.client_id !== undefined && body.client_id !== safeDecode(decoded.slice(0, at)))
+      throw invalidClient("client_id differs from the Basic credentials", true);
     return { clientId: safeDecode(decoded.slice(0, at)), secret: safeDecode(decoded.slice(at + 1)), via: "basic" };
   }
   if (body.client_secret !== undefined) return { clientId: body.client_id ?? null, secret: body.client_secret, via: "post" };

@@ -78,7 +78,8 @@ export class TokenEngine {
       }
     }
     if (req.body.grant_type === "client_credentials") {
-      if (!req.client.grantTypes.includes("client_credentials")) throw new UnauthorizedClientError("Unauthorized client: client_credentials is not among the client's grant_types");
+      if (!req.client.grantTypes.includes("client_credentials"))
+        throw new UnauthorizedClientError("Unauthorized client: client_credentials is not among the client's grant_types");
       if (!req.client.apiKeyId || !(await liveKey(db, req.client.apiKeyId))) {
         throw new UnauthorizedClientError("Unauthorized client: the API key this client was registered with is revoked or expired");
       }
@@ -103,7 +104,15 @@ export class TokenEngine {
     const issued = await server.token(request, response);
     const user = issued.user as GrantUser;
     logger.info(
-      { event: "oauth.token_issued", grant_type: req.body.grant_type, client_id: req.client.clientId, account_id: user.accountId, family_id: user.familyId, scopes: issued.scope, refresh: !!issued.refreshToken },
+      {
+        event: "oauth.token_issued",
+        grant_type: req.body.grant_type,
+        client_id: req.client.clientId,
+        account_id: user.accountId,
+        family_id: user.familyId,
+        scopes: issued.scope,
+        refresh: !!issued.refreshToken,
+      },
       "OAuth token issued",
     );
     return response.body as Record<string, unknown>;
@@ -124,11 +133,15 @@ export class TokenEngine {
         if (row.used_at) {
           // RFC 6749 4.1.2: a code used twice; the tokens issued from it are revoked.
           const n = await revokeFamily(db, row.family_id);
-          logger.warn({ event: "oauth.code_reused", client_id: row.client_id, account_id: row.account_id, family_id: row.family_id, revoked: n }, "authorization code used again: its tokens are revoked");
+          logger.warn(
+            { event: "oauth.code_reused", client_id: row.client_id, account_id: row.account_id, family_id: row.family_id, revoked: n },
+            "authorization code used again: its tokens are revoked",
+          );
           return null;
         }
         if (!row.code_challenge) return null; // never issued without PKCE; never redeemed without it either
-        if (req.body.resource !== undefined && req.resource !== row.resource) throw new InvalidTargetError("resource differs from the one the code was issued for");
+        if (req.body.resource !== undefined && req.resource !== row.resource)
+          throw new InvalidTargetError("resource differs from the one the code was issued for");
         const user: GrantUser = { accountId: row.account_id, apiKeyId: row.api_key_id, grantId: row.grant_id, familyId: row.family_id, resource: row.resource };
         return {
           authorizationCode: code,
@@ -159,12 +172,16 @@ export class TokenEngine {
           if (row && row.kind === "refresh" && row.rotated_at && row.client_id === client.clientId) {
             // A rotated refresh token used again: it leaked, or its holder raced a thief. The whole family goes.
             const n = await revokeFamily(db, row.family_id);
-            logger.warn({ event: "oauth.refresh_reused", client_id: row.client_id, account_id: row.account_id, family_id: row.family_id, revoked: n }, "rotated refresh token used again: its family is revoked");
+            logger.warn(
+              { event: "oauth.refresh_reused", client_id: row.client_id, account_id: row.account_id, family_id: row.family_id, revoked: n },
+              "rotated refresh token used again: its family is revoked",
+            );
           }
           return null;
         }
         if (live.clientId !== client.clientId) return null;
-        if (req.body.resource !== undefined && req.resource !== live.resource) throw new InvalidTargetError("resource differs from the one the refresh token was issued for");
+        if (req.body.resource !== undefined && req.resource !== live.resource)
+          throw new InvalidTargetError("resource differs from the one the refresh token was issued for");
         const user: GrantUser = { accountId: live.accountId, apiKeyId: live.apiKeyId, grantId: live.grantId, familyId: live.familyId, resource: live.resource };
         return { refreshToken: token, refreshTokenExpiresAt: live.expiresAt, scope: live.scopes, client: libClient(client), user };
       },
@@ -207,7 +224,16 @@ export class TokenEngine {
       ) => {
         const scopes = onlyScopes(token.scope ?? []);
         const now = new Date();
-        const base = { family_id: user.familyId, grant_id: user.grantId, client_id: client.clientId, account_id: user.accountId, api_key_id: user.apiKeyId, scopes, resource: user.resource, created_at: now };
+        const base = {
+          family_id: user.familyId,
+          grant_id: user.grantId,
+          client_id: client.clientId,
+          account_id: user.accountId,
+          api_key_id: user.apiKeyId,
+          scopes,
+          resource: user.resource,
+          created_at: now,
+        };
         // A refresh token only for clients that registered the refresh_token grant.
         const refresh = token.refreshToken && client.grantTypes.includes("refresh_token") ? token.refreshToken : undefined;
         await db

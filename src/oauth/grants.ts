@@ -20,7 +20,10 @@ export const oauthClientSchema = z
     scope: z.string().nullable().meta({ description: "The scopes the client may ask for (space-separated); null: any." }),
     created_at: z.iso.datetime(),
   })
-  .meta({ id: "OAuthClient", description: "A client registered with an API key of this account (POST /oauth/register with `Authorization: Bearer <API key>`)." });
+  .meta({
+    id: "OAuthClient",
+    description: "A client registered with an API key of this account (POST /oauth/register with `Authorization: Bearer <API key>`).",
+  });
 export type OAuthClientView = z.infer<typeof oauthClientSchema>;
 
 export const oauthGrantSchema = z
@@ -95,7 +98,13 @@ export async function listGrants(db: Db, accountId: string, page: PageRequest): 
 export async function revokeGrant(db: Db, accountId: string, grantId: string, logger: Logger): Promise<void> {
   await db.transaction().execute(async (tx) => {
     const now = new Date();
-    const r = await tx.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", grantId).where("account_id", "=", accountId).where("revoked_at", "is", null).executeTakeFirst();
+    const r = await tx
+      .updateTable("oauth_grants")
+      .set({ revoked_at: now })
+      .where("id", "=", grantId)
+      .where("account_id", "=", accountId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) throw notFound("OAuth grant");
     await tx.updateTable("oauth_tokens").set({ revoked_at: now }).where("grant_id", "=", grantId).where("revoked_at", "is", null).execute();
     await tx.updateTable("oauth_codes").set({ used_at: now }).where("grant_id", "=", grantId).where("used_at", "is", null).execute();

@@ -42,12 +42,23 @@ export class OAuthServer {
     this.authenticator = accessTokenAuthenticator(opts.db, opts.publicUrl);
     this.#csrfSecret = createHmac("sha256", opts.encryptionKey).update("codeplane oauth").digest();
     const c = opts.config;
-    this.#oidc = c.oidc ? new OidcSignIn({ config: c.oidc, db: opts.db, secret: this.#csrfSecret, keySeconds: Math.max(c.sessionSeconds, c.refreshTokenSeconds) }) : null;
+    this.#oidc = c.oidc
+      ? new OidcSignIn({ config: c.oidc, db: opts.db, secret: this.#csrfSecret, keySeconds: Math.max(c.sessionSeconds, c.refreshTokenSeconds) })
+      : null;
   }
 
   /** The unversioned endpoints (discovery, /oauth/*), with the API layer's rate limits. */
   router(limits: { token: Middleware; register: Middleware; signIn: Middleware }): Router {
-    return createOAuthRouter({ db: this.#o.db, publicUrl: this.#o.publicUrl, config: this.#o.config, csrfSecret: this.#csrfSecret, logger: this.#o.logger, limits, oidc: this.#oidc, apiKeySignIn: this.signInMethods.apiKey });
+    return createOAuthRouter({
+      db: this.#o.db,
+      publicUrl: this.#o.publicUrl,
+      config: this.#o.config,
+      csrfSecret: this.#csrfSecret,
+      logger: this.#o.logger,
+      limits,
+      oidc: this.#oidc,
+      apiKeySignIn: this.signInMethods.apiKey,
+    });
   }
 
   /** How people sign in here, the same on the authorization page and the dashboard: an API key (unless turned off), the OIDC provider (when configured). */

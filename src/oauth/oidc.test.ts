@@ -5,7 +5,10 @@ const cfg = (accountClaim: string, accounts: [string, string][] | null = null) =
 
 describe("accountNames", () => {
   it("reads a verified email's domain, case-insensitively, through the mapping", () => {
-    expect(accountNames({ email: "Alice@ACME.com", email_verified: true }, cfg("email", [["acme.com", "acme"]]))).toEqual({ values: ["acme.com"], names: ["acme"] });
+    expect(accountNames({ email: "Alice@ACME.com", email_verified: true }, cfg("email", [["acme.com", "acme"]]))).toEqual({
+      values: ["acme.com"],
+      names: ["acme"],
+    });
     expect(accountNames({ email: "a@acme.com", email_verified: true }, cfg("email"))).toEqual({ values: ["acme.com"], names: ["acme.com"] });
     expect(accountNames({ email: "a@other.com", email_verified: true }, cfg("email", [["acme.com", "acme"]])).names).toEqual([]);
   });
@@ -16,7 +19,15 @@ describe("accountNames", () => {
   });
   it("reads a list claim: the first pair of the mapping that matches wins", () => {
     const groups = { groups: ["staff", "platform-team", "ml"] };
-    expect(accountNames(groups, cfg("groups", [["ml", "research"], ["platform-team", "platform"]])).names).toEqual(["research"]);
+    expect(
+      accountNames(
+        groups,
+        cfg("groups", [
+          ["ml", "research"],
+          ["platform-team", "platform"],
+        ]),
+      ).names,
+    ).toEqual(["research"]);
     expect(accountNames(groups, cfg("groups")).names).toEqual(["staff", "platform-team", "ml"]);
     expect(accountNames({ groups: "ml" }, cfg("groups", [["ML", "research"]])).names).toEqual([]); // exact, case-sensitive
     expect(accountNames({ groups: [1, null] }, cfg("groups")).names).toEqual([]);

@@ -158,9 +158,11 @@ export class OidcSignIn {
   /** Finishes a sign-in at the callback: the ID token validated, the account found, the sign-in key ready. */
   async finish(baseUrl: string, loginNonce: string | undefined, sealed: string | undefined, query: string): Promise<OidcIdentity> {
     const flow = sealed ? this.#unseal(sealed) : null;
-    if (!flow) throw new OidcRefusal("This sign-in was not started in this browser, or it was altered. Start again from the application.", 403, "no_flow_state");
+    if (!flow)
+      throw new OidcRefusal("This sign-in was not started in this browser, or it was altered. Start again from the application.", 403, "no_flow_state");
     if (flow.e < Date.now() / 1000) throw new OidcRefusal("This sign-in took too long. Start again from the application.", 403, "flow_expired");
-    if (!loginNonce || loginNonce !== flow.l) throw new OidcRefusal("This sign-in was not started in this browser. Start again from the application.", 403, "login_cookie_mismatch");
+    if (!loginNonce || loginNonce !== flow.l)
+      throw new OidcRefusal("This sign-in was not started in this browser. Start again from the application.", 403, "login_cookie_mismatch");
     const config = await this.#configuration().catch((err: Error) => {
       throw new OidcRefusal(`${this.providerName} cannot be reached right now (${err.message}). Try again later.`, 502, "discovery_failed");
     });
@@ -168,14 +170,23 @@ export class OidcSignIn {
     current.search = query;
     let claims: client.IDToken;
     try {
-      const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.v, expectedState: flow.s, expectedNonce: flow.n, idTokenExpected: true });
+      const tokens = await client.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: flow.v,
+        expectedState: flow.s,
+        expectedNonce: flow.n,
+        idTokenExpected: true,
+      });
       claims = tokens.claims()!;
     } catch (err) {
       if (err instanceof client.AuthorizationResponseError) {
         throw new OidcRefusal(`${this.providerName} did not sign you in: ${err.error_description ?? err.error}.`, 403, `provider_${err.error}`);
       }
       const code = (err as { code?: string }).code;
-      throw new OidcRefusal(`The answer from ${this.providerName} could not be accepted (${(err as Error).message}). Start again from the application.`, 403, code ? `rejected_${code}` : "rejected");
+      throw new OidcRefusal(
+        `The answer from ${this.providerName} could not be accepted (${(err as Error).message}). Start again from the application.`,
+        403,
+        code ? `rejected_${code}` : "rejected",
+      );
     }
     const account = await this.#account(claims);
     const label = typeof claims.email === "string" && claims.email ? claims.email : claims.sub;
@@ -197,7 +208,11 @@ export class OidcSignIn {
     const rows = await this.#db.selectFrom("accounts").select(["id", "name"]).where("name", "in", names).execute();
     if (rows.length === 0) throw unknown();
     if (rows.length > 1) {
-      throw new OidcRefusal(`Your ${claim} names more than one codeplane account (${rows.map((r) => r.name).join(", ")}); codeplane cannot choose. Ask the operator to set CODEPLANE_OIDC_ACCOUNTS.`, 403, "ambiguous_account");
+      throw new OidcRefusal(
+        `Your ${claim} names more than one codeplane account (${rows.map((r) => r.name).join(", ")}); codeplane cannot choose. Ask the operator to set CODEPLANE_OIDC_ACCOUNTS.`,
+        403,
+        "ambiguous_account",
+      );
     }
     return rows[0]!;
   }
@@ -226,7 +241,10 @@ export class OidcSignIn {
       }
       const { prefix, hash } = generateApiKey(); // the key itself is never kept nor shown: nobody can present it
       const id = newId();
-      await tx.insertInto("api_keys").values({ id, account_id: accountId, name, prefix, key_hash: hash, scopes, expires_at: expiresAt, parent_id: null }).execute();
+      await tx
+        .insertInto("api_keys")
+        .values({ id, account_id: accountId, name, prefix, key_hash: hash, scopes, expires_at: expiresAt, parent_id: null })
+        .execute();
       return id;
     });
   }
@@ -257,13 +275,18 @@ export class OidcSignIn {
  * mapping: `values` are what the claim says (an email's domain, or a claim's
  * strings), `names` the account names they map to (none: no account).
  */
-export function accountNames(claims: Record<string, unknown>, cfg: Pick<OidcConfig, "accountClaim" | "accounts" | "providerName">): { values: string[]; names: string[] } {
+export function accountNames(
+  claims: Record<string, unknown>,
+  cfg: Pick<OidcConfig, "accountClaim" | "accounts" | "providerName">,
+): { values: string[]; names: string[] } {
   const claim = cfg.accountClaim;
   let values: string[];
   if (claim === "email") {
     const email = claims.email;
-    if (typeof email !== "string" || !email.includes("@")) throw new OidcRefusal(`${cfg.providerName} did not tell codeplane your email address, so no account can be chosen.`, 403, "no_email");
-    if (claims.email_verified !== true) throw new OidcRefusal(`${cfg.providerName} has not verified your email address (${email}), so no account can be chosen by it.`, 403, "email_unverified");
+    if (typeof email !== "string" || !email.includes("@"))
+      throw new OidcRefusal(`${cfg.providerName} did not tell codeplane your email address, so no account can be chosen.`, 403, "no_email");
+    if (claims.email_verified !== true)
+      throw new OidcRefusal(`${cfg.providerName} has not verified your email address (${email}), so no account can be chosen by it.`, 403, "email_unverified");
     values = [email.slice(email.lastIndexOf("@") + 1).toLowerCase()];
   } else {
     const v = claims[claim];

@@ -33,8 +33,7 @@ export function pageCsp(formTargets: readonly string[] = []): string {
   ].join("; ");
 }
 
-export const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const hidden = (fields: Record<string, string>) =>
   Object.entries(fields)
@@ -99,7 +98,14 @@ ${keyForm}`,
   );
 }
 
-export function consentPage(p: { client: ClientShown; request: Record<string, string>; csrf: string; scopes: readonly string[]; unavailable: readonly string[]; account: string }): string {
+export function consentPage(p: {
+  client: ClientShown;
+  request: Record<string, string>;
+  csrf: string;
+  scopes: readonly string[];
+  unavailable: readonly string[];
+  account: string;
+}): string {
   const list = p.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join("");
   const missing = p.unavailable.length
     ? `<p class="muted">Also asked, but your sign-in does not carry them (the API key you signed in with, or what this codeplane grants people signed in through its identity provider), so they will not be granted: ${p.unavailable.map((s) => `<code>${esc(s)}</code>`).join(", ")}.</p>`
@@ -120,5 +126,8 @@ ${hidden({ ...p.request, cp_action: "consent", csrf_token: p.csrf })}
 }
 
 export function errorPage(title: string, message: string): string {
-  return layout(title, `<h1>${esc(title)}</h1>\n<p class="error" role="alert">${esc(message)}</p>\n<p class="muted">Nothing was sent back to the application.</p>`);
+  return layout(
+    title,
+    `<h1>${esc(title)}</h1>\n<p class="error" role="alert">${esc(message)}</p>\n<p class="muted">Nothing was sent back to the application.</p>`,
+  );
 }

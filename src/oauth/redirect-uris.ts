@@ -17,7 +17,8 @@ export function redirectUriProblem(value: unknown): string | null {
   if (u.hash || value.includes("#")) return `a redirect URI must not have a fragment: ${value}`;
   if (u.username || u.password) return `a redirect URI must not carry credentials: ${value}`;
   if (u.protocol === "https:") return u.hostname ? null : `no host: ${value}`;
-  if (u.protocol === "http:") return LOOPBACK_HOSTS.has(u.hostname) ? null : `http:// is allowed only on a loopback host (127.0.0.1, [::1], localhost): ${value}`;
+  if (u.protocol === "http:")
+    return LOOPBACK_HOSTS.has(u.hostname) ? null : `http:// is allowed only on a loopback host (127.0.0.1, [::1], localhost): ${value}`;
   return `a redirect URI must be https://, or http:// on a loopback host: ${value}`;
 }
 

@@ -18,7 +18,8 @@ const PREFIX: Record<SecretKind, string> = {
 
 export const newSecret = (kind: SecretKind): string => PREFIX[kind] + randomBytes(32).toString("base64url");
 
-export const isSecretOf = (kind: SecretKind, value: string): boolean => value.startsWith(PREFIX[kind]) && /^[A-Za-z0-9_-]{43}$/.test(value.slice(PREFIX[kind].length));
+export const isSecretOf = (kind: SecretKind, value: string): boolean =>
+  value.startsWith(PREFIX[kind]) && /^[A-Za-z0-9_-]{43}$/.test(value.slice(PREFIX[kind].length));
 
 export const hashSecret = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex");
 

@@ -65,7 +65,10 @@ export async function recordConsent(db: Db, accountId: string, clientId: string,
       return { id: live.id, accountId, clientId, apiKeyId, scopes: merged };
     }
     const id = newId();
-    await tx.insertInto("oauth_grants").values({ id, account_id: accountId, client_id: clientId, api_key_id: apiKeyId, scopes: [...scopes], created_at: now, updated_at: now }).execute();
+    await tx
+      .insertInto("oauth_grants")
+      .values({ id, account_id: accountId, client_id: clientId, api_key_id: apiKeyId, scopes: [...scopes], created_at: now, updated_at: now })
+      .execute();
     return { id, accountId, clientId, apiKeyId, scopes: [...scopes] };
   });
 }
@@ -123,13 +126,31 @@ export interface AccessTokenInfo {
  * A token that works now: not revoked or rotated, not expired, its grant (if
  * any) live, its client not deleted, its API key live.
  */
-export async function liveToken(db: Db, kind: "access" | "refresh", token: string, now = new Date()): Promise<(AccessTokenInfo & { familyId: string; grantId: string | null; apiKeyId: string }) | null> {
+export async function liveToken(
+  db: Db,
+  kind: "access" | "refresh",
+  token: string,
+  now = new Date(),
+): Promise<(AccessTokenInfo & { familyId: string; grantId: string | null; apiKeyId: string }) | null> {
   const row = await db
     .selectFrom("oauth_tokens as t")
     .innerJoin("api_keys as k", "k.id", "t.api_key_id")
     .innerJoin("oauth_clients as c", "c.client_id", "t.client_id")
     .leftJoin("oauth_grants as g", "g.id", "t.grant_id")
-    .select(["t.id", "t.account_id", "t.client_id", "t.scopes", "t.resource", "t.expires_at", "t.created_at", "t.family_id", "t.grant_id", "t.api_key_id", "k.scopes as key_scopes", "k.expires_at as key_expires_at"])
+    .select([
+      "t.id",
+      "t.account_id",
+      "t.client_id",
+      "t.scopes",
+      "t.resource",
+      "t.expires_at",
+      "t.created_at",
+      "t.family_id",
+      "t.grant_id",
+      "t.api_key_id",
+      "k.scopes as key_scopes",
+      "k.expires_at as key_expires_at",
+    ])
     .where("t.token_hash", "=", hashSecret(token))
     .where("t.kind", "=", kind)
     .where("t.revoked_at", "is", null)
@@ -172,11 +193,20 @@ export interface SessionInfo {
   expiresAt: Date;
 }
 
-export async function createSession(db: Db, accountId: string, apiKeyId: string, seconds: number, now = new Date()): Promise<{ token: string; session: SessionInfo }> {
+export async function createSession(
+  db: Db,
+  accountId: string,
+  apiKeyId: string,
+  seconds: number,
+  now = new Date(),
+): Promise<{ token: string; session: SessionInfo }> {
   const token = newSecret("session");
   const id = newId();
   const expiresAt = new Date(now.getTime() + seconds * 1000);
-  await db.insertInto("oauth_sessions").values({ id, token_hash: hashSecret(token), account_id: accountId, api_key_id: apiKeyId, created_at: now, expires_at: expiresAt }).execute();
+  await db
+    .insertInto("oauth_sessions")
+    .values({ id, token_hash: hashSecret(token), account_id: accountId, api_key_id: apiKeyId, created_at: now, expires_at: expiresAt })
+    .execute();
   const key = await liveKey(db, apiKeyId, now);
   return { token, session: { id, accountId, apiKeyId, scopes: key?.scopes ?? [], expiresAt } };
 }

@@ -22,7 +22,10 @@ export const analysisSpecSchema = z.object({
   commitHash: COMMIT,
   branch: z.string().max(255).optional().meta({ description: "The branch the commit was asked for by, if any." }),
   language: z.enum(["en", "ja"]).meta({ description: "The language of the summary text." }),
-  timeoutSeconds: z.int().min(1).max(24 * 3600),
+  timeoutSeconds: z
+    .int()
+    .min(1)
+    .max(24 * 3600),
   cancelRequested: z.boolean().optional(),
 });
 export type AnalysisSpec = z.infer<typeof analysisSpecSchema>;

@@ -21,11 +21,21 @@ export const computePresetSchema = z.strictObject({
     )
     .default([]),
   // A sandboxing runtime (gVisor, Kata) for this preset's pods, where the cluster has its RuntimeClass.
-  runtimeClassName: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/).max(253).optional(),
+  runtimeClassName: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/)
+    .max(253)
+    .optional(),
 });
 export type ComputePreset = z.infer<typeof computePresetSchema>;
 
-export const computeTypesSchema = z.record(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63), computePresetSchema);
+export const computeTypesSchema = z.record(
+  z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(63),
+  computePresetSchema,
+);
 export type ComputeTypes = z.infer<typeof computeTypesSchema>;
 
 export const DEFAULT_COMPUTE_TYPE = "cpu-general";

@@ -24,7 +24,8 @@ describe("CRD manifests", () => {
       expect(n.anyOf, path).toBeUndefined();
       expect(n.oneOf, path).toBeUndefined();
       // A node without a type must keep unknown fields, or it cannot hold anything.
-      if (/\.(properties\.[^.]+|additionalProperties|items)$/.test(path) && !Array.isArray(n) && !("type" in n)) expect(n["x-kubernetes-preserve-unknown-fields"], path).toBe(true);
+      if (/\.(properties\.[^.]+|additionalProperties|items)$/.test(path) && !Array.isArray(n) && !("type" in n))
+        expect(n["x-kubernetes-preserve-unknown-fields"], path).toBe(true);
       for (const [k, v] of Object.entries(n)) walk(v, `${path}.${k}`);
     };
     for (const text of Object.values(rendered)) {
@@ -38,7 +39,14 @@ describe("CRD manifests", () => {
     expect(runs.metadata.name).toBe("runs.codeplane.dev");
     expect(runs.spec.names).toMatchObject({ kind: "Run", plural: "runs", shortNames: ["cpr"], categories: ["codeplane"] });
     expect(runs.spec.versions[0].subresources).toEqual({ status: {} });
-    expect(runs.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(["Status", "Repository", "Commit", "Compute", "Exit", "Age"]);
+    expect(runs.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual([
+      "Status",
+      "Repository",
+      "Commit",
+      "Compute",
+      "Exit",
+      "Age",
+    ]);
     const analyses = parse(rendered["codeplane.dev_analyses.yaml"]!);
     expect(analyses.spec.names).toMatchObject({ kind: "Analysis", plural: "analyses", shortNames: ["cpa"], categories: ["codeplane"] });
   });

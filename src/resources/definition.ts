@@ -19,7 +19,8 @@ function structural(node: Json): Json {
   if (node === null || typeof node !== "object") return node;
   // A union of types is not structural (anyOf branches may not name a type):
   // the field keeps any value and the controller's zod schema checks it.
-  if (Array.isArray(node.anyOf)) return { ...(node.description !== undefined && { description: node.description }), "x-kubernetes-preserve-unknown-fields": true };
+  if (Array.isArray(node.anyOf))
+    return { ...(node.description !== undefined && { description: node.description }), "x-kubernetes-preserve-unknown-fields": true };
   const out: { [k: string]: Json } = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === "additionalProperties" && v === false) continue;

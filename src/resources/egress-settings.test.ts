@@ -44,13 +44,16 @@ describe("gitEndpointFromUrl", () => {
     expect(gitEndpointFromUrl(url)).toEqual(expected);
   });
 
-  it.each(["http://codeplane.codeplane.svc:8081", "http://localhost:8080", "https://git.example.com"])("%s (a DNS name) is refused with what to do instead", (url) => {
-    const r = gitEndpointFromUrl(url);
-    expect(typeof r).toBe("string");
-    expect(r).toMatch(/DNS name/);
-    expect(r).toMatch(/IP address/);
-    expect(r).toMatch(/Helm chart/);
-  });
+  it.each(["http://codeplane.codeplane.svc:8081", "http://localhost:8080", "https://git.example.com"])(
+    "%s (a DNS name) is refused with what to do instead",
+    (url) => {
+      const r = gitEndpointFromUrl(url);
+      expect(typeof r).toBe("string");
+      expect(r).toMatch(/DNS name/);
+      expect(r).toMatch(/IP address/);
+      expect(r).toMatch(/Helm chart/);
+    },
+  );
 });
 
 describe("egressSettingsProblems", () => {

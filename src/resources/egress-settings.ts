@@ -13,9 +13,7 @@ import { METADATA_CIDRS, type EgressRule } from "./egress.ts";
  * API pods (the Helm chart: the URL names a Service, and a NetworkPolicy sees
  * the pods behind it, on their container port).
  */
-export type GitEndpoint =
-  | { ip: string; port: number }
-  | { namespace: string; podSelector: Record<string, string>; port: number };
+export type GitEndpoint = { ip: string; port: number } | { namespace: string; podSelector: Record<string, string>; port: number };
 
 // --- addresses --------------------------------------------------------------
 
@@ -86,7 +84,8 @@ export function egressSettingsProblems(input: { allow: readonly EgressRule[]; cl
     if (inside) problems.push(`CODEPLANE_RUN_EGRESS_ALLOW: '${rule.cidr}' lies inside the cloud metadata range ${inside}, which runs may never reach`);
   }
   for (const cidr of input.clusterCidrs) {
-    if (parsePrefix(cidr)?.length === 0) problems.push(`CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: '${cidr}' is every address of its family; use CODEPLANE_RUN_EGRESS=restricted to close egress`);
+    if (parsePrefix(cidr)?.length === 0)
+      problems.push(`CODEPLANE_RUN_EGRESS_CLUSTER_CIDRS: '${cidr}' is every address of its family; use CODEPLANE_RUN_EGRESS=restricted to close egress`);
   }
   const git = input.git;
   if (git && "ip" in git) {

@@ -28,7 +28,16 @@ export const METADATA_CIDRS = ["169.254.0.0/16", "fd00:ec2::254/128"] as const;
  * link-local): open egress still excludes them, so "open" means the internet,
  * not the cluster's Services, nodes and pods.
  */
-export const DEFAULT_CLUSTER_CIDRS = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "fc00::/7", "fe80::/10", "::1/128"] as const;
+export const DEFAULT_CLUSTER_CIDRS = [
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "fc00::/7",
+  "fe80::/10",
+  "::1/128",
+] as const;
 
 export function isCidr(value: string): boolean {
   const slash = value.indexOf("/");
@@ -49,7 +58,10 @@ const PORT = /^([0-9]{1,5})(?:-([0-9]{1,5}))?(?:\/(tcp|udp))?$/i;
  */
 export function parseEgressRules(text: string): EgressRule[] | string {
   const byCidr = new Map<string, EgressRule>();
-  for (const entry of text.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf("@");
     const cidr = at < 0 ? entry : entry.slice(0, at);
     if (!isCidr(cidr)) return `'${entry}': '${cidr}' is not a CIDR (write 10.0.0.0/8@443/tcp, or a bare CIDR for every port)`;
@@ -61,7 +73,11 @@ export function parseEgressRules(text: string): EgressRule[] | string {
       if (!m || port < 1 || port > 65535 || (end !== undefined && (end < port || end > 65535))) {
         return `'${entry}': the port must be 1-65535, a range 'low-high', optionally followed by /tcp or /udp`;
       }
-      rule.ports.push({ protocol: (m[3]?.toUpperCase() as "TCP" | "UDP" | undefined) ?? "TCP", port, ...(end !== undefined && end !== port ? { endPort: end } : {}) });
+      rule.ports.push({
+        protocol: (m[3]?.toUpperCase() as "TCP" | "UDP" | undefined) ?? "TCP",
+        port,
+        ...(end !== undefined && end !== port ? { endPort: end } : {}),
+      });
     } else if (byCidr.has(cidr) && rule.ports.length) {
       return `'${entry}': ${cidr} is listed both with and without ports`;
     }

@@ -27,7 +27,10 @@ export const runSpecSchema = z.object({
     .optional()
     .meta({ description: "The experiment's parameter values (defaults with the request's overrides); never secret." }),
   computeType: z.string().min(1).max(63),
-  timeoutSeconds: z.int().min(1).max(7 * 24 * 3600),
+  timeoutSeconds: z
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;

@@ -81,20 +81,35 @@ export function createUiRouter(o: UiRouterOptions): Router {
   };
 
   const router = new Router({ sensitive: true, strict: true });
-  const shell = (ctx: Context) => send(ctx, load(`${dir}static/index.html`, (t) => t), STATIC_TYPES["index.html"]!);
+  const shell = (ctx: Context) =>
+    send(
+      ctx,
+      load(`${dir}static/index.html`, (t) => t),
+      STATIC_TYPES["index.html"]!,
+    );
   router.get("/ui", shell);
   router.get("/ui/", shell);
   // Where the GitHub App's setup callback sends the browser (GET /v1/integrations/github/callback).
   router.get("/ui/integrations", shell);
   router.get("/ui/integrations/:id", shell);
-  router.get("/ui/app.css", (ctx) => send(ctx, load(`${dir}static/app.css`, (t) => t), STATIC_TYPES["app.css"]!));
+  router.get("/ui/app.css", (ctx) =>
+    send(
+      ctx,
+      load(`${dir}static/app.css`, (t) => t),
+      STATIC_TYPES["app.css"]!,
+    ),
+  );
   router.get("/ui/app/:name", (ctx) => {
     const name = ctx.params.name!;
     if (!MODULE_NAME.test(name) || name.endsWith(".test.ts") || !existsSync(`${dir}app/${name}`)) {
       json(ctx, 404, { detail: "Not found" });
       return;
     }
-    send(ctx, load(`${dir}app/${name}`, (t) => stripTypeScriptTypes(t, { mode: "strip" })), "text/javascript; charset=utf-8");
+    send(
+      ctx,
+      load(`${dir}app/${name}`, (t) => stripTypeScriptTypes(t, { mode: "strip" })),
+      "text/javascript; charset=utf-8",
+    );
   });
 
   // The session: who is signed in, and the CSRF token /v1 wants with the cookie on anything but GET.
@@ -102,7 +117,13 @@ export function createUiRouter(o: UiRouterOptions): Router {
     if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });
     const s = await o.sessions.resolve(ctx.get("Cookie"), baseUrl(ctx));
     if (!s) return json(ctx, 401, { detail: "Not signed in" });
-    json(ctx, 200, { account_id: s.session.accountId, api_key_id: s.session.apiKeyId, scopes: s.session.scopes, expires_at: s.session.expiresAt.toISOString(), csrf_token: s.csrfToken });
+    json(ctx, 200, {
+      account_id: s.session.accountId,
+      api_key_id: s.session.apiKeyId,
+      scopes: s.session.scopes,
+      expires_at: s.session.expiresAt.toISOString(),
+      csrf_token: s.csrfToken,
+    });
   });
   // How one signs in here: the sign-in page shows the API-key form and the provider's button accordingly.
   router.get("/ui/sign-in", (ctx) => {
@@ -137,7 +158,12 @@ export function createUiRouter(o: UiRouterOptions): Router {
     const created = await o.sessions.signIn(apiKey);
     if (!created) return json(ctx, 401, { detail: "That is not a valid API key." });
     cookie(ctx, created.token, o.sessions.sessionSeconds);
-    json(ctx, 201, { account_id: created.session.accountId, scopes: created.session.scopes, expires_at: created.session.expiresAt.toISOString(), csrf_token: o.sessions.csrfToken(created.session.id) });
+    json(ctx, 201, {
+      account_id: created.session.accountId,
+      scopes: created.session.scopes,
+      expires_at: created.session.expiresAt.toISOString(),
+      csrf_token: o.sessions.csrfToken(created.session.id),
+    });
   });
   router.delete("/ui/session", async (ctx) => {
     if (!sameOrigin(ctx)) return json(ctx, 403, { detail: "Cross-origin request refused" });

@@ -81,7 +81,10 @@ export class DashboardSessions {
       return null;
     }
     const created = await createSession(this.#o.db, principal.accountId, principal.credential.id, this.#o.sessionSeconds);
-    this.#audit.info({ event: "ui.sign_in", account_id: principal.accountId, api_key_id: principal.credential.id, session_id: created.session.id }, "signed in to the dashboard");
+    this.#audit.info(
+      { event: "ui.sign_in", account_id: principal.accountId, api_key_id: principal.credential.id, session_id: created.session.id },
+      "signed in to the dashboard",
+    );
     return created;
   }
 

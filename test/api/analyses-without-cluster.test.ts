@@ -154,11 +154,41 @@ describe("analyses without a cluster", () => {
     });
 
     it.each([
-      ["an unknown experiment", { analyzed_experiment: "python:nope.py" }, ["body", "analyzed_experiment"], "value_error", /no completed analysis with that experiment/],
-      ["an unknown parameter", { analyzed_experiment: "python:train.py", parameters: { lr: 1 } }, ["body", "parameters", "lr"], "value_error", /has no parameter 'lr'/],
-      ["a bad integer", { analyzed_experiment: "python:train.py", parameters: { epochs: "many" } }, ["body", "parameters", "epochs"], "int_parsing", /valid integer/],
-      ["a value outside the choices", { analyzed_experiment: "python:train.py", parameters: { optimizer: "rmsprop" } }, ["body", "parameters", "optimizer"], "enum", /'adam' or 'sgd'/],
-      ["missing environment variables", { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } }, ["body", "analyzed_experiment"], "value_error", /missing environment variables: API_TOKEN/],
+      [
+        "an unknown experiment",
+        { analyzed_experiment: "python:nope.py" },
+        ["body", "analyzed_experiment"],
+        "value_error",
+        /no completed analysis with that experiment/,
+      ],
+      [
+        "an unknown parameter",
+        { analyzed_experiment: "python:train.py", parameters: { lr: 1 } },
+        ["body", "parameters", "lr"],
+        "value_error",
+        /has no parameter 'lr'/,
+      ],
+      [
+        "a bad integer",
+        { analyzed_experiment: "python:train.py", parameters: { epochs: "many" } },
+        ["body", "parameters", "epochs"],
+        "int_parsing",
+        /valid integer/,
+      ],
+      [
+        "a value outside the choices",
+        { analyzed_experiment: "python:train.py", parameters: { optimizer: "rmsprop" } },
+        ["body", "parameters", "optimizer"],
+        "enum",
+        /'adam' or 'sgd'/,
+      ],
+      [
+        "missing environment variables",
+        { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } },
+        ["body", "analyzed_experiment"],
+        "value_error",
+        /missing environment variables: API_TOKEN/,
+      ],
     ])("refuses a run of %s with a 422 naming it", async (_name, json, loc, type, msg) => {
       const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json });
       expect(res.status).toBe(422);
@@ -167,11 +197,17 @@ describe("analyses without a cluster", () => {
     });
 
     it("once the variable is set, the analysis is valid and the run gets as far as the cluster", async () => {
-      const set = await alice.api("/v1/environment-variables", { method: "POST", json: { name: "API_TOKEN", value: "s3cret", secret: true, repository_id: repoId } });
+      const set = await alice.api("/v1/environment-variables", {
+        method: "POST",
+        json: { name: "API_TOKEN", value: "s3cret", secret: true, repository_id: repoId },
+      });
       expect(set.status).toBe(201);
       const body = await (await alice.api(`/v1/repositories/${repoId}/analysis/main`)).json();
       expect(body.env_vars).toEqual({ valid: true, required_env_vars: ["API_TOKEN"], missing_env_vars: [] });
-      const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } } });
+      const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, {
+        method: "POST",
+        json: { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } },
+      });
       expect(res.status).toBe(503);
     });
 

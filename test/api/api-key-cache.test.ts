@@ -40,11 +40,13 @@ describe("the API key cache", () => {
 
   it("refuses a key after a revocation on another database connection, and its children with it", async () => {
     const parent = await createApiKey(a.db, alice.accountId, { name: "parent" });
-    const child = await (await fetch(`${a.url}/v1/auth/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${parent.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "child" }),
-    })).json();
+    const child = await (
+      await fetch(`${a.url}/v1/auth/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${parent.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "child" }),
+      })
+    ).json();
     await warm(parent.key);
     await warm(child.key);
     await revokeApiKey(a.db, alice.accountId, parent.id);
@@ -55,12 +57,20 @@ describe("the API key cache", () => {
   it("applies a change made in SQL by hand: expiry, scopes, deletion", async () => {
     const expiring = await createApiKey(a.db, alice.accountId, { name: "expiring" });
     await warm(expiring.key);
-    await a.db.updateTable("api_keys").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "=", expiring.id).execute();
+    await a.db
+      .updateTable("api_keys")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", expiring.id)
+      .execute();
     expect((await onB(expiring.key)).status).toBe(401);
 
     const narrowed = await createApiKey(a.db, alice.accountId, { name: "narrowed" });
     await warm(narrowed.key);
-    await a.db.updateTable("api_keys").set({ scopes: ["runs:read"] }).where("id", "=", narrowed.id).execute();
+    await a.db
+      .updateTable("api_keys")
+      .set({ scopes: ["runs:read"] })
+      .where("id", "=", narrowed.id)
+      .execute();
     expect((await onB(narrowed.key)).status).toBe(403);
 
     const deleted = await createApiKey(a.db, alice.accountId, { name: "deleted" });
@@ -80,12 +90,26 @@ describe("the API key cache", () => {
     const key = await createApiKey(a.db, alice.accountId, { name: "through-an-outage" });
     await warm(key.key);
     // Both services' listeners; they reconnect after a second.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'codeplane listen api_keys_changed'`.execute(a.db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'codeplane listen api_keys_changed'`.execute(
+      a.db,
+    );
     await new Promise((r) => setTimeout(r, 100));
     await revokeApiKey(a.db, alice.accountId, key.id);
     expect((await onB(key.key)).status).toBe(401);
 
-    await expect.poll(async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'codeplane listen api_keys_changed'`.execute(a.db)).rows[0]!.n, { timeout: 5000 }).toBe(2);
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{
+              n: number;
+            }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'codeplane listen api_keys_changed'`.execute(
+              a.db,
+            )
+          ).rows[0]!.n,
+        { timeout: 5000 },
+      )
+      .toBe(2);
     const next = await createApiKey(a.db, alice.accountId, { name: "after-the-outage" });
     await warm(next.key);
     await revokeApiKey(a.db, alice.accountId, next.id);

@@ -51,8 +51,14 @@ describe("authentication", () => {
   });
 
   it("refuses an expired key", async () => {
-    const created = await (await alice.api("/v1/auth/keys", { method: "POST", json: { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() } })).json();
-    await svc.db.updateTable("api_keys").set({ expires_at: new Date(Date.now() - 1000) }).where("id", "=", created.id).execute();
+    const created = await (
+      await alice.api("/v1/auth/keys", { method: "POST", json: { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() } })
+    ).json();
+    await svc.db
+      .updateTable("api_keys")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", created.id)
+      .execute();
     const res = await fetch(`${svc.url}/v1/repositories`, { headers: { authorization: `Bearer ${created.key}` } });
     expect(res.status).toBe(401);
   });
@@ -134,7 +140,14 @@ describe("request validation", () => {
     ["bad enum", { name: "a", scopes: ["root"] }, [{ loc: ["body", "scopes", 0], type: "enum" }]],
     ["bad datetime", { name: "a", expires_at: "tomorrow" }, [{ loc: ["body", "expires_at"], type: "datetime_parsing" }]],
     ["not an object", [1, 2], [{ loc: ["body"], type: "model_type" }]],
-    ["several problems at once", { name: 1, extra: 2 }, [{ loc: ["body", "name"], type: "string_type" }, { loc: ["body", "extra"], type: "extra_forbidden" }]],
+    [
+      "several problems at once",
+      { name: 1, extra: 2 },
+      [
+        { loc: ["body", "name"], type: "string_type" },
+        { loc: ["body", "extra"], type: "extra_forbidden" },
+      ],
+    ],
   ])("body: %s", async (_name, body, expected) => {
     const res = await post(body);
     expect(res.status).toBe(422);

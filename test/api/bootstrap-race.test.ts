@@ -39,7 +39,10 @@ describe("replicas starting together on an empty database", () => {
       const results = await Promise.allSettled(dataDirs.map(start));
       const services = results.flatMap((r) => (r.status === "fulfilled" ? [r.value as Service] : []));
       try {
-        expect(results.map((r) => (r.status === "rejected" ? String(r.reason) : "ok")), `round ${round}`).toEqual(["ok", "ok"]);
+        expect(
+          results.map((r) => (r.status === "rejected" ? String(r.reason) : "ok")),
+          `round ${round}`,
+        ).toEqual(["ok", "ok"]);
         for (const s of services) {
           const res = await fetch(`${s.url}/v1/repositories`, { headers: { authorization: `Bearer ${key}` } });
           expect(res.status).toBe(200);

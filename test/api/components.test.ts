@@ -46,7 +46,10 @@ describe("CODEPLANE_COMPONENTS", () => {
       expect(res.status, p).toBe(404);
       expect(await res.json(), p).toEqual({ detail: "Not Found" });
     }
-    expect(await until("the controller to try to take the Lease", 5000, () => triedLeaderElection(svc!), { intervalMs: 50 }), "the controller should try to take the Lease").toBe(true);
+    expect(
+      await until("the controller to try to take the Lease", 5000, () => triedLeaderElection(svc!), { intervalMs: 50 }),
+      "the controller should try to take the Lease",
+    ).toBe(true);
   });
 
   it("api alone serves the API and never runs the controller", async () => {

@@ -17,7 +17,16 @@ async function insertRepo(accountId: string): Promise<string> {
   const now = new Date();
   await svc.db
     .insertInto("repositories")
-    .values({ id, account_id: accountId, name: `r-${id.slice(-8)}`, url: `https://example.invalid/${id}.git`, provider: "git", default_branch: "main", created_at: now, updated_at: now })
+    .values({
+      id,
+      account_id: accountId,
+      name: `r-${id.slice(-8)}`,
+      url: `https://example.invalid/${id}.git`,
+      provider: "git",
+      default_branch: "main",
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   return id;
 }
@@ -96,7 +105,11 @@ describe("environment variables", () => {
 
   it("keeps tenants apart: another account's variable or repository is a 404", async () => {
     const bobs = await (await create(bob, { name: "BOB_ONLY", value: "x" })).json();
-    for (const [method, json] of [["GET", undefined], ["PATCH", { value: "y" }], ["DELETE", undefined]] as const) {
+    for (const [method, json] of [
+      ["GET", undefined],
+      ["PATCH", { value: "y" }],
+      ["DELETE", undefined],
+    ] as const) {
       const res = await alice.api(`/v1/environment-variables/${bobs.id}`, { method, json });
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ detail: "Environment variable not found" });

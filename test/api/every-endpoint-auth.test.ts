@@ -11,7 +11,11 @@ const ops: { method: string; path: string; scope: Scope }[] = [];
 const tenants = new Map<string, Tenant>();
 
 const ID = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b";
-const concrete = (p: string) => p.replace(/\{[a-z_]+_id\}/g, ID).replace("{commit_hash}", "main").replace("{path}", "README.md");
+const concrete = (p: string) =>
+  p
+    .replace(/\{[a-z_]+_id\}/g, ID)
+    .replace("{commit_hash}", "main")
+    .replace("{path}", "README.md");
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -38,7 +42,11 @@ describe("every endpoint", () => {
   it("answers 401 without a token and 403 without its scope", async () => {
     for (const op of ops) {
       const url = svc.url + concrete(op.path);
-      const init = { method: op.method, headers: { "content-type": "application/json" }, ...(op.method === "POST" || op.method === "PATCH" ? { body: "{}" } : {}) };
+      const init = {
+        method: op.method,
+        headers: { "content-type": "application/json" },
+        ...(op.method === "POST" || op.method === "PATCH" ? { body: "{}" } : {}),
+      };
       const anon = await fetch(url, init);
       expect(anon.status, `${op.method} ${op.path} without a token`).toBe(401);
       expect(await anon.json()).toEqual({ detail: "Not authenticated" });

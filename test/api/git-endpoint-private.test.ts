@@ -133,8 +133,27 @@ describe("a private repository", () => {
   it("is checked out with the checkout token alone; the code host's credential stays with the mirror", async () => {
     const account = await createAccount(database.db, "private-owner");
     const repoId = crypto.randomUUID();
-    await database.db.insertInto("repositories").values({ id: repoId, account_id: account.id, name: "private", url: upstreamUrl, provider: "git", default_branch: "main", integration_id: null, updated_at: new Date() }).execute();
-    const token = await mintCheckoutToken(database.db, { workloadKind: "run", workloadId: crypto.randomUUID(), accountId: account.id, repositoryId: repoId, commitHash: fixture.commits.main, expiresAt: new Date(Date.now() + 600_000) });
+    await database.db
+      .insertInto("repositories")
+      .values({
+        id: repoId,
+        account_id: account.id,
+        name: "private",
+        url: upstreamUrl,
+        provider: "git",
+        default_branch: "main",
+        integration_id: null,
+        updated_at: new Date(),
+      })
+      .execute();
+    const token = await mintCheckoutToken(database.db, {
+      workloadKind: "run",
+      workloadId: crypto.randomUUID(),
+      accountId: account.id,
+      repositoryId: repoId,
+      commitHash: fixture.commits.main,
+      expiresAt: new Date(Date.now() + 600_000),
+    });
 
     const dir = mkdtempSync(path.join(tmpdir(), "codeplane-private-checkout-"));
     work.push(dir);

@@ -53,7 +53,14 @@ async function checkout(url: string, commit: string, env: Record<string, string>
 }
 
 const token = (repositoryId: string, commitHash: string, expiresInMs = 600_000) =>
-  mintCheckoutToken(svc.db, { workloadKind: "run", workloadId: crypto.randomUUID(), accountId: alice.accountId, repositoryId, commitHash, expiresAt: new Date(Date.now() + expiresInMs) });
+  mintCheckoutToken(svc.db, {
+    workloadKind: "run",
+    workloadId: crypto.randomUUID(),
+    accountId: alice.accountId,
+    repositoryId,
+    commitHash,
+    expiresAt: new Date(Date.now() + expiresInMs),
+  });
 
 beforeAll(async () => {
   svc = await startTestService({ CODEPLANE_GIT_PORT: "0", CODEPLANE_METRICS_PORT: "0" });
@@ -92,7 +99,11 @@ describe("the git endpoint", () => {
   it("takes the token as the password of HTTP Basic too (what git sends after a 401)", async () => {
     const t = await token(repoId, fixture.commits.main);
     const basic = Buffer.from(`x:${t}`).toString("base64");
-    const res = await checkout(`${gitBase}/git/${repoId}.git`, fixture.commits.main, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.extraHeader", GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` });
+    const res = await checkout(`${gitBase}/git/${repoId}.git`, fixture.commits.main, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    });
     expect(res.ok).toBe(true);
   });
 
@@ -128,7 +139,14 @@ describe("the git endpoint", () => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${expiring}` } })).status).toBe(401);
 
     const workloadId = crypto.randomUUID();
-    const revoked = await mintCheckoutToken(svc.db, { workloadKind: "analysis", workloadId, accountId: alice.accountId, repositoryId: repoId, commitHash: fixture.commits.main, expiresAt: new Date(Date.now() + 600_000) });
+    const revoked = await mintCheckoutToken(svc.db, {
+      workloadKind: "analysis",
+      workloadId,
+      accountId: alice.accountId,
+      repositoryId: repoId,
+      commitHash: fixture.commits.main,
+      expiresAt: new Date(Date.now() + 600_000),
+    });
     expect((await fetch(url, { headers: { authorization: `Bearer ${revoked}` } })).status).toBe(200);
     expect(await revokeCheckoutTokens(svc.db, "analysis", workloadId)).toBe(1);
     expect((await fetch(url, { headers: { authorization: `Bearer ${revoked}` } })).status).toBe(401);
@@ -151,10 +169,16 @@ describe("the git endpoint", () => {
     const t = await token(repoId, fixture.commits.main);
     const adv = await fetch(`${gitBase}/git/${repoId}.git/info/refs?service=git-receive-pack`, { headers: { authorization: `Bearer ${t}` } });
     expect(adv.status).toBe(403);
-    const post = await fetch(`${gitBase}/git/${repoId}.git/git-receive-pack`, { method: "POST", headers: { authorization: `Bearer ${t}`, "content-type": "application/x-git-receive-pack-request" }, body: "0000" });
+    const post = await fetch(`${gitBase}/git/${repoId}.git/git-receive-pack`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t}`, "content-type": "application/x-git-receive-pack-request" },
+      body: "0000",
+    });
     expect(post.status).toBe(403);
     const cloned = await checkout(`${gitBase}/git/${repoId}.git`, fixture.commits.main, bearer(t));
-    const push = await execFile("git", ["push", "origin", "HEAD:refs/heads/evil"], { cwd: cloned.dir, env: gitEnv(bearer(t)) }).catch((e: { stderr: string }) => e);
+    const push = await execFile("git", ["push", "origin", "HEAD:refs/heads/evil"], { cwd: cloned.dir, env: gitEnv(bearer(t)) }).catch(
+      (e: { stderr: string }) => e,
+    );
     expect("stderr" in push && push.stderr).toMatch(/403|read-only/);
   });
 
@@ -162,7 +186,11 @@ describe("the git endpoint", () => {
     const t = await token(repoId, fixture.commits.main);
     const auth = { authorization: `Bearer ${t}` };
     expect((await fetch(`${gitBase}/git/${repoId}.git/info/refs`, { headers: auth })).status).toBe(403);
-    const wrongType = await fetch(`${gitBase}/git/${repoId}.git/git-upload-pack`, { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "0000" });
+    const wrongType = await fetch(`${gitBase}/git/${repoId}.git/git-upload-pack`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "text/plain" },
+      body: "0000",
+    });
     expect(wrongType.status).toBe(415);
     const corrupt = await fetch(`${gitBase}/git/${repoId}.git/git-upload-pack`, {
       method: "POST",

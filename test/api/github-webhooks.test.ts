@@ -11,7 +11,11 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 
 const SECRET = "current-webhook-secret";
 const OLD = "previous-webhook-secret";
-const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+const { privateKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
 
 const githubEnv = {
   CODEPLANE_GITHUB_APP_ID: "123",
@@ -32,7 +36,12 @@ const ALICE_INSTALLATION = 4100 + Math.floor(Math.random() * 1000);
 async function deliver(event: string, payload: unknown, o: { secret?: string | null; id?: string; body?: string; headers?: Record<string, string> } = {}) {
   const body = o.body ?? JSON.stringify(payload);
   const id = o.id ?? randomUUID();
-  const headers: Record<string, string> = { "content-type": "application/json", "x-github-event": event, "x-github-delivery": id, "user-agent": "GitHub-Hookshot/test" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-github-event": event,
+    "x-github-delivery": id,
+    "user-agent": "GitHub-Hookshot/test",
+  };
   if (o.secret !== null) headers["x-hub-signature-256"] = await sign(o.secret ?? SECRET, body);
   Object.assign(headers, o.headers);
   const res = await fetch(`${svc.url}/v1/webhooks/github`, { method: "POST", headers, body });
@@ -60,7 +69,17 @@ beforeAll(async () => {
   const now = new Date();
   await svc.db
     .insertInto("integrations")
-    .values({ id: newId(), account_id: alice.accountId, provider: "github", installation_id: ALICE_INSTALLATION, account_login: "alice-org", account_type: "Organization", repository_selection: "all", created_at: new Date(now.getTime() - 60_000), updated_at: now })
+    .values({
+      id: newId(),
+      account_id: alice.accountId,
+      provider: "github",
+      installation_id: ALICE_INSTALLATION,
+      account_login: "alice-org",
+      account_type: "Organization",
+      repository_selection: "all",
+      created_at: new Date(now.getTime() - 60_000),
+      updated_at: now,
+    })
     .execute();
 });
 
@@ -135,25 +154,52 @@ describe("webhook intake", () => {
   });
 
   it("records and skips what it does not act on, with the reason", async () => {
-    const tag = await deliver("push", { ref: "refs/tags/v1", after: "a".repeat(40), repository: { id: 1, full_name: "alice-org/r" }, installation: { id: ALICE_INSTALLATION } });
+    const tag = await deliver("push", {
+      ref: "refs/tags/v1",
+      after: "a".repeat(40),
+      repository: { id: 1, full_name: "alice-org/r" },
+      installation: { id: ALICE_INSTALLATION },
+    });
     expect(await settled(tag.id)).toMatchObject({ status: "skipped", reason: "tag push (v1)" });
-    const deletion = await deliver("push", { ref: "refs/heads/old", after: "0".repeat(40), deleted: true, repository: { id: 1, full_name: "alice-org/r" }, installation: { id: ALICE_INSTALLATION } });
+    const deletion = await deliver("push", {
+      ref: "refs/heads/old",
+      after: "0".repeat(40),
+      deleted: true,
+      repository: { id: 1, full_name: "alice-org/r" },
+      installation: { id: ALICE_INSTALLATION },
+    });
     expect(await settled(deletion.id)).toMatchObject({ status: "skipped", reason: "branch deletion (refs/heads/old)" });
-    const stranger = await deliver("push", { ref: "refs/heads/main", after: "b".repeat(40), repository: { id: 2, full_name: "someone/else" }, installation: { id: 999_999_999 } });
+    const stranger = await deliver("push", {
+      ref: "refs/heads/main",
+      after: "b".repeat(40),
+      repository: { id: 2, full_name: "someone/else" },
+      installation: { id: 999_999_999 },
+    });
     expect((await settled(stranger.id)).reason).toMatch(/not connected/);
-    const unregistered = await deliver("push", { ref: "refs/heads/main", after: "c".repeat(40), repository: { id: 3, full_name: "alice-org/unregistered" }, installation: { id: ALICE_INSTALLATION } });
+    const unregistered = await deliver("push", {
+      ref: "refs/heads/main",
+      after: "c".repeat(40),
+      repository: { id: 3, full_name: "alice-org/unregistered" },
+      installation: { id: ALICE_INSTALLATION },
+    });
     expect((await settled(unregistered.id)).reason).toMatch(/not registered/);
     const star = await deliver("star", { action: "created", installation: { id: ALICE_INSTALLATION } });
     expect(await settled(star.id)).toMatchObject({ status: "skipped", reason: "event star is not one codeplane handles" });
   });
 
   it("keeps the integration in step with installation events", async () => {
-    const suspended = await deliver("installation", { action: "suspend", installation: { id: ALICE_INSTALLATION, account: { login: "alice-org", type: "Organization" } } });
+    const suspended = await deliver("installation", {
+      action: "suspend",
+      installation: { id: ALICE_INSTALLATION, account: { login: "alice-org", type: "Organization" } },
+    });
     expect(await settled(suspended.id)).toMatchObject({ status: "handled" });
     const integration = () => svc.db.selectFrom("integrations").selectAll().where("account_id", "=", alice.accountId).executeTakeFirstOrThrow();
     expect((await integration()).suspended).toBe(true);
     expect((await (await alice.api("/v1/integrations")).json()).items[0]).toMatchObject({ suspended: true });
-    const back = await deliver("installation", { action: "unsuspend", installation: { id: ALICE_INSTALLATION, account: { login: "alice-org", type: "Organization" } } });
+    const back = await deliver("installation", {
+      action: "unsuspend",
+      installation: { id: ALICE_INSTALLATION, account: { login: "alice-org", type: "Organization" } },
+    });
     await settled(back.id);
     expect((await integration()).suspended).toBe(false);
   });
@@ -163,7 +209,17 @@ describe("the queue", () => {
   async function insert(id: string, o: { status: "queued" | "processing" | "failed"; availableAt?: Date; attempts?: number }) {
     await svc.db
       .insertInto("github_webhook_deliveries")
-      .values({ id, event: "ping", action: null, installation_id: ALICE_INSTALLATION, repository_full_name: null, status: o.status, payload: JSON.stringify({ zen: "z" }), received_at: new Date(), attempts: o.attempts ?? 0 })
+      .values({
+        id,
+        event: "ping",
+        action: null,
+        installation_id: ALICE_INSTALLATION,
+        repository_full_name: null,
+        status: o.status,
+        payload: JSON.stringify({ zen: "z" }),
+        received_at: new Date(),
+        attempts: o.attempts ?? 0,
+      })
       .execute();
     if (o.availableAt) await svc.db.updateTable("github_webhook_deliveries").set({ available_at: o.availableAt }).where("id", "=", id).execute();
   }
@@ -233,7 +289,12 @@ describe("without a GitHub App", () => {
   it("answers 503 naming the missing settings, and the rest of the service is ready", async () => {
     const bare = await startTestService();
     try {
-      const headers = { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": randomUUID(), "x-hub-signature-256": await sign(SECRET, "{}") };
+      const headers = {
+        "content-type": "application/json",
+        "x-github-event": "ping",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": await sign(SECRET, "{}"),
+      };
       const res = await fetch(`${bare.url}/v1/webhooks/github`, { method: "POST", headers, body: "{}" });
       expect(res.status).toBe(503);
       expect((await res.json()).detail).toMatch(/CODEPLANE_GITHUB_APP_ID/);

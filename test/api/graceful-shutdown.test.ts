@@ -59,7 +59,14 @@ describe("shutting down with kept-alive clients", () => {
     await new Promise((r) => setTimeout(r, 50));
     await http.close();
     expect(await hanging).toBeInstanceOf(Error);
-    expect(lines).toEqual([{ msg: "shutdown timeout reached: closing remaining connections", open: [{ method: "GET", path: "/hang/here", streaming: false }], level: 40, time: expect.any(Number) }]);
+    expect(lines).toEqual([
+      {
+        msg: "shutdown timeout reached: closing remaining connections",
+        open: [{ method: "GET", path: "/hang/here", streaming: false }],
+        level: 40,
+        time: expect.any(Number),
+      },
+    ]);
     agent.destroy();
   });
 });

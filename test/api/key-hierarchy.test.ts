@@ -42,7 +42,10 @@ describe("a child key never outlives its parent", () => {
   it("refuses a child that would expire after its parent, or never", async () => {
     const admin = await svc.tenant();
     const parent = await mint(admin.key, { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() });
-    const later = await call(parent.key, "/v1/auth/keys", { method: "POST", json: { name: "later", expires_at: new Date(Date.now() + 120_000).toISOString() } });
+    const later = await call(parent.key, "/v1/auth/keys", {
+      method: "POST",
+      json: { name: "later", expires_at: new Date(Date.now() + 120_000).toISOString() },
+    });
     expect(later.status).toBe(422);
     expect((await later.json()).detail).toEqual([
       { loc: ["body", "expires_at"], msg: expect.stringContaining("must not be later than the calling key's expiry"), type: "value_error" },

@@ -26,7 +26,11 @@ interface Op {
 }
 
 const ID = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b";
-const concrete = (p: string) => p.replace(/\{[a-z_]+_id\}/g, ID).replace("{commit_hash}", "main").replace("{path}", "README.md");
+const concrete = (p: string) =>
+  p
+    .replace(/\{[a-z_]+_id\}/g, ID)
+    .replace("{commit_hash}", "main")
+    .replace("{path}", "README.md");
 
 let svc: TestService;
 let limited: TestService;
@@ -216,10 +220,25 @@ describe("every status the route layer can produce is documented", () => {
   });
 
   it("422 for an invalid path or query parameter", async () => {
-    const badQuery: Record<string, string> = { limit: "0", cursor: "not-a-cursor", after: "1".repeat(21), ref: "", path: "../x", status: "bogus", repository_id: "x" };
+    const badQuery: Record<string, string> = {
+      limit: "0",
+      cursor: "not-a-cursor",
+      after: "1".repeat(21),
+      ref: "",
+      path: "../x",
+      status: "bogus",
+      repository_id: "x",
+    };
     for (const op of routed()) {
       if (op.params.some((p) => p.in === "path" && p.name.endsWith("_id"))) {
-        const res = await call(op, tenant.key, op.path.replace(/\{[a-z_]+_id\}/g, "not-a-uuid").replace("{commit_hash}", "main").replace("{path}", "README.md"));
+        const res = await call(
+          op,
+          tenant.key,
+          op.path
+            .replace(/\{[a-z_]+_id\}/g, "not-a-uuid")
+            .replace("{commit_hash}", "main")
+            .replace("{path}", "README.md"),
+        );
         expect(res.status, `${op.method} ${op.path}`).toBe(422);
         expectDocumented(op, "with a bad id", res);
       }
@@ -236,7 +255,9 @@ describe("every status the route layer can produce is documented", () => {
     for (const op of routed()) {
       const res = await call(op, tenant.key, `${concrete(op.path)}?no_such_parameter=1`);
       expect(res.status, `${op.method} ${op.path}: ${res.body}`).toBe(422);
-      expect(JSON.parse(res.body).detail, `${op.method} ${op.path}`).toContainEqual(expect.objectContaining({ loc: ["query", "no_such_parameter"], type: "extra_forbidden" }));
+      expect(JSON.parse(res.body).detail, `${op.method} ${op.path}`).toContainEqual(
+        expect.objectContaining({ loc: ["query", "no_such_parameter"], type: "extra_forbidden" }),
+      );
       expectDocumented(op, "with an unknown query parameter", res);
     }
   });
@@ -249,7 +270,15 @@ describe("every status the route layer can produce is documented", () => {
         ["a body over the limit", { headers: json, body: JSON.stringify({ name: "x".repeat(4096) }) }, 413],
         ["a corrupt gzip body", { headers: { ...json, "content-encoding": "gzip" }, body: "not gzip" }, 400],
         ["an unknown Content-Encoding", { headers: { ...json, "content-encoding": "zz" }, body: "{}" }, 415],
-        ...(op.hasBody ? [["a text body", { headers: { "content-type": "text/plain" }, body: "hello" }, 415] as [string, { headers: Record<string, string>; body: string }, number]] : []),
+        ...(op.hasBody
+          ? [
+              ["a text body", { headers: { "content-type": "text/plain" }, body: "hello" }, 415] as [
+                string,
+                { headers: Record<string, string>; body: string },
+                number,
+              ],
+            ]
+          : []),
       ];
       for (const [what, extra, status] of cases) {
         const res = await call(op, tenant.key, concrete(op.path), extra);

@@ -48,7 +48,12 @@ describe("repositories", () => {
       expect(res.status).toBe(201);
       const body = await res.json();
       expect(body.url).toBe(other.url);
-      expect(body.name).toBe(other.url.split("/").pop()!.replace(/\.git$/, ""));
+      expect(body.name).toBe(
+        other.url
+          .split("/")
+          .pop()!
+          .replace(/\.git$/, ""),
+      );
       expect((await bob.api(`/v1/repositories/${body.id}`, { method: "DELETE" })).status).toBe(204);
     } finally {
       await other.cleanup();
@@ -168,7 +173,14 @@ describe("repository files", () => {
 
   it("reads text, UTF-8, binary and symlinks", async () => {
     const readme = await (await file("README.md")).json();
-    expect(readme).toEqual({ commit_hash: fixture.commits.main, path: "README.md", size: Buffer.byteLength(fixture.files["README.md"] as string), encoding: "utf-8", content: fixture.files["README.md"], truncated: false });
+    expect(readme).toEqual({
+      commit_hash: fixture.commits.main,
+      path: "README.md",
+      size: Buffer.byteLength(fixture.files["README.md"] as string),
+      encoding: "utf-8",
+      content: fixture.files["README.md"],
+      truncated: false,
+    });
     const utf8 = await (await file("utf8.txt")).json();
     expect(utf8).toMatchObject({ encoding: "utf-8", content: FIXTURE_UTF8 });
     const png = await (await file("image.png")).json();
@@ -299,7 +311,10 @@ describe("directory pages", () => {
 });
 
 describe("the OpenAPI document", () => {
-  type Op = { parameters?: { name: string; in: string; schema: { maximum?: number; default?: number } }[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+  type Op = {
+    parameters?: { name: string; in: string; schema: { maximum?: number; default?: number } }[];
+    responses: Record<string, { headers?: Record<string, unknown> }>;
+  };
   let paths: Record<string, Record<string, Op>>;
   beforeAll(async () => {
     paths = (await (await fetch(`${svc.url}/openapi.json`)).json()).paths;
@@ -372,7 +387,16 @@ describe("repository pagination", () => {
       const now = new Date();
       await svc.db
         .insertInto("repositories")
-        .values({ id, account_id: carol.accountId, name: `r${id}`, url: `https://example.invalid/${id}`, provider: "git", default_branch: "main", created_at: now, updated_at: now })
+        .values({
+          id,
+          account_id: carol.accountId,
+          name: `r${id}`,
+          url: `https://example.invalid/${id}`,
+          provider: "git",
+          default_branch: "main",
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       return id;
     };
@@ -380,7 +404,9 @@ describe("repository pagination", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: { id: string }[]; next_cursor: string | null } = await (await carol.api(`/v1/repositories?limit=20${cursor ? `&cursor=${cursor}` : ""}`)).json();
+      const page: { items: { id: string }[]; next_cursor: string | null } = await (
+        await carol.api(`/v1/repositories?limit=20${cursor ? `&cursor=${cursor}` : ""}`)
+      ).json();
       seen.push(...page.items.map((r) => r.id));
       cursor = page.next_cursor;
       await insert();

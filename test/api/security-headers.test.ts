@@ -70,7 +70,12 @@ describe("security headers", () => {
     const created = await alice.api("/v1/auth/keys", { method: "POST", json: { name: "cached?" } });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
-    for (const res of [await alice.api("/v1/auth/keys"), await alice.api("/v1/repositories"), await fetch(`${svc.url}/v1/repositories`), await alice.api("/v1/nothing")]) {
+    for (const res of [
+      await alice.api("/v1/auth/keys"),
+      await alice.api("/v1/repositories"),
+      await fetch(`${svc.url}/v1/repositories`),
+      await alice.api("/v1/nothing"),
+    ]) {
       expect(res.headers.get("cache-control"), `${res.url} ${res.status}`).toBe("no-store");
     }
   });

@@ -61,7 +61,16 @@ beforeAll(async () => {
   const now = new Date();
   await database.db
     .insertInto("repositories")
-    .values({ id: repositoryId, account_id: accountId, name: "r", url: "https://example.invalid/r.git", provider: "git", default_branch: "main", created_at: now, updated_at: now })
+    .values({
+      id: repositoryId,
+      account_id: accountId,
+      name: "r",
+      url: "https://example.invalid/r.git",
+      provider: "git",
+      default_branch: "main",
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   hub = new LogHub({ store: pgLogStore(database.db, RUN_TABLE), live: pods, logger: createRootLogger("silent"), pollIntervalMs: 40, dbPollIntervalMs: 40 });
 
@@ -172,7 +181,7 @@ describe("run log stream over SSE", () => {
       'data: forged\n\nevent: end\ndata: {"status":"completed"}',
       "x".repeat(200_000) + "é",
       "  leading and trailing spaces  ",
-      "tab\tand \\ backslash and \"quotes\"",
+      'tab\tand \\ backslash and "quotes"',
     ];
     const all: LogLine[] = [];
     let seq = 0;

@@ -25,7 +25,14 @@ beforeAll(async () => {
 afterAll(() => setup?.close());
 
 const count = async (table: "api_keys" | "runs" | "analyses" | "environment_variables" | "repositories") =>
-  Number((await svc.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await svc.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("the fuzzer's findings", () => {
   it("POST /v1/auth/keys with a NUL in name is a 422 at body.name, and no key is made", async () => {
@@ -118,7 +125,14 @@ function casesFor(doc: { paths: Record<string, Record<string, Operation>>; compo
       }
       // A field the schema does not know, named with NUL: the key itself is refused.
       for (const bad of BAD) {
-        cases.push({ name: `${at} body unknown key (${bad.label})`, method, path: pathWith(), body: { [`x${bad.text}`]: 1 }, loc: ["body", `x${bad.text}`, "[key]"], issue: bad.issue });
+        cases.push({
+          name: `${at} body unknown key (${bad.label})`,
+          method,
+          path: pathWith(),
+          body: { [`x${bad.text}`]: 1 },
+          loc: ["body", `x${bad.text}`, "[key]"],
+          issue: bad.issue,
+        });
       }
     }
   }
@@ -259,7 +273,13 @@ describe("what the HTTP layers do before validation", () => {
   });
 
   it("a non-ASCII byte in Authorization is read as Latin-1 and is a clean 401", async () => {
-    const res = await rawRequest(Buffer.concat([Buffer.from("GET /v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cp_"), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("\r\nConnection: close\r\n\r\n")]));
+    const res = await rawRequest(
+      Buffer.concat([
+        Buffer.from("GET /v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cp_"),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from("\r\nConnection: close\r\n\r\n"),
+      ]),
+    );
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body)).toEqual({ detail: "Not authenticated" });
   });
@@ -284,7 +304,12 @@ describe("what the HTTP layers do before validation", () => {
     expect((await (await alice.api(`/v1/repositories/${repoId}/files/READ%00ME.md`)).json()).detail).toEqual([{ loc: ["path", "path"], ...NUL_ISSUE }]);
     expect((await (await alice.api(`/v1/repositories/${repoId}/files?ref=%00`)).json()).detail).toEqual([{ loc: ["query", "ref"], ...NUL_ISSUE }]);
     // The router leaves an undecodable segment as it was; the query parser makes it U+FFFD.
-    for (const path of [`/v1/repositories/${repoId}/files/%ED%A0%80`, `/v1/repositories/${repoId}/files?ref=%ED%A0%80`, `/v1/repositories/${repoId}/%ED%A0%80/runs`, `/v1/auth/keys/%ED%A0%80`]) {
+    for (const path of [
+      `/v1/repositories/${repoId}/files/%ED%A0%80`,
+      `/v1/repositories/${repoId}/files?ref=%ED%A0%80`,
+      `/v1/repositories/${repoId}/%ED%A0%80/runs`,
+      `/v1/auth/keys/%ED%A0%80`,
+    ]) {
       const res = await alice.api(path);
       expect(res.status, path).toBeLessThan(500);
       expect(JSON.stringify(await res.json()), path).not.toContain("value_error");

@@ -58,7 +58,9 @@ function valuesFile(values: object): string {
 }
 
 async function render(values: object = {}, args: string[] = []): Promise<K8sObject[]> {
-  const { stdout } = await execFile(helm, ["template", RELEASE, CHART, "--namespace", RELEASE_NS, "-f", valuesFile(values), ...args], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await execFile(helm, ["template", RELEASE, CHART, "--namespace", RELEASE_NS, "-f", valuesFile(values), ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return parseAllDocuments(stdout)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((d): d is K8sObject => d !== null);
@@ -142,7 +144,13 @@ describe("the Helm chart", () => {
           egress: {
             allow: [
               { cidr: "10.20.0.15/32", ports: [{ port: 443 }, { port: 3128, protocol: "TCP" }] },
-              { cidr: "10.30.0.0/24", ports: [{ port: 8000, endPort: 8100 }, { port: 123, protocol: "udp" }] },
+              {
+                cidr: "10.30.0.0/24",
+                ports: [
+                  { port: 8000, endPort: 8100 },
+                  { port: 123, protocol: "udp" },
+                ],
+              },
               { cidr: "2001:db8:1::/48", ports: [{ port: 443 }] },
               { cidr: "192.0.2.0/24" },
             ],
@@ -180,7 +188,11 @@ describe("the Helm chart", () => {
     ],
     [
       "open with a mirror and the operator's own cluster ranges",
-      { runs: { egress: { mode: "open", allow: [{ cidr: "10.96.0.0/16", ports: [{ port: 443 }] }], clusterCIDRs: ["10.0.0.0/8", "169.254.0.0/16", "fd12::/16"] } } },
+      {
+        runs: {
+          egress: { mode: "open", allow: [{ cidr: "10.96.0.0/16", ports: [{ port: 443 }] }], clusterCIDRs: ["10.0.0.0/8", "169.254.0.0/16", "fd12::/16"] },
+        },
+      },
       "open",
       "10.96.0.0/16@443/tcp",
     ],
@@ -197,7 +209,9 @@ describe("the Helm chart", () => {
   });
 
   it("excludes the metadata ranges and the cluster CIDRs from open egress", async () => {
-    const egress = appliedFromEnv(env(await render({ runs: { egress: { mode: "open" } } }))).spec!.egress as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
+    const egress = appliedFromEnv(env(await render({ runs: { egress: { mode: "open" } } }))).spec!.egress as {
+      to: { ipBlock?: { cidr: string; except?: string[] } }[];
+    }[];
     const open = egress.at(-1)!.to.map((p) => p.ipBlock!);
     expect(open.map((b) => b.cidr)).toEqual(["0.0.0.0/0", "::/0"]);
     expect(open[0]!.except).toEqual(expect.arrayContaining(["169.254.0.0/16", ...DEFAULT_CLUSTER_CIDRS.filter((c) => !c.includes(":"))]));
@@ -219,10 +233,26 @@ describe("the Helm chart", () => {
   // binary refuses them at start (the pods stop, naming the value), so the
   // address arithmetic lives in one place.
   it.each<[string, object, RegExp]>([
-    ["the IPv4 metadata range", { runs: { egress: { allow: [{ cidr: "169.254.0.0/16", ports: [{ port: 80 }] }] } } }, /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.0\.0\/16' lies inside the cloud metadata range 169\.254\.0\.0\/16/],
-    ["the metadata address", { runs: { egress: { allow: [{ cidr: "169.254.169.254/32" }] } } }, /'169\.254\.169\.254\/32' lies inside the cloud metadata range/],
-    ["the IPv6 metadata address", { runs: { egress: { allow: [{ cidr: "fd00:0ec2:0::254/128" }] } } }, /lies inside the cloud metadata range fd00:ec2::254\/128/],
-    ["a CIDR listed with and without ports", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80 }] }, { cidr: "10.0.0.0/8" }] } } }, /10\.0\.0\.0\/8 is listed both with and without ports/],
+    [
+      "the IPv4 metadata range",
+      { runs: { egress: { allow: [{ cidr: "169.254.0.0/16", ports: [{ port: 80 }] }] } } },
+      /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.0\.0\/16' lies inside the cloud metadata range 169\.254\.0\.0\/16/,
+    ],
+    [
+      "the metadata address",
+      { runs: { egress: { allow: [{ cidr: "169.254.169.254/32" }] } } },
+      /'169\.254\.169\.254\/32' lies inside the cloud metadata range/,
+    ],
+    [
+      "the IPv6 metadata address",
+      { runs: { egress: { allow: [{ cidr: "fd00:0ec2:0::254/128" }] } } },
+      /lies inside the cloud metadata range fd00:ec2::254\/128/,
+    ],
+    [
+      "a CIDR listed with and without ports",
+      { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80 }] }, { cidr: "10.0.0.0/8" }] } } },
+      /10\.0\.0\.0\/8 is listed both with and without ports/,
+    ],
     ["a malformed CIDR", { runs: { egress: { allow: [{ cidr: "10.0.0/8" }] } } }, /'10\.0\.0\/8' is not a CIDR/],
     ["a prefix too long", { runs: { egress: { allow: [{ cidr: "10.0.0.0/33" }] } } }, /'10\.0\.0\.0\/33' is not a CIDR/],
     ["a cluster CIDR of a whole family", { runs: { egress: { mode: "open", clusterCIDRs: ["::/0"] } } }, /'::\/0' is every address of its family/],
@@ -232,10 +262,22 @@ describe("the Helm chart", () => {
   });
 
   it.each<[string, object, RegExp]>([
-    ["a CIDR that would split the variable", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8,1.2.3.4/32" }] } } }, /'\/runs\/egress\/allow\/0\/cidr': '10\.0\.0\.0\/8,1\.2\.3\.4\/32' does not match pattern/],
+    [
+      "a CIDR that would split the variable",
+      { runs: { egress: { allow: [{ cidr: "10.0.0.0/8,1.2.3.4/32" }] } } },
+      /'\/runs\/egress\/allow\/0\/cidr': '10\.0\.0\.0\/8,1\.2\.3\.4\/32' does not match pattern/,
+    ],
     ["a bare address", { runs: { egress: { allow: [{ cidr: "10.0.0.1" }] } } }, /'\/runs\/egress\/allow\/0\/cidr': '10\.0\.0\.1' does not match pattern/],
-    ["a port out of range", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 70000 }] }] } } }, /'\/runs\/egress\/allow\/0\/ports\/0\/port': maximum: got 70,000, want 65,535/],
-    ["an unknown protocol", { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80, protocol: "SCTP" }] }] } } }, /'\/runs\/egress\/allow\/0\/ports\/0\/protocol': value must be one of 'TCP', 'UDP'/],
+    [
+      "a port out of range",
+      { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 70000 }] }] } } },
+      /'\/runs\/egress\/allow\/0\/ports\/0\/port': maximum: got 70,000, want 65,535/,
+    ],
+    [
+      "an unknown protocol",
+      { runs: { egress: { allow: [{ cidr: "10.0.0.0/8", ports: [{ port: 80, protocol: "SCTP" }] }] } } },
+      /'\/runs\/egress\/allow\/0\/ports\/0\/protocol': value must be one of 'TCP', 'UDP'/,
+    ],
     ["an unknown mode", { runs: { egress: { mode: "wide" } } }, /'\/runs\/egress\/mode': value must be one of 'restricted', 'open'/],
     ["the API policy without a git port", { config: { CODEPLANE_GIT_PORT: "" } }, /networkPolicy.enabled needs config.CODEPLANE_GIT_PORT/],
     ["creating the release namespace", { runNamespace: { create: true, name: RELEASE_NS } }, /runNamespace.name is the release namespace/],
@@ -366,19 +408,54 @@ describe("the Helm chart", () => {
       ["a negative replica count", { replicaCount: -1 }, [], /at '\/replicaCount': minimum: got -1, want 0/],
       ["an unknown top-level value", { replicas: 2 }, [], /additional properties 'replicas' not allowed/],
       ["a setting the binary does not have", { config: { CODEPLANE_PORT: "8080" } }, [], /at '\/config': additional properties 'CODEPLANE_PORT' not allowed/],
-      ["a setting the chart sets itself (now runnerImage)", { config: { CODEPLANE_RUNNER_IMAGE: "runner:1" } }, [], /additional properties 'CODEPLANE_RUNNER_IMAGE' not allowed/],
+      [
+        "a setting the chart sets itself (now runnerImage)",
+        { config: { CODEPLANE_RUNNER_IMAGE: "runner:1" } },
+        [],
+        /additional properties 'CODEPLANE_RUNNER_IMAGE' not allowed/,
+      ],
       ["a port that is not a number", { config: { PORT: "http" } }, [], /at '\/config\/PORT': 'http' does not match pattern/],
-      ["a number with a leading zero (read as octal by templates)", { config: { CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: "025" } }, [], /at '\/config\/CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS': '025' does not match pattern/],
-      ["a boolean setting that is no boolean", { config: { CODEPLANE_TRUST_PROXY: "maybe" } }, [], /at '\/config\/CODEPLANE_TRUST_PROXY': value must be one of/],
+      [
+        "a number with a leading zero (read as octal by templates)",
+        { config: { CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: "025" } },
+        [],
+        /at '\/config\/CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS': '025' does not match pattern/,
+      ],
+      [
+        "a boolean setting that is no boolean",
+        { config: { CODEPLANE_TRUST_PROXY: "maybe" } },
+        [],
+        /at '\/config\/CODEPLANE_TRUST_PROXY': value must be one of/,
+      ],
       ["an unknown log level", { config: { CODEPLANE_LOG_LEVEL: "verbose" } }, [], /at '\/config\/CODEPLANE_LOG_LEVEL': value must be one of/],
       ["a malformed digest", { image: { digest: "sha256:abc" } }, [], /at '\/image\/digest': 'sha256:abc' does not match pattern/],
-      ["an unknown pull policy", { runnerImage: { pullPolicy: "Sometimes" } }, [], /at '\/runnerImage\/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'/],
+      [
+        "an unknown pull policy",
+        { runnerImage: { pullPolicy: "Sometimes" } },
+        [],
+        /at '\/runnerImage\/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'/,
+      ],
       ["a pull secret given as a bare string", { imagePullSecrets: ["regcred"] }, [], /at '\/imagePullSecrets\/0': got string, want object/],
       ["compute presets without cpu-general", { computeTypes: { "cpu-general": null } }, [], /at '\/computeTypes': missing property 'cpu-general'/],
-      ["a compute quantity that is no quantity", { computeTypes: { "cpu-general": { requests: { cpu: "lots" } } } }, [], /at '\/computeTypes\/cpu-general\/requests\/cpu': 'lots' does not match pattern/],
-      ["a budget that is neither a number nor a percentage", { podDisruptionBudget: { minAvailable: "half" } }, [], /at '\/podDisruptionBudget\/minAvailable': 'half' does not match pattern/],
+      [
+        "a compute quantity that is no quantity",
+        { computeTypes: { "cpu-general": { requests: { cpu: "lots" } } } },
+        [],
+        /at '\/computeTypes\/cpu-general\/requests\/cpu': 'lots' does not match pattern/,
+      ],
+      [
+        "a budget that is neither a number nor a percentage",
+        { podDisruptionBudget: { minAvailable: "half" } },
+        [],
+        /at '\/podDisruptionBudget\/minAvailable': 'half' does not match pattern/,
+      ],
       ["a scrape interval Prometheus cannot read", { metrics: { serviceMonitor: { interval: "1 minute" } } }, [], /at '\/metrics\/serviceMonitor\/interval'/],
-      ["an unknown Ingress pathType", { ingress: { hosts: [{ host: "a.example", paths: [{ path: "/", pathType: "Regex" }] }] } }, [], /at '\/ingress\/hosts\/0\/paths\/0\/pathType': value must be one of/],
+      [
+        "an unknown Ingress pathType",
+        { ingress: { hosts: [{ host: "a.example", paths: [{ path: "/", pathType: "Regex" }] }] } },
+        [],
+        /at '\/ingress\/hosts\/0\/paths\/0\/pathType': value must be one of/,
+      ],
       ["a negative preStop sleep", { lifecycle: { preStopSleepSeconds: -5 } }, [], /at '\/lifecycle\/preStopSleepSeconds': minimum: got -5, want 0/],
     ])("refuses %s before rendering, naming the value", async (_, values, args, message) => {
       const failure = await refusal(values, args);
@@ -395,7 +472,14 @@ describe("the Helm chart", () => {
     });
 
     it("takes numbers and booleans from --set for settings, and hands the binary what it parses", async () => {
-      const docs = await render({}, ["--set", "config.CODEPLANE_LOG_MAX_BYTES=20971520", "--set", "config.CODEPLANE_TRUST_PROXY=true", "--set", "config.PORT=8090"]);
+      const docs = await render({}, [
+        "--set",
+        "config.CODEPLANE_LOG_MAX_BYTES=20971520",
+        "--set",
+        "config.CODEPLANE_TRUST_PROXY=true",
+        "--set",
+        "config.PORT=8090",
+      ]);
       const e = env(docs);
       expect([e.CODEPLANE_LOG_MAX_BYTES, e.CODEPLANE_TRUST_PROXY, e.PORT]).toEqual(["20971520", "true", "8090"]);
       // From a values file a number arrives as a float; it must not become 1.048576e+07.
@@ -457,8 +541,14 @@ describe("the Helm chart", () => {
         const setByChart = Object.keys(env(docs)).filter((k) => !configKeys.includes(k));
         const unlisted = settings.filter((k) => !configKeys.includes(k) && !setByChart.includes(k) && !fromSecrets.includes(k));
         expect(unlisted, "settings neither in config nor set by the chart").toEqual([]);
-        expect(configKeys.filter((k) => !settings.includes(k)), "config keys the binary does not read").toEqual([]);
-        expect(setByChart.filter((k) => !settings.includes(k)), "variables the chart sets that the binary does not read").toEqual([]);
+        expect(
+          configKeys.filter((k) => !settings.includes(k)),
+          "config keys the binary does not read",
+        ).toEqual([]);
+        expect(
+          setByChart.filter((k) => !settings.includes(k)),
+          "variables the chart sets that the binary does not read",
+        ).toEqual([]);
       });
     });
   });
@@ -475,7 +565,11 @@ describe("the Helm chart", () => {
       expect(e.CODEPLANE_IMAGE).toBe("docker.io/library/codeplane:dev");
       expect(e.CODEPLANE_RUNNER_IMAGE).toBe("docker.io/library/codeplane-runner:dev");
       expect(e.CODEPLANE_IMAGE_PULL_POLICY).toBe("IfNotPresent");
-      expect(configFromEnv(e).runs).toMatchObject({ codeplaneImage: e.CODEPLANE_IMAGE, runnerImage: e.CODEPLANE_RUNNER_IMAGE, imagePullPolicy: "IfNotPresent" });
+      expect(configFromEnv(e).runs).toMatchObject({
+        codeplaneImage: e.CODEPLANE_IMAGE,
+        runnerImage: e.CODEPLANE_RUNNER_IMAGE,
+        imagePullPolicy: "IfNotPresent",
+      });
     });
 
     it("builds registry/repository:tag, lets a digest win over the tag, and falls back to appVersion", async () => {
@@ -521,7 +615,13 @@ describe("the Helm chart", () => {
 
     it("spreads two or more replicas over nodes softly unless told otherwise", async () => {
       expect(podSpec(await render()).topologySpreadConstraints).toEqual([
-        { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: SELECTOR }, matchLabelKeys: ["pod-template-hash"] },
+        {
+          maxSkew: 1,
+          topologyKey: "kubernetes.io/hostname",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: SELECTOR },
+          matchLabelKeys: ["pod-template-hash"],
+        },
       ]);
       expect(podSpec(await render({ replicaCount: 1 })).topologySpreadConstraints).toBeUndefined();
       expect(podSpec(await render({ defaultTopologySpread: false })).topologySpreadConstraints).toBeUndefined();
@@ -544,7 +644,11 @@ describe("the Helm chart", () => {
         priorityClassName: "platform-critical",
         nodeSelector: { pool: "system" },
         tolerations: [{ key: "dedicated", operator: "Equal", value: "platform", effect: "NoSchedule" }],
-        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "arch", operator: "In", values: ["amd64"] }] }] } } },
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "arch", operator: "In", values: ["amd64"] }] }] },
+          },
+        },
         podAnnotations: { "example.com/team": "platform" },
         podLabels: { "example.com/cost-center": "42" },
       });
@@ -567,7 +671,9 @@ describe("the Helm chart", () => {
       expect(existing.filter((d) => d.kind === "ServiceAccount")).toEqual([]);
       expect(podSpec(existing).serviceAccountName).toBe("platform-codeplane");
       expect(find(existing, "RoleBinding", FULLNAME).spec ?? (find(existing, "RoleBinding", FULLNAME) as any).subjects).toBeDefined();
-      expect((find(existing, "RoleBinding", FULLNAME) as any).subjects).toEqual([{ kind: "ServiceAccount", name: "platform-codeplane", namespace: RELEASE_NS }]);
+      expect((find(existing, "RoleBinding", FULLNAME) as any).subjects).toEqual([
+        { kind: "ServiceAccount", name: "platform-codeplane", namespace: RELEASE_NS },
+      ]);
       const noRbac = await render({ rbac: { create: false } });
       expect(noRbac.filter((d) => d.kind === "Role" || d.kind === "RoleBinding")).toEqual([]);
     });
@@ -585,7 +691,22 @@ describe("the Helm chart", () => {
       // The helm test pod is apart (test/chart/helm-test-hook.test.ts): it must not carry the API pods' selector.
       const docs = await render(everything, ["--skip-tests"]);
       expect(docs.map((d) => d.kind).sort()).toEqual(
-        ["CustomResourceDefinition", "CustomResourceDefinition", "Deployment", "HTTPRoute", "Ingress", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"].sort(),
+        [
+          "CustomResourceDefinition",
+          "CustomResourceDefinition",
+          "Deployment",
+          "HTTPRoute",
+          "Ingress",
+          "Namespace",
+          "NetworkPolicy",
+          "PodDisruptionBudget",
+          "PodMonitor",
+          "Role",
+          "RoleBinding",
+          "Service",
+          "ServiceAccount",
+          "ServiceMonitor",
+        ].sort(),
       );
       for (const d of docs) {
         expect(d.metadata.labels, `${d.kind}/${d.metadata.name}`).toMatchObject({
@@ -620,7 +741,9 @@ describe("the Helm chart", () => {
     });
 
     it("has a ServiceMonitor on the Service's metrics port", async () => {
-      const docs = await render({ metrics: { serviceMonitor: { enabled: true, labels: { release: "kube-prometheus-stack" }, interval: "30s", namespace: "monitoring" } } });
+      const docs = await render({
+        metrics: { serviceMonitor: { enabled: true, labels: { release: "kube-prometheus-stack" }, interval: "30s", namespace: "monitoring" } },
+      });
       const monitor = find(docs, "ServiceMonitor", FULLNAME);
       expect(monitor.apiVersion).toBe("monitoring.coreos.com/v1");
       expect(monitor.metadata.namespace).toBe("monitoring");
@@ -631,7 +754,9 @@ describe("the Helm chart", () => {
       const service = find(docs, "Service", FULLNAME);
       expect(service.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
       expect(service.spec.ports.find((p: { name: string }) => p.name === "metrics")).toEqual({ name: "metrics", port: 9090, targetPort: "metrics" });
-      expect(docs.filter((d) => d.kind === "Service" && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => d.metadata.labels?.[k] === v))).toHaveLength(1);
+      expect(
+        docs.filter((d) => d.kind === "Service" && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => d.metadata.labels?.[k] === v)),
+      ).toHaveLength(1);
     });
 
     it("has a PodMonitor on the pods' metrics port", async () => {
@@ -646,7 +771,11 @@ describe("the Helm chart", () => {
 
     it("annotates the pods for annotation-based scraping, on the port /metrics is served on", async () => {
       const annotations = (docs: K8sObject[]) => find(docs, "Deployment", FULLNAME).spec.template.metadata.annotations;
-      expect(annotations(await render({ metrics: { scrapeAnnotations: true } }))).toMatchObject({ "prometheus.io/scrape": "true", "prometheus.io/port": "9090", "prometheus.io/path": "/metrics" });
+      expect(annotations(await render({ metrics: { scrapeAnnotations: true } }))).toMatchObject({
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "9090",
+        "prometheus.io/path": "/metrics",
+      });
       // Without a metrics port, /metrics is on PORT and so are the monitors.
       const shared = await render({ config: { CODEPLANE_METRICS_PORT: "" }, metrics: { scrapeAnnotations: true, serviceMonitor: { enabled: true } } });
       expect(annotations(shared)["prometheus.io/port"]).toBe("8080");
@@ -674,13 +803,19 @@ describe("the Helm chart", () => {
 
     it("adds extraEnv, extraEnvFrom, extraVolumes and extraVolumeMounts after the chart's own", async () => {
       const docs = await render({
-        extraEnv: [{ name: "NODE_EXTRA_CA_CERTS", value: "/etc/codeplane/ca/ca.crt" }, { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }],
+        extraEnv: [
+          { name: "NODE_EXTRA_CA_CERTS", value: "/etc/codeplane/ca/ca.crt" },
+          { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "s", key: "k" } } },
+        ],
         extraEnvFrom: [{ configMapRef: { name: "codeplane-extra" } }],
         extraVolumes: [{ name: "ca", configMap: { name: "internal-ca" } }],
         extraVolumeMounts: [{ name: "ca", mountPath: "/etc/codeplane/ca", readOnly: true }],
       });
       const c = container(docs);
-      expect(c.env.slice(-2)).toEqual([{ name: "NODE_EXTRA_CA_CERTS", value: "/etc/codeplane/ca/ca.crt" }, { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }]);
+      expect(c.env.slice(-2)).toEqual([
+        { name: "NODE_EXTRA_CA_CERTS", value: "/etc/codeplane/ca/ca.crt" },
+        { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "s", key: "k" } } },
+      ]);
       expect(c.envFrom.at(-1)).toEqual({ configMapRef: { name: "codeplane-extra" } });
       expect(c.envFrom.slice(0, 2)).toEqual([{ secretRef: { name: "codeplane-db" } }, { secretRef: { name: "codeplane-keys" } }]);
       expect(podSpec(docs).volumes.at(-1)).toEqual({ name: "ca", configMap: { name: "internal-ca" } });
@@ -689,8 +824,16 @@ describe("the Helm chart", () => {
     });
 
     it.each<[string, object, RegExp]>([
-      ["a variable under config", { extraEnv: [{ name: "CODEPLANE_LOG_LEVEL", value: "debug" }] }, /extraEnv: CODEPLANE_LOG_LEVEL is set by the chart; set config.CODEPLANE_LOG_LEVEL instead/],
-      ["a variable the chart derives from its values", { extraEnv: [{ name: "CODEPLANE_NAMESPACE", value: "elsewhere" }] }, /extraEnv: CODEPLANE_NAMESPACE is set by the chart from its values/],
+      [
+        "a variable under config",
+        { extraEnv: [{ name: "CODEPLANE_LOG_LEVEL", value: "debug" }] },
+        /extraEnv: CODEPLANE_LOG_LEVEL is set by the chart; set config.CODEPLANE_LOG_LEVEL instead/,
+      ],
+      [
+        "a variable the chart derives from its values",
+        { extraEnv: [{ name: "CODEPLANE_NAMESPACE", value: "elsewhere" }] },
+        /extraEnv: CODEPLANE_NAMESPACE is set by the chart from its values/,
+      ],
     ])("refuses extraEnv naming %s", async (_, values, message) => {
       expect(await refusal(values)).toMatch(message);
     });
@@ -707,7 +850,16 @@ describe("the Helm chart", () => {
           enabled: true,
           className: "nginx",
           annotations: { "nginx.ingress.kubernetes.io/proxy-buffering": "off" },
-          hosts: [{ host: "codeplane.example.com", paths: [{ path: "/", pathType: "Prefix" }, { path: "/v1", pathType: "Prefix" }] }, { host: "cp.example.org" }],
+          hosts: [
+            {
+              host: "codeplane.example.com",
+              paths: [
+                { path: "/", pathType: "Prefix" },
+                { path: "/v1", pathType: "Prefix" },
+              ],
+            },
+            { host: "cp.example.org" },
+          ],
           tls: [{ hosts: ["codeplane.example.com"], secretName: "codeplane-tls" }],
         },
       });
@@ -715,9 +867,12 @@ describe("the Helm chart", () => {
       expect(ingress.spec.ingressClassName).toBe("nginx");
       expect(ingress.metadata.annotations).toEqual({ "nginx.ingress.kubernetes.io/proxy-buffering": "off" });
       expect(ingress.spec.tls).toEqual([{ hosts: ["codeplane.example.com"], secretName: "codeplane-tls" }]);
-      const backends = (ingress.spec.rules as { host: string; http: { paths: { path: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[]).flatMap((r) =>
-        r.http.paths.map((p) => [r.host, p.path, p.backend.service] as const),
-      );
+      const backends = (
+        ingress.spec.rules as {
+          host: string;
+          http: { paths: { path: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] };
+        }[]
+      ).flatMap((r) => r.http.paths.map((p) => [r.host, p.path, p.backend.service] as const));
       expect(backends.map(([host, p]) => `${host}${p}`)).toEqual(["codeplane.example.com/", "codeplane.example.com/v1", "cp.example.org/"]);
       for (const [, , service] of backends) {
         expect(service).toEqual({ name: FULLNAME, port: { name: "http" } });
@@ -758,7 +913,12 @@ describe("the Helm chart", () => {
     });
 
     it.each<[string, object, number, object | undefined]>([
-      ["a longer sleep and timeout", { lifecycle: { preStopSleepSeconds: 10 }, config: { CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: "40" } }, 55, { sleep: { seconds: 10 } }],
+      [
+        "a longer sleep and timeout",
+        { lifecycle: { preStopSleepSeconds: 10 }, config: { CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: "40" } },
+        55,
+        { sleep: { seconds: 10 } },
+      ],
       ["the binary's default timeout when config leaves it empty", { config: { CODEPLANE_SHUTDOWN_TIMEOUT_SECONDS: "" } }, 35, { sleep: { seconds: 5 } }],
       ["no preStop hook", { lifecycle: { preStopSleepSeconds: 0 } }, 30, undefined],
     ])("computes the grace period: %s", async (_, values, grace, preStop) => {
@@ -831,7 +991,12 @@ describe("the Helm chart", () => {
     const INFORMED: Record<string, string[]> = {
       "/apis/batch/v1/namespaces/${ns}/jobs": ["batch/jobs:list", "batch/jobs:watch"],
       "/api/v1/namespaces/${ns}/pods": ["/pods:list", "/pods:watch"],
-      "/apis/${GROUP}/${VERSION}/namespaces/${ns}/${x.kind.plural}": ["codeplane.dev/runs:list", "codeplane.dev/runs:watch", "codeplane.dev/analyses:list", "codeplane.dev/analyses:watch"],
+      "/apis/${GROUP}/${VERSION}/namespaces/${ns}/${x.kind.plural}": [
+        "codeplane.dev/runs:list",
+        "codeplane.dev/runs:watch",
+        "codeplane.dev/analyses:list",
+        "codeplane.dev/analyses:watch",
+      ],
     };
 
     function sources(dir: string): string[] {
@@ -843,7 +1008,9 @@ describe("the Helm chart", () => {
     it("grants exactly what the binary's Kubernetes calls need", async () => {
       // src/k8s/install.ts is scanned too: the pods apply the workload NetworkPolicy with it at start. Its
       // cluster-wide calls (CRDs, the namespace) run only in `codeplane install`, with the operator's credentials.
-      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/main.ts")].filter((f) => !f.includes("/testing/"));
+      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/main.ts")].filter(
+        (f) => !f.includes("/testing/"),
+      );
       const needed = new Set<string>();
       const unmapped: string[] = [];
       for (const file of files) {
@@ -899,7 +1066,17 @@ describe("the Helm chart", () => {
     });
 
     async function notes(values: object = {}): Promise<string> {
-      const { stdout } = await execFile(helm, ["template", RELEASE, notesChart, "--namespace", RELEASE_NS, "-f", valuesFile(values), "--show-only", "templates/zz-notes.yaml"]);
+      const { stdout } = await execFile(helm, [
+        "template",
+        RELEASE,
+        notesChart,
+        "--namespace",
+        RELEASE_NS,
+        "-f",
+        valuesFile(values),
+        "--show-only",
+        "templates/zz-notes.yaml",
+      ]);
       return stdout.replace(/^# ?/gm, "");
     }
 
@@ -907,7 +1084,9 @@ describe("the Helm chart", () => {
       const text = await notes();
       expect(text).toContain(`kubectl -n ${RELEASE_NS} port-forward svc/${FULLNAME} 8080:80`);
       expect(text).toContain(`kubectl -n ${RELEASE_NS} create secret generic codeplane-bootstrap`);
-      expect(text).toContain("--from-literal=CODEPLANE_BOOTSTRAP_API_KEY=$(kubectl -n codeplane exec deploy/cp-codeplane -- node /app/bin/codeplane.mjs keys generate)");
+      expect(text).toContain(
+        "--from-literal=CODEPLANE_BOOTSTRAP_API_KEY=$(kubectl -n codeplane exec deploy/cp-codeplane -- node /app/bin/codeplane.mjs keys generate)",
+      );
       expect(text).toContain("--set bootstrap.existingSecret=codeplane-bootstrap");
       expect(text).toContain(`kubectl -n ${RUN_NS} get codeplane`);
       // Before it: the category resolves from kubectl's cached discovery, which predates the CRDs after an install.

@@ -40,7 +40,8 @@ async function render(args: string[] = []): Promise<Obj[]> {
 }
 
 const testPod = (docs: Obj[]) => docs.find((d) => d.metadata.annotations?.["helm.sh/hook"] === "test");
-const env = (pod: Obj) => Object.fromEntries((pod.spec.containers[0].env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [e.name, e.value ?? e.valueFrom]));
+const env = (pod: Obj) =>
+  Object.fromEntries((pod.spec.containers[0].env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [e.name, e.value ?? e.valueFrom]));
 
 describe("the helm test hook", () => {
   it("is a test hook pod, deleted once it passed, whose log helm test prints either way", async () => {
@@ -69,7 +70,12 @@ describe("the helm test hook", () => {
     for (const sel of [service.spec.selector, budget.spec.selector.matchLabels, policy.spec.podSelector.matchLabels, deployment.spec.selector.matchLabels]) {
       expect(selects(sel), JSON.stringify(sel)).toBe(false);
     }
-    expect(labels).toMatchObject({ "app.kubernetes.io/instance": "cp", "app.kubernetes.io/component": "test", "app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/part-of": "codeplane" });
+    expect(labels).toMatchObject({
+      "app.kubernetes.io/instance": "cp",
+      "app.kubernetes.io/component": "test",
+      "app.kubernetes.io/managed-by": "Helm",
+      "app.kubernetes.io/part-of": "codeplane",
+    });
   });
 
   it("meets the restricted Pod Security Standard and mounts no service-account token", async () => {
@@ -88,7 +94,18 @@ describe("the helm test hook", () => {
     let pod = testPod(await render(["--set", "service.port=8088", "--set", "image.tag=1.2.3", "--set", "image.pullPolicy=Never"]))!;
     expect(env(pod)).toEqual({ CODEPLANE_URL: "http://cp-codeplane.platform.svc:8088", TEST_REPOSITORY_URL: "", TEST_REF: "", TEST_TIMEOUT_SECONDS: "300" });
     expect(pod.spec.containers[0]).toMatchObject({ image: "docker.io/library/codeplane:1.2.3", imagePullPolicy: "Never" });
-    pod = testPod(await render(["--set", "bootstrap.existingSecret=boot", "--set", "tests.repositoryUrl=https://git.example.com/hello.git", "--set", "tests.ref=v1", "--set", "tests.timeoutSeconds=120"]))!;
+    pod = testPod(
+      await render([
+        "--set",
+        "bootstrap.existingSecret=boot",
+        "--set",
+        "tests.repositoryUrl=https://git.example.com/hello.git",
+        "--set",
+        "tests.ref=v1",
+        "--set",
+        "tests.timeoutSeconds=120",
+      ]),
+    )!;
     expect(env(pod)).toEqual({
       CODEPLANE_URL: "http://cp-codeplane.platform.svc:80",
       TEST_REPOSITORY_URL: "https://git.example.com/hello.git",

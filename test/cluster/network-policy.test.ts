@@ -180,19 +180,14 @@ function podBody(name: string, labels: Record<string, string>, command: string[]
           imagePullPolicy: "Never",
           command,
           securityContext: containerSecurity,
-          ...(readinessPort
-            ? { readinessProbe: { tcpSocket: { port: readinessPort }, periodSeconds: 1 } as k8s.V1Probe }
-            : {}),
+          ...(readinessPort ? { readinessProbe: { tcpSocket: { port: readinessPort }, periodSeconds: 1 } as k8s.V1Probe } : {}),
         },
       ],
     },
   };
 }
 
-type Results = Record<
-  string,
-  { connected?: boolean; answered?: boolean; rcode?: number; addresses?: string[]; outcomes: string[] }
->;
+type Results = Record<string, { connected?: boolean; answered?: boolean; rcode?: number; addresses?: string[]; outcomes: string[] }>;
 const NXDOMAIN = 3;
 
 async function runProbe(name: string, labels: Record<string, string>, targets: string[]): Promise<{ results: Results; ip: string }> {
@@ -247,9 +242,7 @@ beforeAll(async () => {
   }
 
   await core.createNamespace({ body: { metadata: { name: namespace } } });
-  await until("the default service account", 30_000, async () =>
-    (await core.readNamespacedServiceAccount({ name: "default", namespace })) ?? undefined,
-  );
+  await until("the default service account", 30_000, async () => (await core.readNamespacedServiceAccount({ name: "default", namespace })) ?? undefined);
   await net.createNamespacedNetworkPolicy({
     namespace,
     body: {
@@ -266,7 +259,10 @@ beforeAll(async () => {
                 podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
               },
             ],
-            ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }],
+            ports: [
+              { protocol: "UDP", port: 53 },
+              { protocol: "TCP", port: 53 },
+            ],
           },
         ],
       },
@@ -364,10 +360,7 @@ describe("NetworkPolicy on the local cluster", () => {
   it("applies a pod's ingress policy to other pods", async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
     const g = `${guarded}:${POD_PORT}`;
-    const [client, stranger] = await Promise.all([
-      runProbe("client", { role: "client" }, [g]),
-      runProbe("stranger", { role: "stranger" }, [g]),
-    ]);
+    const [client, stranger] = await Promise.all([runProbe("client", { role: "client" }, [g]), runProbe("stranger", { role: "stranger" }, [g])]);
     expect(client.results[g]?.connected, `client ${client.ip}: ${JSON.stringify(client.results)}`).toBe(true);
     expect(stranger.results[g]?.connected, `stranger ${stranger.ip}: ${JSON.stringify(stranger.results)}`).toBe(false);
   });
@@ -388,7 +381,9 @@ describe("NetworkPolicy on the local cluster", () => {
     const sysctl = `/proc/sys/net/ipv6/conf/${BRIDGE}/disable_ipv6`;
     if (!existsSync(sysctl)) ctx.skip(`no bridge ${BRIDGE} on this machine`);
     expect(readFileSync(sysctl, "utf8").trim()).toBe("1");
-    const v6 = readFileSync("/proc/net/if_inet6", "utf8").split("\n").filter((l) => l.trim().endsWith(` ${BRIDGE}`));
+    const v6 = readFileSync("/proc/net/if_inet6", "utf8")
+      .split("\n")
+      .filter((l) => l.trim().endsWith(` ${BRIDGE}`));
     expect(v6).toEqual([]);
   });
 });

@@ -43,10 +43,7 @@ beforeAll(async () => {
   batch = kc.makeApiClient(k8s.BatchV1Api);
   let nodes: k8s.V1NodeList;
   try {
-    nodes = await Promise.race([
-      core.listNode(),
-      sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s"))),
-    ]);
+    nodes = await Promise.race([core.listNode(), sleep(10_000).then(() => Promise.reject(new Error("no answer in 10 s")))]);
   } catch (err) {
     throw new Error(`No cluster reachable at ${kc.getCurrentCluster()?.server} (kubeconfig ${kubeconfigPath}): ${String(err)}. ${NO_CLUSTER}`, { cause: err });
   }
@@ -54,9 +51,7 @@ beforeAll(async () => {
   if (ready.length === 0) throw new Error(`The cluster has no Ready node. ${NO_CLUSTER}`);
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   // pods need the namespace's default service account, created asynchronously
-  await until("the default service account", 30_000, async () =>
-    (await core.readNamespacedServiceAccount({ name: "default", namespace })) ?? undefined,
-  );
+  await until("the default service account", 30_000, async () => (await core.readNamespacedServiceAccount({ name: "default", namespace })) ?? undefined);
 });
 
 afterAll(async () => {
@@ -69,8 +64,8 @@ describe("local cluster", () => {
     const script = [
       "echo out-1",
       "echo err-1 >&2",
-      'python3 -c \'import sys; print("python", sys.version_info[0])\'',
-      "node -e 'console.log(\"node \" + process.versions.node.split(\".\")[0])'",
+      "python3 -c 'import sys; print(\"python\", sys.version_info[0])'",
+      'node -e \'console.log("node " + process.versions.node.split(".")[0])\'',
       "git --version >/dev/null && echo git-ok",
       "echo uid=$(id -u)",
       "sleep 4",
@@ -89,9 +84,7 @@ describe("local cluster", () => {
               restartPolicy: "Never",
               terminationGracePeriodSeconds: 1,
               automountServiceAccountToken: false,
-              containers: [
-                { name: "main", image: RUNNER_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", script] },
-              ],
+              containers: [{ name: "main", image: RUNNER_IMAGE, imagePullPolicy: "Never", command: ["sh", "-c", script] }],
             },
           },
         },
@@ -160,9 +153,7 @@ describe("local cluster", () => {
 
     // deleting the Job garbage-collects its pod
     await batch.deleteNamespacedJob({ name, namespace, propagationPolicy: "Background" });
-    await until("the Job's pod to be garbage-collected", 60_000, async () =>
-      (await jobPods(name)).length === 0 ? true : undefined,
-    );
+    await until("the Job's pod to be garbage-collected", 60_000, async () => ((await jobPods(name)).length === 0 ? true : undefined));
     await expect(batch.readNamespacedJob({ name, namespace })).rejects.toThrow();
   });
 

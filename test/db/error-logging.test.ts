@@ -54,7 +54,10 @@ describe.each(["postgres", "embedded"])("database errors in the log (%s)", (kind
 
   it("leaves out the parameters of a unique violation, and the detail that quotes them", async () => {
     const accountId = randomUUID();
-    await db().insertInto("accounts").values({ id: accountId, name: `a-${accountId.slice(0, 8)}` }).execute();
+    await db()
+      .insertInto("accounts")
+      .values({ id: accountId, name: `a-${accountId.slice(0, 8)}` })
+      .execute();
     const hash = `${randomUUID().replaceAll("-", "")}deadbeefhash`;
     const row = () => ({ id: randomUUID(), account_id: accountId, name: "k", prefix: "cp_x", key_hash: hash, scopes: ["keys:write"] });
     await db().insertInto("api_keys").values(row()).execute();

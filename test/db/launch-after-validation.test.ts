@@ -51,7 +51,14 @@ const runs = () =>
 const analyses = () => new AnalysisService({ git, launcher: launcher("analysis"), timeoutSeconds: 60, logger });
 
 const count = async (table: "runs" | "analyses") =>
-  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function refusal(p: Promise<unknown>): Promise<DomainValidationError["issues"]> {
   const err = await p.then(
@@ -95,12 +102,15 @@ describe("RunService.create", () => {
     expect(await count("runs")).toBe(0);
   });
 
-  it.each([["constructor"], ["toString"], ["__proto__"]])("refuses the compute type %j (no preset, though the object has the key) before the cluster", async (name) => {
-    expect(await refusal(runs().create(database.db, accountId, repositoryId, "main", { command: ["true"], compute_type: name }))).toEqual([
-      { loc: ["body", "compute_type"], msg: "Input should be 'cpu-general', 'cpu-memory', 'gpu-a10g'", type: "enum" },
-    ]);
-    expect(calls).toEqual([]);
-  });
+  it.each([["constructor"], ["toString"], ["__proto__"]])(
+    "refuses the compute type %j (no preset, though the object has the key) before the cluster",
+    async (name) => {
+      expect(await refusal(runs().create(database.db, accountId, repositoryId, "main", { command: ["true"], compute_type: name }))).toEqual([
+        { loc: ["body", "compute_type"], msg: "Input should be 'cpu-general', 'cpu-memory', 'gpu-a10g'", type: "enum" },
+      ]);
+      expect(calls).toEqual([]);
+    },
+  );
 
   it("creates the resource, then the row, for a clean request (the fakes work)", async () => {
     const before = await count("runs");

@@ -16,10 +16,16 @@ describe("migrations run by several processes at once", () => {
     const all = Object.keys(await migrationProvider.getMigrations()).sort();
     for (let round = 0; round < 5; round++) {
       const database = await createTestDatabase({ empty: true });
-      const pools = Array.from({ length: 4 }, () => new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 3 }) }) }));
+      const pools = Array.from(
+        { length: 4 },
+        () => new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 3 }) }) }),
+      );
       try {
         const outcomes = await Promise.allSettled(pools.map((db) => migrateToLatest(db, createRootLogger("silent"))));
-        expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ok")), `round ${round}`).toEqual(["ok", "ok", "ok", "ok"]);
+        expect(
+          outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ok")),
+          `round ${round}`,
+        ).toEqual(["ok", "ok", "ok", "ok"]);
         const applied = outcomes.flatMap((o) => (o.status === "fulfilled" ? o.value.applied : []));
         expect(applied.sort()).toEqual(all);
       } finally {

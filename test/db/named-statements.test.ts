@@ -25,10 +25,16 @@ beforeAll(async () => {
   handle = await openDatabase({ url: database.url, poolMax: 1, dataDir: "/nonexistent", logger: silent });
   accountId = newId();
   otherId = newId();
-  for (const [id, name] of [[accountId, "big"], [otherId, "other"]] as const) {
+  for (const [id, name] of [
+    [accountId, "big"],
+    [otherId, "other"],
+  ] as const) {
     await database.db.insertInto("accounts").values({ id, name, created_at: new Date() }).execute();
   }
-  for (const [account, rows] of [[accountId, 5000], [otherId, 30]] as const) {
+  for (const [account, rows] of [
+    [accountId, 5000],
+    [otherId, 30],
+  ] as const) {
     await sql`insert into repositories (id, account_id, name, url, provider, created_at, updated_at)
       select gen_random_uuid(), ${account}, 'r' || n, 'https://h/r' || n, 'git', now(), now() from generate_series(1, ${rows}) n`.execute(database.db);
   }
@@ -46,7 +52,13 @@ describe("the page of repositories", () => {
     for (;;) {
       const page = { limit, cursor };
       const named = await listRepositories(handle.db, otherId, page);
-      const built = await keysetPage(handle.db.selectFrom("repositories").select([...REPOSITORY_LIST_COLUMNS]).where("account_id", "=", otherId), page).execute();
+      const built = await keysetPage(
+        handle.db
+          .selectFrom("repositories")
+          .select([...REPOSITORY_LIST_COLUMNS])
+          .where("account_id", "=", otherId),
+        page,
+      ).execute();
       expect(named).toEqual(built);
       if (named.length <= limit) break;
       seen += limit;
@@ -79,7 +91,9 @@ describe("the page of repositories", () => {
     await sql`set plan_cache_mode = force_generic_plan`.execute(handle.db);
     try {
       await sql.raw(`prepare generic_page as ${text}`).execute(handle.db);
-      const middle = await sql<{ id: string }>`select id from repositories where account_id = ${accountId} order by id desc offset 2500 limit 1`.execute(handle.db);
+      const middle = await sql<{ id: string }>`select id from repositories where account_id = ${accountId} order by id desc offset 2500 limit 1`.execute(
+        handle.db,
+      );
       const args = [`'${accountId}'`, "21", ...(text === REPOSITORY_PAGE_SQL.after ? [`'${middle.rows[0]!.id}'`] : [])].join(", ");
       const { rows } = await sql.raw<{ "QUERY PLAN": unknown }>(`explain (analyze, format json) execute generic_page(${args})`).execute(handle.db);
       await sql`deallocate generic_page`.execute(handle.db);

@@ -35,7 +35,9 @@ describe.each(["UTC", "Asia/Kolkata", "America/St_Johns", "Asia/Kathmandu", "Eur
 
   it("reads infinity and BC dates as pg's parser does", async () => {
     await sql`select set_config('TimeZone', ${zone}, false)`.execute(handle.db);
-    const { rows } = await sql<{ inf: unknown; bc: Date }>`select 'infinity'::timestamptz as inf, '0044-03-15 12:00:00+00 BC'::timestamptz as bc`.execute(handle.db);
+    const { rows } = await sql<{ inf: unknown; bc: Date }>`select 'infinity'::timestamptz as inf, '0044-03-15 12:00:00+00 BC'::timestamptz as bc`.execute(
+      handle.db,
+    );
     expect(rows[0]!.inf).toBe(Infinity);
     expect(rows[0]!.bc.getUTCFullYear()).toBe(-43);
   });

@@ -45,7 +45,16 @@ const kinds: KindUnderTest[] = [
     table: "runs",
     start: "start_time",
     end: "close_time",
-    spec: (id, repo = repositoryId): RunSpec => ({ runId: id, accountId, repositoryId: repo, repositoryUrl: "https://example.invalid/r", commitHash: COMMIT, command: ["true"], computeType: "cpu-general", timeoutSeconds: 60 }),
+    spec: (id, repo = repositoryId): RunSpec => ({
+      runId: id,
+      accountId,
+      repositoryId: repo,
+      repositoryUrl: "https://example.invalid/r",
+      commitHash: COMMIT,
+      command: ["true"],
+      computeType: "cpu-general",
+      timeoutSeconds: 60,
+    }),
   },
   {
     name: "analyses",
@@ -54,7 +63,15 @@ const kinds: KindUnderTest[] = [
     start: "started_at",
     end: "completed_at",
     // One live analysis per repository and commit: each test's gets its own commit.
-    spec: (id, repo = repositoryId): AnalysisSpec => ({ analysisId: id, accountId, repositoryId: repo, repositoryUrl: "https://example.invalid/r", commitHash: id.replaceAll("-", "").padEnd(40, "0").slice(0, 40), language: "en", timeoutSeconds: 60 }),
+    spec: (id, repo = repositoryId): AnalysisSpec => ({
+      analysisId: id,
+      accountId,
+      repositoryId: repo,
+      repositoryUrl: "https://example.invalid/r",
+      commitHash: id.replaceAll("-", "").padEnd(40, "0").slice(0, 40),
+      language: "en",
+      timeoutSeconds: 60,
+    }),
   },
 ];
 
@@ -72,7 +89,13 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     await mirror(id, { phase: "pending" });
     expect(await read(id)).toMatchObject({ status: "running", [k.start]: new Date(T0) });
     await mirror(id, { phase: "failed", exitCode: 3, error: "command exited with code 3", completionTime: T1 });
-    expect(await read(id)).toMatchObject({ status: "failed", exit_code: 3, error: "command exited with code 3", [k.start]: new Date(T0), [k.end]: new Date(T1) });
+    expect(await read(id)).toMatchObject({
+      status: "failed",
+      exit_code: 3,
+      error: "command exited with code 3",
+      [k.start]: new Date(T0),
+      [k.end]: new Date(T1),
+    });
   });
 
   it("never replaces one terminal status with another, nor moves a terminal row back", async () => {
@@ -86,7 +109,14 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
   it("leaves a hidden (deleted through the API) row alone, and removes it once its resource is gone", async () => {
     const id = randomUUID();
     await mirror(id, { phase: "running" });
-    const token = await mintCheckoutToken(database.db, { workloadKind: k.table === "runs" ? "run" : "analysis", workloadId: id, accountId, repositoryId, commitHash: "c".repeat(40), expiresAt: new Date(Date.now() + 60_000) });
+    const token = await mintCheckoutToken(database.db, {
+      workloadKind: k.table === "runs" ? "run" : "analysis",
+      workloadId: id,
+      accountId,
+      repositoryId,
+      commitHash: "c".repeat(40),
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     await hideWorkload(database.db, k.rows.table, accountId, id);
     expect(await rows().isHidden(id)).toBe(true);
     expect(await checkoutGrantFor(database.db, token)).toBeNull(); // a deleted workload's checkout token is revoked at once
@@ -102,7 +132,12 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     const live = randomUUID();
     await mirror(live, { phase: "running", startTime: T0 });
     await rows().resourceGone(live, `ns/x-${live}`);
-    expect(await read(live)).toMatchObject({ status: "cancelled", error: "its resource was deleted from the cluster before it finished", resource_deleted_at: expect.any(Date), [k.end]: expect.any(Date) });
+    expect(await read(live)).toMatchObject({
+      status: "cancelled",
+      error: "its resource was deleted from the cluster before it finished",
+      resource_deleted_at: expect.any(Date),
+      [k.end]: expect.any(Date),
+    });
     // Final: a later mirror of an older observation cannot revive it.
     await mirror(live, { phase: "running" });
     expect(await read(live)).toMatchObject({ status: "cancelled" });
@@ -151,7 +186,13 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
 describe("analysis results", () => {
   it("are stored once and never replaced", async () => {
     const id = randomUUID();
-    await workloadRows(database.db, ANALYSIS_ROWS).mirror({ namespace: "ns", name: `analysis-${id}`, createdAt: new Date(T0), spec: kinds[1]!.spec(id) as AnalysisSpec, status: undefined });
+    await workloadRows(database.db, ANALYSIS_ROWS).mirror({
+      namespace: "ns",
+      name: `analysis-${id}`,
+      createdAt: new Date(T0),
+      spec: kinds[1]!.spec(id) as AnalysisSpec,
+      status: undefined,
+    });
     const result = (n: number) => ({ experiments: Array.from({ length: n }) }) as never;
     await saveAnalysisResult(database.db, id, result(1));
     await saveAnalysisResult(database.db, id, result(2));

@@ -73,7 +73,14 @@ describe("analyses on a real cluster", () => {
     expect(res.status, await res.clone().text()).toBe(201);
     const created = await res.json();
     analysisId = created.id;
-    expect(created).toMatchObject({ status: "pending", commit_hash: tip, branch: "main", workflow_id: `${cluster.namespace}/analysis-${created.id}`, env_vars: null, experiments: [] });
+    expect(created).toMatchObject({
+      status: "pending",
+      commit_hash: tip,
+      branch: "main",
+      workflow_id: `${cluster.namespace}/analysis-${created.id}`,
+      env_vars: null,
+      experiments: [],
+    });
 
     const again = await alice.api(`/v1/repositories/${repoId}/analysis/${tip.slice(0, 10)}`, { method: "POST", json: {} });
     expect(again.status).toBe(200);
@@ -81,10 +88,15 @@ describe("analyses on a real cluster", () => {
     expect((await bob.api(`/v1/repositories/${repoId}/analysis/main`)).status).toBe(404);
 
     const stream = sseClient(`${svc.url}/v1/repositories/${repoId}/analysis/main/logs/stream`, alice.key);
-    await Promise.race([stream.ended, new Promise((_, reject) => setTimeout(() => reject(new Error(`no end; events: ${JSON.stringify(stream.events)}`)), 180_000))]);
+    await Promise.race([
+      stream.ended,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no end; events: ${JSON.stringify(stream.events)}`)), 180_000)),
+    ]);
     const end = stream.events.at(-1)!;
     expect(end).toMatchObject({ type: "end", data: { status: "completed", exit_code: 0 } });
-    expect(stream.lines.map((l) => l.data.line)).toEqual(expect.arrayContaining([expect.stringMatching(/^listed \d+ files/), expect.stringMatching(/^found \d+ experiment/)]));
+    expect(stream.lines.map((l) => l.data.line)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^listed \d+ files/), expect.stringMatching(/^found \d+ experiment/)]),
+    );
     // The result travels in its own frames, never as a log line.
     expect(stream.lines.some((l) => l.data.line?.includes('"repo_summary"'))).toBe(false);
 
@@ -104,7 +116,13 @@ describe("analyses on a real cluster", () => {
     expect(analysis.repo_summary.skipped.too_large).toBe(1);
 
     // kubectl's view.
-    const cr = (await cluster.custom.getNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: cluster.namespace, plural: "analyses", name: `analysis-${analysisId}` })) as {
+    const cr = (await cluster.custom.getNamespacedCustomObject({
+      group: "codeplane.dev",
+      version: "v1alpha1",
+      namespace: cluster.namespace,
+      plural: "analyses",
+      name: `analysis-${analysisId}`,
+    })) as {
       status: { phase: string; experiments: number; conditions: { type: string; status: string }[] };
     };
     expect(cr.status.phase).toBe("completed");
@@ -116,25 +134,41 @@ describe("analyses on a real cluster", () => {
   }, 240_000);
 
   it("refuses to run the primary experiment until its variable is set, then runs it with exactly the given arguments", async () => {
-    const refused = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:train.py", parameters: { epochs: 7 } } });
+    const refused = await alice.api(`/v1/repositories/${repoId}/main/runs`, {
+      method: "POST",
+      json: { analyzed_experiment: "python:train.py", parameters: { epochs: 7 } },
+    });
     expect(refused.status).toBe(422);
     expect((await refused.json()).detail[0].msg).toMatch(/missing environment variables: API_TOKEN/);
 
-    const set = await alice.api("/v1/environment-variables", { method: "POST", json: { name: "API_TOKEN", value: "tok-e2e", secret: true, repository_id: repoId } });
+    const set = await alice.api("/v1/environment-variables", {
+      method: "POST",
+      json: { name: "API_TOKEN", value: "tok-e2e", secret: true, repository_id: repoId },
+    });
     expect(set.status).toBe(201);
     const valid = await (await alice.api(`/v1/repositories/${repoId}/analysis/main`)).json();
     expect(valid.env_vars).toEqual({ valid: true, required_env_vars: ["API_TOKEN"], missing_env_vars: [] });
 
-    const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:train.py", parameters: { epochs: "7" } } });
+    const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, {
+      method: "POST",
+      json: { analyzed_experiment: "python:train.py", parameters: { epochs: "7" } },
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     const run = await res.json();
-    expect(run).toMatchObject({ experiment_id: "python:train.py", run_config: { command: ["python3", "train.py", "--epochs", "7"], parameters: { epochs: 7, lr: 0.01, optimizer: "adam" } } });
+    expect(run).toMatchObject({
+      experiment_id: "python:train.py",
+      run_config: { command: ["python3", "train.py", "--epochs", "7"], parameters: { epochs: 7, lr: 0.01, optimizer: "adam" } },
+    });
     const done = await until("the run to finish", 180_000, async () => {
       const r = await (await alice.api(`/v1/runs/${run.run_id}`)).json();
       return ["completed", "failed", "cancelled"].includes(r.status) ? r : undefined;
     });
     expect(done).toMatchObject({ status: "completed", exit_code: 0 });
-    await until("logs to be archived", 30_000, async () => (await svc.db.selectFrom("runs").select("logs_complete").where("id", "=", run.run_id).executeTakeFirst())?.logs_complete);
+    await until(
+      "logs to be archived",
+      30_000,
+      async () => (await svc.db.selectFrom("runs").select("logs_complete").where("id", "=", run.run_id).executeTakeFirst())?.logs_complete,
+    );
     const stdout = await (await alice.api(`/v1/runs/${run.run_id}/logs/stdout`)).json();
     expect(JSON.parse(stdout.content)).toEqual({ argv: ["--epochs", "7"], token: "tok-e2e", epochs: 7 });
   }, 240_000);
@@ -144,7 +178,12 @@ describe("analyses on a real cluster", () => {
     expect(del.status).toBe(204);
     expect((await alice.api(`/v1/repositories/${repoId}/analysis/main`)).status).toBe(404);
     await until("the Analysis resource to be gone", 60_000, async () => {
-      const list = (await cluster.custom.listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: cluster.namespace, plural: "analyses" })) as { items: { metadata: { name: string } }[] };
+      const list = (await cluster.custom.listNamespacedCustomObject({
+        group: "codeplane.dev",
+        version: "v1alpha1",
+        namespace: cluster.namespace,
+        plural: "analyses",
+      })) as { items: { metadata: { name: string } }[] };
       return !list.items.some((i) => i.metadata.name === `analysis-${analysisId}`);
     });
 

@@ -36,7 +36,11 @@ const runResource = (name: string) =>
     metadata: { labels?: Record<string, string> };
     status?: { phase?: string; error?: string; conditions?: { type: string; status: string; reason: string }[] };
   }>;
-const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)));
+const exists = (p: Promise<unknown>) =>
+  p.then(
+    () => true,
+    (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)),
+  );
 
 async function startRun(command: string[]): Promise<string> {
   const res = await api(`/v1/repositories/${e.repoId}/main/runs`, { method: "POST", json: { command } });
@@ -55,7 +59,14 @@ async function finished(svc: { url: string }, runId: string, timeoutMs = 120_000
 async function another(env: Record<string, string> = {}): Promise<TestService> {
   // On the first service's database, with the key its secrets are encrypted under.
   if (env.DATABASE_URL) env = { CODEPLANE_ENCRYPTION_KEY: e.svc.encryptionKey, ...env };
-  const s = await startTestService({ KUBECONFIG: e.cluster.kubeconfig, CODEPLANE_NAMESPACE: ns(), CODEPLANE_IMAGE_PULL_POLICY: "Never", CODEPLANE_LOG_LEVEL: "info", ...gitListenerEnv(), ...env });
+  const s = await startTestService({
+    KUBECONFIG: e.cluster.kubeconfig,
+    CODEPLANE_NAMESPACE: ns(),
+    CODEPLANE_IMAGE_PULL_POLICY: "Never",
+    CODEPLANE_LOG_LEVEL: "info",
+    ...gitListenerEnv(),
+    ...env,
+  });
   others.push(s);
   return s;
 }
@@ -106,7 +117,11 @@ describe("the resource and the row over time", () => {
     const run = await finished(e.svc, runId);
     expect(run.status).toBe("completed");
     expect((await (await api(`/v1/runs/${runId}/logs/stdout`)).json()).content).toBe("token=s3cret\n");
-    await until("the run's Secret to be deleted", 30_000, async () => !(await exists(e.cluster.core.readNamespacedSecret({ name: runSecretName(runId), namespace: ns() }))));
+    await until(
+      "the run's Secret to be deleted",
+      30_000,
+      async () => !(await exists(e.cluster.core.readNamespacedSecret({ name: runSecretName(runId), namespace: ns() }))),
+    );
   });
 
   it("kubectl delete of a finished Run keeps it readable through the API", async () => {
@@ -128,7 +143,15 @@ describe("the resource and the row over time", () => {
     const short = await another({ DATABASE_URL: e.svc.databaseUrl, CODEPLANE_RESOURCE_RETENTION_SECONDS: "3" });
     const call = (p: string) => fetch(`${short.url}${p}`, { headers: { authorization: `Bearer ${e.alice.key}` } });
     const create = async (command: string[]) =>
-      (await (await fetch(`${short.url}/v1/repositories/${e.repoId}/main/runs`, { method: "POST", headers: { authorization: `Bearer ${e.alice.key}`, "content-type": "application/json" }, body: JSON.stringify({ command }) })).json()).run_id as string;
+      (
+        await (
+          await fetch(`${short.url}/v1/repositories/${e.repoId}/main/runs`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${e.alice.key}`, "content-type": "application/json" },
+            body: JSON.stringify({ command }),
+          })
+        ).json()
+      ).run_id as string;
     const quick = await create(["sh", "-c", "echo quick"]);
     const slow = await create(["sh", "-c", "sleep 25"]);
     expect(quick).toMatch(/^[0-9a-f-]{36}$/);

@@ -22,12 +22,12 @@ const FILES = {
     "import argparse",
     "import os",
     "",
-    "token = os.environ[\"API_TOKEN\"]",
+    'token = os.environ["API_TOKEN"]',
     "",
-    "if __name__ == \"__main__\":",
-    "    p = argparse.ArgumentParser(description=\"Train it\")",
-    "    p.add_argument(\"--epochs\", type=int, default=3, help=\"passes over the data\")",
-    "    p.add_argument(\"--lr\", type=float, default=0.1)",
+    'if __name__ == "__main__":',
+    '    p = argparse.ArgumentParser(description="Train it")',
+    '    p.add_argument("--epochs", type=int, default=3, help="passes over the data")',
+    '    p.add_argument("--lr", type=float, default=0.1)',
     "    print(p.parse_args())",
     "",
   ].join("\n"),
@@ -63,7 +63,13 @@ const completedCheckRun = (sha: string) =>
 beforeAll(async () => {
   gh = await startGitHubDouble({ appSlug: "codeplane-e2e" });
   cluster = await openTestCluster("gh");
-  svc = await startTestService({ KUBECONFIG: cluster.kubeconfig, CODEPLANE_NAMESPACE: cluster.namespace, CODEPLANE_IMAGE_PULL_POLICY: "Never", ...gitListenerEnv(), ...githubEnv() });
+  svc = await startTestService({
+    KUBECONFIG: cluster.kubeconfig,
+    CODEPLANE_NAMESPACE: cluster.namespace,
+    CODEPLANE_IMAGE_PULL_POLICY: "Never",
+    ...gitListenerEnv(),
+    ...githubEnv(),
+  });
   alice = await svc.tenant();
   installationId = gh.addInstallation({ account: { login: "acme", type: "Organization" }, repositorySelection: "selected" }).id;
   await gh.addRepository({ owner: "acme", name: "trainer", private: true, files: FILES, installationId });
@@ -79,12 +85,18 @@ describe("a GitHub App installation", () => {
   it("is connected through the setup callback and registers a private repository of it", async () => {
     const { install_url } = await (await alice.api("/v1/integrations/github/install")).json();
     const state = new URL(install_url).searchParams.get("state")!;
-    const callback = await fetch(`${svc.url}/v1/integrations/github/callback?installation_id=${installationId}&setup_action=install&state=${encodeURIComponent(state)}`, { redirect: "manual" });
+    const callback = await fetch(
+      `${svc.url}/v1/integrations/github/callback?installation_id=${installationId}&setup_action=install&state=${encodeURIComponent(state)}`,
+      { redirect: "manual" },
+    );
     expect(callback.status, await callback.clone().text()).toBe(302);
     integrationId = callback.headers.get("location")!.split("/").pop()!;
     const listed = await (await alice.api(`/v1/integrations/${integrationId}/repositories`)).json();
     expect(listed.items.map((r: { full_name: string }) => r.full_name)).toContain(FULL_NAME);
-    const registered = await alice.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: FULL_NAME, auto_analyze: true } });
+    const registered = await alice.api(`/v1/integrations/${integrationId}/repositories`, {
+      method: "POST",
+      json: { full_name: FULL_NAME, auto_analyze: true },
+    });
     expect(registered.status, await registered.clone().text()).toBe(201);
     const repo = await registered.json();
     expect(repo).toMatchObject({ provider: "github", integration_id: integrationId, auto_analyze: true });
@@ -103,7 +115,12 @@ describe("a GitHub App installation", () => {
     expect(analysis.experiments.map((e: { id: string }) => e.id)).toContain("python:train.py");
 
     const run = await completedCheckRun(sha);
-    expect(run).toMatchObject({ name: "codeplane/analysis", conclusion: "success", externalId: analysis.id, detailsUrl: `${PUBLIC_URL}/ui/repositories/${repositoryId}/analysis/${sha}` });
+    expect(run).toMatchObject({
+      name: "codeplane/analysis",
+      conclusion: "success",
+      externalId: analysis.id,
+      detailsUrl: `${PUBLIC_URL}/ui/repositories/${repositoryId}/analysis/${sha}`,
+    });
     expect(run.history.map((h) => h.state.status)).toEqual(["queued", "in_progress", "completed"]);
     expect(run.output.summary).toContain("python3 train.py");
     expect(run.output.summary).toContain("| ` --epochs ` | ` 3 ` | integer |");
@@ -128,13 +145,22 @@ describe("a GitHub App installation", () => {
     expect(res.status).toBe(202);
     const d = await settled((await res.json()).id);
     expect(d.reason).toMatch(/^already had analysis/);
-    expect((await (await alice.api(`/v1/repositories/${repositoryId}/analysis`)).json()).items.filter((a: { commit_hash: string }) => a.commit_hash === sha)).toHaveLength(1);
+    expect(
+      (await (await alice.api(`/v1/repositories/${repositoryId}/analysis`)).json()).items.filter((a: { commit_hash: string }) => a.commit_hash === sha),
+    ).toHaveLength(1);
     expect(gh.checkRuns(FULL_NAME).filter((c) => c.headSha === sha)).toHaveLength(1);
   });
 
   it("refuses a forged delivery with 401 and records nothing; ignores a replayed one", async () => {
     const forgedId = randomUUID();
-    const forged = await gh.deliver(hook(), "push", { installationId, repository: FULL_NAME, sha, ref: "refs/heads/main", secret: "not-the-secret", deliveryId: forgedId });
+    const forged = await gh.deliver(hook(), "push", {
+      installationId,
+      repository: FULL_NAME,
+      sha,
+      ref: "refs/heads/main",
+      secret: "not-the-secret",
+      deliveryId: forgedId,
+    });
     expect(forged.status).toBe(401);
     expect(await delivery(forgedId)).toBeUndefined();
     const id = randomUUID();

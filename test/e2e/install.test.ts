@@ -35,7 +35,13 @@ const pod = (name: string, root: boolean): k8s.V1Pod => ({
         image: "codeplane-runner:dev",
         securityContext: root
           ? { runAsUser: 0 }
-          : { runAsNonRoot: true, runAsUser: 10001, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] }, seccompProfile: { type: "RuntimeDefault" } },
+          : {
+              runAsNonRoot: true,
+              runAsUser: 10001,
+              allowPrivilegeEscalation: false,
+              capabilities: { drop: ["ALL"] },
+              seccompProfile: { type: "RuntimeDefault" },
+            },
       },
     ],
   },
@@ -86,7 +92,10 @@ describe("codeplane install", () => {
   });
 
   it("the API server then refuses pods that break the standard and admits those that meet it", async () => {
-    const err = await core.createNamespacedPod({ namespace: fresh, body: pod("root", true), dryRun: "All" }).then(() => null, (e: unknown) => e);
+    const err = await core.createNamespacedPod({ namespace: fresh, body: pod("root", true), dryRun: "All" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(k8s.ApiException);
     expect((err as k8s.ApiException<unknown>).code).toBe(403);
     const message = (JSON.parse(String((err as k8s.ApiException<unknown>).body)) as { message: string }).message;

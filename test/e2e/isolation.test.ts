@@ -69,7 +69,11 @@ async function finished(runId: string) {
 }
 
 async function stdout(runId: string): Promise<string> {
-  await until("logs to be archived", 30_000, async () => (await svc.db.selectFrom("runs").select("logs_complete").where("id", "=", runId).executeTakeFirst())?.logs_complete);
+  await until(
+    "logs to be archived",
+    30_000,
+    async () => (await svc.db.selectFrom("runs").select("logs_complete").where("id", "=", runId).executeTakeFirst())?.logs_complete,
+  );
   return (await (await alice.api(`/v1/runs/${runId}/logs/stdout`)).json()).content;
 }
 
@@ -91,13 +95,15 @@ async function probeFromPlainPod(name: string, targets: string[]): Promise<Recor
         restartPolicy: "Never",
         automountServiceAccountToken: false,
         securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: "RuntimeDefault" } },
-        containers: [{
-          name: "probe",
-          image: "codeplane-runner:dev",
-          imagePullPolicy: "Never",
-          command: ["node", "-e", PROBE, ...targets],
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-        }],
+        containers: [
+          {
+            name: "probe",
+            image: "codeplane-runner:dev",
+            imagePullPolicy: "Never",
+            command: ["node", "-e", PROBE, ...targets],
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+          },
+        ],
       },
     },
   });
@@ -119,13 +125,15 @@ async function startVictimPod(): Promise<string> {
       spec: {
         automountServiceAccountToken: false,
         securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: "RuntimeDefault" } },
-        containers: [{
-          name: "serve",
-          image: "codeplane-runner:dev",
-          imagePullPolicy: "Never",
-          command: ["node", "-e", "require('node:net').createServer((s) => s.end('hi')).listen(8080)"],
-          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-        }],
+        containers: [
+          {
+            name: "serve",
+            image: "codeplane-runner:dev",
+            imagePullPolicy: "Never",
+            command: ["node", "-e", "require('node:net').createServer((s) => s.end('hi')).listen(8080)"],
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+          },
+        ],
       },
     },
   });
@@ -140,14 +148,18 @@ async function startPackageMirror(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), "codeplane-mirror-"));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const wheel = path.join(dir, "cpdemo-1.0-py3-none-any.whl");
-  await execFile("python3", ["-c", `
+  await execFile("python3", [
+    "-c",
+    `
 import zipfile, sys
 with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr("cpdemo/__init__.py", "GREETING = 'hello from the mirror'\\n")
     z.writestr("cpdemo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: cpdemo\\nVersion: 1.0\\n")
     z.writestr("cpdemo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
     z.writestr("cpdemo-1.0.dist-info/RECORD", "")
-`, wheel]);
+`,
+    wheel,
+  ]);
   const bytes = await import("node:fs/promises").then((fs) => fs.readFile(wheel));
   mirror = createServer((req, res) => {
     if (req.url === "/simple/cpdemo/") {
@@ -182,7 +194,11 @@ beforeAll(async () => {
     CODEPLANE_HOST: "0.0.0.0",
     CODEPLANE_METRICS_PORT: "0",
     ...gitListenerEnv(),
-    CODEPLANE_RUN_PREPROCESS_ENV: JSON.stringify({ PIP_INDEX_URL: `http://${NODE_ADDRESS}:${mirrorPort}/simple`, PIP_DEFAULT_TIMEOUT: "3", PIP_TRUSTED_HOST: NODE_ADDRESS }),
+    CODEPLANE_RUN_PREPROCESS_ENV: JSON.stringify({
+      PIP_INDEX_URL: `http://${NODE_ADDRESS}:${mirrorPort}/simple`,
+      PIP_DEFAULT_TIMEOUT: "3",
+      PIP_TRUSTED_HOST: NODE_ADDRESS,
+    }),
   });
   alice = await svc.tenant();
   // The README's way: a local repository, registered by its file:// URL.
@@ -219,10 +235,15 @@ describe("isolation of untrusted code", () => {
     // Watch Secrets so the token is seen before it is deleted (once the command starts).
     const tokens: string[] = [];
     const watch = new k8s.Watch(cluster.kc);
-    const req = await watch.watch(`/api/v1/namespaces/${cluster.namespace}/secrets`, {}, (_type, obj: k8s.V1Secret) => {
-      const t = obj.data?.[CHECKOUT_TOKEN_KEY];
-      if (t) tokens.push(Buffer.from(t, "base64").toString("utf8"));
-    }, () => undefined);
+    const req = await watch.watch(
+      `/api/v1/namespaces/${cluster.namespace}/secrets`,
+      {},
+      (_type, obj: k8s.V1Secret) => {
+        const t = obj.data?.[CHECKOUT_TOKEN_KEY];
+        if (t) tokens.push(Buffer.from(t, "base64").toString("utf8"));
+      },
+      () => undefined,
+    );
     const runId = await startRun(fixture.commits.main, ["sh", "-c", "cat .git/config; env; git config --list --show-origin || true"]);
     const run = await finished(runId);
     req.abort();
@@ -297,7 +318,10 @@ describe("isolation of untrusted code", () => {
   it("with open egress the policy still excludes the metadata range and the cluster's, and the in-cluster probes stay closed", async () => {
     await installCluster(cluster.kc, settings({ CODEPLANE_RUN_EGRESS: "open" }));
     const policy = await cluster.kc.makeApiClient(k8s.NetworkingV1Api).listNamespacedNetworkPolicy({ namespace: cluster.namespace });
-    const blocks = policy.items.flatMap((p) => p.spec?.egress ?? []).flatMap((r) => r.to ?? []).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : []));
+    const blocks = policy.items
+      .flatMap((p) => p.spec?.egress ?? [])
+      .flatMap((r) => r.to ?? [])
+      .flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : []));
     const everywhere = blocks.find((b) => b.cidr === "0.0.0.0/0");
     expect(everywhere?.except).toEqual(expect.arrayContaining(["169.254.0.0/16", "10.0.0.0/8"]));
     expect(blocks.find((b) => b.cidr === "::/0")?.except).toEqual(expect.arrayContaining(["fd00:ec2::254/128"]));
@@ -305,7 +329,12 @@ describe("isolation of untrusted code", () => {
     const targets = [`${NODE_ADDRESS}:${svc.service.gitPort}`, `${NODE_ADDRESS}:${svc.service.port}`, `${NODE_ADDRESS}:6443`, `${NODE_ADDRESS}:10250`];
     const runId = await startRun(fixture.commits.main, ["node", "-e", PROBE, ...targets]);
     expect((await finished(runId)).status).toBe("completed");
-    expect(JSON.parse((await stdout(runId)).trim())).toEqual({ [targets[0]!]: "open", [targets[1]!]: "closed", [targets[2]!]: "closed", [targets[3]!]: "closed" });
+    expect(JSON.parse((await stdout(runId)).trim())).toEqual({
+      [targets[0]!]: "open",
+      [targets[1]!]: "closed",
+      [targets[2]!]: "closed",
+      [targets[3]!]: "closed",
+    });
   });
 
   it("logged all this (controller, reconcilers, events, archiver, git) with each key once per line", () => {

@@ -29,7 +29,7 @@ if __name__ == "__main__":
     main()
 `;
 // Lines over about five seconds, on both streams, so reads see them arrive.
-const SLOW = "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9 10; do echo \"tick $i\"; echo \"tock $i\" >&2; sleep 0.5; done\nexit 0\n";
+const SLOW = '#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9 10; do echo "tick $i"; echo "tock $i" >&2; sleep 0.5; done\nexit 0\n';
 
 let e: E2E;
 let alice: Tenant;
@@ -116,7 +116,10 @@ describe("MCP tools on a real cluster", () => {
   }, 240_000);
 
   it("runs the experiment once its variable is set, waiting with get_run, and reads its output", async () => {
-    const refused = (await a.callTool({ name: "run_experiment", arguments: { repository_id: repoId, commit_hash: "main", experiment_id: "python:train.py" } })) as Result;
+    const refused = (await a.callTool({
+      name: "run_experiment",
+      arguments: { repository_id: repoId, commit_hash: "main", experiment_id: "python:train.py" },
+    })) as Result;
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toMatch(/missing environment variables: API_TOKEN/);
     await ok(a, "set_environment_variable", { name: "API_TOKEN", value: "tok-mcp", repository_id: repoId });
@@ -130,12 +133,18 @@ describe("MCP tools on a real cluster", () => {
     expect(seen.length).toBeLessThanOrEqual(5);
 
     const logs = await ok(a, "get_run_logs", { run_id: run.run_id, wait_seconds: 10 });
-    expect(logs.lines.filter((l: { stream: string }) => l.stream === "stdout").map((l: { line: string }) => JSON.parse(l.line))).toEqual([{ epochs: 7, token: "tok-mcp" }]);
+    expect(logs.lines.filter((l: { stream: string }) => l.stream === "stdout").map((l: { line: string }) => JSON.parse(l.line))).toEqual([
+      { epochs: 7, token: "tok-mcp" },
+    ]);
     // Once the archive has every line, the reader is told nothing more will come.
     let last = logs;
     for (let i = 0; i < 20 && !last.complete; i++) last = await ok(a, "get_run_logs", { run_id: run.run_id, after: last.next_after, wait_seconds: 5 });
     expect(last).toMatchObject({ complete: true, status: "completed" });
-    expect(await ok(a, "get_run_logs", { run_id: run.run_id, after: last.next_after, wait_seconds: 5 })).toMatchObject({ complete: true, lines: [], next_after: last.next_after });
+    expect(await ok(a, "get_run_logs", { run_id: run.run_id, after: last.next_after, wait_seconds: 5 })).toMatchObject({
+      complete: true,
+      lines: [],
+      next_after: last.next_after,
+    });
   }, 240_000);
 
   it("reads a command's output incrementally with after, without losing or repeating a line", async () => {

@@ -62,7 +62,13 @@ describe("runs on a real cluster", () => {
     expect(stderr.content).toBe("err1\nerr2\n");
 
     // kubectl's view: the resource, its status and its children.
-    const cr = (await cluster.custom.getNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: cluster.namespace, plural: "runs", name: `run-${created.run_id}` })) as {
+    const cr = (await cluster.custom.getNamespacedCustomObject({
+      group: "codeplane.dev",
+      version: "v1alpha1",
+      namespace: cluster.namespace,
+      plural: "runs",
+      name: `run-${created.run_id}`,
+    })) as {
       spec: Record<string, unknown>;
       status: { phase: string; exitCode: number; conditions: { type: string; status: string; observedGeneration: number }[] };
     };
@@ -91,12 +97,24 @@ describe("runs on a real cluster", () => {
     const created = await startRun({ command: ["sh", "-c", 'echo "$GREETING $SCOPE"'] });
     const run = await finished(created.run_id);
     expect(run).toMatchObject({ status: "completed", exit_code: 0, error: null });
-    await until("logs", 30_000, async () => (await (await alice.api(`/v1/runs/${created.run_id}/logs/stdout`)).json()).content === `${secretValue} repository\n`);
-    const cr = await cluster.custom.getNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: cluster.namespace, plural: "runs", name: `run-${created.run_id}` });
+    await until(
+      "logs",
+      30_000,
+      async () => (await (await alice.api(`/v1/runs/${created.run_id}/logs/stdout`)).json()).content === `${secretValue} repository\n`,
+    );
+    const cr = await cluster.custom.getNamespacedCustomObject({
+      group: "codeplane.dev",
+      version: "v1alpha1",
+      namespace: cluster.namespace,
+      plural: "runs",
+      name: `run-${created.run_id}`,
+    });
     expect(JSON.stringify(cr)).not.toContain(secretValue);
     // The values reached the process; the Secret that carried them (owned by the Run: see the
     // reconciler's tables) does not stay in etcd once the command has started.
-    const secret = await cluster.core.readNamespacedSecret({ name: runSecretName(created.run_id), namespace: cluster.namespace }).catch((err: { code?: number }) => err);
+    const secret = await cluster.core
+      .readNamespacedSecret({ name: runSecretName(created.run_id), namespace: cluster.namespace })
+      .catch((err: { code?: number }) => err);
     expect((secret as { code?: number }).code).toBe(404);
     expect(svc.logs.join("\n")).not.toContain(secretValue);
   });
@@ -147,7 +165,13 @@ describe("runs on a real cluster", () => {
     expect((await alice.api(`/v1/runs/${created.run_id}`)).status).toBe(404);
     await until("the Run resource to be gone", 30_000, async () => {
       try {
-        await cluster.custom.getNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: cluster.namespace, plural: "runs", name: `run-${created.run_id}` });
+        await cluster.custom.getNamespacedCustomObject({
+          group: "codeplane.dev",
+          version: "v1alpha1",
+          namespace: cluster.namespace,
+          plural: "runs",
+          name: `run-${created.run_id}`,
+        });
         return false;
       } catch {
         return true;

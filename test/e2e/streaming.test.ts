@@ -30,7 +30,12 @@ async function serve(): Promise<{ url: string; proc: ChildProcess; exited: Promi
   procs.push(proc);
   const exited = new Promise((r) => proc.once("exit", r));
   const url = `http://127.0.0.1:${port}`;
-  await until("the service to start", 30_000, () => fetch(`${url}/healthz`).then((r) => r.ok, () => false));
+  await until("the service to start", 30_000, () =>
+    fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  );
   return { url, proc, exited };
 }
 
@@ -140,7 +145,9 @@ describe("live run output over SSE", () => {
 
   it("finishes a run correctly after the controller is killed mid-run and started again", async () => {
     const a = await serve();
-    const run = await (await api(a.url, `/v1/repositories/${repoId}/main/runs`, { command: ["sh", "-c", 'for i in $(seq 1 8); do echo "tick $i"; sleep 1; done; exit 0'] })).json();
+    const run = await (
+      await api(a.url, `/v1/repositories/${repoId}/main/runs`, { command: ["sh", "-c", 'for i in $(seq 1 8); do echo "tick $i"; sleep 1; done; exit 0'] })
+    ).json();
     await until("the run to be running", 90_000, async () => (await (await api(a.url, `/v1/runs/${run.run_id}`)).json()).status === "running");
     a.proc.kill("SIGKILL");
     await a.exited;

@@ -116,10 +116,16 @@ async function startRun(command: string[]): Promise<string> {
 
 /** The lines the page shows: seq, stream and text. */
 const shown = (p: Page) =>
-  p.locator("#log .l").evaluateAll((els) =>
-    els.map((el) => ({ seq: Number(el.getAttribute("data-seq")), stream: el.getAttribute("data-stream")!, text: el.textContent ?? "" })),
+  p
+    .locator("#log .l")
+    .evaluateAll((els) => els.map((el) => ({ seq: Number(el.getAttribute("data-seq")), stream: el.getAttribute("data-stream")!, text: el.textContent ?? "" })));
+const received = async (p: Page) =>
+  Number(
+    await p
+      .locator("section[data-received]")
+      .getAttribute("data-received")
+      .catch(() => "0"),
   );
-const received = async (p: Page) => Number(await p.locator("section[data-received]").getAttribute("data-received").catch(() => "0"));
 
 describe("the run page on a real cluster", () => {
   it("shows a run's output live, told apart, filtered, and once each after a dropped connection and a reload", async () => {
@@ -147,7 +153,11 @@ describe("the run page on a real cluster", () => {
 
     // Reload mid-run as well.
     await page.reload();
-    await until("the end", 120_000, async () => ((await page.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined);
+    await until(
+      "the end",
+      120_000,
+      async () => ((await page.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined,
+    );
     expect(await page.locator("#log-state").textContent()).toBe("ended: failed, exit code 2");
     const lines = await shown(page);
     const seqs = lines.map((l) => l.seq);
@@ -163,7 +173,11 @@ describe("the run page on a real cluster", () => {
     // The stored output, once the pod is gone: the page opened afresh replays it and ends.
     const fresh = await context.newPage();
     await fresh.goto(`${proxyUrl}/ui/#/runs/${runId}`);
-    await until("the replay's end", 60_000, async () => ((await fresh.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined);
+    await until(
+      "the replay's end",
+      60_000,
+      async () => ((await fresh.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined,
+    );
     expect((await shown(fresh)).map((l) => l.seq)).toEqual(seqs);
     await fresh.close();
   });
@@ -184,51 +198,76 @@ describe("the run page on a real cluster", () => {
     await experiment.getByRole("button", { name: "Start run" }).click();
     await page.getByRole("heading", { name: /^Run / }).waitFor();
     const runId = page.url().split("/").at(-1)!;
-    await until("the run's end", 180_000, async () => ((await page.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined);
+    await until(
+      "the run's end",
+      180_000,
+      async () => ((await page.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined,
+    );
     expect(await page.locator("#log-state").textContent()).toBe("ended: completed, exit code 0");
     const lines = await shown(page);
-    expect(lines.filter((l) => l.stream === "stdout").map((l) => /epoch \d\/\d$/.exec(l.text)?.[0])).toEqual(["epoch 1/4", "epoch 2/4", "epoch 3/4", "epoch 4/4"]);
-    expect(lines.filter((l) => l.stream === "stderr").map((l) => /loss note \d$/.exec(l.text)?.[0])).toEqual(["loss note 1", "loss note 2", "loss note 3", "loss note 4"]);
+    expect(lines.filter((l) => l.stream === "stdout").map((l) => /epoch \d\/\d$/.exec(l.text)?.[0])).toEqual([
+      "epoch 1/4",
+      "epoch 2/4",
+      "epoch 3/4",
+      "epoch 4/4",
+    ]);
+    expect(lines.filter((l) => l.stream === "stderr").map((l) => /loss note \d$/.exec(l.text)?.[0])).toEqual([
+      "loss note 1",
+      "loss note 2",
+      "loss note 3",
+      "loss note 4",
+    ]);
     const run = await (await e.alice.api(`/v1/runs/${runId}`)).json();
     expect(run).toMatchObject({ status: "completed", exit_code: 0, experiment_id: "python:train.py" });
     expect(run.run_config.parameters).toMatchObject({ epochs: 4 });
   }, 480_000);
 
-  it(`keeps the tab's memory bounded at 1,000 lines a second for ${FAST_SECONDS} s`, async () => {
-    const runId = await startRun(["python3", "fast.py", String(FAST_SECONDS)]);
-    await page.goto(`${proxyUrl}/ui/#/runs/${runId}`);
-    await page.getByRole("heading", { name: `Run ${runId}` }).waitFor();
-    await until("the first lines", 120_000, async () => (await received(page)) > 0 || undefined);
-    const cdp = await context.newCDPSession(page);
-    const sample = async () => {
-      await cdp.send("HeapProfiler.collectGarbage");
-      const heap = (await cdp.send("Runtime.getHeapUsage")) as { usedSize: number };
-      const dom = await page.evaluate<{ nodes: number; lines: number }>('({ nodes: document.getElementsByTagName("*").length, lines: document.querySelectorAll("#log .l").length })');
-      return { t: Date.now(), received: await received(page), heapMiB: heap.usedSize / 2 ** 20, ...dom };
-    };
-    const samples = [await sample()];
-    const t0 = samples[0]!.t;
-    let state = "";
-    while (!state.startsWith("ended")) {
-      await new Promise((r) => setTimeout(r, 5000));
+  it(
+    `keeps the tab's memory bounded at 1,000 lines a second for ${FAST_SECONDS} s`,
+    async () => {
+      const runId = await startRun(["python3", "fast.py", String(FAST_SECONDS)]);
+      await page.goto(`${proxyUrl}/ui/#/runs/${runId}`);
+      await page.getByRole("heading", { name: `Run ${runId}` }).waitFor();
+      await until("the first lines", 120_000, async () => (await received(page)) > 0 || undefined);
+      const cdp = await context.newCDPSession(page);
+      const sample = async () => {
+        await cdp.send("HeapProfiler.collectGarbage");
+        const heap = (await cdp.send("Runtime.getHeapUsage")) as { usedSize: number };
+        const dom = await page.evaluate<{ nodes: number; lines: number }>(
+          '({ nodes: document.getElementsByTagName("*").length, lines: document.querySelectorAll("#log .l").length })',
+        );
+        return { t: Date.now(), received: await received(page), heapMiB: heap.usedSize / 2 ** 20, ...dom };
+      };
+      const samples = [await sample()];
+      const t0 = samples[0]!.t;
+      let state = "";
+      while (!state.startsWith("ended")) {
+        await new Promise((r) => setTimeout(r, 5000));
+        samples.push(await sample());
+        state = (await page.locator("section[data-state]").getAttribute("data-state")) ?? "";
+        if (Date.now() - t0 > (FAST_SECONDS + 120) * 1000) throw new Error("the fast run did not end");
+      }
       samples.push(await sample());
-      state = (await page.locator("section[data-state]").getAttribute("data-state")) ?? "";
-      if (Date.now() - t0 > (FAST_SECONDS + 120) * 1000) throw new Error("the fast run did not end");
-    }
-    samples.push(await sample());
-    for (const s of samples) console.log(`ui memory: t=${((s.t - t0) / 1000).toFixed(0)}s received=${s.received} heap=${s.heapMiB.toFixed(1)}MiB dom-elements=${s.nodes} log-lines=${s.lines}`);
-    const last = samples.at(-1)!;
-    expect(last.received).toBeGreaterThanOrEqual(FAST_SECONDS * 1000 * 0.95);
-    // Still following the newest line, which is on screen.
-    expect(await page.locator("#log-follow").isChecked()).toBe(true);
-    expect(await page.evaluate<number>('(() => { const l = document.getElementById("log"); return l.scrollHeight - l.scrollTop - l.clientHeight; })()')).toBeLessThan(24);
-    // Bounded: never more than 2,000 rendered lines, and the heap at the end is within 25 MiB of the heap once
-    // the window had filled (10,000 lines kept), however many lines came after.
-    expect(Math.max(...samples.map((s) => s.lines))).toBeLessThanOrEqual(2000);
-    const filled = samples.find((s) => s.received >= 15_000) ?? samples[1]!;
-    expect(last.heapMiB).toBeLessThan(filled.heapMiB + 25);
-    expect(Math.max(...samples.map((s) => s.heapMiB))).toBeLessThan(100);
-    expect(Math.max(...samples.map((s) => s.nodes))).toBeLessThan(2000 * 8 + 500);
-    expect(problems).toEqual([]);
-  }, (FAST_SECONDS + 300) * 1000);
+      for (const s of samples)
+        console.log(
+          `ui memory: t=${((s.t - t0) / 1000).toFixed(0)}s received=${s.received} heap=${s.heapMiB.toFixed(1)}MiB dom-elements=${s.nodes} log-lines=${s.lines}`,
+        );
+      const last = samples.at(-1)!;
+      expect(last.received).toBeGreaterThanOrEqual(FAST_SECONDS * 1000 * 0.95);
+      // Still following the newest line, which is on screen.
+      expect(await page.locator("#log-follow").isChecked()).toBe(true);
+      expect(
+        await page.evaluate<number>('(() => { const l = document.getElementById("log"); return l.scrollHeight - l.scrollTop - l.clientHeight; })()'),
+      ).toBeLessThan(24);
+      // Bounded: never more than 2,000 rendered lines, and the heap at the end is within 25 MiB of the heap once
+      // the window had filled (10,000 lines kept), however many lines came after.
+      expect(Math.max(...samples.map((s) => s.lines))).toBeLessThanOrEqual(2000);
+      const filled = samples.find((s) => s.received >= 15_000) ?? samples[1]!;
+      expect(last.heapMiB).toBeLessThan(filled.heapMiB + 25);
+      expect(Math.max(...samples.map((s) => s.heapMiB))).toBeLessThan(100);
+      expect(Math.max(...samples.map((s) => s.nodes))).toBeLessThan(2000 * 8 + 500);
+      expect(problems).toEqual([]);
+    },
+    (FAST_SECONDS + 300) * 1000,
+  );
 });

@@ -97,7 +97,10 @@ async function main(): Promise<number> {
     });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 300 || service.exitCode !== null) throw new Error(`the service did not become ready; its log is ${serviceLog}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -168,28 +171,37 @@ async function main(): Promise<number> {
           "registerInstallationRepository",
           "receiveGitHubWebhook",
           "listGitHubWebhookDeliveries",
-        ].map(
-          (id) => `[[operations]]\ninclude-operation-id = ${toml(id)}\nchecks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]`,
-        ),
+        ].map((id) => `[[operations]]\ninclude-operation-id = ${toml(id)}\nchecks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "503"]`),
         "",
       ].join("\n"),
     );
 
     const args = [
-      "--config-file", config,
-      "run", `${base}/openapi.json`,
-      "--checks", "all",
+      "--config-file",
+      config,
+      "run",
+      `${base}/openapi.json`,
+      "--checks",
+      "all",
       // A schema cannot say which refs exist, which cursors were issued or that a secret needs a
       // new value to become plain: "schema-valid input accepted" would only list those 422s.
-      "--exclude-checks", "positive_data_acceptance",
-      "--seed", String(seed),
-      "--max-time", String(seconds),
-      "--workers", workers,
-      "--header", `Authorization: Bearer ${key}`,
-      "--generation-database", "none",
-      "--request-timeout", "30",
+      "--exclude-checks",
+      "positive_data_acceptance",
+      "--seed",
+      String(seed),
+      "--max-time",
+      String(seconds),
+      "--workers",
+      workers,
+      "--header",
+      `Authorization: Bearer ${key}`,
+      "--generation-database",
+      "none",
+      "--request-timeout",
+      "30",
       "--no-color",
-      "--output-sanitize", "false",
+      "--output-sanitize",
+      "false",
       ...(process.env.FUZZ_MAX_EXAMPLES ? ["--max-examples", process.env.FUZZ_MAX_EXAMPLES] : []),
       ...(process.env.FUZZ_PHASES ? ["--phases", process.env.FUZZ_PHASES] : []),
       ...(process.env.FUZZ_ARGS ? process.env.FUZZ_ARGS.split(/\s+/).filter(Boolean) : []),
@@ -208,12 +220,18 @@ async function main(): Promise<number> {
     await drained;
 
     out.end();
-    const errors = readFileSync(serviceLog, "utf8").split("\n").filter((l) => /"level":(50|60)/.test(l));
+    const errors = readFileSync(serviceLog, "utf8")
+      .split("\n")
+      .filter((l) => /"level":(50|60)/.test(l));
     if (errors.length) {
       log(`the service logged ${errors.length} error(s); the first ones:`);
       for (const l of errors.slice(0, 10)) process.stdout.write(`${l.slice(0, 2000)}\n`);
     }
-    log(code === 0 ? `passed (seed ${seed})` : `FAILED (seed ${seed}; reproduce with FUZZ_SEED=${seed} make fuzz, or run the curl commands above against a service of your own)`);
+    log(
+      code === 0
+        ? `passed (seed ${seed})`
+        : `FAILED (seed ${seed}; reproduce with FUZZ_SEED=${seed} make fuzz, or run the curl commands above against a service of your own)`,
+    );
     return code === 0 ? 0 : 1;
   } finally {
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);

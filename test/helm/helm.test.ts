@@ -42,7 +42,8 @@ const CRDS = ["runs.codeplane.dev", "analyses.codeplane.dev"];
 
 /** The suite needs the local cluster (its node address, git daemon, crictl), not another KUBECONFIG's. */
 const foreign = !!process.env.KUBECONFIG && path.resolve(process.env.KUBECONFIG) !== KUBECONFIG;
-if (foreign) console.warn(`test/helm: skipped, KUBECONFIG=${process.env.KUBECONFIG} is not the local cluster's (${KUBECONFIG}): run make cluster-up and unset KUBECONFIG`);
+if (foreign)
+  console.warn(`test/helm: skipped, KUBECONFIG=${process.env.KUBECONFIG} is not the local cluster's (${KUBECONFIG}): run make cluster-up and unset KUBECONFIG`);
 const readme = readHelmReadme();
 const timings: [string, number][] = [];
 let suiteStart = 0;
@@ -74,7 +75,12 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 /** bash -euo pipefail in the checkout; rejects with the output on failure. */
 function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], {
+      cwd: root,
+      env: { ...process.env, KUBECONFIG, KUBECACHEDIR },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
@@ -95,9 +101,14 @@ function sh(script: string, timeoutMs = 300_000): Promise<{ stdout: string; stde
   });
 }
 
-const kubectl = async (...args: string[]) => (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, maxBuffer: 64 * 1024 * 1024 })).stdout;
+const kubectl = async (...args: string[]) =>
+  (await execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, maxBuffer: 64 * 1024 * 1024 })).stdout;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const exists = (p: Promise<unknown>) => p.then(() => true, (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)));
+const exists = (p: Promise<unknown>) =>
+  p.then(
+    () => true,
+    (err: { code?: number }) => (err.code === 404 ? false : Promise.reject(err as Error)),
+  );
 
 function api(pathname: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
   return fetch(base + pathname, {
@@ -128,7 +139,10 @@ async function finished(runId: string, timeoutMs = 120_000): Promise<{ status: s
  */
 function followShutdown(pod: string): { lines: string[]; stop(): void } {
   const lines: string[] = [];
-  const proc = spawn(KUBECTL, ["-n", NS, "logs", "-f", "--tail=0", pod], { env: { ...process.env, KUBECONFIG, KUBECACHEDIR }, stdio: ["ignore", "pipe", "ignore"] });
+  const proc = spawn(KUBECTL, ["-n", NS, "logs", "-f", "--tail=0", pod], {
+    env: { ...process.env, KUBECONFIG, KUBECACHEDIR },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   let partial = "";
   proc.stdout.on("data", (d: Buffer) => {
     const all = (partial + d.toString()).split("\n");
@@ -175,10 +189,17 @@ async function connect(): Promise<void> {
     }
   };
   // What each failed attempt met (collapsed when it repeats), for the log of a slow or failed connect.
-  const tried = () => attempts.filter((a, i) => i === 0 || a.replace(/^\S+ s /, "") !== attempts[i - 1]!.replace(/^\S+ s /, "")).slice(0, 20).join("\n  ");
+  const tried = () =>
+    attempts
+      .filter((a, i) => i === 0 || a.replace(/^\S+ s /, "") !== attempts[i - 1]!.replace(/^\S+ s /, ""))
+      .slice(0, 20)
+      .join("\n  ");
   try {
     await until(`${base}/readyz`, 60_000, ready);
-    if (Date.now() - t0 > 10_000) console.log(`connect: ${base} answered after ${((Date.now() - t0) / 1000).toFixed(1)} s; attempts:\n  ${tried()}\nthe cluster then:\n${await clusterView()}`);
+    if (Date.now() - t0 > 10_000)
+      console.log(
+        `connect: ${base} answered after ${((Date.now() - t0) / 1000).toFixed(1)} s; attempts:\n  ${tried()}\nthe cluster then:\n${await clusterView()}`,
+      );
   } catch (err) {
     console.log(`connect: ${base} did not answer; attempts:\n  ${tried()}\nwhat the cluster shows:\n${await clusterView()}`);
     throw err;
@@ -192,7 +213,14 @@ async function clusterView(): Promise<string> {
   await run("-n", NS, "get", "pods,endpointslices,svc", "-o", "wide");
   // The node's side (the local cluster; elsewhere these fail and say so): the Service's NAT rules and this process's connections to it.
   const ip = base.replace(/^http:\/\/|:\d+$/g, "");
-  const host = async (label: string, script: string) => out.push(`$ ${label}`, await sh(script, 10_000).then((r) => r.stdout || "(nothing)", (e: Error) => e.message));
+  const host = async (label: string, script: string) =>
+    out.push(
+      `$ ${label}`,
+      await sh(script, 10_000).then(
+        (r) => r.stdout || "(nothing)",
+        (e: Error) => e.message,
+      ),
+    );
   await host(`iptables-save -t nat | grep -F ${ip}`, `iptables-save -t nat | grep -F -- '${ip}' || true`);
   await host(`ss -tnp dst ${ip}`, `ss -tnp dst '${ip}'`);
   for (const pod of await apiPods()) {
@@ -216,7 +244,11 @@ const helmInstallCommand = () => {
 async function removeRelease(): Promise<void> {
   await sh(`${readme.toolsPrelude}\nhelm uninstall ${RELEASE} -n ${NS} --wait --timeout 2m || true`, 180_000).catch(() => undefined);
   for (const name of [NS, RUN_NS]) await core.deleteNamespace({ name }).catch(() => undefined);
-  await until("the suite's namespaces to be gone", 180_000, async () => !(await exists(core.readNamespace({ name: NS }))) && !(await exists(core.readNamespace({ name: RUN_NS }))));
+  await until(
+    "the suite's namespaces to be gone",
+    180_000,
+    async () => !(await exists(core.readNamespace({ name: NS }))) && !(await exists(core.readNamespace({ name: RUN_NS }))),
+  );
 }
 
 /**
@@ -272,7 +304,9 @@ beforeAll(async () => {
 
   const ns = await core.readNamespace({ name: NS }).catch(() => null);
   if (ns && ns.metadata?.labels?.[SUITE_LABEL[0]] !== SUITE_LABEL[1]) {
-    throw new Error(`Namespace ${NS} exists and is not this suite's (no label ${SUITE_LABEL.join("=")}): remove it (helm uninstall ${RELEASE} -n ${NS}; kubectl delete namespace ${NS}) first.`);
+    throw new Error(
+      `Namespace ${NS} exists and is not this suite's (no label ${SUITE_LABEL.join("=")}): remove it (helm uninstall ${RELEASE} -n ${NS}; kubectl delete namespace ${NS}) first.`,
+    );
   }
   const runNs = await core.readNamespace({ name: RUN_NS }).catch(() => null);
   if (runNs && !ns && runNs.metadata?.labels?.["app.kubernetes.io/instance"] !== RELEASE) {
@@ -321,7 +355,9 @@ afterAll(async () => {
   if (foreign) return;
   if (process.env.HELM_E2E_KEEP) {
     // For a look after a failure: the release, its namespaces and Postgres stay; the next run removes them.
-    console.log(`HELM_E2E_KEEP: release ${RELEASE} in ${NS} and Postgres (${databaseUrl}) left running; the next run removes the release, stop Postgres with: runuser -u postgres -- pg_ctl -D ${postgres?.dataDir} stop`);
+    console.log(
+      `HELM_E2E_KEEP: release ${RELEASE} in ${NS} and Postgres (${databaseUrl}) left running; the next run removes the release, stop Postgres with: runuser -u postgres -- pg_ctl -D ${postgres?.dataDir} stop`,
+    );
   } else {
     if (createdNamespace) await timed("cleanup", () => removeRelease().catch((err) => console.error("cleanup:", err)));
     await postgres?.stop();
@@ -336,7 +372,10 @@ afterAll(async () => {
   const total = Date.now() - suiteStart;
   const width = Math.max(...timings.map(([w]) => w.length));
   console.log(
-    [`Helm end-to-end suite: ${(total / 1000).toFixed(1)} s`, ...timings.map(([w, ms]) => `  ${w.padEnd(width)}  ${(ms / 1000).toFixed(1).padStart(6)} s`)].join("\n"),
+    [
+      `Helm end-to-end suite: ${(total / 1000).toFixed(1)} s`,
+      ...timings.map(([w, ms]) => `  ${w.padEnd(width)}  ${(ms / 1000).toFixed(1).padStart(6)} s`),
+    ].join("\n"),
   );
 }, 300_000);
 
@@ -359,7 +398,18 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
 
     // The namespace is the README's plain one; from here on it enforces the restricted
     // standard, which the running pods already meet (no warning) and every later pod must.
-    const labelled = await execFile(KUBECTL, ["label", "namespace", NS, `${SUITE_LABEL[0]}=${SUITE_LABEL[1]}`, "pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/enforce-version=latest"], { env: { ...process.env, KUBECONFIG } });
+    const labelled = await execFile(
+      KUBECTL,
+      [
+        "label",
+        "namespace",
+        NS,
+        `${SUITE_LABEL[0]}=${SUITE_LABEL[1]}`,
+        "pod-security.kubernetes.io/enforce=restricted",
+        "pod-security.kubernetes.io/enforce-version=latest",
+      ],
+      { env: { ...process.env, KUBECONFIG } },
+    );
     expect(labelled.stderr).toBe("");
 
     const deployment = await apps.readNamespacedDeployment({ name: "codeplane", namespace: NS });
@@ -368,11 +418,17 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
     const container = deployment.spec!.template.spec!.containers[0]!;
     expect(container).toMatchObject({ image: "docker.io/library/codeplane:dev", imagePullPolicy: "Never" });
     const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
-    expect(env).toMatchObject({ CODEPLANE_RUNNER_IMAGE: "docker.io/library/codeplane-runner:dev", CODEPLANE_IMAGE_PULL_POLICY: "Never", CODEPLANE_NAMESPACE: RUN_NS });
+    expect(env).toMatchObject({
+      CODEPLANE_RUNNER_IMAGE: "docker.io/library/codeplane-runner:dev",
+      CODEPLANE_IMAGE_PULL_POLICY: "Never",
+      CODEPLANE_NAMESPACE: RUN_NS,
+    });
     const pods = await apiPods();
     expect(pods.filter(isReady)).toHaveLength(2);
     // Two replicas starting together on an empty database: neither may crash (a bootstrap race once did).
-    expect(pods.map((p) => `${p.metadata!.name}: ${p.status!.containerStatuses![0]!.restartCount} restarts`)).toEqual(pods.map((p) => `${p.metadata!.name}: 0 restarts`));
+    expect(pods.map((p) => `${p.metadata!.name}: ${p.status!.containerStatuses![0]!.restartCount} restarts`)).toEqual(
+      pods.map((p) => `${p.metadata!.name}: 0 restarts`),
+    );
 
     await connect();
   });
@@ -382,14 +438,23 @@ describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
     let access = substitute(readme.access, "the local port", "8080:80", `${port}:80`);
     access = substitute(access, "the local port", "localhost:8080", `localhost:${port}`);
     // A person types the next command after the port-forward has started; a script waits for it.
-    access = substitute(access, "waiting for the port-forward", /^(kubectl .*port-forward .*&)$/m, `$1\nuntil curl -s -o /dev/null localhost:${port}/healthz; do sleep 0.2; done`);
-    const { stdout, stderr } = await timed("README: port-forward, key, first request", () => sh(`trap 'kill $(jobs -p) 2>/dev/null' EXIT\n${readme.toolsPrelude}\n${access}`, 60_000));
+    access = substitute(
+      access,
+      "waiting for the port-forward",
+      /^(kubectl .*port-forward .*&)$/m,
+      `$1\nuntil curl -s -o /dev/null localhost:${port}/healthz; do sleep 0.2; done`,
+    );
+    const { stdout, stderr } = await timed("README: port-forward, key, first request", () =>
+      sh(`trap 'kill $(jobs -p) 2>/dev/null' EXIT\n${readme.toolsPrelude}\n${access}`, 60_000),
+    );
     expect(stdout).toContain('{"items":[],"next_cursor":null}');
     expect(stderr).toContain(`No resources found in ${RUN_NS} namespace.`);
   });
 
   it("passes helm test: a pod under the restricted standard reaches /readyz through the Service and runs a repository's command to its end", async () => {
-    const { stdout, stderr } = await timed("helm test (readyz and a run to its end)", () => sh(`${readme.toolsPrelude}\nhelm test ${RELEASE} -n ${NS} --timeout 5m`));
+    const { stdout, stderr } = await timed("helm test (readyz and a run to its end)", () =>
+      sh(`${readme.toolsPrelude}\nhelm test ${RELEASE} -n ${NS} --timeout 5m`),
+    );
     // Helm prints the hook's log (hook-output-log-policy) on stderr.
     console.log(stderr);
     expect(stdout).toMatch(/TEST SUITE:\s+codeplane-test[\s\S]*Phase:\s+Succeeded/);
@@ -544,10 +609,12 @@ s.on("connect", () => process.exit(3));`;
     process.kill(pid, "SIGKILL");
     // Submitted at that moment, through the Service: a connection the dead pod refuses never
     // reached it, so the client tries again (no request is repeated that was received).
-    const runId = await until("the run to be accepted", 30_000, () => startRun(["sh", "-c", "echo after the failover"]).catch((err: Error) => {
-      if (/fetch failed|ECONNREFUSED|ECONNRESET|other side closed/.test(`${err.message} ${String(err.cause)}`)) return undefined;
-      throw err;
-    }));
+    const runId = await until("the run to be accepted", 30_000, () =>
+      startRun(["sh", "-c", "echo after the failover"]).catch((err: Error) => {
+        if (/fetch failed|ECONNREFUSED|ECONNRESET|other side closed/.test(`${err.message} ${String(err.cause)}`)) return undefined;
+        throw err;
+      }),
+    );
     const submittedAfter = Date.now() - killedAt;
     // The next holder: the other replica, or the killed container restarted by the kubelet
     // (a new process, a new identity), whichever takes the expired Lease first.
@@ -560,14 +627,20 @@ s.on("connect", () => process.exit(3));`;
     const handover = ledAt - killedAt;
     const who = holderOf(next) === other ? `the other replica, ${other}` : `${leader}'s restarted container`;
     timings.push(["failover: SIGKILL to another process leading", handover]);
-    console.log(`failover: ${leader}'s process killed; ${ledAt ? `${who} leads after ${(handover / 1000).toFixed(1)} s` : "nobody leads"} (lease ${lease!.spec!.leaseDurationSeconds} s); run submitted ${(submittedAfter / 1000).toFixed(1)} s after the kill`);
+    console.log(
+      `failover: ${leader}'s process killed; ${ledAt ? `${who} leads after ${(handover / 1000).toFixed(1)} s` : "nobody leads"} (lease ${lease!.spec!.leaseDurationSeconds} s); run submitted ${(submittedAfter / 1000).toFixed(1)} s after the kill`,
+    );
     expect(ledAt, `nobody took the Lease ${leaseName} from ${lease!.spec!.holderIdentity}`).toBeGreaterThan(0);
     expect(handover, `${who} led ${handover} ms after the SIGKILL`).toBeLessThan(15_000);
 
     const run = await finished(runId, 120_000);
     expect(run).toMatchObject({ status: "completed", exit_code: 0 });
     console.log(`failover: the run submitted then started ${((Date.parse(run.start_time!) - killedAt) / 1000).toFixed(1)} s after the kill`);
-    await until("its output", 30_000, async () => ((await (await api(`/v1/runs/${runId}/logs/stdout`)).json()) as { content: string }).content === "after the failover\n");
+    await until(
+      "its output",
+      30_000,
+      async () => ((await (await api(`/v1/runs/${runId}/logs/stdout`)).json()) as { content: string }).content === "after the failover\n",
+    );
     // The killed container restarts in place and serves again (as a candidate).
     await until("the killed pod to be Ready again", 60_000, async () => {
       const p = (await apiPods()).find((x) => x.metadata!.name === leader);
@@ -578,10 +651,14 @@ s.on("connect", () => process.exit(3));`;
   it("uninstalls with the README's command, leaving exactly what the README lists: the CRDs, the release namespace with the Secrets made for it, Postgres", async () => {
     const leaves = readme.uninstallLeaves;
     expect(readme.uninstall).toBe("helm uninstall codeplane -n codeplane");
-    expect(leaves).toContain("the run namespace `codeplane-runs` with everything in it: Runs, Analyses, Jobs and pods, per-workload Secrets, Events and the Lease");
+    expect(leaves).toContain(
+      "the run namespace `codeplane-runs` with everything in it: Runs, Analyses, Jobs and pods, per-workload Secrets, Events and the Lease",
+    );
     expect(leaves).toContain("Their rows and logs stay in Postgres");
     expect(leaves).toContain("the CRDs (`crds.keep`, default `true`)");
-    expect(leaves).toContain("the release namespace and the Secrets you created in it (database, encryption key, bootstrap key, pull secrets); Postgres and its data");
+    expect(leaves).toContain(
+      "the release namespace and the Secrets you created in it (database, encryption key, bootstrap key, pull secrets); Postgres and its data",
+    );
 
     await timed("uninstall: to the run namespace gone", async () => {
       await sh(`${readme.toolsPrelude}\n${readme.uninstall}`);
@@ -592,8 +669,15 @@ s.on("connect", () => process.exit(3));`;
     expect((await sh(`${readme.toolsPrelude}\nhelm list -n ${NS} -a -q`)).stdout.trim()).toBe("");
 
     // Everything left in the release namespace (Events aside: the cluster's records of what happened).
-    const namespaced = (await kubectl("api-resources", "--verbs=list", "--namespaced", "-o", "name")).split("\n").filter((r) => r && !/^events(\.events\.k8s\.io)?$/.test(r));
-    const listed = async (args: string[]) => (JSON.parse(await kubectl("get", namespaced.join(","), ...args, "-o", "json")) as { items: { kind: string; metadata: { name: string; namespace?: string } }[] }).items;
+    const namespaced = (await kubectl("api-resources", "--verbs=list", "--namespaced", "-o", "name"))
+      .split("\n")
+      .filter((r) => r && !/^events(\.events\.k8s\.io)?$/.test(r));
+    const listed = async (args: string[]) =>
+      (
+        JSON.parse(await kubectl("get", namespaced.join(","), ...args, "-o", "json")) as {
+          items: { kind: string; metadata: { name: string; namespace?: string } }[];
+        }
+      ).items;
     await until("only what the README lists in the release namespace", 60_000, async () => {
       const left = (await listed(["-n", NS])).map((o) => `${o.kind}/${o.metadata.name}`).sort();
       // Made by Kubernetes for every namespace: ConfigMap kube-root-ca.crt, ServiceAccount default.
@@ -602,18 +686,30 @@ s.on("connect", () => process.exit(3));`;
       return true;
     });
     // Nothing of the release anywhere else, but the CRDs, kept.
-    expect((await listed(["-A", "-l", `app.kubernetes.io/instance=${RELEASE}`])).map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([]);
+    expect((await listed(["-A", "-l", `app.kubernetes.io/instance=${RELEASE}`])).map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual(
+      [],
+    );
     const clusterWide = (await kubectl("api-resources", "--verbs=list", "--namespaced=false", "-o", "name")).split("\n").filter(Boolean);
-    const global = (JSON.parse(await kubectl("get", clusterWide.join(","), "-l", `app.kubernetes.io/instance=${RELEASE}`, "-o", "json")) as { items: { kind: string; metadata: { name: string; annotations?: Record<string, string> } }[] }).items;
+    const global = (
+      JSON.parse(await kubectl("get", clusterWide.join(","), "-l", `app.kubernetes.io/instance=${RELEASE}`, "-o", "json")) as {
+        items: { kind: string; metadata: { name: string; annotations?: Record<string, string> } }[];
+      }
+    ).items;
     expect(global.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(CRDS.map((c) => `CustomResourceDefinition/${c}`).sort());
     for (const crd of global) expect(crd.metadata.annotations?.["helm.sh/resource-policy"]).toBe("keep");
     // No Lease left, held or not: it went with the run namespace.
     const leases = await coordination.listLeaseForAllNamespaces();
-    expect(leases.items.filter((l) => l.metadata!.name!.startsWith("codeplane-controller-")).map((l) => `${l.metadata!.namespace}/${l.metadata!.name} held by ${l.spec!.holderIdentity}`)).toEqual([]);
+    expect(
+      leases.items
+        .filter((l) => l.metadata!.name!.startsWith("codeplane-controller-"))
+        .map((l) => `${l.metadata!.namespace}/${l.metadata!.name} held by ${l.spec!.holderIdentity}`),
+    ).toEqual([]);
     // Rows and logs stay in Postgres.
     const admin = new pg.Client({ connectionString: postgres!.urlFor("codeplane") });
     await admin.connect();
-    const { rows } = await admin.query<{ runs: string; lines: string }>("select (select count(*) from runs) as runs, (select count(*) from run_log_lines) as lines");
+    const { rows } = await admin.query<{ runs: string; lines: string }>(
+      "select (select count(*) from runs) as runs, (select count(*) from run_log_lines) as lines",
+    );
     await admin.end();
     expect(Number(rows[0]!.runs)).toBeGreaterThanOrEqual(4);
     expect(Number(rows[0]!.lines)).toBeGreaterThanOrEqual(RUN_LINES);
@@ -636,15 +732,22 @@ s.on("connect", () => process.exit(3));`;
       await sh(`${readme.toolsPrelude}\n${readme.uninstall}`);
       await until("the API pod to be gone", 120_000, async () => (await apiPods()).length === 0);
     });
-    const left = async (kinds: string) => (JSON.parse(await kubectl("get", kinds, "-n", RUN_NS, "-o", "json")) as { items: { kind: string; metadata: { name: string } }[] }).items.map((o) => o.kind);
+    const left = async (kinds: string) =>
+      (JSON.parse(await kubectl("get", kinds, "-n", RUN_NS, "-o", "json")) as { items: { kind: string; metadata: { name: string } }[] }).items.map(
+        (o) => o.kind,
+      );
     const kinds = new Set(await left("runs.codeplane.dev,jobs,pods,networkpolicies,leases,roles,rolebindings,secrets"));
     // What the README lists: Runs, Jobs, pods, the workload NetworkPolicy (kept) and the Lease; the Role went with the release.
     expect([...kinds].sort()).toEqual(["Job", "Lease", "NetworkPolicy", "Pod", "Run"]);
-    expect(readme.uninstallLeaves).toContain("with `runNamespace.keep: true`, or a run namespace the chart did not create: that namespace with its Runs, Analyses, Jobs");
+    expect(readme.uninstallLeaves).toContain(
+      "with `runNamespace.keep: true`, or a run namespace the chart did not create: that namespace with its Runs, Analyses, Jobs",
+    );
     const lease = (await coordination.listNamespacedLease({ namespace: RUN_NS })).items.find((l) => l.metadata!.name!.startsWith("codeplane-controller-"))!;
     const identity = lease.spec!.holderIdentity ?? "";
     const renewedAgo = Date.now() - new Date(lease.spec!.renewTime as unknown as string).getTime();
-    console.log(`keep: the Lease after uninstall: ${identity ? `held by ${identity} (pod ${holder}, gone), renewed ${(renewedAgo / 1000).toFixed(1)} s ago, expiring ${lease.spec!.leaseDurationSeconds} s after that` : "released"}`);
+    console.log(
+      `keep: the Lease after uninstall: ${identity ? `held by ${identity} (pod ${holder}, gone), renewed ${(renewedAgo / 1000).toFixed(1)} s ago, expiring ${lease.spec!.leaseDurationSeconds} s after that` : "released"}`,
+    );
     // Released, or marked held by the pod that is gone: the Role was deleted before that pod stopped.
     expect(identity === "" || identity.startsWith(`${holder}-`), identity).toBe(true);
 

@@ -29,12 +29,18 @@ export function steadyLoad(url: string, key: string, perSecond: number): { stop(
   const get = (client: "fresh" | "keep-alive", agent: http.Agent | false) =>
     new Promise<{ ok: true } | { ok: false; error: string; reused: boolean; answered: boolean }>((resolve) => {
       let answered = false;
-      const req = http.get(url, { agent, headers: { authorization: `Bearer ${key}`, ...(client === "fresh" && { connection: "close" }) }, timeout: 5_000 }, (res) => {
-        answered = true;
-        res.resume();
-        res.on("end", () => resolve(res.statusCode === 200 ? { ok: true } : { ok: false, error: `HTTP ${res.statusCode}`, reused: req.reusedSocket, answered }));
-        res.on("error", (err) => resolve({ ok: false, error: `response: ${err.message}`, reused: req.reusedSocket, answered }));
-      });
+      const req = http.get(
+        url,
+        { agent, headers: { authorization: `Bearer ${key}`, ...(client === "fresh" && { connection: "close" }) }, timeout: 5_000 },
+        (res) => {
+          answered = true;
+          res.resume();
+          res.on("end", () =>
+            resolve(res.statusCode === 200 ? { ok: true } : { ok: false, error: `HTTP ${res.statusCode}`, reused: req.reusedSocket, answered }),
+          );
+          res.on("error", (err) => resolve({ ok: false, error: `response: ${err.message}`, reused: req.reusedSocket, answered }));
+        },
+      );
       req.on("timeout", () => req.destroy(new Error("timed out after 5 s")));
       req.on("error", (err: NodeJS.ErrnoException) => resolve({ ok: false, error: err.code ?? err.message, reused: req.reusedSocket, answered }));
     });

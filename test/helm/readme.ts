@@ -48,15 +48,28 @@ export function readHelmReadme(file = `${root}${HELM_PAGE}`): HelmReadme {
   const section = readFileSync(file, "utf8");
   if (!section.startsWith("# Install with Helm\n")) throw new Error(`${file} does not start with '# Install with Helm'`);
   const blocks = shBlocks(section);
-  const inline = (re: RegExp, what: string) => one(what, [...section.matchAll(re)].map((m) => m[1]!.replace(/\s+/g, " ").trim()));
+  const inline = (re: RegExp, what: string) =>
+    one(
+      what,
+      [...section.matchAll(re)].map((m) => m[1]!.replace(/\s+/g, " ").trim()),
+    );
   const leavesAt = section.indexOf("**What `helm uninstall");
   return {
     section,
     toolsPrelude: inline(/put its tools first:\s*`(export KUBECONFIG=[^`]+)`/g, "tools prelude (`export KUBECONFIG=...` after 'put its tools first:')"),
-    install: one("sh block with helm install", blocks.filter((b) => /^helm install /m.test(b))),
-    access: one("sh block with port-forward", blocks.filter((b) => /port-forward/.test(b))),
+    install: one(
+      "sh block with helm install",
+      blocks.filter((b) => /^helm install /m.test(b)),
+    ),
+    access: one(
+      "sh block with port-forward",
+      blocks.filter((b) => /port-forward/.test(b)),
+    ),
     upgrade: inline(/`(helm upgrade [^`]+)`/g, "`helm upgrade ...` command"),
-    adoptCrds: one("sh block adopting the CRDs", blocks.filter((b) => /kubectl (label|annotate) crd/.test(b))),
+    adoptCrds: one(
+      "sh block adopting the CRDs",
+      blocks.filter((b) => /kubectl (label|annotate) crd/.test(b)),
+    ),
     uninstall: inline(/\*\*What `(helm uninstall [^`]+)` leaves\.\*\*/g, "`helm uninstall ...` heading"),
     uninstallLeaves: leavesAt < 0 ? "" : section.slice(leavesAt).replace(/\s+/g, " "),
   };
@@ -64,7 +77,10 @@ export function readHelmReadme(file = `${root}${HELM_PAGE}`): HelmReadme {
 
 /** `script` with `from` (a string or pattern that must match exactly once) replaced. */
 export function substitute(script: string, what: string, from: string | RegExp, to: string): string {
-  const re = typeof from === "string" ? new RegExp(from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g") : new RegExp(from.source, from.flags.includes("g") ? from.flags : `${from.flags}g`);
+  const re =
+    typeof from === "string"
+      ? new RegExp(from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g")
+      : new RegExp(from.source, from.flags.includes("g") ? from.flags : `${from.flags}g`);
   const hits = script.match(re)?.length ?? 0;
   if (hits !== 1) throw new Error(`${HELM_PAGE} command, ${what}: expected ${String(from)} once, found it ${hits} times in:\n${script}`);
   return script.replace(re, to);

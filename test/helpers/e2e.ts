@@ -15,10 +15,7 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(
-  prefix: string,
-  opts: { env?: Record<string, string>; prepare?: (fixture: FixtureRepo) => Promise<void> } = {},
-): Promise<E2E> {
+export async function startE2E(prefix: string, opts: { env?: Record<string, string>; prepare?: (fixture: FixtureRepo) => Promise<void> } = {}): Promise<E2E> {
   const cluster = await openTestCluster(prefix);
   const fixture = await createFixtureRepo();
   await opts.prepare?.(fixture);

@@ -17,13 +17,7 @@ const BASE_TIME = 1_700_000_000; // 2023-11-14T22:13:20Z
 /** Mode strings as git stores them in trees. */
 const MODE = { file: "100644", exec: "100755", symlink: "120000", submodule: "160000" } as const;
 
-export type FixtureFile =
-  | string
-  | Buffer
-  | { symlink: string }
-  | { exec: string }
-  | { submodule: string }
-  | null; // null deletes the path in a follow-up commit
+export type FixtureFile = string | Buffer | { symlink: string } | { exec: string } | { submodule: string } | null; // null deletes the path in a follow-up commit
 
 export interface FixtureRepo {
   /** Bare repository directory. */
@@ -63,9 +57,7 @@ export interface FixtureRepo {
 // 8-byte PNG signature, an IHDR chunk for a 1x1 image and some trailing bytes:
 // enough NULs to be unmistakably binary.
 const PNG = Buffer.from(
-  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
-    "1f15c4890000000d49444154789c6300010000050001" +
-    "0d0a2db40000000049454e44ae426082",
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" + "1f15c4890000000d49444154789c6300010000050001" + "0d0a2db40000000049454e44ae426082",
   "hex",
 );
 
@@ -114,14 +106,7 @@ function fileCommand(path: string, file: FixtureFile): Buffer[] {
   return [Buffer.from(`M ${MODE.submodule} ${file.submodule} ${path}\n`)];
 }
 
-function commitCommand(
-  ref: string,
-  mark: number,
-  time: number,
-  message: string,
-  from: string | null,
-  files: Record<string, FixtureFile>,
-): Buffer[] {
+function commitCommand(ref: string, mark: number, time: number, message: string, from: string | null, files: Record<string, FixtureFile>): Buffer[] {
   const out: Buffer[] = [
     Buffer.from(`commit ${ref}\nmark :${mark}\n`),
     Buffer.from(`author ${IDENT} ${time} +0000\ncommitter ${IDENT} ${time} +0000\n`),

@@ -45,7 +45,8 @@ export class MemoryProvider implements OAuthClientProvider {
   }
 }
 
-export const oauthTransport = (base: string, provider: OAuthClientProvider) => new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+export const oauthTransport = (base: string, provider: OAuthClientProvider) =>
+  new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
 export const modernClient = () => new Client({ name: "codeplane-oauth-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 
 /**

@@ -63,22 +63,33 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   const dataDir = path.join(dir, "data");
   // Postgres refuses to run as root; CI runs as root, so run it as an unprivileged user there.
   const asRoot = process.getuid?.() === 0;
-  const user = asRoot ? await execFile("id", ["-u", "postgres"]).then(() => "postgres", () => "nobody") : null;
+  const user = asRoot
+    ? await execFile("id", ["-u", "postgres"]).then(
+        () => "postgres",
+        () => "nobody",
+      )
+    : null;
   if (user) {
     const uid = Number((await execFile("id", ["-u", user])).stdout.trim());
     const gid = Number((await execFile("id", ["-g", user])).stdout.trim());
     chownSync(dir, uid, gid);
   }
-  const run = (cmd: string, args: string[]) =>
-    user ? execFile("runuser", ["-u", user, "--", pgBin(cmd), ...args]) : execFile(pgBin(cmd), args);
+  const run = (cmd: string, args: string[]) => (user ? execFile("runuser", ["-u", user, "--", pgBin(cmd), ...args]) : execFile(pgBin(cmd), args));
 
   const port = await freeOnAll(opts.listen);
   await run("initdb", ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
   // initdb's pg_hba.conf trusts loopback only; other clients must give a password.
   for (const cidr of opts.allow ?? []) appendFileSync(path.join(dataDir, "pg_hba.conf"), `host all all ${cidr} scram-sha-256\n`);
   await run("pg_ctl", [
-    "-D", dataDir, "-l", path.join(dir, "postgres.log"), "-w", "-t", "60",
-    "-o", `-p ${port} -k ${dir} -c listen_addresses=${listen.join(",")} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    "-D",
+    dataDir,
+    "-l",
+    path.join(dir, "postgres.log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=${listen.join(",")} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     "start",
   ]);
   const urlFor = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;

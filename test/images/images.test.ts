@@ -27,7 +27,11 @@ interface ImageJson {
 
 /** The final stage's config as Docker would set it (continuation lines joined; the instructions these Dockerfiles use). */
 function dockerfileConfig(text: string) {
-  const lines = text.replace(/\\\n\s*/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const stages = lines.reduce<string[][]>((acc, l) => (l.startsWith("FROM ") ? [...acc, [l]] : (acc.at(-1)!.push(l), acc)), []);
   const last = stages.at(-1)!;
   const args = (word: string) => last.filter((l) => l.startsWith(`${word} `)).map((l) => l.slice(word.length + 1).trim());
@@ -55,7 +59,15 @@ describe.each([
 
   it("has the config its image.json declares in its Dockerfile too", () => {
     expect(declared.base).toBe(`node:${declared.node}-${declared.debian}-slim`);
-    expect({ base: docker.base, user: docker.user, workdir: docker.workdir, env: docker.env, labels: docker.labels, entrypoint: docker.entrypoint, cmd: docker.cmd }).toEqual({
+    expect({
+      base: docker.base,
+      user: docker.user,
+      workdir: docker.workdir,
+      env: docker.env,
+      labels: docker.labels,
+      entrypoint: docker.entrypoint,
+      cmd: docker.cmd,
+    }).toEqual({
       base: declared.base,
       user: declared.user,
       workdir: declared.workdir,
@@ -73,7 +85,9 @@ describe.each([
     expect(images).toMatch(/chroot "\$dir" \/bin\/sh \/tmp\/recipe\/setup\.sh \/tmp\/recipe\/packages\.txt/);
     // images.sh reads the image's config from the same image.json.
     const build = images.slice(images.indexOf(`${buildFunction}() {`));
-    expect(build.slice(0, build.indexOf("\n}\n"))).toContain(`--config "${imageJson.startsWith("images/runner/") ? "$RECIPE/image.json" : `$REPO_ROOT/${imageJson}`}"`);
+    expect(build.slice(0, build.indexOf("\n}\n"))).toContain(
+      `--config "${imageJson.startsWith("images/runner/") ? "$RECIPE/image.json" : `$REPO_ROOT/${imageJson}`}"`,
+    );
   });
 });
 

@@ -77,8 +77,14 @@ describe("the GitHub double", () => {
     expect(data).toMatchObject({ id: gh.appId, slug: "codeplane-ci" });
     expect(headers["x-github-enterprise-version"]).toMatch(/^3\.\d+/);
 
-    const { privateKey: otherKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-    const err = await appFor(otherKey).octokit.request("GET /app").catch((e: { status: number; response: { data: unknown } }) => e);
+    const { privateKey: otherKey } = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs1", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
+    const err = await appFor(otherKey)
+      .octokit.request("GET /app")
+      .catch((e: { status: number; response: { data: unknown } }) => e);
     expect(err).toMatchObject({ status: 401, response: { data: { message: "A JSON web token could not be decoded" } } });
 
     const none = await fetch(`${gh.apiUrl}/app`);
@@ -109,7 +115,8 @@ describe("the GitHub double", () => {
   });
 
   it("paginates the installation's repositories with Link headers", async () => {
-    for (let i = 0; i < 5; i++) await gh.addRepository({ owner: "acme", name: `repo-${i}`, private: i % 2 === 0, files: { "a.txt": `${i}\n` }, installationId: orgInstallation });
+    for (let i = 0; i < 5; i++)
+      await gh.addRepository({ owner: "acme", name: `repo-${i}`, private: i % 2 === 0, files: { "a.txt": `${i}\n` }, installationId: orgInstallation });
     const octokit = await app.getInstallationOctokit(orgInstallation);
     const first = await octokit.request("GET /installation/repositories", { per_page: 2 });
     expect(first.data.total_count).toBe(6);
@@ -188,20 +195,26 @@ describe("the GitHub double", () => {
 
     // An injected failure answers once, then the double is itself again.
     gh.failNext("PATCH", /\/check-runs\/\d+$/, 502);
-    const failed = await octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", { owner, repo, check_run_id: id, name: "renamed" }).catch((e: { status: number }) => e);
+    const failed = await octokit
+      .request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", { owner, repo, check_run_id: id, name: "renamed" })
+      .catch((e: { status: number }) => e);
     expect(failed).toMatchObject({ status: 502 });
     await octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", { owner, repo, check_run_id: id, name: "codeplane/analysis" });
 
     // Another installation cannot see the private repository at all.
     const stranger = await app.getInstallationOctokit(userInstallation);
-    const hidden = await stranger.request("POST /repos/{owner}/{repo}/check-runs", { owner, repo, name: "x", head_sha: privateRepo.headSha }).catch((e: { status: number }) => e);
+    const hidden = await stranger
+      .request("POST /repos/{owner}/{repo}/check-runs", { owner, repo, name: "x", head_sha: privateRepo.headSha })
+      .catch((e: { status: number }) => e);
     expect(hidden).toMatchObject({ status: 404 });
   });
 
   it("answers 403 to a suspended installation's token request and 404 for a deleted one", async () => {
     const inst = gh.addInstallation({ account: { login: "paused-org", type: "Organization" } }).id;
     gh.suspend(inst);
-    const suspended = await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst }).catch((e: { status: number }) => e);
+    const suspended = await app.octokit
+      .request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst })
+      .catch((e: { status: number }) => e);
     expect(suspended).toMatchObject({ status: 403 });
     const info = await app.octokit.request("GET /app/installations/{installation_id}", { installation_id: inst });
     expect(info.data.suspended_at).toEqual(expect.any(String));
@@ -211,9 +224,13 @@ describe("the GitHub double", () => {
     gh.deleteInstallation(inst);
     const gone = await app.octokit.request("GET /app/installations/{installation_id}", { installation_id: inst }).catch((e: { status: number }) => e);
     expect(gone).toMatchObject({ status: 404 });
-    const noToken = await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst }).catch((e: { status: number }) => e);
+    const noToken = await app.octokit
+      .request("POST /app/installations/{installation_id}/access_tokens", { installation_id: inst })
+      .catch((e: { status: number }) => e);
     expect(noToken).toMatchObject({ status: 404 });
-    expect(await app.octokit.request("GET /app/installations/{installation_id}", { installation_id: 999_999_999 }).catch((e: { status: number }) => e)).toMatchObject({
+    expect(
+      await app.octokit.request("GET /app/installations/{installation_id}", { installation_id: 999_999_999 }).catch((e: { status: number }) => e),
+    ).toMatchObject({
       status: 404,
     });
   });
@@ -232,7 +249,9 @@ describe("the GitHub double", () => {
     expect(await readFile(join(withToken.dir, "src/main.py"), "utf8")).toBe("print('hi')\n");
 
     const sha = await gh.push(privateRepo.fullName, { "src/main.py": "print('hello')\n" }, { message: "Say hello" });
-    const fetched = await execFileP("git", [...basic(token), "-C", withToken.dir, "pull", "--quiet", "--ff-only"], { env: { PATH: process.env.PATH, HOME: work, GIT_TERMINAL_PROMPT: "0" } });
+    const fetched = await execFileP("git", [...basic(token), "-C", withToken.dir, "pull", "--quiet", "--ff-only"], {
+      env: { PATH: process.env.PATH, HOME: work, GIT_TERMINAL_PROMPT: "0" },
+    });
     expect(fetched.stderr).toBe("");
     expect((await execFileP("git", ["-C", withToken.dir, "rev-parse", "HEAD"])).stdout.trim()).toBe(sha);
 
@@ -262,9 +281,18 @@ describe("the GitHub double", () => {
     const sha = await gh.push(privateRepo.fullName, { "NEW.md": "new\n" }, { message: "Add NEW.md" });
     const delivery = gh.webhook("push", { repository: privateRepo.fullName });
     const payload = JSON.parse(delivery.body);
-    expect(payload).toMatchObject({ ref: "refs/heads/main", after: sha, installation: { id: orgInstallation }, repository: { full_name: privateRepo.fullName, private: true } });
+    expect(payload).toMatchObject({
+      ref: "refs/heads/main",
+      after: sha,
+      installation: { id: orgInstallation },
+      repository: { full_name: privateRepo.fullName, private: true },
+    });
     expect(payload.commits[0]).toMatchObject({ id: sha, message: "Add NEW.md", added: ["NEW.md"] });
-    expect(delivery.headers).toMatchObject({ "x-github-event": "push", "content-type": "application/json", "user-agent": expect.stringMatching(/^GitHub-Hookshot\//) });
+    expect(delivery.headers).toMatchObject({
+      "x-github-event": "push",
+      "content-type": "application/json",
+      "user-agent": expect.stringMatching(/^GitHub-Hookshot\//),
+    });
     expect(delivery.headers["x-github-delivery"]).toMatch(/^[0-9a-f-]{36}$/);
 
     const webhooks = new Webhooks({ secret: gh.webhookSecret });
@@ -285,7 +313,11 @@ describe("the GitHub double", () => {
       ["installation_repositories", "removed"],
       ["ping", undefined],
     ] as const) {
-      const w = gh.webhook(event, { action, installationId: orgInstallation, ...(event === "ping" || event.startsWith("installation") ? {} : { repository: privateRepo.fullName }) });
+      const w = gh.webhook(event, {
+        action,
+        installationId: orgInstallation,
+        ...(event === "ping" || event.startsWith("installation") ? {} : { repository: privateRepo.fullName }),
+      });
       expect(JSON.parse(w.body).action).toBe(action);
     }
     const sync = JSON.parse(gh.webhook("pull_request", { action: "synchronize", repository: privateRepo.fullName, sha }).body);
@@ -308,13 +340,18 @@ describe("the GitHub double", () => {
     };
     expect(await call(jwt({ iat: now - 30, exp: now + 540, iss: gh.appId }))).toMatchObject({ status: 200 });
     expect(await call(jwt({ iat: now - 30, exp: now + 540, iss: String(gh.appId) }))).toMatchObject({ status: 200 });
-    expect(await call(jwt({ iat: now - 30, exp: now + 3600, iss: gh.appId }))).toEqual({ status: 401, message: "'Expiration time' claim ('exp') is too far in the future" });
+    expect(await call(jwt({ iat: now - 30, exp: now + 3600, iss: gh.appId }))).toEqual({
+      status: 401,
+      message: "'Expiration time' claim ('exp') is too far in the future",
+    });
     expect((await call(jwt({ iat: now - 700, exp: now - 100, iss: gh.appId }))).status).toBe(401);
     expect((await call(jwt({ iat: now + 600, exp: now + 590, iss: gh.appId }))).status).toBe(401);
     expect((await call(jwt({ iat: now - 30, exp: now + 540, iss: 1 }))).status).toBe(401);
     expect((await call("not.a.jwt")).status).toBe(401);
     // An App JWT is not an installation token.
-    const res = await fetch(`${gh.apiUrl}/installation/repositories`, { headers: { authorization: `Bearer ${jwt({ iat: now - 30, exp: now + 540, iss: gh.appId })}` } });
+    const res = await fetch(`${gh.apiUrl}/installation/repositories`, {
+      headers: { authorization: `Bearer ${jwt({ iat: now - 30, exp: now + 540, iss: gh.appId })}` },
+    });
     expect(res.status).toBe(403);
   });
 
@@ -359,7 +396,13 @@ describe("the GitHub double", () => {
   it("serves repositories anonymously only when public", async () => {
     const pub = await fetch(`${gh.apiUrl}/repos/${publicRepo.fullName}`);
     expect(pub.status).toBe(200);
-    expect(await pub.json()).toMatchObject({ full_name: publicRepo.fullName, private: false, clone_url: publicRepo.cloneUrl, html_url: `${gh.url}/${publicRepo.fullName}`, default_branch: "main" });
+    expect(await pub.json()).toMatchObject({
+      full_name: publicRepo.fullName,
+      private: false,
+      clone_url: publicRepo.cloneUrl,
+      html_url: `${gh.url}/${publicRepo.fullName}`,
+      default_branch: "main",
+    });
     expect((await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}`)).status).toBe(404);
     expect((await fetch(`${gh.apiUrl}/repos/nobody/nothing`)).status).toBe(404);
 
@@ -372,7 +415,7 @@ describe("the GitHub double", () => {
 
   it("answers gzip-compressed upload-pack requests, and injected git faults and stalls", async () => {
     const request = Buffer.from(`0032want ${privateRepo.headSha}\n00000009done\n`);
-    const token = ((await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: orgInstallation })).data).token;
+    const token = (await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: orgInstallation })).data.token;
     const res = await fetch(`${privateRepo.cloneUrl}/git-upload-pack`, {
       method: "POST",
       headers: {
@@ -403,7 +446,14 @@ describe("the GitHub double", () => {
     const push = (o: object) => JSON.parse(gh.webhook("push", { repository: repo.fullName, ...o }).body);
 
     const second = await gh.push(repo.fullName, { "x.txt": "2\n", "gone.txt": null }, { message: "Second" });
-    expect(push({})).toMatchObject({ ref: "refs/heads/main", before: repo.headSha, after: second, created: false, deleted: false, commits: [{ id: second, modified: ["x.txt"] }] });
+    expect(push({})).toMatchObject({
+      ref: "refs/heads/main",
+      before: repo.headSha,
+      after: second,
+      created: false,
+      deleted: false,
+      commits: [{ id: second, modified: ["x.txt"] }],
+    });
 
     const feature = await gh.push(repo.fullName, { "f.txt": "f\n" }, { branch: "feature" });
     expect(push({ ref: "refs/heads/feature" })).toMatchObject({ before: "0".repeat(40), after: feature, created: true, deleted: false });
@@ -411,10 +461,23 @@ describe("the GitHub double", () => {
     expect(pr.pull_request.head).toMatchObject({ ref: "feature", sha: feature });
     expect(pr.pull_request.base).toMatchObject({ ref: "main", sha: second });
 
-    expect(push({ ref: "refs/heads/feature", sha: "0".repeat(40) })).toMatchObject({ before: feature, after: "0".repeat(40), deleted: true, created: false, commits: [], head_commit: null });
+    expect(push({ ref: "refs/heads/feature", sha: "0".repeat(40) })).toMatchObject({
+      before: feature,
+      after: "0".repeat(40),
+      deleted: true,
+      created: false,
+      commits: [],
+      head_commit: null,
+    });
 
     await gh.tag(repo.fullName, "v1.0.0");
-    expect(push({ ref: "refs/tags/v1.0.0" })).toMatchObject({ ref: "refs/tags/v1.0.0", after: second, created: true, commits: [], head_commit: { id: second } });
+    expect(push({ ref: "refs/tags/v1.0.0" })).toMatchObject({
+      ref: "refs/tags/v1.0.0",
+      after: second,
+      created: true,
+      commits: [],
+      head_commit: { id: second },
+    });
   });
 
   it("redirects an installation to the App's setup URL with the state", async () => {
@@ -449,7 +512,11 @@ describe("the GitHub double", () => {
 
     // Garbage is answered as GitHub answers it, and recorded.
     const { token } = (await app.octokit.request("POST /app/installations/{installation_id}/access_tokens", { installation_id: orgInstallation })).data;
-    const garbage = await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}/check-runs`, { method: "POST", headers: { authorization: `token ${token}`, "content-type": "application/json" }, body: "{name:" });
+    const garbage = await fetch(`${gh.apiUrl}/repos/${privateRepo.fullName}/check-runs`, {
+      method: "POST",
+      headers: { authorization: `token ${token}`, "content-type": "application/json" },
+      body: "{name:",
+    });
     expect(garbage.status).toBe(400);
     expect(await garbage.json()).toMatchObject({ message: "Problems parsing JSON" });
     expect(gh.takeViolations()).toEqual([expect.stringMatching(/checks\/create.*not JSON/)]);

@@ -32,7 +32,9 @@ async function json<T = any>(res: Response, status: number): Promise<T> {
 /** The install flow as a browser makes it: the install URL's state, GitHub's redirect to the callback. */
 async function installThroughCallback(t: Tenant, installationId: number, state?: string): Promise<Response> {
   const s = state ?? stateOf((await json(await t.api("/v1/integrations/github/install"), 200)).install_url);
-  return fetch(`${svc.url}/v1/integrations/github/callback?installation_id=${installationId}&setup_action=install&state=${encodeURIComponent(s)}`, { redirect: "manual" });
+  return fetch(`${svc.url}/v1/integrations/github/callback?installation_id=${installationId}&setup_action=install&state=${encodeURIComponent(s)}`, {
+    redirect: "manual",
+  });
 }
 
 const stateOf = (installUrl: string) => new URL(installUrl).searchParams.get("state")!;
@@ -78,7 +80,9 @@ describe("without a GitHub App", () => {
       for (const [method, p, body] of calls) {
         const res = await t.api(p, { method, ...(body !== undefined && { json: body }) });
         const detail = (await json(res, 503)).detail as string;
-        expect(detail, `${method} ${p}`).toMatch(/^The GitHub integration is not configured on this server: set CODEPLANE_GITHUB_APP_ID, CODEPLANE_GITHUB_PRIVATE_KEY \(or CODEPLANE_GITHUB_PRIVATE_KEY_FILE\), CODEPLANE_GITHUB_WEBHOOK_SECRET, CODEPLANE_GITHUB_APP_SLUG, CODEPLANE_PUBLIC_URL$/);
+        expect(detail, `${method} ${p}`).toMatch(
+          /^The GitHub integration is not configured on this server: set CODEPLANE_GITHUB_APP_ID, CODEPLANE_GITHUB_PRIVATE_KEY \(or CODEPLANE_GITHUB_PRIVATE_KEY_FILE\), CODEPLANE_GITHUB_WEBHOOK_SECRET, CODEPLANE_GITHUB_APP_SLUG, CODEPLANE_PUBLIC_URL$/,
+        );
       }
       const ready = (await (await fetch(`${bare.url}/readyz`)).json()) as { checks: Record<string, string> };
       expect(ready.checks.database).toBe("ok");
@@ -160,14 +164,26 @@ describe("the install flow", () => {
   it("refuses another account's installation through the callback and through POST", async () => {
     const inst = gh.addInstallation({ account: { login: "taken", type: "User" } }).id;
     const mine = await json(await a.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 201);
-    expect(mine).toMatchObject({ installation_id: inst, account_login: "taken", account_type: "User", repository_selection: expect.stringMatching(/^(all|selected)$/) });
+    expect(mine).toMatchObject({
+      installation_id: inst,
+      account_login: "taken",
+      account_type: "User",
+      repository_selection: expect.stringMatching(/^(all|selected)$/),
+    });
     // The same account again: 200 with the same integration.
     expect((await json(await a.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 200)).id).toBe(mine.id);
-    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 409)).detail).toMatch(/connected to another codeplane account/);
+    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 409)).detail).toMatch(
+      /connected to another codeplane account/,
+    );
     expect((await json(await installThroughCallback(b, inst), 409)).detail).toMatch(/connected to another codeplane account/);
     // One GitHub does not know.
-    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: 987654321 } }), 404)).detail).toMatch(/does not exist/);
-    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: "x" } }), 422)).detail[0].loc).toEqual(["body", "installation_id"]);
+    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: 987654321 } }), 404)).detail).toMatch(
+      /does not exist/,
+    );
+    expect((await json(await b.api("/v1/integrations/github", { method: "POST", json: { installation_id: "x" } }), 422)).detail[0].loc).toEqual([
+      "body",
+      "installation_id",
+    ]);
   });
 });
 
@@ -182,7 +198,9 @@ describe("integrations of an account", () => {
     ] as const) {
       expect((await json(await b.api(p, { method }), 404)).detail, `${method} ${p}`).toBe("Integration not found");
     }
-    expect((await json(await b.api(`/v1/integrations/${mine.id}/repositories`, { method: "POST", json: { full_name: "isolated/x" } }), 404)).detail).toBe("Integration not found");
+    expect((await json(await b.api(`/v1/integrations/${mine.id}/repositories`, { method: "POST", json: { full_name: "isolated/x" } }), 404)).detail).toBe(
+      "Integration not found",
+    );
     expect((await json(await b.api("/v1/integrations"), 200)).items.map((i: { id: string }) => i.id)).not.toContain(mine.id);
     const page1 = await json(await a.api("/v1/integrations?limit=1"), 200);
     expect(page1.items).toHaveLength(1);
@@ -193,7 +211,8 @@ describe("integrations of an account", () => {
 
   it("list what the installation can see, a page of GitHub's at a time", async () => {
     const inst = gh.addInstallation({ account: { login: "paged", type: "Organization" }, repositorySelection: "selected" }).id;
-    for (const name of ["one", "two", "three"]) await gh.addRepository({ owner: "paged", name, private: true, files: { "README.md": name }, installationId: inst });
+    for (const name of ["one", "two", "three"])
+      await gh.addRepository({ owner: "paged", name, private: true, files: { "README.md": name }, installationId: inst });
     await gh.addRepository({ owner: "paged", name: "unseen", private: true, files: { "README.md": "no" } });
     const integration = await json(await a.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 201);
     const first = await json(await a.api(`/v1/integrations/${integration.id}/repositories?limit=2`), 200);
@@ -215,18 +234,40 @@ describe("a private repository through an integration", () => {
 
   it("is registered with provider github, fetched with an installation token, and browsable", async () => {
     inst = gh.addInstallation({ account: { login: "secretorg", type: "Organization" }, repositorySelection: "selected" }).id;
-    await gh.addRepository({ owner: "secretorg", name: "sauce", private: true, files: { "README.md": "# sauce\n", "src/main.py": "print('hi')\n" }, installationId: inst });
+    await gh.addRepository({
+      owner: "secretorg",
+      name: "sauce",
+      private: true,
+      files: { "README.md": "# sauce\n", "src/main.py": "print('hi')\n" },
+      installationId: inst,
+    });
     await gh.addRepository({ owner: "secretorg", name: "hidden", private: true, files: { "README.md": "no" } });
     integrationId = (await json(await a.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 201)).id;
 
-    const repo = await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce", auto_analyze: true } }), 201);
+    const repo = await json(
+      await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce", auto_analyze: true } }),
+      201,
+    );
     repoId = repo.id;
-    expect(repo).toMatchObject({ name: "sauce", url: `${gh.url}/secretorg/sauce.git`, provider: "github", integration_id: integrationId, auto_analyze: true, default_branch: "main" });
+    expect(repo).toMatchObject({
+      name: "sauce",
+      url: `${gh.url}/secretorg/sauce.git`,
+      provider: "github",
+      integration_id: integrationId,
+      auto_analyze: true,
+      default_branch: "main",
+    });
     // Not visible to the installation: 404; registered already: 409; without integrations:read: 403.
-    expect((await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/hidden" } }), 404)).detail).toMatch(/cannot see it/);
-    expect((await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce" } }), 409)).detail).toMatch(/already registered/);
+    expect(
+      (await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/hidden" } }), 404)).detail,
+    ).toMatch(/cannot see it/);
+    expect(
+      (await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce" } }), 409)).detail,
+    ).toMatch(/already registered/);
     const writer = await svc.tenant(["repositories:write"]);
-    expect((await json(await writer.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce" } }), 403)).detail).toBe("Missing scope: integrations:read");
+    expect(
+      (await json(await writer.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/sauce" } }), 403)).detail,
+    ).toBe("Missing scope: integrations:read");
     const listed = await json(await a.api(`/v1/integrations/${integrationId}/repositories`), 200);
     expect(listed.items.find((r: { full_name: string }) => r.full_name === "secretorg/sauce").repository_id).toBe(repoId);
 
@@ -271,7 +312,11 @@ describe("a private repository through an integration", () => {
     // This replica learns it from GitHub at its next fetch and serves the mirror as of its last fetch.
     await json(await a.api(`/v1/repositories/${repoId}/files/README.md`), 200);
     expect((await json(await a.api(`/v1/integrations/${integrationId}`), 200)).suspended).toBe(true);
-    expect(svc.logs.join("\n")).toMatch(new RegExp(`installation ${inst} of this repository is suspended: it is not fetched until it is unsuspended on GitHub"},"msg":"git mirror refresh failed; serving the previous fetch"`));
+    expect(svc.logs.join("\n")).toMatch(
+      new RegExp(
+        `installation ${inst} of this repository is suspended: it is not fetched until it is unsuspended on GitHub"},"msg":"git mirror refresh failed; serving the previous fetch"`,
+      ),
+    );
     // A replica without a mirror: refused before git runs, quickly.
     const other = await startTestService({ ...githubEnv(), DATABASE_URL: svc.databaseUrl, CODEPLANE_ENCRYPTION_KEY: svc.encryptionKey });
     try {
@@ -282,7 +327,9 @@ describe("a private repository through an integration", () => {
     } finally {
       await other.stop();
     }
-    expect((await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/hidden" } }), 409)).detail).toMatch(/suspended/);
+    expect(
+      (await json(await a.api(`/v1/integrations/${integrationId}/repositories`, { method: "POST", json: { full_name: "secretorg/hidden" } }), 409)).detail,
+    ).toMatch(/suspended/);
     gh.unsuspend(inst);
   });
 

@@ -135,7 +135,9 @@ describe("MCP: tools", () => {
 
   it("answers starting runs and analyses without a cluster with the API's 503 detail", async () => {
     expect(await toolError(a, "run_command", { repository_id: repoId, commit_hash: "main", command: ["echo", "hi"] })).toMatch(/Kubernetes is not reachable/);
-    expect(await toolError(a, "run_experiment", { repository_id: repoId, commit_hash: "main", experiment_id: "e1" })).toMatch(/Kubernetes is not reachable|analysis/i);
+    expect(await toolError(a, "run_experiment", { repository_id: repoId, commit_hash: "main", experiment_id: "e1" })).toMatch(
+      /Kubernetes is not reachable|analysis/i,
+    );
     expect(await toolError(a, "start_analysis", { repository_id: repoId, commit_hash: "main" })).toMatch(/Kubernetes is not reachable/);
     expect(await toolError(a, "get_analysis", { repository_id: repoId, commit_hash: "main" })).toBe("Analysis not found");
     const unknownRun = newId();
@@ -204,7 +206,9 @@ describe("MCP: authentication and scopes", () => {
     const readOnly = await svc.tenant(["repositories:read", "runs:read"] satisfies Scope[]);
     const c = await connect(readOnly.key);
     expect((await ok(c, "list_repositories")).items).toEqual([]);
-    const err = await c.callTool({ name: "run_command", arguments: { repository_id: repoId, commit_hash: "main", command: ["true"] } }).catch((e: unknown) => e);
+    const err = await c
+      .callTool({ name: "run_command", arguments: { repository_id: repoId, commit_hash: "main", command: ["true"] } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InsufficientScopeError);
     expect((err as InsufficientScopeError).requiredScope?.split(" ").sort()).toEqual(["repositories:read", "runs:read", "runs:write"]);
     expect((err as InsufficientScopeError).errorDescription).toBe("Missing scope: runs:write");
@@ -261,13 +265,23 @@ async function rawLegacyInitialize(key: string, protocolVersion: string) {
   return fetch(`${svc.url}/mcp`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "old", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "old", version: "0" } },
+    }),
   });
 }
 async function rawLegacyCall(key: string, name: string, args: Record<string, unknown>) {
   return fetch(`${svc.url}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } }),
   });
 }

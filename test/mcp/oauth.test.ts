@@ -60,7 +60,9 @@ describe("MCP with OAuth", () => {
 
     const repos = (await client.callTool({ name: "list_repositories", arguments: {} })) as { structuredContent: { items: { id: string }[] } };
     expect(repos.structuredContent.items.map((r) => r.id)).toEqual([repoId]);
-    const file = (await client.callTool({ name: "read_file", arguments: { repository_id: repoId, path: "README.md" } })) as { structuredContent: { content: string } };
+    const file = (await client.callTool({ name: "read_file", arguments: { repository_id: repoId, path: "README.md" } })) as {
+      structuredContent: { content: string };
+    };
     expect(file.structuredContent.content).toMatch(/^# Fixture/);
     const set = (await client.callTool({ name: "set_environment_variable", arguments: { name: "FROM_OAUTH", value: "1" } })) as { isError?: boolean };
     expect(set.isError).toBeFalsy();
@@ -69,7 +71,10 @@ describe("MCP with OAuth", () => {
 
     // The token is the account's: bob's key signs bob in, and bob sees nothing of alice's.
     const bobClient = await connectThroughOAuth(new MemoryProvider(), setup.bob.key);
-    const bobFiles = (await bobClient.callTool({ name: "list_files", arguments: { repository_id: repoId } })) as { isError?: boolean; content: { text: string }[] };
+    const bobFiles = (await bobClient.callTool({ name: "list_files", arguments: { repository_id: repoId } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(bobFiles).toMatchObject({ isError: true, content: [{ text: "Repository not found" }] });
   });
 
@@ -91,7 +96,10 @@ describe("MCP with OAuth", () => {
     expect(provider.saved?.scope?.split(" ").sort()).toEqual(["repositories:read", "runs:write"]);
     const widened = newClient();
     await widened.connect(transportFor(provider));
-    const run = (await widened.callTool({ name: "run_command", arguments: { repository_id: repoId, commit_hash: "main", command: ["true"] } })) as { isError?: boolean; content: { text: string }[] };
+    const run = (await widened.callTool({ name: "run_command", arguments: { repository_id: repoId, commit_hash: "main", command: ["true"] } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(run.isError).toBe(true);
     expect(run.content[0]!.text).toMatch(/Kubernetes is not reachable/);
   });

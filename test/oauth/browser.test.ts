@@ -10,7 +10,6 @@ import { authorizationUrl, discover, insecure } from "./helpers.ts";
 // The sign-in and consent page in a real browser (Debian's Chromium): what a
 // person sees and does, the cookie it gets, CSRF and framing refused.
 
-
 let svc: TestService;
 let base: string;
 let as: oauth.AuthorizationServer;
@@ -28,14 +27,20 @@ beforeAll(async () => {
   // The third-party app: its callback, and a page that tries to frame the authorization page.
   app = createServer((req, res) => {
     if (req.url?.startsWith("/frame")) {
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><iframe id="f" src="${decodeURIComponent(req.url.slice("/frame?u=".length))}"></iframe>`);
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<!doctype html><iframe id="f" src="${decodeURIComponent(req.url.slice("/frame?u=".length))}"></iframe>`);
       return;
     }
     if (req.url?.startsWith("/forge")) {
       // A cross-site form posting a consent with a made-up CSRF token.
       const fields = JSON.parse(decodeURIComponent(req.url.slice("/forge?f=".length))) as Record<string, string>;
-      const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join("");
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><form id="x" method="post" action="${base}/oauth/authorize">${inputs}<button id="go">go</button></form>`);
+      const inputs = Object.entries(fields)
+        .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+        .join("");
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<!doctype html><form id="x" method="post" action="${base}/oauth/authorize">${inputs}<button id="go">go</button></form>`);
       return;
     }
     res.writeHead(200, { "content-type": "text/plain" }).end("callback");
@@ -43,7 +48,11 @@ beforeAll(async () => {
   await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
   appBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   client = await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [`${appBase}/callback`], token_endpoint_auth_method: "none", client_name: "Browser Test App" }, insecure),
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { redirect_uris: [`${appBase}/callback`], token_endpoint_auth_method: "none", client_name: "Browser Test App" },
+      insecure,
+    ),
   );
   browser = await launchBrowser();
 }, 60_000);
@@ -56,7 +65,13 @@ afterAll(async () => {
 
 async function start(scope = "repositories:read runs:read") {
   const verifier = oauth.generateRandomCodeVerifier();
-  const url = authorizationUrl(as, { clientId: client.client_id, redirectUri: `${appBase}/callback`, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "b1", scope });
+  const url = authorizationUrl(as, {
+    clientId: client.client_id,
+    redirectUri: `${appBase}/callback`,
+    challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    state: "b1",
+    scope,
+  });
   return { verifier, url };
 }
 
@@ -109,7 +124,9 @@ describe("the authorization page in Chromium", () => {
     await page.fill("#api_key", alice.key);
     await page.click("button[type=submit]");
     await page.waitForSelector("#scopes");
-    const fields: Record<string, string> = await page.$$eval("form input[type=hidden]", (els) => Object.fromEntries(els.map((e) => [e.getAttribute("name") ?? "", e.getAttribute("value") ?? ""])));
+    const fields: Record<string, string> = await page.$$eval("form input[type=hidden]", (els) =>
+      Object.fromEntries(els.map((e) => [e.getAttribute("name") ?? "", e.getAttribute("value") ?? ""])),
+    );
     fields.csrf_token = "forged";
     fields.decision = "allow";
     await page.goto(`${appBase}/forge?f=${encodeURIComponent(JSON.stringify(fields))}`);
@@ -125,12 +142,20 @@ describe("the authorization page in Chromium", () => {
     const { url } = await start();
     const refused: string[] = [];
     page.on("console", (m) => refused.push(m.text()));
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().startsWith(`${base}/oauth/authorize`)), page.goto(`${appBase}/frame?u=${encodeURIComponent(url)}`)]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().startsWith(`${base}/oauth/authorize`)),
+      page.goto(`${appBase}/frame?u=${encodeURIComponent(url)}`),
+    ]);
     expect(response.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
     await page.waitForTimeout(300);
     const frame = page.frames().find((f) => f !== page.mainFrame());
     // The frame holds Chromium's error page, not the form.
-    const hasForm = frame ? await frame.locator("#api_key").count().catch(() => 0) : 0;
+    const hasForm = frame
+      ? await frame
+          .locator("#api_key")
+          .count()
+          .catch(() => 0)
+      : 0;
     expect(hasForm).toBe(0);
     expect(refused.join("\n")).toMatch(/frame-ancestors|Refused to frame/);
     await context.close();
@@ -140,6 +165,8 @@ describe("the authorization page in Chromium", () => {
     const res = await fetch((await start()).url);
     const html = await res.text();
     expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!127\.0\.0\.1)/);
-    expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(res.headers.get("content-security-policy")).toMatch(
+      /^default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+    );
   });
 });

@@ -59,11 +59,20 @@ async function errorOf(p: Promise<unknown>): Promise<string> {
 }
 
 const register = async (metadata: Record<string, unknown>, key?: string) =>
-  fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) }, body: JSON.stringify(metadata) });
+  fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify(metadata),
+  });
 
 async function codeTokens(c: oauth.Client, auth: oauth.ClientAuth, key = alice.key, scope = "repositories:read") {
   const verifier = oauth.generateRandomCodeVerifier();
-  const back = await signInAndDecide(new FormBrowser(), base, authorizationUrl(as, { clientId: c.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "x", scope }), key);
+  const back = await signInAndDecide(
+    new FormBrowser(),
+    base,
+    authorizationUrl(as, { clientId: c.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "x", scope }),
+    key,
+  );
   const params = oauth.validateAuthResponse(as, c, back, "x");
   return oauth.processAuthorizationCodeResponse(as, c, await oauth.authorizationCodeGrantRequest(as, c, auth, params, redirectUri, verifier, insecure));
 }
@@ -74,7 +83,12 @@ describe("registration", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const body = await res.json();
-    expect(body).toMatchObject({ token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code"], client_name: "Web app", client_secret_expires_at: 0 });
+    expect(body).toMatchObject({
+      token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["authorization_code"],
+      client_name: "Web app",
+      client_secret_expires_at: 0,
+    });
     expect(body.client_secret).toMatch(/^cpcs_/);
     const row = await svc.db.selectFrom("oauth_clients").selectAll().where("client_id", "=", body.client_id).executeTakeFirstOrThrow();
     expect(row.secret_hash).not.toContain(body.client_secret);
@@ -107,7 +121,9 @@ describe("registration", () => {
 
 describe("confidential clients", () => {
   it("must authenticate at the token endpoint even with PKCE", async () => {
-    const reg = await (await register({ redirect_uris: [redirectUri], client_name: "Confidential", grant_types: ["authorization_code", "refresh_token"] })).json();
+    const reg = await (
+      await register({ redirect_uris: [redirectUri], client_name: "Confidential", grant_types: ["authorization_code", "refresh_token"] })
+    ).json();
     const c: oauth.Client = { client_id: reg.client_id, token_endpoint_auth_method: "client_secret_basic" };
     expect(await errorOf(codeTokens(c, oauth.None()))).toBe("invalid_client");
     expect(await errorOf(codeTokens(c, oauth.ClientSecretBasic("cpcs_wrong")))).toBe("invalid_client");
@@ -126,7 +142,9 @@ describe("confidential clients", () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, auth, "cprt_nothing", insecure));
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, auth, tokens.refresh_token!, insecure));
     expect((await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
-    expect(await oauth.processIntrospectionResponse(as, c, await oauth.introspectionRequest(as, c, auth, tokens.access_token, insecure))).toEqual({ active: false });
+    expect(await oauth.processIntrospectionResponse(as, c, await oauth.introspectionRequest(as, c, auth, tokens.access_token, insecure))).toEqual({
+      active: false,
+    });
   });
 
   it("public clients cannot introspect", async () => {
@@ -147,29 +165,43 @@ describe("client_credentials", () => {
     expect(all.refresh_token).toBeUndefined();
     const mine = await fetch(`${base}/v1/oauth/clients`, { headers: { authorization: `Bearer ${all.access_token}` } });
     expect((await mine.json()).items.map((i: { client_id: string }) => i.client_id)).toEqual([reg.client_id]);
-    await expect(oauth.processClientCredentialsResponse(as, c, await oauth.clientCredentialsGrantRequest(as, c, auth, { scope: "runs:write" }, insecure))).rejects.toMatchObject({ error: "invalid_scope" });
+    await expect(
+      oauth.processClientCredentialsResponse(as, c, await oauth.clientCredentialsGrantRequest(as, c, auth, { scope: "runs:write" }, insecure)),
+    ).rejects.toMatchObject({ error: "invalid_scope" });
     // A public client cannot use it; another account cannot see or delete the client.
     expect((await bob.api(`/v1/oauth/clients/${reg.client_id}`, { method: "DELETE" })).status).toBe(404);
     expect((await limited.api(`/v1/oauth/clients/${reg.client_id}`, { method: "DELETE" })).status).toBe(204);
-    expect(await errorOf(oauth.clientCredentialsGrantRequest(as, c, auth, {}, insecure).then((r) => oauth.processClientCredentialsResponse(as, c, r)))).toBe("invalid_client");
+    expect(await errorOf(oauth.clientCredentialsGrantRequest(as, c, auth, {}, insecure).then((r) => oauth.processClientCredentialsResponse(as, c, r)))).toBe(
+      "invalid_client",
+    );
     expect((await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${all.access_token}` } })).status).toBe(401);
   });
 });
 
 describe("grants and tenancy", () => {
   it("remembers consent, lists and revokes grants per account, and tokens see only their account", async () => {
-    const reg = await (await register({ redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] })).json();
+    const reg = await (
+      await register({ redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] })
+    ).json();
     const c: oauth.Client = { client_id: reg.client_id, token_endpoint_auth_method: "none" };
     const repo = await (await bob.api("/v1/repositories", { method: "POST", json: { url: "file:///nonexistent/repo", name: "bobs" } })).json();
     const tokens = await codeTokens(c, oauth.None(), alice.key, "repositories:read");
     // Bob's repository is not found with Alice's token.
-    const other = await fetch(`${base}/v1/repositories/${repo.id ?? "00000000-0000-7000-8000-000000000000"}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const other = await fetch(`${base}/v1/repositories/${repo.id ?? "00000000-0000-7000-8000-000000000000"}`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(other.status).toBe(404);
 
     // Remembered: the same client and scopes again go straight back with a code, no page.
     const browser = new FormBrowser();
     const verifier = oauth.generateRandomCodeVerifier();
-    const url = authorizationUrl(as, { clientId: c.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "r", scope: "repositories:read" });
+    const url = authorizationUrl(as, {
+      clientId: c.client_id,
+      redirectUri,
+      challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      state: "r",
+      scope: "repositories:read",
+    });
     await signInAndDecide(browser, base, url, alice.key); // signs this browser in and allows
     const again = await browser.fetch(url);
     expect(again.status).toBe(302);
@@ -201,16 +233,28 @@ describe("grants and tenancy", () => {
 describe("client ID metadata documents", () => {
   it("fetches the document, shows its name, and issues tokens to it", async () => {
     const id = `${cimdBase}/agent.json`;
-    cimdDocs.set("/agent.json", { client_id: id, client_name: "Metadata Agent", redirect_uris: [redirectUri], grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" });
+    cimdDocs.set("/agent.json", {
+      client_id: id,
+      client_name: "Metadata Agent",
+      redirect_uris: [redirectUri],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+    });
     const c: oauth.Client = { client_id: id, token_endpoint_auth_method: "none" };
     const browser = new FormBrowser();
     const verifier = oauth.generateRandomCodeVerifier();
-    const page = await browser.fetch(authorizationUrl(as, { clientId: id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "m" }));
+    const page = await browser.fetch(
+      authorizationUrl(as, { clientId: id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "m" }),
+    );
     expect(await page.text()).toContain("Metadata Agent");
     const hits = cimdHits;
     const tokens = await codeTokens(c, oauth.None());
     expect(cimdHits).toBe(hits); // cached
-    const refreshed = await oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, insecure));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      c,
+      await oauth.refreshTokenGrantRequest(as, c, oauth.None(), tokens.refresh_token!, insecure),
+    );
     expect(refreshed.access_token).toMatch(/^cpat_/);
   });
 
@@ -227,9 +271,15 @@ describe("client ID metadata documents", () => {
   it("is refused on loopback without the development setting (SSRF guard)", async () => {
     const strict = await startTestService();
     try {
-      const res = await fetch(`${strict.url}/oauth/authorize?client_id=${encodeURIComponent(`${cimdBase}/agent.json`)}&redirect_uri=${encodeURIComponent(redirectUri)}`, { redirect: "manual" });
+      const res = await fetch(
+        `${strict.url}/oauth/authorize?client_id=${encodeURIComponent(`${cimdBase}/agent.json`)}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+        { redirect: "manual" },
+      );
       expect(res.status).toBe(400);
-      const loop = await fetch(`${strict.url}/oauth/authorize?client_id=${encodeURIComponent("https://127.0.0.1/agent.json")}&redirect_uri=${encodeURIComponent(redirectUri)}`, { redirect: "manual" });
+      const loop = await fetch(
+        `${strict.url}/oauth/authorize?client_id=${encodeURIComponent("https://127.0.0.1/agent.json")}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+        { redirect: "manual" },
+      );
       expect(loop.status).toBe(400);
       expect(await loop.text()).toMatch(/private, loopback or reserved/);
     } finally {

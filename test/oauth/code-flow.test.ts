@@ -24,7 +24,13 @@ afterAll(() => svc?.close());
 async function registerPublic(extra: Record<string, unknown> = {}) {
   const res = await oauth.dynamicClientRegistrationRequest(
     as,
-    { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "Test agent", ...extra },
+    {
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      client_name: "Test agent",
+      ...extra,
+    },
     insecure,
   );
   return oauth.processDynamicClientRegistrationResponse(res);
@@ -38,9 +44,17 @@ async function codeFlow(client: oauth.Client, opts: { scope?: string; key?: stri
   const challenge = await oauth.calculatePKCECodeChallenge(verifier);
   const state = oauth.generateRandomState();
   const browser = new FormBrowser();
-  const back = await signInAndDecide(browser, base, authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge, state, resource: base, ...(opts.scope && { scope: opts.scope }) }), opts.key ?? alice.key);
+  const back = await signInAndDecide(
+    browser,
+    base,
+    authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge, state, resource: base, ...(opts.scope && { scope: opts.scope }) }),
+    opts.key ?? alice.key,
+  );
   const params = oauth.validateAuthResponse(as, client, back, state);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, { ...insecure, additionalParameters: { resource: base } });
+  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {
+    ...insecure,
+    additionalParameters: { resource: base },
+  });
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
   for (const v of [tokens.access_token, tokens.refresh_token, params.get("code"), verifier, ...browser.cookies.values()]) if (v) secrets.add(v);
   return { tokens, browser, verifier, params };
@@ -78,19 +92,29 @@ describe("authorization code with PKCE", () => {
     expect(list.status).toBe(200);
     const denied = await fetch(`${base}/v1/environment-variables`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(denied.status).toBe(403);
-    expect(denied.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="env:read", resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    expect(denied.headers.get("www-authenticate")).toBe(
+      `Bearer error="insufficient_scope", scope="env:read", resource_metadata="${base}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it("refreshes with rotation; a rotated token used again revokes the family", async () => {
     const client = await registerPublic();
     const { tokens } = await codeFlow(client, { scope: "repositories:read repositories:write" });
-    const r1 = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    const r1 = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
     expect(r1.refresh_token).not.toBe(tokens.refresh_token);
     // The rotated one again: refused, and the whole family with it.
-    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure))).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
     const after = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${r1.access_token}` } });
     expect(after.status).toBe(401);
-    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), r1.refresh_token!, insecure))).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), r1.refresh_token!, insecure)),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
   });
 });
 
@@ -100,8 +124,12 @@ describe("audit log", () => {
     const { tokens } = await codeFlow(client, { scope: "repositories:read" });
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
     secrets.add(alice.key);
-    const events = svc.logs.map((l) => JSON.parse(l) as { event?: string }).map((l) => l.event).filter(Boolean);
-    for (const e of ["oauth.client_registered", "oauth.sign_in", "oauth.consent", "oauth.token_issued", "oauth.token_revoked", "oauth.refresh_reused"]) expect(events).toContain(e);
+    const events = svc.logs
+      .map((l) => JSON.parse(l) as { event?: string })
+      .map((l) => l.event)
+      .filter(Boolean);
+    for (const e of ["oauth.client_registered", "oauth.sign_in", "oauth.consent", "oauth.token_issued", "oauth.token_revoked", "oauth.refresh_reused"])
+      expect(events).toContain(e);
     for (const line of svc.logs) for (const secret of secrets) expect(line.includes(secret), `a log line holds a secret: ${line}`).toBe(false);
     expect(linesWithDuplicateKeys(svc.logs)).toEqual([]);
   });
@@ -110,16 +138,30 @@ describe("audit log", () => {
     const limited = await startTestService({ CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: "2" });
     try {
       const las = await discover(limited.url);
-      const c = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(las, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }, insecure));
+      const c = await oauth.processDynamicClientRegistrationResponse(
+        await oauth.dynamicClientRegistrationRequest(las, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }, insecure),
+      );
       const browser = new FormBrowser();
-      const url = authorizationUrl(las, { clientId: c.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
+      const url = authorizationUrl(las, {
+        clientId: c.client_id,
+        redirectUri,
+        challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      });
       const html = await (await browser.fetch(url)).text();
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) statuses.push((await browser.submit(limited.url, html, { api_key: "cp_wrong" })).status);
       expect(statuses).toEqual([401, 401, 429]);
-      const token = await fetch(`${limited.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      const token = await fetch(`${limited.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
       expect(token.status).toBe(401);
-      await fetch(`${limited.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      await fetch(`${limited.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
       const third = await fetch(`${limited.url}/oauth/token`, { method: "POST" });
       expect(third.status).toBe(429);
       expect(third.headers.get("retry-after")).toBeTruthy();

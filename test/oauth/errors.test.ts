@@ -18,7 +18,11 @@ beforeAll(async () => {
   as = await discover(base);
   alice = await svc.tenant();
   client = await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "Errors" }, insecure),
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "Errors" },
+      insecure,
+    ),
   );
 });
 afterAll(() => svc?.close());
@@ -32,7 +36,18 @@ async function pkce() {
 async function code(opts: { scope?: string; redirect?: string; browser?: FormBrowser; c?: oauth.Client } = {}) {
   const { verifier, challenge } = await pkce();
   const c = opts.c ?? client;
-  const back = await signInAndDecide(opts.browser ?? new FormBrowser(), base, authorizationUrl(as, { clientId: c.client_id, redirectUri: opts.redirect ?? redirectUri, challenge, state: "s1", scope: opts.scope ?? "repositories:read" }), alice.key);
+  const back = await signInAndDecide(
+    opts.browser ?? new FormBrowser(),
+    base,
+    authorizationUrl(as, {
+      clientId: c.client_id,
+      redirectUri: opts.redirect ?? redirectUri,
+      challenge,
+      state: "s1",
+      scope: opts.scope ?? "repositories:read",
+    }),
+    alice.key,
+  );
   return { params: oauth.validateAuthResponse(as, c, back, "s1"), verifier };
 }
 
@@ -57,7 +72,8 @@ describe("authorization endpoint", () => {
 
   it("refuses a request without code_challenge", async () => expect(errorOf(await get({}, ["code_challenge"]))).toBe("invalid_request"));
   it("refuses plain PKCE", async () => expect(errorOf(await get({ code_challenge_method: "plain" }))).toBe("invalid_request"));
-  it("refuses a missing code_challenge_method (plain by default)", async () => expect(errorOf(await get({}, ["code_challenge_method"]))).toBe("invalid_request"));
+  it("refuses a missing code_challenge_method (plain by default)", async () =>
+    expect(errorOf(await get({}, ["code_challenge_method"]))).toBe("invalid_request"));
   it("refuses another response_type", async () => expect(errorOf(await get({ response_type: "token" }))).toBe("unsupported_response_type"));
   it("refuses an unknown scope", async () => expect(errorOf(await get({ scope: "root" }))).toBe("invalid_scope"));
   it("refuses a resource other than the base URL", async () => expect(errorOf(await get({ resource: "https://elsewhere.example" }))).toBe("invalid_target"));
@@ -90,7 +106,13 @@ describe("authorization endpoint", () => {
 
   it("answers Deny with access_denied, state and iss", async () => {
     const { challenge } = await pkce();
-    const back = await signInAndDecide(new FormBrowser(), base, authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge, state: "d1" }), alice.key, "deny");
+    const back = await signInAndDecide(
+      new FormBrowser(),
+      base,
+      authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge, state: "d1" }),
+      alice.key,
+      "deny",
+    );
     expect(back.searchParams.get("error")).toBe("access_denied");
     expect(back.searchParams.get("iss")).toBe(base);
     expect(() => oauth.validateAuthResponse(as, client, back, "d1")).toThrow();
@@ -128,7 +150,9 @@ describe("authorization endpoint", () => {
 describe("token endpoint", () => {
   it("refuses a wrong verifier, and the code is spent by the attempt", async () => {
     const { params, verifier } = await code();
-    await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, oauth.generateRandomCodeVerifier()))).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, oauth.generateRandomCodeVerifier()))).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
     await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier))).rejects.toMatchObject({ error: "invalid_grant" });
   });
 
@@ -141,7 +165,9 @@ describe("token endpoint", () => {
 
   it("refuses a redirect_uri other than the authorization request's", async () => {
     const { params, verifier } = await code();
-    await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier, {}, "http://127.0.0.1:7777/elsewhere"))).rejects.toMatchObject({ error: "invalid_request" });
+    await expect(
+      oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier, {}, "http://127.0.0.1:7777/elsewhere")),
+    ).rejects.toMatchObject({ error: "invalid_request" });
   });
 
   it("refuses a redeem without code_verifier", async () => {
@@ -157,7 +183,9 @@ describe("token endpoint", () => {
 
   it("refuses a wrong resource with invalid_target", async () => {
     const { params, verifier } = await code();
-    await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier, { resource: "https://other.example" }))).rejects.toMatchObject({ error: "invalid_target" });
+    await expect(
+      oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier, { resource: "https://other.example" })),
+    ).rejects.toMatchObject({ error: "invalid_target" });
   });
 
   it("accepts {base_url}/mcp as the resource: the audience is the base URL", async () => {
@@ -169,9 +197,16 @@ describe("token endpoint", () => {
   it("refuses scope escalation on refresh without spending the refresh token", async () => {
     const { params, verifier } = await code({ scope: "repositories:read" });
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier));
-    const wider = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { scope: "repositories:read repositories:write" } });
+    const wider = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+      ...insecure,
+      additionalParameters: { scope: "repositories:read repositories:write" },
+    });
     await expect(oauth.processRefreshTokenResponse(as, client, wider)).rejects.toMatchObject({ error: "invalid_scope" });
-    const same = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    const same = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
     expect(same.scope).toBe("repositories:read");
   });
 
@@ -180,22 +215,35 @@ describe("token endpoint", () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier));
     const other = base.replace("127.0.0.1", "localhost");
     expect((await fetch(`${other}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
-    await svc.db.updateTable("oauth_tokens").set({ expires_at: new Date(Date.now() - 1000) }).execute();
+    await svc.db
+      .updateTable("oauth_tokens")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .execute();
     const res = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
-    await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure))).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)),
+    ).rejects.toMatchObject({ error: "invalid_grant" });
   });
 
   it("refuses an expired code", async () => {
     const { params, verifier } = await code();
-    await svc.db.updateTable("oauth_codes").set({ expires_at: new Date(Date.now() - 1000) }).where("used_at", "is", null).execute();
+    await svc.db
+      .updateTable("oauth_codes")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("used_at", "is", null)
+      .execute();
     await expect(oauth.processAuthorizationCodeResponse(as, client, await redeem(params, verifier))).rejects.toMatchObject({ error: "invalid_grant" });
   });
 
   it("answers unknown grant types and clients as RFC 6749 says", async () => {
     const post = (body: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(as.token_endpoint!, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(body) });
+      fetch(as.token_endpoint!, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(body),
+      });
     const unknown = await post({ grant_type: "password", client_id: client.client_id, username: "a", password: "b" });
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).error).toBe("unsupported_grant_type");

@@ -21,7 +21,11 @@ export class FormBrowser {
   /** Posts the page's form with its hidden fields (CSRF token included) and `extra`. */
   async submit(base: string, html: string, extra: Record<string, string>, override: Record<string, string> = {}): Promise<Response> {
     const fields = { ...hiddenFields(html), ...extra, ...override };
-    return this.fetch(`${base}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    return this.fetch(`${base}/oauth/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
   }
 }
 
@@ -33,7 +37,13 @@ export function hiddenFields(html: string): Record<string, string> {
   return out;
 }
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 

@@ -66,7 +66,8 @@ beforeAll(async () => {
   const [dexPort, cpPort] = [await freePort(), await freePort()];
   issuer = `http://127.0.0.1:${dexPort}/dex`;
   workDir = mkdtempSync(path.join(tmpdir(), "codeplane-dex-"));
-  const user = (email: string, name: string, id: string) => `  - email: "${email}"\n    hash: "${PASSWORD_HASH}"\n    username: "${name}"\n    userID: "${id}"\n`;
+  const user = (email: string, name: string, id: string) =>
+    `  - email: "${email}"\n    hash: "${PASSWORD_HASH}"\n    username: "${name}"\n    userID: "${id}"\n`;
   writeFileSync(
     path.join(workDir, "dex.yaml"),
     `issuer: ${issuer}
@@ -107,7 +108,12 @@ ${user("alice@acme.test", "alice", "0b8c1f36-5f59-4c5e-9d0b-6a3f0b1d2e01")}${use
   client = await oauth.processDynamicClientRegistrationResponse(
     await oauth.dynamicClientRegistrationRequest(
       as,
-      { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "OIDC test agent" },
+      {
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+        client_name: "OIDC test agent",
+      },
       insecure,
     ),
   );
@@ -135,7 +141,14 @@ async function signInAtDex(email: string, scope?: string): Promise<Started> {
   const browser = new FormBrowser();
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const url = authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier), state, resource: base, ...(scope && { scope }) });
+  const url = authorizationUrl(as, {
+    clientId: client.client_id,
+    redirectUri,
+    challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    state,
+    resource: base,
+    ...(scope && { scope }),
+  });
   const page = await browser.fetch(url);
   const html = await page.text();
   expect(page.status, html).toBe(200);
@@ -191,7 +204,10 @@ describe("sign-in through Dex", () => {
     const decided = await s.browser.submit(base, html, { decision: "allow" });
     expect(decided.status).toBe(303);
     const params = oauth.validateAuthResponse(as, client, new URL(decided.headers.get("location")!), s.state);
-    const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, s.verifier, { ...insecure, additionalParameters: { resource: base } });
+    const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, s.verifier, {
+      ...insecure,
+      additionalParameters: { resource: base },
+    });
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
     expect(tokens.scope).toBe("repositories:read runs:read");
     const repos = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -260,7 +276,9 @@ describe("sign-in through Dex", () => {
   it("refuses the OIDC button without the page's CSRF token", async () => {
     const browser = new FormBrowser();
     const verifier = oauth.generateRandomCodeVerifier();
-    const page = await browser.fetch(authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier) }));
+    const page = await browser.fetch(
+      authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(verifier) }),
+    );
     const res = await browser.submit(base, await page.text(), {}, { cp_action: "oidc", csrf_token: "forged" });
     expect(res.status).toBe(403);
   });
@@ -279,7 +297,14 @@ describe("in Chromium", () => {
       after.push(() => new Promise((r) => app.close(() => r(undefined))));
       const appRedirect = `http://127.0.0.1:${(app.address() as { port: number }).port}/callback`;
       const verifier = oauth.generateRandomCodeVerifier();
-      const url = authorizationUrl(as, { clientId: client.client_id, redirectUri: appRedirect, challenge: await oauth.calculatePKCECodeChallenge(verifier), state: "c1", scope: "repositories:read analyses:read", resource: base });
+      const url = authorizationUrl(as, {
+        clientId: client.client_id,
+        redirectUri: appRedirect,
+        challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        state: "c1",
+        scope: "repositories:read analyses:read",
+        resource: base,
+      });
       await page.goto(url);
       // The page's CSP must let the button's form be redirected to the provider.
       await Promise.all([page.waitForURL((u) => u.href.startsWith(issuer)), page.click("#oidc-sign-in button")]);
@@ -290,7 +315,10 @@ describe("in Chromium", () => {
       expect(await page.locator("#scopes").textContent()).toContain("analyses:read");
       await Promise.all([page.waitForURL((u) => u.href.startsWith(appRedirect)), page.click('button[value="allow"]')]);
       const params = oauth.validateAuthResponse(as, client, new URL(page.url()), "c1");
-      const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, appRedirect, verifier, { ...insecure, additionalParameters: { resource: base } });
+      const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, appRedirect, verifier, {
+        ...insecure,
+        additionalParameters: { resource: base },
+      });
       const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
       expect(tokens.scope).toBe("repositories:read analyses:read");
       expect((await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
@@ -363,7 +391,11 @@ describe("the API-key form turned off", () => {
         await oauth.dynamicClientRegistrationRequest(meta, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", client_name: "t" }, insecure),
       );
       const browser = new FormBrowser();
-      const url = authorizationUrl(meta, { clientId: registered.client_id, redirectUri, challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
+      const url = authorizationUrl(meta, {
+        clientId: registered.client_id,
+        redirectUri,
+        challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      });
       const html = await (await browser.fetch(url)).text();
       expect(html).toContain(`Sign in with 127.0.0.1:`); // the provider's name defaults to the issuer's host
       expect(html).not.toContain('name="api_key"');
@@ -372,7 +404,11 @@ describe("the API-key form turned off", () => {
       expect(browser.cookies.get("codeplane_session")).toBeUndefined();
       // The dashboard offers and takes the same.
       expect(await (await fetch(`${only.url}/ui/sign-in`)).json()).toEqual({ api_key: false, oidc: { name: new URL(issuer).host } });
-      const dashboard = await fetch(`${only.url}/ui/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: tenant.key }) });
+      const dashboard = await fetch(`${only.url}/ui/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: tenant.key }),
+      });
       expect(dashboard.status).toBe(403);
       expect(((await dashboard.json()) as { detail: string }).detail).toMatch(/API key is turned off/);
       expect(dashboard.headers.getSetCookie()).toEqual([]);
@@ -385,12 +421,19 @@ describe("the API-key form turned off", () => {
 describe("OIDC settings", () => {
   const env = { CODEPLANE_DATA_DIR: mkdtempSync(path.join(tmpdir(), "codeplane-oidc-cfg-")) };
   it("are all or none: the start fails naming what is missing", () => {
-    expect(() => loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "https://idp.example" })).toThrow(/CODEPLANE_OIDC_CLIENT_ID: required[\s\S]*CODEPLANE_OIDC_CLIENT_SECRET: required/);
+    expect(() => loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "https://idp.example" })).toThrow(
+      /CODEPLANE_OIDC_CLIENT_ID: required[\s\S]*CODEPLANE_OIDC_CLIENT_SECRET: required/,
+    );
     expect(loadConfig(env).oauth.oidc).toBeNull();
   });
   it("refuse an http issuer that is not on loopback", () => {
-    expect(() => loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "http://idp.example", CODEPLANE_OIDC_CLIENT_ID: "a", CODEPLANE_OIDC_CLIENT_SECRET: "b" })).toThrow(/must be https/);
-    expect(loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "http://127.0.0.1:5556/dex", CODEPLANE_OIDC_CLIENT_ID: "a", CODEPLANE_OIDC_CLIENT_SECRET: "b" }).oauth.oidc?.issuer).toBe("http://127.0.0.1:5556/dex");
+    expect(() => loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "http://idp.example", CODEPLANE_OIDC_CLIENT_ID: "a", CODEPLANE_OIDC_CLIENT_SECRET: "b" })).toThrow(
+      /must be https/,
+    );
+    expect(
+      loadConfig({ ...env, CODEPLANE_OIDC_ISSUER: "http://127.0.0.1:5556/dex", CODEPLANE_OIDC_CLIENT_ID: "a", CODEPLANE_OIDC_CLIENT_SECRET: "b" }).oauth.oidc
+        ?.issuer,
+    ).toBe("http://127.0.0.1:5556/dex");
   });
   it("refuse turning the API-key form off without OIDC", () => {
     expect(() => loadConfig({ ...env, CODEPLANE_OIDC_API_KEY_SIGN_IN: "false" })).toThrow(/nobody could sign in/);

@@ -11,7 +11,6 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 // repository browsed at refs, environment variables, the CSP holding with
 // nothing refused, and the cookie refused cross-site.
 
-
 let svc: TestService;
 let alice: Tenant;
 let fixture: FixtureRepo;
@@ -29,7 +28,9 @@ beforeAll(async () => {
   fixture = await createFixtureRepo();
   browser = await launchBrowser();
   context = await browser.newContext();
-  await context.addInitScript({ content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));' });
+  await context.addInitScript({
+    content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));',
+  });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);
   page.on("console", (m) => {
@@ -41,9 +42,11 @@ beforeAll(async () => {
   page.on("dialog", (d) => void d.accept());
   // Another site (same host, another port: same-site for cookies, so the Lax cookie travels) with a forged form.
   attacker = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html" }).end(
-      `<!doctype html><form id="x" method="post" enctype="text/plain" action="${svc.url}/v1/auth/keys"><input type="hidden" name='{"name":"forged","x":"' value='"}'><button id="go">go</button></form>`,
-    );
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end(
+        `<!doctype html><form id="x" method="post" enctype="text/plain" action="${svc.url}/v1/auth/keys"><input type="hidden" name='{"name":"forged","x":"' value='"}'><button id="go">go</button></form>`,
+      );
   });
   await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
   attackerBase = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
@@ -168,7 +171,10 @@ describe("the dashboard in Chromium", () => {
   it("refuses the session cookie cross-site, and without the CSRF token", async () => {
     // A browser of its own, signed in here: this test does not lean on the session the earlier ones used.
     const own = await browser.newContext();
-    const signedIn = await own.request.post(`${svc.url}/ui/session`, { headers: { "content-type": "application/json" }, data: JSON.stringify({ api_key: alice.key }) });
+    const signedIn = await own.request.post(`${svc.url}/ui/session`, {
+      headers: { "content-type": "application/json" },
+      data: JSON.stringify({ api_key: alice.key }),
+    });
     expect(signedIn.status()).toBe(201);
     const before = await keyNames();
     // Over plain HTTP with the browser's cookie: without X-CSRF-Token, refused.
@@ -181,21 +187,44 @@ describe("the dashboard in Chromium", () => {
     expect((await fetch(`${svc.url}/v1/repositories`, { headers: { ...headers, "sec-fetch-site": "cross-site" } })).status).toBe(401);
     expect((await fetch(`${svc.url}/v1/repositories`, { headers })).status).toBe(200);
     const session = (await (await fetch(`${svc.url}/ui/session`, { headers })).json()) as { csrf_token: string };
-    const post = (extra: Record<string, string>) => fetch(`${svc.url}/v1/auth/keys`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify({ name: "with-token" }) });
+    const post = (extra: Record<string, string>) =>
+      fetch(`${svc.url}/v1/auth/keys`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify({ name: "with-token" }) });
     expect((await post({ "x-csrf-token": "wrong" })).status).toBe(403);
     expect((await post({ "x-csrf-token": session.csrf_token, origin: attackerBase })).status).toBe(403);
     expect((await post({ "x-csrf-token": session.csrf_token, origin: svc.url })).status).toBe(201);
     // Reading the session (its CSRF token) cross-site is refused too, and so is signing in from another site.
     expect((await fetch(`${svc.url}/ui/session`, { headers: { ...headers, "sec-fetch-site": "cross-site" } })).status).toBe(403);
-    expect((await fetch(`${svc.url}/ui/session`, { method: "POST", headers: { "content-type": "application/json", origin: attackerBase }, body: JSON.stringify({ api_key: alice.key }) })).status).toBe(403);
+    expect(
+      (
+        await fetch(`${svc.url}/ui/session`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: attackerBase },
+          body: JSON.stringify({ api_key: alice.key }),
+        })
+      ).status,
+    ).toBe(403);
     // The cookie is never a credential on /mcp.
-    expect((await fetch(`${svc.url}/mcp`, { method: "POST", headers: { ...headers, "x-csrf-token": session.csrf_token, accept: "application/json, text/event-stream" }, body: "{}" })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${svc.url}/mcp`, {
+          method: "POST",
+          headers: { ...headers, "x-csrf-token": session.csrf_token, accept: "application/json, text/event-stream" },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(401);
     // In the browser: a same-origin fetch without the token is refused too.
     const dashboard = await own.newPage();
     dashboard.setDefaultTimeout(15_000);
     await dashboard.goto(`${svc.url}/ui/`);
     await dashboard.getByRole("heading", { name: "Repositories" }).waitFor();
-    expect(await dashboard.evaluate(async () => (await fetch("/v1/auth/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "no-token" }) })).status)).toBe(403);
+    expect(
+      await dashboard.evaluate(
+        async () =>
+          (await fetch("/v1/auth/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "no-token" }) }))
+            .status,
+      ),
+    ).toBe(403);
     // A form on another site posting to /v1 with the browser's cookie: no credential, and the session is unharmed.
     const other = await own.newPage();
     other.setDefaultTimeout(15_000);
@@ -228,7 +257,9 @@ describe("the dashboard in Chromium", () => {
     expect(await page.locator("#api-key").count()).toBe(1);
     expect(await page.locator("#oidc-sign-in").count()).toBe(0);
     const start = (headers: Record<string, string>, body = "{}") => fetch(`${svc.url}/ui/sign-in/oidc`, { method: "POST", headers, body });
-    expect(await (await start({ "content-type": "application/json" })).json()).toEqual({ detail: "Sign-in through an OpenID Connect provider is not configured" });
+    expect(await (await start({ "content-type": "application/json" })).json()).toEqual({
+      detail: "Sign-in through an OpenID Connect provider is not configured",
+    });
     expect((await start({ "content-type": "application/json", "sec-fetch-site": "same-site" })).status).toBe(403);
     expect((await start({ "content-type": "text/plain" })).status).toBe(415);
     expect((await start({ "content-type": "application/json" }, "[]")).status).toBe(400);

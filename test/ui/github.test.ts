@@ -10,7 +10,6 @@ import { freePort } from "../helpers/free-port.ts";
 // install link, GitHub's redirect through the setup callback back to the
 // dashboard, the installation's repositories, one registered and browsed.
 
-
 let gh: GitHubDouble;
 let svc: TestService;
 let alice: Tenant;
@@ -42,7 +41,13 @@ afterAll(async () => {
 describe("GitHub in the dashboard", () => {
   it("connects an installation through GitHub's redirect, registers one of its repositories and browses it", async () => {
     const inst = gh.addInstallation({ account: { login: "acme", type: "Organization" }, repositorySelection: "selected" }).id;
-    await gh.addRepository({ owner: "acme", name: "widgets", private: true, files: { "README.md": "# widgets\n", "src/app.py": "print('w')\n" }, installationId: inst });
+    await gh.addRepository({
+      owner: "acme",
+      name: "widgets",
+      private: true,
+      files: { "README.md": "# widgets\n", "src/app.py": "print('w')\n" },
+      installationId: inst,
+    });
     await gh.addRepository({ owner: "acme", name: "gadgets", private: false, files: { "README.md": "# gadgets\n" }, installationId: inst });
 
     await page.goto(`${svc.url}/ui/`);

@@ -22,18 +22,37 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
 const result: AnalyzerResult = {
   version: 1,
   repo_summary: {
-    language: "en", text: "A Python project that trains a model.", title: "Demo", description: null,
-    languages: [{ name: "Python", files: 1, lines: 10, bytes: 200 }], file_count: 1, total_bytes: 200, license: null, manifests: [], frameworks: [], truncated: false,
+    language: "en",
+    text: "A Python project that trains a model.",
+    title: "Demo",
+    description: null,
+    languages: [{ name: "Python", files: 1, lines: 10, bytes: 200 }],
+    file_count: 1,
+    total_bytes: 200,
+    license: null,
+    manifests: [],
+    frameworks: [],
+    truncated: false,
     skipped: { binary: 0, too_large: 0, symlinks: 0, unparsable: 0 },
   },
-  experiments: [{
-    id: "python:train.py", title: "train", description: "Trains the model.", entry_point: "python3 train.py", command: ["python3", "train.py"], language: "python", kind: "python-script", path: "train.py",
-    inputs: [], outputs: [],
-    parameters: [
-      { name: "epochs", value: 3, category: "integer", cli_option: "--epochs", choices: null, description: "Passes over the data.", required: false },
-      { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
-    ],
-  }],
+  experiments: [
+    {
+      id: "python:train.py",
+      title: "train",
+      description: "Trains the model.",
+      entry_point: "python3 train.py",
+      command: ["python3", "train.py"],
+      language: "python",
+      kind: "python-script",
+      path: "train.py",
+      inputs: [],
+      outputs: [],
+      parameters: [
+        { name: "epochs", value: 3, category: "integer", cli_option: "--epochs", choices: null, description: "Passes over the data.", required: false },
+        { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
+      ],
+    },
+  ],
   primary_ids: ["python:train.py"],
   env_vars: [{ name: "API_TOKEN", path: "train.py", line: 4, required: true }],
   stats: { files_scanned: 1, files_parsed: 1, duration_ms: 5 },
@@ -50,18 +69,41 @@ beforeAll(async () => {
   t = await twoTenantsWithRepository();
   const { svc, alice, repoId, fixture } = t;
   const id = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a71";
-  await svc.db.insertInto("analyses").values({
-    id, account_id: alice.accountId, repository_id: repoId, commit_hash: fixture.commits.main, branch: "main", language: "en", workflow_id: `codeplane/analysis-${id}`,
-    status: "completed", status_rank: 2, result: JSON.stringify(result), started_at: new Date(), completed_at: new Date(), updated_at: new Date(),
-  }).execute();
+  await svc.db
+    .insertInto("analyses")
+    .values({
+      id,
+      account_id: alice.accountId,
+      repository_id: repoId,
+      commit_hash: fixture.commits.main,
+      branch: "main",
+      language: "en",
+      workflow_id: `codeplane/analysis-${id}`,
+      status: "completed",
+      status_rank: 2,
+      result: JSON.stringify(result),
+      started_at: new Date(),
+      completed_at: new Date(),
+      updated_at: new Date(),
+    })
+    .execute();
   finishedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "completed", logsComplete: true });
   failedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "failed", logsComplete: true });
   await svc.db.updateTable("runs").set({ exit_code: 0 }).where("id", "=", finishedRun).execute();
   await svc.db.updateTable("runs").set({ exit_code: 1, error: "command exited with code 1" }).where("id", "=", failedRun).execute();
   const ts = new Date("2026-11-22T10:00:00.123Z");
-  await svc.db.insertInto("run_log_lines").values(
-    Array.from({ length: 30 }, (_, i) => ({ run_id: finishedRun, seq: i + 1, stream: i % 3 === 2 ? "stderr" : "stdout", ts, line: i % 3 === 2 ? `warning ${i + 1}` : `\u001b[1;34mstep ${i + 1}\u001b[0m done` })),
-  ).execute();
+  await svc.db
+    .insertInto("run_log_lines")
+    .values(
+      Array.from({ length: 30 }, (_, i) => ({
+        run_id: finishedRun,
+        seq: i + 1,
+        stream: i % 3 === 2 ? "stderr" : "stdout",
+        ts,
+        line: i % 3 === 2 ? `warning ${i + 1}` : `\u001b[1;34mstep ${i + 1}\u001b[0m done`,
+      })),
+    )
+    .execute();
   browser = await launchBrowser();
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 760 } });
   page = await context.newPage();
@@ -83,7 +125,9 @@ async function axe(p: Page): Promise<string[]> {
   const found = await p.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
   );
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return found
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 describe("dashboard pages", () => {
@@ -102,7 +146,12 @@ describe("dashboard pages", () => {
     await shot(page, "analysis");
     expect(await page.locator("#summary").textContent()).toContain("A Python project that trains a model.");
     expect(await page.getByLabel(/^epochs/).inputValue()).toBe("3");
-    expect(await page.getByLabel(/^optimizer/).locator("option").allTextContents()).toEqual(["adam", "sgd"]);
+    expect(
+      await page
+        .getByLabel(/^optimizer/)
+        .locator("option")
+        .allTextContents(),
+    ).toEqual(["adam", "sgd"]);
     // The API's 422 next to the field it names.
     await page.getByLabel(/^epochs/).fill("2.5");
     await page.getByLabel("Timeout (seconds)").fill("0");
@@ -177,7 +226,8 @@ describe("dashboard pages", () => {
     ] as const) {
       await page.goto(`${t.svc.url}/ui/${hash}`);
       await page.getByRole("heading", { name: ready }).waitFor();
-      if (hash === "#/repos" || hash === "#/keys" || hash.includes("README")) await shot(page, hash === "#/repos" ? "repositories" : hash === "#/keys" ? "keys" : "file");
+      if (hash === "#/repos" || hash === "#/keys" || hash.includes("README"))
+        await shot(page, hash === "#/repos" ? "repositories" : hash === "#/keys" ? "keys" : "file");
       expect(await axe(page), hash).toEqual([]);
     }
   });

@@ -103,7 +103,9 @@ function pssMiB(pid: number): number {
 async function measure(mode: "analyzer" | "baseline", dir: string, threads: 1 | 2 = 1): Promise<Measure> {
   // The analyzer with the node flags `codeplane analyze` gives itself (as in analysis pods).
   const flags = mode === "analyzer" ? ANALYZER_NODE_FLAGS : [];
-  const child = spawn(process.execPath, [...flags, path.join(here, "analyze.ts"), "--child", mode, dir, String(threads)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...flags, path.join(here, "analyze.ts"), "--child", mode, dir, String(threads)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -111,7 +113,10 @@ async function measure(mode: "analyzer" | "baseline", dir: string, threads: 1 | 
   let treePeak = 0;
   const sampler = setInterval(() => {
     const pids = [child.pid!, ...descendants(child.pid!)];
-    treePeak = Math.max(treePeak, pids.reduce((n, p) => n + pssMiB(p), 0));
+    treePeak = Math.max(
+      treePeak,
+      pids.reduce((n, p) => n + pssMiB(p), 0),
+    );
   }, 10);
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   clearInterval(sampler);
@@ -141,7 +146,10 @@ function generate(dir: string): void {
             : "\n"),
       );
     } else if (kind < 8) {
-      writeFileSync(path.join(pkg, `m${i}.js`), `"use strict";\n` + body(filler + 8, (k) => `const v${k} = process.env.JS_${k % 5} ?? "${k}";`) + `module.exports = { v0 };\n`);
+      writeFileSync(
+        path.join(pkg, `m${i}.js`),
+        `"use strict";\n` + body(filler + 8, (k) => `const v${k} = process.env.JS_${k % 5} ?? "${k}";`) + `module.exports = { v0 };\n`,
+      );
     } else if (kind === 8) {
       writeFileSync(path.join(pkg, `m${i}.go`), `package mod\n\nimport "os"\n\n` + body(filler + 6, (k) => `var V${k} = os.Getenv("GO_${k % 3}")`) + "\n");
     } else {
@@ -157,7 +165,8 @@ function generate(dir: string): void {
 
 function row(name: string, a: Measure, b: Measure, a2?: Measure): string {
   const fps = (m: Measure) => Math.round((m.files / m.ms) * 1000);
-  const analyzer = (label: string, m: Measure) => `  ${label}  ${(m.ms / 1000).toFixed(2)} s  ${fps(m)} files/s  ${Math.round((m.lines / m.ms) * 1000)} lines/s  peak RSS ${m.maxRssMiB.toFixed(0)} MiB`;
+  const analyzer = (label: string, m: Measure) =>
+    `  ${label}  ${(m.ms / 1000).toFixed(2)} s  ${fps(m)} files/s  ${Math.round((m.lines / m.ms) * 1000)} lines/s  peak RSS ${m.maxRssMiB.toFixed(0)} MiB`;
   return [
     `${name}: ${a.files} files, ${a.lines} lines; ${a.experiments} experiments, ${a.envVars} env vars`,
     analyzer("analyzer ", a),

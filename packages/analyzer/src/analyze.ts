@@ -129,7 +129,9 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     repo_summary,
     experiments: unique.slice(0, 1000),
     primary_ids: rankExperiments(unique, readme),
-    env_vars: mergeEnvUses(envUses).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 1000),
+    env_vars: mergeEnvUses(envUses)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, 1000),
     stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + workerParsed, duration_ms: Date.now() - started },
   };
   progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);
@@ -171,7 +173,9 @@ function startChild(task: WorkerTask, progress: (message: string) => void): Prom
       else settle(m);
     });
     child.on("error", (err) => settle({ kind: "error", message: err.message }));
-    child.on("exit", (code, signal) => settle({ kind: "error", message: `child exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim().split("\n").at(-1)}` : ""}` }));
+    child.on("exit", (code, signal) =>
+      settle({ kind: "error", message: `child exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim().split("\n").at(-1)}` : ""}` }),
+    );
     child.send(task);
   });
 }

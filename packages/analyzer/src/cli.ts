@@ -22,7 +22,12 @@ export async function analyzeCommand(args: string[], out: NodeJS.WritableStream 
       args,
       allowPositionals: true,
       strict: true,
-      options: { language: { type: "string", default: "en" }, frames: { type: "boolean", default: false }, "time-budget-seconds": { type: "string" }, threads: { type: "string" } },
+      options: {
+        language: { type: "string", default: "en" },
+        frames: { type: "boolean", default: false },
+        "time-budget-seconds": { type: "string" },
+        threads: { type: "string" },
+      },
     });
   } catch (err) {
     process.stderr.write(`codeplane analyze: ${err instanceof Error ? err.message : String(err)}\nusage: ${ANALYZE_USAGE}\n`);
@@ -32,7 +37,12 @@ export async function analyzeCommand(args: string[], out: NodeJS.WritableStream 
   const language = values.language;
   const budget = values["time-budget-seconds"] === undefined ? undefined : Number(values["time-budget-seconds"]);
   const threads = values.threads;
-  if (positionals.length !== 1 || (language !== "en" && language !== "ja") || (budget !== undefined && !(budget > 0)) || (threads !== undefined && threads !== "1" && threads !== "2")) {
+  if (
+    positionals.length !== 1 ||
+    (language !== "en" && language !== "ja") ||
+    (budget !== undefined && !(budget > 0)) ||
+    (threads !== undefined && threads !== "1" && threads !== "2")
+  ) {
     process.stderr.write(`usage: ${ANALYZE_USAGE}\n`);
     return 2;
   }

@@ -16,7 +16,15 @@ async function work(task: WorkerTask, post: (m: WorkerMessage) => void): Promise
     const syntax = await Syntax.load({ timeoutMsPerFile: task.parseTimeoutMs, grammars: grammarsNeeded(task.files, names) });
     const ctx = analyzerContext(task.root, task.files, reader, syntax, task.deadline);
     const outputs = runDetectors(ctx, names, (message) => post({ kind: "progress", message }));
-    post({ kind: "done", outputs, refusals: reader.refusals(), budgetExhausted: reader.budgetExhausted, timedOut: ctx.timedOut(), parsed: syntax.parsed, unparsable: syntax.unparsable });
+    post({
+      kind: "done",
+      outputs,
+      refusals: reader.refusals(),
+      budgetExhausted: reader.budgetExhausted,
+      timedOut: ctx.timedOut(),
+      parsed: syntax.parsed,
+      unparsable: syntax.unparsable,
+    });
   } catch (err) {
     post({ kind: "error", message: err instanceof Error ? err.message : String(err) });
   }

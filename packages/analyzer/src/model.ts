@@ -18,15 +18,14 @@ export const parameterSchema = z.object({
     description:
       "The value's type: string, integer, number, boolean (rendered as option=value), flag (a switch: present when true, absent when false) or path (a file or folder).",
   }),
-  cli_option: z
-    .string()
+  cli_option: z.string().max(256).nullable().meta({
+    description:
+      'How the value is passed: null for a positional argument; otherwise the option\'s words ("--lr", "-p alpha"), followed by the value as its own argument, or joined to it when the option ends with "=" ("EPOCHS=", "-verbose=").',
+  }),
+  choices: z
+    .array(z.union([z.string().max(1024), z.number(), z.boolean()]))
     .max(256)
-    .nullable()
-    .meta({
-      description:
-        "How the value is passed: null for a positional argument; otherwise the option's words (\"--lr\", \"-p alpha\"), followed by the value as its own argument, or joined to it when the option ends with \"=\" (\"EPOCHS=\", \"-verbose=\").",
-    }),
-  choices: z.array(z.union([z.string().max(1024), z.number(), z.boolean()])).max(256).nullable(),
+    .nullable(),
   description: z.string().max(4096).nullable(),
   required: z.boolean().meta({ description: "The program refuses to start without it (a positional argument, or an option marked required)." }),
 });
@@ -36,11 +35,9 @@ export const EXPERIMENT_KINDS = ["python-script", "python-module", "npm-script",
 export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
 
 export const experimentSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(512)
-    .meta({ description: "Stable across commits: the kind and where it was found, e.g. `python:scripts/train.py`, `npm:test`, `go:./cmd/server`, `make:train`." }),
+  id: z.string().min(1).max(512).meta({
+    description: "Stable across commits: the kind and where it was found, e.g. `python:scripts/train.py`, `npm:test`, `go:./cmd/server`, `make:train`.",
+  }),
   title: z.string().max(512),
   description: z.string().max(4096).nullable(),
   entry_point: z.string().max(4096).meta({ description: "The command line, as a user would type it in the repository's root." }),
@@ -92,7 +89,10 @@ export const analyzerResultSchema = z.object({
   repo_summary: repoSummarySchema,
   experiments: z.array(experimentSchema).max(1000),
   primary_ids: z.array(z.string().max(512)).max(20),
-  env_vars: z.array(envVarUseSchema).max(1000).meta({ description: "Every environment variable the code reads; `required` ones count towards missing_env_vars." }),
+  env_vars: z
+    .array(envVarUseSchema)
+    .max(1000)
+    .meta({ description: "Every environment variable the code reads; `required` ones count towards missing_env_vars." }),
   stats: z.object({ files_scanned: z.int().min(0), files_parsed: z.int().min(0), duration_ms: z.int().min(0) }),
 });
 export type AnalyzerResult = z.infer<typeof analyzerResultSchema>;

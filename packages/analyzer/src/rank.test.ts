@@ -28,7 +28,13 @@ describe("experimentName", () => {
 });
 
 describe("rankExperiments", () => {
-  const script = (path: string): Experiment => ({ ...exp(`python:${path}`, "python-script"), path, entry_point: `python3 ${path}`, command: ["python3", path], title: path });
+  const script = (path: string): Experiment => ({
+    ...exp(`python:${path}`, "python-script"),
+    path,
+    entry_point: `python3 ${path}`,
+    command: ["python3", path],
+    title: path,
+  });
   it("prefers the examples the README points at over alphabetical order", () => {
     const examples = ["examples/audio/main.py", "examples/mnist/main.py", "examples/vision/main.py", "examples/gan/main.py"].map(script);
     const readme = "Start with `python examples/vision/main.py`, then try examples/mnist/main.py.";
@@ -36,7 +42,12 @@ describe("rankExperiments", () => {
   });
 
   it("finds a sub-command shown with python instead of python3", () => {
-    const sub: Experiment = { ...exp("python-module:lexi search", "python-module"), path: "lexi/__main__.py", entry_point: "python3 -m lexi search", command: ["python3", "-m", "lexi", "search"] };
+    const sub: Experiment = {
+      ...exp("python-module:lexi search", "python-module"),
+      path: "lexi/__main__.py",
+      entry_point: "python3 -m lexi search",
+      command: ["python3", "-m", "lexi", "search"],
+    };
     expect(readmeMention(sub, "Run `python -m lexi search foo`.")).toBe(5);
   });
 });

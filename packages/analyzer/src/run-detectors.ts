@@ -10,7 +10,13 @@ import type { Grammar, Syntax } from "./syntax.ts";
 
 export type DetectorOutputs = [name: string, output: DetectorOutput][];
 
-export function analyzerContext(root: string, files: readonly RepoFile[], reader: FileReader, syntax: Syntax, deadline: number): AnalyzerContext & { timedOut(): boolean } {
+export function analyzerContext(
+  root: string,
+  files: readonly RepoFile[],
+  reader: FileReader,
+  syntax: Syntax,
+  deadline: number,
+): AnalyzerContext & { timedOut(): boolean } {
   const byPath = new Map<string, RepoFile>(files.map((f) => [f.path, f]));
   let timedOut = false;
   return {

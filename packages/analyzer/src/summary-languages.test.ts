@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { countLanguages, languageOfPath, languageOfShebang } from "./summary-languages.ts";
 import { memoryContext, type MemoryFile } from "./testing/memory-context.ts";
 
-
 const context = (files: Record<string, string | MemoryFile>, outOfTime: () => boolean = () => false) => memoryContext(files, { outOfTime });
 
 describe("languageOfPath", () => {
@@ -80,7 +79,9 @@ describe("countLanguages", () => {
   });
 
   it("counts an unreadable file with 0 lines", () => {
-    expect(countLanguages(context({ "big.py": { text: null, size: 10_000_000 } })).languages).toEqual([{ name: "Python", files: 1, lines: 0, bytes: 10_000_000 }]);
+    expect(countLanguages(context({ "big.py": { text: null, size: 10_000_000 } })).languages).toEqual([
+      { name: "Python", files: 1, lines: 0, bytes: 10_000_000 },
+    ]);
   });
 
   it("keeps counting files by name and size, without reading, once out of time", () => {

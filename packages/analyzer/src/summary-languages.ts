@@ -119,7 +119,10 @@ export function languageOfPath(path: string): string | null {
 export function languageOfShebang(text: string): string | null {
   if (!text.startsWith("#!")) return null;
   const end = text.indexOf("\n");
-  const words = text.slice(2, Math.min(end < 0 ? text.length : end, 200)).trim().split(/\s+/);
+  const words = text
+    .slice(2, Math.min(end < 0 ? text.length : end, 200))
+    .trim()
+    .split(/\s+/);
   const base = (w: string) => w.slice(w.lastIndexOf("/") + 1);
   let interpreter = base(words[0] ?? "");
   if (interpreter === "env") interpreter = base(words.slice(1).find((w) => !w.startsWith("-") && !w.includes("=")) ?? "");

@@ -6,14 +6,32 @@ import { detectLicense, licenseFromText, normalizeDeclaredLicense } from "./summ
 
 // The opening lines (and distinctive clauses) of each licence text.
 const TEXTS: [string, string][] = [
-  ["MIT", "MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\nof this software and associated documentation files (the \"Software\"), to deal"],
-  ["Apache-2.0", "                                 Apache License\n                           Version 2.0, January 2004\n                        http://www.apache.org/licenses/"],
-  ["Apache-2.0", "Licensed under the Apache License, Version 2.0 (the \"License\");\nyou may not use this file except in compliance with the License."],
-  ["GPL-3.0", "                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n ... use the GNU Lesser General Public License instead ... GNU Affero General Public License"],
+  [
+    "MIT",
+    'MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\nof this software and associated documentation files (the "Software"), to deal',
+  ],
+  [
+    "Apache-2.0",
+    "                                 Apache License\n                           Version 2.0, January 2004\n                        http://www.apache.org/licenses/",
+  ],
+  ["Apache-2.0", 'Licensed under the Apache License, Version 2.0 (the "License");\nyou may not use this file except in compliance with the License.'],
+  [
+    "GPL-3.0",
+    "                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n ... use the GNU Lesser General Public License instead ... GNU Affero General Public License",
+  ],
   ["GPL-2.0", "                    GNU GENERAL PUBLIC LICENSE\n                       Version 2, June 1991\n"],
-  ["GPL-3.0", "This program is free software: you can redistribute it and/or modify\nit under the terms of the GNU General Public License as published by\nthe Free Software Foundation, either version 3 of the License, or\n(at your option) any later version."],
-  ["LGPL-2.1", "                  GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 2.1, February 1999\n [This is the first released version of the Lesser GPL.  It also counts\n as the successor of the GNU Library Public License, version 2]"],
-  ["LGPL-3.0", "                   GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n  This version of the GNU Lesser General Public License incorporates\nthe terms and conditions of version 3 of the GNU General Public\nLicense"],
+  [
+    "GPL-3.0",
+    "This program is free software: you can redistribute it and/or modify\nit under the terms of the GNU General Public License as published by\nthe Free Software Foundation, either version 3 of the License, or\n(at your option) any later version.",
+  ],
+  [
+    "LGPL-2.1",
+    "                  GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 2.1, February 1999\n [This is the first released version of the Lesser GPL.  It also counts\n as the successor of the GNU Library Public License, version 2]",
+  ],
+  [
+    "LGPL-3.0",
+    "                   GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n  This version of the GNU Lesser General Public License incorporates\nthe terms and conditions of version 3 of the GNU General Public\nLicense",
+  ],
   ["AGPL-3.0", "                    GNU AFFERO GENERAL PUBLIC LICENSE\n                       Version 3, 19 November 2007\n"],
   [
     "BSD-2-Clause",
@@ -36,7 +54,10 @@ describe("licenseFromText", () => {
   it.each(TEXTS)("%s", (id, text) => expect(licenseFromText(text)).toBe(id));
   it.each([
     ["a custom licence", "All rights reserved. Do not copy."],
-    ["0BSD has no notice clause", "Permission to use, copy, modify, and/or distribute this software for any\npurpose with or without fee is hereby granted.\n\nTHE SOFTWARE IS PROVIDED \"AS IS\""],
+    [
+      "0BSD has no notice clause",
+      'Permission to use, copy, modify, and/or distribute this software for any\npurpose with or without fee is hereby granted.\n\nTHE SOFTWARE IS PROVIDED "AS IS"',
+    ],
     ["a GPL title without a version", "GNU General Public License"],
     ["empty", ""],
   ])("%s → null", (_, text) => expect(licenseFromText(text)).toBeNull());
@@ -61,7 +82,13 @@ describe("detectLicense", () => {
     const list: RepoFile[] = Object.keys(files)
       .sort()
       .map((path) => ({ path, size: 1, executable: false }));
-    return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax: null as unknown as Syntax, outOfTime: () => false };
+    return {
+      files: list,
+      byPath: new Map(list.map((f) => [f.path, f])),
+      readText: (p) => files[p] ?? null,
+      syntax: null as unknown as Syntax,
+      outOfTime: () => false,
+    };
   };
   const mit = TEXTS[0]![1];
   const gpl3 = TEXTS[3]![1];

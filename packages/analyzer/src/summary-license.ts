@@ -8,11 +8,28 @@ import type { AnalyzerContext } from "./detector.ts";
 // Tried in this order; COPYING.LESSER comes first because LGPL projects ship
 // the GPL text as COPYING next to it.
 const LICENSE_FILES = /^(copying\.lesser|(licen[cs]e|copying)(\.(md|txt|rst))?)$/i;
-const FILE_ORDER = ["copying.lesser", "license", "license.md", "license.txt", "license.rst", "licence", "licence.md", "licence.txt", "licence.rst", "copying", "copying.md", "copying.txt", "copying.rst"];
+const FILE_ORDER = [
+  "copying.lesser",
+  "license",
+  "license.md",
+  "license.txt",
+  "license.rst",
+  "licence",
+  "licence.md",
+  "licence.txt",
+  "licence.rst",
+  "copying",
+  "copying.md",
+  "copying.txt",
+  "copying.rst",
+];
 
 /** Lowercase words and numbers separated by single spaces, so wrapping and punctuation do not matter. */
 function normalize(text: string): string {
-  return ` ${text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim()} `;
+  return ` ${text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()} `;
 }
 
 export function licenseFromText(text: string): string | null {

@@ -9,7 +9,11 @@ const rst = (text: string) => readmeFacts({ path: "README.rst", text });
 
 describe("readmeFacts (Markdown)", () => {
   it.each<[string, string, { title: string | null; description: string | null }]>([
-    ["ATX heading and first paragraph", "# Demo\n\nA tiny demo project\nthat trains a model.\n\nMore text.\n", { title: "Demo", description: "A tiny demo project that trains a model." }],
+    [
+      "ATX heading and first paragraph",
+      "# Demo\n\nA tiny demo project\nthat trains a model.\n\nMore text.\n",
+      { title: "Demo", description: "A tiny demo project that trains a model." },
+    ],
     [
       "badges, images and HTML before the prose",
       '# My Project\n\n[![CI](https://ci/badge.svg)](https://ci) [![PyPI](https://img.shields.io/pypi/v/x)](https://pypi.org/x)\n\n<p align="center">\n  <img src="logo.png" width="200">\n</p>\n\n<!-- hidden\n\nnote -->\n\nMy Project **classifies** [images](https://example.com) with `torch`.\n',
@@ -17,13 +21,25 @@ describe("readmeFacts (Markdown)", () => {
     ],
     ["setext heading", "Demo Tool\n=========\n\nDoes things.\n", { title: "Demo Tool", description: "Does things." }],
     ["closing hashes and a logo-only heading", "# ![logo](logo.png)\n\n## Real Title ##\n\nText.\n", { title: "Real Title", description: "Text." }],
-    ["HTML heading", '<h1 align="center">\n  Fancy <b>Name</b>\n</h1>\n\n> A quote that says what it is.\n', { title: "Fancy Name", description: "A quote that says what it is." }],
-    ["lists, tables, code and rules are not prose", "# T\n\n- item\n- item\n\n| a | b |\n|---|---|\n\n```\ncode here\n```\n\n    indented code\n\n---\n\nFinally prose.\n", { title: "T", description: "Finally prose." }],
+    [
+      "HTML heading",
+      '<h1 align="center">\n  Fancy <b>Name</b>\n</h1>\n\n> A quote that says what it is.\n',
+      { title: "Fancy Name", description: "A quote that says what it is." },
+    ],
+    [
+      "lists, tables, code and rules are not prose",
+      "# T\n\n- item\n- item\n\n| a | b |\n|---|---|\n\n```\ncode here\n```\n\n    indented code\n\n---\n\nFinally prose.\n",
+      { title: "T", description: "Finally prose." },
+    ],
     ["front matter", "---\nlayout: page\n---\n# Site\n\nHello.\n", { title: "Site", description: "Hello." }],
     ["no heading: the first paragraph", "Just some words about it.\n\nMore.\n", { title: null, description: "Just some words about it." }],
     ["nothing at all", "", { title: null, description: null }],
     ["only badges", "[![a](b)](c)\n", { title: null, description: null }],
-    ["snake_case and escapes survive", "# x\n\nUse my_module_name and \\_\\_init\\_\\_ \\*literally\\*.\n", { title: "x", description: "Use my_module_name and __init__ *literally*." }],
+    [
+      "snake_case and escapes survive",
+      "# x\n\nUse my_module_name and \\_\\_init\\_\\_ \\*literally\\*.\n",
+      { title: "x", description: "Use my_module_name and __init__ *literally*." },
+    ],
   ])("%s", (_, text, expected) => expect(md(text)).toEqual(expected));
 
   it("clips a long description at a sentence", () => {
@@ -83,7 +99,13 @@ describe("findReadme", () => {
     const list: RepoFile[] = Object.keys(files)
       .sort()
       .map((path) => ({ path, size: 1, executable: false }));
-    return { files: list, byPath: new Map(list.map((f) => [f.path, f])), readText: (p) => files[p] ?? null, syntax: null as unknown as Syntax, outOfTime: () => false };
+    return {
+      files: list,
+      byPath: new Map(list.map((f) => [f.path, f])),
+      readText: (p) => files[p] ?? null,
+      syntax: null as unknown as Syntax,
+      outOfTime: () => false,
+    };
   };
   it("prefers Markdown at the root and skips unreadable files", () => {
     expect(findReadme(ctx({ "README.rst": "r", "Readme.md": "m", "docs/README.md": "d" }))?.path).toBe("Readme.md");
@@ -94,7 +116,11 @@ describe("findReadme", () => {
 
 describe("readmeFacts: the opening description, not the setup", () => {
   it.each([
-    ["installation before the description", "# tool\n\n## Installation\n\nRun this first:\n\n    pip install tool\n\n## About\n\nTool turns logs into charts.\n", "Tool turns logs into charts."],
+    [
+      "installation before the description",
+      "# tool\n\n## Installation\n\nRun this first:\n\n    pip install tool\n\n## About\n\nTool turns logs into charts.\n",
+      "Tool turns logs into charts.",
+    ],
     ["a command line as the first paragraph", "# tool\n\n$ npm install -g tool\n\nTool turns logs into charts.\n", "Tool turns logs into charts."],
     ["a usage section only", "# tool\n\n## Usage\n\nCall it with a file.\n", "Call it with a file."],
     ["an opening paragraph wins", "# tool\n\nTool turns logs into charts.\n\n## Installation\n\nUse pip.\n", "Tool turns logs into charts."],

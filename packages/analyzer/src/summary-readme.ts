@@ -55,7 +55,8 @@ export function readmeFacts(readme: Readme): ReadmeFacts {
   return { title, description: paragraph ? clip(paragraph.text, MAX_DESCRIPTION) : null };
 }
 
-const SETUP_HEADING = /\b(install(ation|ing)?|setup|set up|requirements|prerequisites|dependencies|usage|quick ?start|getting started|build(ing)?|running|development|contributing|license|citation|table of contents|contents)\b/i;
+const SETUP_HEADING =
+  /\b(install(ation|ing)?|setup|set up|requirements|prerequisites|dependencies|usage|quick ?start|getting started|build(ing)?|running|development|contributing|license|citation|table of contents|contents)\b/i;
 
 /** `pip install x`, `$ make`, "To install, run:": a command, or the line that leads to one. */
 function commandLike(text: string): boolean {

@@ -39,7 +39,16 @@ describe("summaryText (English)", () => {
     ],
     [
       "no source code",
-      { title: "A very long README title that is a sentence rather than a name of anything", languages: [{ name: "Markdown", files: 3, lines: 10, bytes: 100 }], fileCount: 5, experimentCount: 0, entryPoint: null, frameworks: [], license: null, description: null },
+      {
+        title: "A very long README title that is a sentence rather than a name of anything",
+        languages: [{ name: "Markdown", files: 3, lines: 10, bytes: 100 }],
+        fileCount: 5,
+        experimentCount: 0,
+        entryPoint: null,
+        frameworks: [],
+        license: null,
+        description: null,
+      },
       "This repository holds 5 files, mostly Markdown, and no source code in a language the analyzer recognises. No runnable entry point was found.",
     ],
     [

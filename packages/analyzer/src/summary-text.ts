@@ -74,7 +74,9 @@ function english(f: SummaryFacts): string {
     sentences.push(`${name} is a ${main.name} project (${files}${lines}${also}).`);
   } else {
     const mostly = f.languages[0] ? `, mostly ${f.languages[0].name},` : "";
-    sentences.push(`${name} holds ${formatCount(f.fileCount)} ${f.fileCount === 1 ? "file" : "files"}${mostly} and no source code in a language the analyzer recognises.`);
+    sentences.push(
+      `${name} holds ${formatCount(f.fileCount)} ${f.fileCount === 1 ? "file" : "files"}${mostly} and no source code in a language the analyzer recognises.`,
+    );
   }
   if (f.description) {
     const quote = clip(f.description, MAX_QUOTE);
@@ -107,11 +109,18 @@ function japanese(f: SummaryFacts): string {
   const [main, ...others] = codeLanguages(f);
   if (main) {
     const lines = main.lines > 0 ? `、${formatCount(main.lines)} 行` : "";
-    const also = others.length ? `。ほかに ${others.slice(0, MAX_OTHER_LANGUAGES).map((l) => l.name).join("、")} も含みます` : "";
+    const also = others.length
+      ? `。ほかに ${others
+          .slice(0, MAX_OTHER_LANGUAGES)
+          .map((l) => l.name)
+          .join("、")} も含みます`
+      : "";
     sentences.push(`${beforeParticle(name)}は ${main.name} のプロジェクトです（${main.name} ファイル ${formatCount(main.files)} 個${lines}${also}）。`);
   } else {
     const mostly = f.languages[0] ? `（主に ${f.languages[0].name}）` : "";
-    sentences.push(`${beforeParticle(name)}にはファイルが ${formatCount(f.fileCount)} 個あります${mostly}が、解析できる言語のソースコードは見つかりませんでした。`);
+    sentences.push(
+      `${beforeParticle(name)}にはファイルが ${formatCount(f.fileCount)} 個あります${mostly}が、解析できる言語のソースコードは見つかりませんでした。`,
+    );
   }
   if (f.description) sentences.push(`README には「${clip(f.description, MAX_QUOTE)}」と書かれています。`);
   const cut = f.truncated ? "（解析は途中で打ち切られたため、ほかにもある可能性があります）" : "";

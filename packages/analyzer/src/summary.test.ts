@@ -31,7 +31,10 @@ describe("buildRepoSummary", () => {
     "scripts/eval.py": "print(2)\n",
     "run.sh": "echo\n",
   };
-  const experiments = [experiment("python:scripts/eval.py", "scripts/eval.py", "python3 scripts/eval.py"), experiment("python:train.py", "train.py", "python3 train.py")];
+  const experiments = [
+    experiment("python:scripts/eval.py", "scripts/eval.py", "python3 scripts/eval.py"),
+    experiment("python:train.py", "train.py", "python3 train.py"),
+  ];
 
   it("puts the facts together and ranks the entry point the README names", () => {
     const summary = buildRepoSummary({ ctx: context(files), language: "en", frameworks: ["PyTorch", "Click"], experiments, truncated: false, skipped });
@@ -75,7 +78,19 @@ describe("buildRepoSummary", () => {
 
   it("says an empty repository is empty", () => {
     const summary = buildRepoSummary({ ctx: context({ ".gitkeep": "" }), language: "en", frameworks: [], experiments: [], truncated: false, skipped });
-    expect(summary).toMatchObject({ text: "The repository is empty.", title: null, description: null, languages: [], file_count: 1, total_bytes: 0, license: null, manifests: [], frameworks: [] });
-    expect(buildRepoSummary({ ctx: context({}), language: "ja", frameworks: [], experiments: [], truncated: false, skipped }).text).toBe("リポジトリは空です。");
+    expect(summary).toMatchObject({
+      text: "The repository is empty.",
+      title: null,
+      description: null,
+      languages: [],
+      file_count: 1,
+      total_bytes: 0,
+      license: null,
+      manifests: [],
+      frameworks: [],
+    });
+    expect(buildRepoSummary({ ctx: context({}), language: "ja", frameworks: [], experiments: [], truncated: false, skipped }).text).toBe(
+      "リポジトリは空です。",
+    );
   });
 });

@@ -13,7 +13,9 @@ const manifest = JSON.parse(readFileSync(path.join(PACKAGE, "package.json"), "ut
 const declared = (test: boolean) => new Set(Object.keys({ ...manifest.dependencies, ...(test ? manifest.devDependencies : {}) }));
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** "<file> imports <specifier>" for every import that leaves the package other than by a declared dependency. */
@@ -25,7 +27,10 @@ function leaving(file: string): string[] {
     .filter((specifier) => {
       if (specifier.startsWith(".")) return !path.resolve(path.dirname(file), specifier).startsWith(PACKAGE + path.sep);
       if (specifier.startsWith("node:")) return false;
-      const name = specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+      const name = specifier
+        .split("/")
+        .slice(0, specifier.startsWith("@") ? 2 : 1)
+        .join("/");
       // Tests run with the repository's test tools (vitest, typescript); other packages of ours they must declare.
       if (test && !name.startsWith("@codeplane/")) return false;
       return !declared(test).has(name);

@@ -13,25 +13,17 @@ describe("parseFrame", () => {
       `@cp1 3 o ${TS} "a\\rb\\t\\"q\\" \\u0000 € 😀 \\ud800"`,
       { kind: "line", line: { seq: 3, stream: "stdout", ts: TS, line: 'a\rb\t"q" \u0000 € 😀 \ud800' } },
     ],
-    [
-      "a line's first piece",
-      `@cp1 7 o+ ${TS} "abc"`,
-      { kind: "line", line: { seq: 7, stream: "stdout", ts: TS, line: "abc", partial: true } },
-    ],
-    [
-      "a stderr piece",
-      `@cp1 8 e+ ${TS} "abc"`,
-      { kind: "line", line: { seq: 8, stream: "stderr", ts: TS, line: "abc", partial: true } },
-    ],
+    ["a line's first piece", `@cp1 7 o+ ${TS} "abc"`, { kind: "line", line: { seq: 7, stream: "stdout", ts: TS, line: "abc", partial: true } }],
+    ["a stderr piece", `@cp1 8 e+ ${TS} "abc"`, { kind: "line", line: { seq: 8, stream: "stderr", ts: TS, line: "abc", partial: true } }],
     ["exit", `@cp1 9 x ${TS} {"code":3,"signal":null}`, { kind: "exit", exit: { seq: 9, code: 3, signal: null, ts: TS } }],
-    [
-      "exit by signal",
-      `@cp1 10 x ${TS} {"code":137,"signal":"SIGKILL"}`,
-      { kind: "exit", exit: { seq: 10, code: 137, signal: "SIGKILL", ts: TS } },
-    ],
+    ["exit by signal", `@cp1 10 x ${TS} {"code":137,"signal":"SIGKILL"}`, { kind: "exit", exit: { seq: 10, code: 137, signal: "SIGKILL", ts: TS } }],
     ["exit without signal field", `@cp1 11 x ${TS} {"code":0}`, { kind: "exit", exit: { seq: 11, code: 0, signal: null, ts: TS } }],
     ["a trailing \\r from a CRLF log", `@cp1 1 o ${TS} "x"\r`, { kind: "line", line: { seq: 1, stream: "stdout", ts: TS, line: "x" } }],
-    ["other timestamp precision", `@cp1 1 o 2026-11-22T04:13:09Z "x"`, { kind: "line", line: { seq: 1, stream: "stdout", ts: "2026-11-22T04:13:09Z", line: "x" } }],
+    [
+      "other timestamp precision",
+      `@cp1 1 o 2026-11-22T04:13:09Z "x"`,
+      { kind: "line", line: { seq: 1, stream: "stdout", ts: "2026-11-22T04:13:09Z", line: "x" } },
+    ],
     ["largest safe seq", `@cp1 9007199254740991 o ${TS} "x"`, { kind: "line", line: { seq: 9007199254740991, stream: "stdout", ts: TS, line: "x" } }],
   ])("reads a %s", (_name, text, frame) => {
     expect(parseFrame(text)).toEqual(frame);
@@ -41,7 +33,7 @@ describe("parseFrame", () => {
     ["an image banner", "Welcome to the runner image"],
     ["an empty line", ""],
     ["a lone \\r", "\r"],
-    ["a kubelet message", 'unable to retrieve container logs for containerd://abc'],
+    ["a kubelet message", "unable to retrieve container logs for containerd://abc"],
     ["a prefix without the space", `@cp1`],
     ["another format version", `@cp2 1 o ${TS} "x"`],
     ["the magic not at the start", ` @cp1 1 o ${TS} "x"`],
@@ -159,7 +151,7 @@ describe("result frames", () => {
   it.each([
     ["empty document", ""],
     ["one piece", JSON.stringify({ a: 1 })],
-    ["many pieces with escapes and non-ASCII", JSON.stringify({ s: "\"quoted\"\n日本語 ".repeat(3000) })],
+    ["many pieces with escapes and non-ASCII", JSON.stringify({ s: '"quoted"\n日本語 '.repeat(3000) })],
   ])("round-trips %s through the writer and parser", (_name, doc) => {
     const frames = framesOf((w) => {
       w.line("stderr", "progress");
@@ -186,7 +178,10 @@ describe("result frames", () => {
   });
 
   it("parses r and r+ frames and refuses a non-string payload", () => {
-    expect(parseFrame('@cp1 3 r+ 2026-01-02T03:04:05.678Z "ab"')).toEqual({ kind: "result", result: { seq: 3, ts: "2026-01-02T03:04:05.678Z", piece: "ab", partial: true } });
+    expect(parseFrame('@cp1 3 r+ 2026-01-02T03:04:05.678Z "ab"')).toEqual({
+      kind: "result",
+      result: { seq: 3, ts: "2026-01-02T03:04:05.678Z", piece: "ab", partial: true },
+    });
     expect(parseFrame('@cp1 3 r 2026-01-02T03:04:05.678Z {"a":1}').kind).toBe("foreign");
   });
 });

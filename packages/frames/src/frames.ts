@@ -65,10 +65,7 @@ export interface ResultPiece {
 }
 
 export type Frame =
-  | { kind: "line"; line: LogLine }
-  | { kind: "exit"; exit: ExitFrame }
-  | { kind: "result"; result: ResultPiece }
-  | { kind: "foreign"; text: string };
+  { kind: "line"; line: LogLine } | { kind: "exit"; exit: ExitFrame } | { kind: "result"; result: ResultPiece } | { kind: "foreign"; text: string };
 
 export const FRAME_MAGIC = "@cp1 ";
 

@@ -9,8 +9,7 @@ import { FrameSplitter, type ExitFrame, type Frame, type LogLine } from "@codepl
 const here = dirname(fileURLToPath(import.meta.url));
 const SOURCE = join(here, "entrypoint.ts");
 // The entrypoint needs Node 24 (type stripping); vitest may have been started by another node.
-const NODE =
-  Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : join(here, "..", "..", "..", "node_modules", ".bin", "node");
+const NODE = Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : join(here, "..", "..", "..", "node_modules", ".bin", "node");
 
 let dir: string;
 let entrypoint: string;
@@ -169,14 +168,11 @@ describe.concurrent("entrypoint", () => {
   });
 
   it("forwards SIGTERM to the command, which can finish cleanly", async () => {
-    const r = await runSh(
-      `trap 'echo got SIGTERM; exit 0' TERM; echo ready; while :; do sleep 0.02; done`,
-      {
-        onFrame: (f, child) => {
-          if (f.kind === "line" && f.line.line === "ready") child.kill("SIGTERM");
-        },
+    const r = await runSh(`trap 'echo got SIGTERM; exit 0' TERM; echo ready; while :; do sleep 0.02; done`, {
+      onFrame: (f, child) => {
+        if (f.kind === "line" && f.line.line === "ready") child.kill("SIGTERM");
       },
-    );
+    });
     expectWellFormed(r);
     expect(r.stdout).toEqual(["ready", "got SIGTERM"]);
     expect(r.exit).toMatchObject({ code: 0, signal: null });
@@ -221,7 +217,10 @@ describe.concurrent("entrypoint", () => {
     expect(out.slice(0, -2).every((l) => l.partial === true)).toBe(true);
     expect(out.slice(-2).map((l) => l.partial)).toEqual([undefined, undefined]);
     expect(out.at(-1)?.line).toBe("next");
-    const whole = out.slice(0, -1).map((l) => l.line).join("");
+    const whole = out
+      .slice(0, -1)
+      .map((l) => l.line)
+      .join("");
     expect(Buffer.byteLength(whole)).toBeGreaterThanOrEqual(100 * 1024);
     const err = r.lines.filter((l) => l.stream === "stderr");
     expect(JSON.parse(err.map((l) => l.line).join(""))).toBe(whole);

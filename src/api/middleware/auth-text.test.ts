@@ -12,7 +12,10 @@ describe("authenticate with a token holding NUL or a lone surrogate", () => {
     const seen: string[] = [];
     const mw = authenticate([async (t) => (seen.push(t), { accountId: "a", scopes: new Set(), credential: { kind: "api_key", id: "k" } })]);
     const ctx = { get: () => `Bearer ${token}`, state: {} } as unknown as Context;
-    const err = await mw(ctx, async () => {}).then(() => null, (e: unknown) => e);
+    const err = await mw(ctx, async () => {}).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(401);
     expect((err as HttpError).detail).toBe("Not authenticated");

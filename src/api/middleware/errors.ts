@@ -38,8 +38,7 @@ export function errorHandler(logger: Logger): Middleware {
       else if (err instanceof DomainError) {
         const retry = err.retryAfterSeconds;
         httpErr = new HttpError(STATUS[err.kind], err.message, retry === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(retry))) });
-      }
-      else if (isBodyParserError(err) && err.status === 413) httpErr = new HttpError(413, "Request body too large");
+      } else if (isBodyParserError(err) && err.status === 413) httpErr = new HttpError(413, "Request body too large");
       else if (isBodyParserError(err) && err.status === 400 && (err instanceof SyntaxError || err.type === "entity.parse.failed")) {
         httpErr = new HttpError(422, [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
       } else if (isBodyParserError(err) && err.status === 415) httpErr = new HttpError(415, "Unsupported Media Type");

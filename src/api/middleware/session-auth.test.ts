@@ -13,7 +13,9 @@ const TOKEN = "csrf-of-the-session";
 
 async function call(method: string, headers: Record<string, string>) {
   const lookups: string[] = [];
-  const mw = authenticateSession(async (cookie, baseUrl) => (lookups.push(`${cookie}@${baseUrl}`), cookie === "codeplane_session=good" ? { principal, csrfToken: TOKEN } : null));
+  const mw = authenticateSession(
+    async (cookie, baseUrl) => (lookups.push(`${cookie}@${baseUrl}`), cookie === "codeplane_session=good" ? { principal, csrfToken: TOKEN } : null),
+  );
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const ctx = { method, get: (h: string) => lower[h.toLowerCase()] ?? "", state: { baseUrl: BASE } as Record<string, unknown> } as unknown as Context;
   try {

@@ -4,7 +4,20 @@ import { analysisSchema, analysisStatusEnum, createAnalysisSchema } from "../../
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
-import { clusterUnavailable, commitParams, eventStream, gitRefused, gitRefusedDescription, gitUnavailable, pageOf, pageQuery, repoParams, resumeAfter, retryAfter, streamQuery } from "./common.ts";
+import {
+  clusterUnavailable,
+  commitParams,
+  eventStream,
+  gitRefused,
+  gitRefusedDescription,
+  gitUnavailable,
+  pageOf,
+  pageQuery,
+  repoParams,
+  resumeAfter,
+  retryAfter,
+  streamQuery,
+} from "./common.ts";
 
 const notFound = { description: "No such repository, commit or analysis in this account.", schema: errorBodySchema };
 /** Every analysis operation that answers 503 also resolves the commit through the mirror first. */
@@ -26,7 +39,10 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
       201: { description: "Created; the analysis starts `pending`.", schema: analysisSchema },
       200: { description: "This commit already has an analysis; here it is.", schema: analysisSchema },
       404: notFound,
-      409: { description: `The commit's analysis changed while this one was being created (deleted concurrently); try again. Or: ${gitRefusedDescription}`, schema: errorBodySchema },
+      409: {
+        description: `The commit's analysis changed while this one was being created (deleted concurrently); try again. Or: ${gitRefusedDescription}`,
+        schema: errorBodySchema,
+      },
       503: unavailable,
     },
     handler: async (_ctx, { params, body, principal }) => {
@@ -58,7 +74,10 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     scope: "analyses:read",
     params: commitParams,
     responses: { 200: { description: "The analysis.", schema: analysisSchema }, 404: notFound, 409: gitRefused, 503: gitUnavailable },
-    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await analyses.get(db, principal.accountId, params.repository_id, params.commit_hash) }),
+    handler: async (_ctx, { params, principal }) => ({
+      status: 200,
+      body: await analyses.get(db, principal.accountId, params.repository_id, params.commit_hash),
+    }),
   });
 
   routes.add({
@@ -70,8 +89,16 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     tag: "Analyses",
     scope: "analyses:write",
     params: commitParams,
-    responses: { 202: { description: "Cancellation requested.", schema: analysisSchema }, 404: notFound, 409: { description: `The analysis already finished. Or: ${gitRefusedDescription}`, schema: errorBodySchema }, 503: unavailable },
-    handler: async (_ctx, { params, principal }) => ({ status: 202, body: await analyses.cancel(db, principal.accountId, params.repository_id, params.commit_hash) }),
+    responses: {
+      202: { description: "Cancellation requested.", schema: analysisSchema },
+      404: notFound,
+      409: { description: `The analysis already finished. Or: ${gitRefusedDescription}`, schema: errorBodySchema },
+      503: unavailable,
+    },
+    handler: async (_ctx, { params, principal }) => ({
+      status: 202,
+      body: await analyses.cancel(db, principal.accountId, params.repository_id, params.commit_hash),
+    }),
   });
 
   routes.add({

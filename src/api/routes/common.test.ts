@@ -31,7 +31,9 @@ describe("eventStream", () => {
       formatEnd({ status: "cancelled", exit_code: null }),
     ];
     // Each event's documented data: the contentSchema of the branch for its event name.
-    type Branch = { properties: { event: { enum: string[] }; data: { contentSchema: { required: string[]; properties: Record<string, { enum?: string[] }> } } } };
+    type Branch = {
+      properties: { event: { enum: string[] }; data: { contentSchema: { required: string[]; properties: Record<string, { enum?: string[] }> } } };
+    };
     const branches = (z.toJSONSchema(run.itemSchema) as unknown as { $defs: Record<string, { anyOf: Branch[] }> }).$defs.RunLogEvent!.anyOf;
     for (const block of written) {
       const event = fields(block);

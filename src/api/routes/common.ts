@@ -53,7 +53,12 @@ function sseEvent(events: [string, ...string[]], data: z.ZodType, description: s
   return z
     .object({
       event: z.enum(events),
-      ...(withId && { id: z.string().regex(/^[0-9]+$/).meta({ description: "The line's `seq`; send it back as `Last-Event-ID` to resume." }) }),
+      ...(withId && {
+        id: z
+          .string()
+          .regex(/^[0-9]+$/)
+          .meta({ description: "The line's `seq`; send it back as `Last-Event-ID` to resume." }),
+      }),
       data: z.string().meta({ description: "JSON text; its decoded shape is `contentSchema`.", contentMediaType: "application/json", contentSchema }),
     })
     .meta({ description });
@@ -75,7 +80,10 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
       sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", true),
       sseEvent(
         ["end"],
-        z.object({ status, exit_code: z.number().int().nullable().meta({ description: "The process's exit code; null when there is none (cancelled, lost, not a process)." }) }),
+        z.object({
+          status,
+          exit_code: z.number().int().nullable().meta({ description: "The process's exit code; null when there is none (cancelled, lost, not a process)." }),
+        }),
         `Every line has been sent and the ${noun.toLowerCase()} is over; the server then closes the stream.`,
       ),
     ])
@@ -86,7 +94,12 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
     });
   // `schema` describes one event, as OpenAPI 3.1 tools read it for event streams; `itemSchema`
   // (3.2's way, written as x-itemSchema in this 3.1 document) says the same.
-  return { description: "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.", schema: item, contentType: "text/event-stream", itemSchema: item };
+  return {
+    description: "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.",
+    schema: item,
+    contentType: "text/event-stream",
+    itemSchema: item,
+  };
 }
 
 /** Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq. */

@@ -13,7 +13,8 @@ export function registerEnvVarRoutes(routes: Routes, db: Db, envVars: EnvVarServ
     path: "/v1/environment-variables",
     operationId: "createEnvironmentVariable",
     summary: "Create an environment variable",
-    description: "Values are encrypted at rest (AES-256-GCM). Secret values (the default) are never returned. Repository scope overrides account scope in runs.",
+    description:
+      "Values are encrypted at rest (AES-256-GCM). Secret values (the default) are never returned. Repository scope overrides account scope in runs.",
     tag: "Environment variables",
     scope: "env:write",
     body: createEnvVarSchema,
@@ -63,7 +64,11 @@ export function registerEnvVarRoutes(routes: Routes, db: Db, envVars: EnvVarServ
     scope: "env:write",
     params: envParam,
     body: updateEnvVarSchema,
-    responses: { 200: { description: "Updated.", schema: envVarSchema }, 404: notFound, 409: { description: "Name taken in this scope.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "Updated.", schema: envVarSchema },
+      404: notFound,
+      409: { description: "Name taken in this scope.", schema: errorBodySchema },
+    },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 200,
       body: await envVars.update(db, principal.accountId, params.env_var_id, body),

@@ -63,16 +63,26 @@ export function registerIntegrationRoutes(routes: Routes, db: Db, integrations: 
     responses: {
       302: {
         description: "Connected (or pending approval): on to the dashboard.",
-        headers: { Location: { description: "`{CODEPLANE_PUBLIC_URL}/ui/integrations/{integration_id}`, or `.../ui/integrations?status=pending`.", schema: { type: "string" } } },
+        headers: {
+          Location: {
+            description: "`{CODEPLANE_PUBLIC_URL}/ui/integrations/{integration_id}`, or `.../ui/integrations?status=pending`.",
+            schema: { type: "string" },
+          },
+        },
       },
       400: {
-        description: "The state is altered, not this server's, or expired (one hour), or the installation was not created or changed during this flow; the detail says what to do.",
+        description:
+          "The state is altered, not this server's, or expired (one hour), or the installation was not created or changed during this flow; the detail says what to do.",
         schema: errorBodySchema,
       },
       401: { description: "A bearer token was sent and is not valid (none is needed here).", schema: errorBodySchema },
       404: { description: "GitHub does not know this installation for this App (deleted, or another App's).", schema: errorBodySchema },
       409: { description: "The installation is connected to another codeplane account.", schema: errorBodySchema },
-      429: { description: "Too many requests from this address; see Retry-After.", schema: errorBodySchema, headers: { "Retry-After": { description: "Seconds until the window ends.", schema: { type: "integer", minimum: 1 } } } },
+      429: {
+        description: "Too many requests from this address; see Retry-After.",
+        schema: errorBodySchema,
+        headers: { "Retry-After": { description: "Seconds until the window ends.", schema: { type: "integer", minimum: 1 } } },
+      },
       503: unavailable(),
     },
     handler: async (ctx, { query }) => {
@@ -113,7 +123,10 @@ export function registerIntegrationRoutes(routes: Routes, db: Db, integrations: 
     tag: TAG,
     scope: "integrations:read",
     query: pageQuery,
-    responses: { 200: { description: "A page of connected installations, newest first.", schema: pageOf(integrationSchema, "IntegrationPage") }, 503: unavailable() },
+    responses: {
+      200: { description: "A page of connected installations, newest first.", schema: pageOf(integrationSchema, "IntegrationPage") },
+      503: unavailable(),
+    },
     handler: async (_ctx, { query, principal }) => ({ status: 200, body: await integrations.list(db, principal.accountId, query) }),
   });
 
@@ -175,7 +188,7 @@ export function registerIntegrationRoutes(routes: Routes, db: Db, integrations: 
     operationId: "registerInstallationRepository",
     summary: "Register a repository the installation can see",
     description:
-      "Registers `full_name` as a repository with `provider: \"github\"` and this `integration_id`: fetched once into the mirror with an installation access token minted for the fetch (passed to git in its environment, never stored or logged), as every later fetch is. Needs `repositories:write` and `integrations:read`. The name is GitHub's, or `<owner>-<name>` when the account has a repository of that name already.",
+      'Registers `full_name` as a repository with `provider: "github"` and this `integration_id`: fetched once into the mirror with an installation access token minted for the fetch (passed to git in its environment, never stored or logged), as every later fetch is. Needs `repositories:write` and `integrations:read`. The name is GitHub\'s, or `<owner>-<name>` when the account has a repository of that name already.',
     tag: TAG,
     scope: "repositories:write",
     params: integrationParam,

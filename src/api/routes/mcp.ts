@@ -23,7 +23,13 @@ export interface McpRouteOptions {
  * stateless server does not serve, are 405 with Allow: POST.
  */
 export function registerMcpRoute(router: Router, opts: McpRouteOptions): void {
-  const serve = mcpEndpoint({ services: opts.services, version: opts.version, logger: opts.logger, bodyLimitBytes: opts.bodyLimitBytes, stopping: opts.isShuttingDown });
+  const serve = mcpEndpoint({
+    services: opts.services,
+    version: opts.version,
+    logger: opts.logger,
+    bodyLimitBytes: opts.bodyLimitBytes,
+    stopping: opts.isShuttingDown,
+  });
   router.post("/mcp", async (ctx) => {
     const principal = ctx.state.principal as Principal | undefined;
     // The base URL (app.ts): where the 401's and a scope challenge's resource_metadata point.

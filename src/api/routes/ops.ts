@@ -16,10 +16,7 @@ const CHECK_TIMEOUT_MS = 2_000;
 async function runCheck(c: ReadinessCheck): Promise<{ ok: boolean; error?: string }> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      c.check(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS))),
-    ]);
+    await Promise.race([c.check(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS)))]);
     return { ok: true };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };

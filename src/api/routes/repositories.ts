@@ -79,7 +79,11 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
       200: { description: "Updated.", schema: repositorySchema },
       404: notFound,
       409: { description: `Name taken. Or, when \`default_branch\` changes: ${gitRefusedDescription}`, schema: errorBodySchema },
-      503: { description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
+      503: {
+        description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`,
+        schema: errorBodySchema,
+        headers: retryAfter,
+      },
     },
     handler: async (_ctx, { params, body, principal }) => ({
       status: 200,

@@ -5,7 +5,19 @@ import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatu
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
-import { clusterUnavailable, commitParams, eventStream, gitRefused, gitUnavailable, idParam, pageOf, pageQuery, resumeAfter, retryAfter, streamQuery } from "./common.ts";
+import {
+  clusterUnavailable,
+  commitParams,
+  eventStream,
+  gitRefused,
+  gitUnavailable,
+  idParam,
+  pageOf,
+  pageQuery,
+  resumeAfter,
+  retryAfter,
+  streamQuery,
+} from "./common.ts";
 
 const runParam = idParam("run_id");
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
@@ -94,7 +106,12 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     tag: "Runs",
     scope: "runs:write",
     params: runParam,
-    responses: { 202: { description: "Cancellation requested.", schema: runSchema }, 404: runNotFound, 409: { description: "The run already finished.", schema: errorBodySchema }, 503: unavailable },
+    responses: {
+      202: { description: "Cancellation requested.", schema: runSchema },
+      404: runNotFound,
+      409: { description: "The run already finished.", schema: errorBodySchema },
+      503: unavailable,
+    },
     handler: async (_ctx, { params, principal }) => ({ status: 202, body: await runs.cancel(db, principal.accountId, params.run_id) }),
   });
 

@@ -43,7 +43,8 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
     for (const header of ["X-GitHub-Event", "X-GitHub-Delivery"]) if (!ctx.get(header)) throw new HttpError(400, `${header} is missing`);
     webhooks.requireConfigured();
     const type = ctx.request.type;
-    if (type && type !== "application/json") throw new HttpError(415, "Webhook deliveries must be JSON: set the App's webhook content type to application/json");
+    if (type && type !== "application/json")
+      throw new HttpError(415, "Webhook deliveries must be JSON: set the App's webhook content type to application/json");
     const body = await rawBody(ctx, WEBHOOK_BODY_LIMIT);
     const answer = await webhooks.accept(db, {
       signature: ctx.get("X-Hub-Signature-256") || undefined,
@@ -114,7 +115,10 @@ export function registerWebhookRoutes(routes: Routes, db: Db, webhooks: WebhookS
     tag: "Webhooks",
     scope: "integrations:read",
     query: deliveriesQuery,
-    responses: { 200: { description: "A page of deliveries.", schema: deliveryPageSchema }, 503: { description: "No GitHub App is configured on this server.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "A page of deliveries.", schema: deliveryPageSchema },
+      503: { description: "No GitHub App is configured on this server.", schema: errorBodySchema },
+    },
     handler: async (_ctx, { query, principal }) => {
       webhooks.requireConfigured();
       return { status: 200, body: await webhooks.list(db, principal.accountId, query) };

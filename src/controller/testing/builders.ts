@@ -124,7 +124,13 @@ export const anAnalysis = () =>
     timeoutSeconds: 600,
   });
 
-export const condition = (type: "Started" | "Finished", status: "True" | "False", reason: string, message: string, lastTransitionTime = EARLIER): Condition => ({
+export const condition = (
+  type: "Started" | "Finished",
+  status: "True" | "False",
+  reason: string,
+  message: string,
+  lastTransitionTime = EARLIER,
+): Condition => ({
   type,
   status,
   reason,
@@ -213,7 +219,14 @@ export class JobBuilder {
 
 export const aJob = () => new JobBuilder();
 
-const mainStatus = (state: V1ContainerStatus["state"]): V1ContainerStatus => ({ name: "main", image: "img", imageID: "", ready: false, restartCount: 0, state });
+const mainStatus = (state: V1ContainerStatus["state"]): V1ContainerStatus => ({
+  name: "main",
+  image: "img",
+  imageID: "",
+  ready: false,
+  restartCount: 0,
+  state,
+});
 
 export class PodBuilder {
   readonly #name: string;

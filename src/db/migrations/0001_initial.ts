@@ -56,7 +56,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // One value per name and scope; NULL repository_id (account scope) needs its own index.
   await sql`create unique index environment_variables_account_scope_key on environment_variables (account_id, name) where repository_id is null`.execute(db);
-  await sql`create unique index environment_variables_repository_scope_key on environment_variables (account_id, repository_id, name) where repository_id is not null`.execute(db);
+  await sql`create unique index environment_variables_repository_scope_key on environment_variables (account_id, repository_id, name) where repository_id is not null`.execute(
+    db,
+  );
   await db.schema.createIndex("environment_variables_account_id_idx").on("environment_variables").columns(["account_id", "id"]).execute();
   await db.schema.createIndex("environment_variables_key_id_idx").on("environment_variables").column("key_id").execute();
 }

@@ -10,7 +10,12 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("installation")
-    .addColumn("singleton", "boolean", (c) => c.primaryKey().defaultTo(true).check(sql`singleton`))
+    .addColumn("singleton", "boolean", (c) =>
+      c
+        .primaryKey()
+        .defaultTo(true)
+        .check(sql`singleton`),
+    )
     .addColumn("id", "uuid", (c) => c.notNull().defaultTo(sql`gen_random_uuid()`))
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();

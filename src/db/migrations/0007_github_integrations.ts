@@ -27,7 +27,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // The GitHub repository's own id: stable across renames and transfers, and what webhooks name.
   await sql`alter table repositories add column github_repository_id int8`.execute(db);
-  await sql`alter table repositories add constraint repositories_integration_fk foreign key (integration_id) references integrations (id) on delete set null`.execute(db);
+  await sql`alter table repositories add constraint repositories_integration_fk foreign key (integration_id) references integrations (id) on delete set null`.execute(
+    db,
+  );
   await sql`create index repositories_integration_idx on repositories (integration_id, github_repository_id) where integration_id is not null`.execute(db);
 }
 

@@ -28,13 +28,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("received_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("finished_at", "timestamptz")
     .execute();
-  await sql`create index github_webhook_deliveries_pending_idx on github_webhook_deliveries (available_at) where status in ('queued', 'processing')`.execute(db);
+  await sql`create index github_webhook_deliveries_pending_idx on github_webhook_deliveries (available_at) where status in ('queued', 'processing')`.execute(
+    db,
+  );
   await sql`create index github_webhook_deliveries_installation_idx on github_webhook_deliveries (installation_id, received_at desc)`.execute(db);
 
   // What started an analysis: the API, or a webhook delivery (kept with the analysis even once the delivery record is pruned).
   await db.schema
     .alterTable("analyses")
-    .addColumn("trigger", "text", (c) => c.notNull().defaultTo("api").check(sql`trigger in ('api', 'push', 'pull_request')`))
+    .addColumn("trigger", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("api")
+        .check(sql`trigger in ('api', 'push', 'pull_request')`),
+    )
     .execute();
   await db.schema.alterTable("analyses").addColumn("trigger_delivery_id", "text").execute();
 
@@ -53,7 +60,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await sql`create index github_check_runs_unsettled_idx on github_check_runs (available_at) where not abandoned and (sent is null or sent <> 'completed')`.execute(db);
+  await sql`create index github_check_runs_unsettled_idx on github_check_runs (available_at) where not abandoned and (sent is null or sent <> 'completed')`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

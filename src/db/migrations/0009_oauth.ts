@@ -27,7 +27,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("client_name", "text", (c) => c.notNull())
     .addColumn("redirect_uris", sql`text[]`, (c) => c.notNull())
     .addColumn("grant_types", sql`text[]`, (c) => c.notNull())
-    .addColumn("token_endpoint_auth_method", "text", (c) => c.notNull().check(sql`token_endpoint_auth_method in ('none', 'client_secret_basic', 'client_secret_post')`))
+    .addColumn("token_endpoint_auth_method", "text", (c) =>
+      c.notNull().check(sql`token_endpoint_auth_method in ('none', 'client_secret_basic', 'client_secret_post')`),
+    )
     .addColumn("scopes", sql`text[]`)
     .addColumn("secret_hash", "text")
     .addColumn("metadata", "jsonb", (c) => c.notNull())

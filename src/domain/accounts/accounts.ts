@@ -18,11 +18,7 @@ export interface Account {
 export async function createAccount(db: Db, name: string): Promise<Account> {
   const parsed = accountNameSchema.parse(name);
   try {
-    const row = await db
-      .insertInto("accounts")
-      .values({ id: newId(), name: parsed })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await db.insertInto("accounts").values({ id: newId(), name: parsed }).returningAll().executeTakeFirstOrThrow();
     return { id: row.id, name: row.name, created_at: iso(row.created_at) };
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`Account '${parsed}' already exists`);

@@ -41,10 +41,17 @@ export const analysisSchema = z
     error: z.string().nullable(),
     trigger: z
       .object({
-        kind: z.enum(["api", "push", "pull_request"]).meta({ description: "api: started through the API (or the dashboard); push / pull_request: by a GitHub webhook." }),
-        delivery_id: z.string().nullable().meta({ description: "The webhook delivery (X-GitHub-Delivery) that started it; see GET /v1/webhooks/github/deliveries." }),
+        kind: z
+          .enum(["api", "push", "pull_request"])
+          .meta({ description: "api: started through the API (or the dashboard); push / pull_request: by a GitHub webhook." }),
+        delivery_id: z
+          .string()
+          .nullable()
+          .meta({ description: "The webhook delivery (X-GitHub-Delivery) that started it; see GET /v1/webhooks/github/deliveries." }),
       })
-      .meta({ description: "What started the analysis. A commit is analysed once: a later trigger of the same commit finds this analysis and does not change it." }),
+      .meta({
+        description: "What started the analysis. A commit is analysed once: a later trigger of the same commit finds this analysis and does not change it.",
+      }),
     logs_url: z.string().meta({ description: "The analysis's log stream (SSE)." }),
   })
   .meta({ id: "Analysis" });

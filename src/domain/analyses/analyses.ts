@@ -12,7 +12,16 @@ import { newId } from "../shared/ids.ts";
 import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { hideWorkload, removeDetachedWorkload } from "../workloads/workload-rows.ts";
-import { deleteAnalysisRow, findAnalysis, findLiveAnalysis, insertPendingAnalysis, listAnalyses, requiredEnvVars, toAnalysis, type AnalysisTrigger } from "./analysis-rows.ts";
+import {
+  deleteAnalysisRow,
+  findAnalysis,
+  findLiveAnalysis,
+  insertPendingAnalysis,
+  listAnalyses,
+  requiredEnvVars,
+  toAnalysis,
+  type AnalysisTrigger,
+} from "./analysis-rows.ts";
 import type { Analysis, CreateAnalysisInput } from "./analyses.schemas.ts";
 
 /** What the analysis service needs from Kubernetes (AnalysisResources in src/k8s/run-resources.ts). */
@@ -48,7 +57,14 @@ export class AnalysisService {
   }
 
   /** One analysis per repository and commit: returns the existing one (created false) or starts one. */
-  async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateAnalysisInput, trigger?: AnalysisTrigger): Promise<{ analysis: Analysis; created: boolean }> {
+  async create(
+    db: Db,
+    accountId: string,
+    repositoryId: string,
+    ref: string,
+    input: CreateAnalysisInput,
+    trigger?: AnalysisTrigger,
+  ): Promise<{ analysis: Analysis; created: boolean }> {
     // Checked before anything is written (the row, then the resource): the path's ref can become the branch.
     rejectUnstorableText({ path: { commit_hash: ref }, body: input });
     const repo = await requireRepository(db, accountId, repositoryId);
@@ -60,7 +76,8 @@ export class AnalysisService {
     const existing = await this.#live(db, repo.id, commitHash);
     if (existing) {
       // A row without its resource (the API died between the two) is healed by the repeat.
-      if (existing.status === "pending" && this.#deps.launcher) await this.#deps.launcher.create(this.#spec(existing.id, accountId, repo, commitHash, existing.branch, existing.language));
+      if (existing.status === "pending" && this.#deps.launcher)
+        await this.#deps.launcher.create(this.#spec(existing.id, accountId, repo, commitHash, existing.branch, existing.language));
       return { analysis: await this.#present(db, accountId, existing.id), created: false };
     }
     const launcher = this.#deps.launcher;

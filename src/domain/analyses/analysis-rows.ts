@@ -132,10 +132,16 @@ export async function deleteAnalysisRow(db: Db, id: string): Promise<void> {
 /** Stores the analyzer's validated result once; a result already stored is never replaced. The controller's, by id. */
 export async function saveAnalysisResult(db: Db, id: string, result: AnalyzerResult): Promise<void> {
   try {
-    await db.updateTable("analyses").set({ result: JSON.stringify(result) }).where("id", "=", id).where("result", "is", null).execute();
+    await db
+      .updateTable("analyses")
+      .set({ result: JSON.stringify(result) })
+      .where("id", "=", id)
+      .where("result", "is", null)
+      .execute();
   } catch (err) {
     // The analyzer read someone else's files; text Postgres cannot store (a NUL) fails the analysis, not the controller.
-    if (isDataException(err)) throw new Unreconcilable("Unstorable", `the analyzer's result cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
+    if (isDataException(err))
+      throw new Unreconcilable("Unstorable", `the analyzer's result cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
     throw err;
   }
 }

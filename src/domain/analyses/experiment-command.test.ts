@@ -64,7 +64,11 @@ describe("buildExperimentCommand", () => {
     ["a non-number", { data: "d", lr: "fast" }, { loc: ["body", "parameters", "lr"], type: "float_parsing" }],
     ["a non-boolean", { data: "d", verbose: "yes" }, { loc: ["body", "parameters", "verbose"], type: "bool_parsing" }],
     ["a number for a string", { data: 3 }, { loc: ["body", "parameters", "data"], type: "string_type" }],
-    ["a value outside the choices", { data: "d", optimizer: "rmsprop" }, { loc: ["body", "parameters", "optimizer"], type: "enum", msg: "Input should be 'adam' or 'sgd'" }],
+    [
+      "a value outside the choices",
+      { data: "d", optimizer: "rmsprop" },
+      { loc: ["body", "parameters", "optimizer"], type: "enum", msg: "Input should be 'adam' or 'sgd'" },
+    ],
     ["null for a required parameter", { data: null }, { loc: ["body", "parameters", "data"], type: "missing" }],
   ])("refuses %s, naming the parameter", (_name, overrides, issue) => {
     const r = buildExperimentCommand(experiment, overrides as never);

@@ -26,7 +26,8 @@ function coerce(p: Parameter, raw: ParameterValue): { value: ParameterValue } | 
     }
     case "number": {
       const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
-      if (typeof n !== "number" || !Number.isFinite(n)) return { loc: loc(p.name), msg: "Input should be a valid number, unable to parse string as a number", type: "float_parsing" };
+      if (typeof n !== "number" || !Number.isFinite(n))
+        return { loc: loc(p.name), msg: "Input should be a valid number, unable to parse string as a number", type: "float_parsing" };
       return { value: n };
     }
     case "boolean":
@@ -76,7 +77,14 @@ export function buildExperimentCommand(experiment: Experiment, overrides: Record
     const value = coerced.value;
     effective[p.name] = value;
     if (given && value !== null && p.choices && !p.choices.some((c) => String(c) === String(value))) {
-      issues.push({ loc: loc(p.name), msg: `Input should be ${p.choices.map((c) => `'${String(c)}'`).join(", ").replace(/, ([^,]*)$/, " or $1")}`, type: "enum" });
+      issues.push({
+        loc: loc(p.name),
+        msg: `Input should be ${p.choices
+          .map((c) => `'${String(c)}'`)
+          .join(", ")
+          .replace(/, ([^,]*)$/, " or $1")}`,
+        type: "enum",
+      });
       continue;
     }
     if (value === null && p.required) {

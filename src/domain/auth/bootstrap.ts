@@ -17,7 +17,11 @@ const BOOTSTRAP_LOCK = sql`select pg_advisory_xact_lock(hashtext('codeplane:boot
 /** The account's id, creating the account when it does not exist (idempotent under concurrency). */
 async function ensureAccount(tx: Db, accountName: string): Promise<string> {
   const name = accountNameSchema.parse(accountName);
-  await tx.insertInto("accounts").values({ id: newId(), name }).onConflict((oc) => oc.column("name").doNothing()).execute();
+  await tx
+    .insertInto("accounts")
+    .values({ id: newId(), name })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .execute();
   return (await tx.selectFrom("accounts").select("id").where("name", "=", name).executeTakeFirstOrThrow()).id;
 }
 

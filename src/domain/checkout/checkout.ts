@@ -14,10 +14,7 @@ import { checkoutGrantFor, type CheckoutGrant } from "./checkout-tokens.ts";
 /** How commits are served (CheckoutServer in repositories/git). */
 export interface CheckoutSource {
   viewOf(repo: GitRepository, commit: string): Promise<string>;
-  uploadPack(
-    view: string,
-    opts: UploadPackOptions,
-  ): Promise<boolean>;
+  uploadPack(view: string, opts: UploadPackOptions): Promise<boolean>;
 }
 
 export interface CheckoutAccess {

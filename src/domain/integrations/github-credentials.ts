@@ -29,12 +29,16 @@ export function githubMirrorCredentials(deps: { db: Db; github: GitHubApp | null
     // Registration fetches before the row exists and passes its own token; other repositories fetch without credentials.
     if (!repo || repo.provider !== "github" || repo.github_repository_id === null) return null;
     if (repo.integration_id === null) {
-      throw refusedFetch("This repository's GitHub App installation was disconnected (or lost access to it): it is no longer fetched, and is served as of its last fetch");
+      throw refusedFetch(
+        "This repository's GitHub App installation was disconnected (or lost access to it): it is no longer fetched, and is served as of its last fetch",
+      );
     }
     const integration = await findLiveIntegrationById(db, repo.integration_id);
-    if (!integration) throw refusedFetch("This repository's GitHub App installation was disconnected: it is no longer fetched, and is served as of its last fetch");
+    if (!integration)
+      throw refusedFetch("This repository's GitHub App installation was disconnected: it is no longer fetched, and is served as of its last fetch");
     const installationId = Number(integration.installation_id);
-    if (integration.suspended) throw refusedFetch(`The GitHub App installation ${installationId} of this repository is suspended: it is not fetched until it is unsuspended on GitHub`);
+    if (integration.suspended)
+      throw refusedFetch(`The GitHub App installation ${installationId} of this repository is suspended: it is not fetched until it is unsuspended on GitHub`);
     if (!github) throw unavailable(`The GitHub integration is not configured on this server: set ${deps.missing.join(", ")}`);
     // The token is for GitHub's git host only, never for a URL elsewhere.
     if (!sameOrigin(url, github.config.webUrl)) {
@@ -49,10 +53,14 @@ export function githubMirrorCredentials(deps: { db: Db; github: GitHubApp | null
       if (err.kind === "installation_suspended") {
         // GitHub knew before its webhook reached us: record it, so later fetches stop before asking.
         await setInstallationSuspended(db, installationId, true).catch(() => undefined);
-        throw refusedFetch(`The GitHub App installation ${installationId} of this repository is suspended: it is not fetched until it is unsuspended on GitHub`);
+        throw refusedFetch(
+          `The GitHub App installation ${installationId} of this repository is suspended: it is not fetched until it is unsuspended on GitHub`,
+        );
       }
       if (err.kind === "installation_not_found") {
-        throw refusedFetch(`The GitHub App installation ${installationId} of this repository no longer exists on GitHub: it is no longer fetched, and is served as of its last fetch`);
+        throw refusedFetch(
+          `The GitHub App installation ${installationId} of this repository no longer exists on GitHub: it is no longer fetched, and is served as of its last fetch`,
+        );
       }
       throw unavailable(`Could not get a token for the GitHub App installation ${installationId}: ${err.message}`, err);
     }

@@ -17,13 +17,7 @@ import type { PageRequest } from "../shared/pagination.ts";
 
 /** The account's live integration, if any (another account's is simply not found). */
 export function findIntegration(db: Db, accountId: string, id: string): Promise<IntegrationRow | undefined> {
-  return db
-    .selectFrom("integrations")
-    .selectAll()
-    .where("id", "=", id)
-    .where("account_id", "=", accountId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  return db.selectFrom("integrations").selectAll().where("id", "=", id).where("account_id", "=", accountId).where("deleted_at", "is", null).executeTakeFirst();
 }
 
 /** The account's live integration, or the 404 every endpoint under an integration answers. */
@@ -76,7 +70,13 @@ export function updateInstallationDetails(
   id: string,
   details: { account_login: string; account_type: string; repository_selection: string; suspended: boolean },
 ): Promise<IntegrationRow | undefined> {
-  return db.updateTable("integrations").set({ ...details, updated_at: new Date() }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirst();
+  return db
+    .updateTable("integrations")
+    .set({ ...details, updated_at: new Date() })
+    .where("id", "=", id)
+    .where("deleted_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**

@@ -18,16 +18,14 @@ export type Integration = z.infer<typeof integrationSchema>;
 
 export const installUrlSchema = z
   .object({
-    install_url: z.string().meta({ description: "Where a person installs the GitHub App; its `state` is bound to this account and expires with `expires_at`." }),
+    install_url: z
+      .string()
+      .meta({ description: "Where a person installs the GitHub App; its `state` is bound to this account and expires with `expires_at`." }),
     expires_at: z.iso.datetime().meta({ description: "When the `state` in the URL stops being accepted by the callback (one hour)." }),
   })
   .meta({ id: "GitHubInstallUrl" });
 
-const installationId = z.coerce
-  .number({ message: "Input should be a valid integer" })
-  .int()
-  .min(1)
-  .max(Number.MAX_SAFE_INTEGER);
+const installationId = z.coerce.number({ message: "Input should be a valid integer" }).int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 export const connectGitHubSchema = z
   .strictObject({ installation_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: "GitHub's id of the App installation." }) })

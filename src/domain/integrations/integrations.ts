@@ -63,7 +63,10 @@ export function fromGitHubError(err: unknown): unknown {
     case "not_configured":
     case "app_credentials_refused":
     case "unavailable":
-      return new DomainError("unavailable", err.message, { cause: err, ...(err.retryAfterSeconds !== undefined && { retryAfterSeconds: err.retryAfterSeconds }) });
+      return new DomainError("unavailable", err.message, {
+        cause: err,
+        ...(err.retryAfterSeconds !== undefined && { retryAfterSeconds: err.retryAfterSeconds }),
+      });
   }
 }
 
@@ -78,9 +81,7 @@ export function decodeGitHubCursor(cursor: string): { page: number; perPage: num
   return m ? { page: Number(m[1]), perPage: Number(m[2]) } : null;
 }
 
-export type CallbackOutcome =
-  | { kind: "connected"; integration: Integration; location: string }
-  | { kind: "pending"; location: string };
+export type CallbackOutcome = { kind: "connected"; integration: Integration; location: string } | { kind: "pending"; location: string };
 
 export class IntegrationService {
   readonly #deps: IntegrationServiceDeps;
@@ -121,10 +122,16 @@ export class IntegrationService {
     const gh = this.#github();
     const verified = this.#deps.states.verify(query.state);
     if (verified === "expired") {
-      throw new DomainError("bad_request", "This installation link has expired (it is valid for one hour): ask codeplane for a new one (GET /v1/integrations/github/install) and install again");
+      throw new DomainError(
+        "bad_request",
+        "This installation link has expired (it is valid for one hour): ask codeplane for a new one (GET /v1/integrations/github/install) and install again",
+      );
     }
     if (typeof verified === "string") {
-      throw new DomainError("bad_request", "This installation link is not valid (its state was altered or was not issued by this server): ask codeplane for a new one (GET /v1/integrations/github/install)");
+      throw new DomainError(
+        "bad_request",
+        "This installation link is not valid (its state was altered or was not issued by this server): ask codeplane for a new one (GET /v1/integrations/github/install)",
+      );
     }
     const base = this.#deps.publicUrl ?? "";
     if (query.installation_id === undefined) {
@@ -161,14 +168,23 @@ export class IntegrationService {
     for (let attempt = 0; attempt < 2; attempt++) {
       const existing = await findLiveIntegrationByInstallationId(db, installation.id);
       if (existing) {
-        if (existing.account_id !== accountId) throw conflict("This GitHub App installation is connected to another codeplane account; it must be disconnected there first");
+        if (existing.account_id !== accountId)
+          throw conflict("This GitHub App installation is connected to another codeplane account; it must be disconnected there first");
         const row = await updateInstallationDetails(db, existing.id, details);
         if (row) return { integration: toIntegration(row), created: false };
         continue; // disconnected meanwhile: connect afresh
       }
       const now = new Date();
       try {
-        const row = await insertIntegration(db, { id: newId(), account_id: accountId, provider: "github", installation_id: installation.id, ...details, created_at: now, updated_at: now });
+        const row = await insertIntegration(db, {
+          id: newId(),
+          account_id: accountId,
+          provider: "github",
+          installation_id: installation.id,
+          ...details,
+          created_at: now,
+          updated_at: now,
+        });
         this.#deps.logger.info({ integration_id: row.id, installation_id: installation.id, account_id: accountId }, "GitHub installation connected");
         return { integration: toIntegration(row), created: true };
       } catch (err) {

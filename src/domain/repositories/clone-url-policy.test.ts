@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, DomainValidationError } from "../errors.ts";
-import {
-  checkCloneUrl,
-  checkCloneUrlWithoutDns,
-  inspectCloneUrl,
-  isBlockedAddress,
-  normalizeCloneUrl,
-  type HostLookup,
-} from "./clone-url-policy.ts";
+import { checkCloneUrl, checkCloneUrlWithoutDns, inspectCloneUrl, isBlockedAddress, normalizeCloneUrl, type HostLookup } from "./clone-url-policy.ts";
 
 // The network is closed in tests and must stay out of them: every lookup is a table.
 const DNS: Record<string, string[]> = {
@@ -127,12 +120,9 @@ describe("checkCloneUrl (production policy)", () => {
 });
 
 describe("checkCloneUrl with allowSsh", () => {
-  it.each(["ssh://git@github.com/acme/widgets.git", "git@github.com:acme/widgets.git", "github.com:acme/widgets.git"])(
-    "accepts %s",
-    async (url) => {
-      expect(await refusal(url, { allowSsh: true })).toBeUndefined();
-    },
-  );
+  it.each(["ssh://git@github.com/acme/widgets.git", "git@github.com:acme/widgets.git", "github.com:acme/widgets.git"])("accepts %s", async (url) => {
+    expect(await refusal(url, { allowSsh: true })).toBeUndefined();
+  });
 
   it.each([
     ["ssh://git:secret@github.com/acme/widgets.git", "credentials"],
@@ -199,9 +189,7 @@ describe("inspectCloneUrl", () => {
     const failing: HostLookup = async () => {
       throw Object.assign(new Error("queryA ETIMEOUT"), { code: "EAI_AGAIN" });
     };
-    const err = await inspectCloneUrl("https://github.com/x/y", { allowLocal: false, lookup: failing }).catch(
-      (e: unknown) => e,
-    );
+    const err = await inspectCloneUrl("https://github.com/x/y", { allowLocal: false, lookup: failing }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).kind).toBe("unavailable");
   });

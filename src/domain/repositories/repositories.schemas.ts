@@ -7,7 +7,11 @@ const name = z
   .min(1)
   .max(100)
   .regex(/^[A-Za-z0-9._-]+$/, "may contain only letters, digits, '.', '_' and '-'");
-const branch = z.string().min(1).max(255).regex(/^[^\s~^:?*[\\]+$/, "is not a valid branch name");
+const branch = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\s~^:?*[\\]+$/, "is not a valid branch name");
 
 export const createRepositorySchema = z
   .strictObject({
@@ -43,9 +47,7 @@ export const repositorySchema = z
 export type Repository = z.infer<typeof repositorySchema>;
 
 const refSchema = z.object({ name: z.string(), commit_hash: z.string() });
-export const refsSchema = z
-  .object({ head: z.string().nullable(), branches: z.array(refSchema), tags: z.array(refSchema) })
-  .meta({ id: "RepositoryRefs" });
+export const refsSchema = z.object({ head: z.string().nullable(), branches: z.array(refSchema), tags: z.array(refSchema) }).meta({ id: "RepositoryRefs" });
 
 export const treeSchema = z
   .object({

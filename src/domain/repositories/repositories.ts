@@ -43,7 +43,10 @@ export function normalizeUrl(url: string): string {
 
 export function nameFromUrl(url: string): string {
   const last = normalizeUrl(url).split(/[/:]/).pop() ?? "";
-  const name = last.replace(/\.git$/, "").replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 100);
+  const name = last
+    .replace(/\.git$/, "")
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .slice(0, 100);
   return name || "repository";
 }
 
@@ -85,7 +88,16 @@ export class RepositoryService {
   async createFromIntegration(
     db: Db,
     accountId: string,
-    input: { url: string; name: string; fallbackName: string; provider: "github"; integration_id: string; github_repository_id: number; auto_analyze: boolean; auth: GitAuth },
+    input: {
+      url: string;
+      name: string;
+      fallbackName: string;
+      provider: "github";
+      integration_id: string;
+      github_repository_id: number;
+      auto_analyze: boolean;
+      auth: GitAuth;
+    },
   ): Promise<Repository> {
     const url = normalizeUrl(input.url);
     const taken = await findRepositoryByUrlOrName(db, accountId, url, input.name);

@@ -51,7 +51,17 @@ export async function deleteRepository(db: Db, accountId: string, id: string): P
  * others too (the account's id on every row, GitHub's id) cost 7% of the
  * service's CPU per page (bench, measured side by side).
  */
-export const REPOSITORY_LIST_COLUMNS = ["id", "name", "url", "provider", "default_branch", "integration_id", "auto_analyze", "created_at", "updated_at"] as const;
+export const REPOSITORY_LIST_COLUMNS = [
+  "id",
+  "name",
+  "url",
+  "provider",
+  "default_branch",
+  "integration_id",
+  "auto_analyze",
+  "created_at",
+  "updated_at",
+] as const;
 export type RepositoryListRow = Pick<RepositoryRow, (typeof REPOSITORY_LIST_COLUMNS)[number]>;
 
 // The most requested query: written out and named, so each connection plans it

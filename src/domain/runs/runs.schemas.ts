@@ -14,7 +14,7 @@ export const createRunSchema = z
       .min(1)
       .max(4096)
       .optional()
-      .meta({ description: "argv to run in the checkout (no shell: use [\"sh\", \"-c\", \"...\"] for one)." }),
+      .meta({ description: 'argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).' }),
     compute_type: z.string().min(1).max(63).optional().meta({ description: "A named preset; default cpu-general." }),
     timeout_seconds: z.int().min(1).optional().meta({ description: "Default and maximum are set by the operator." }),
   })

@@ -152,7 +152,14 @@ export class RunService {
     return this.#deps.git.resolveCommit(repo, ref, ["path", "commit_hash"]);
   }
 
-  async #experimentCommand(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string, overrides: NonNullable<CreateRunInput["parameters"]>) {
+  async #experimentCommand(
+    db: Db,
+    accountId: string,
+    repositoryId: string,
+    commitHash: string,
+    experimentId: string,
+    overrides: NonNullable<CreateRunInput["parameters"]>,
+  ) {
     const found = await this.#deps.experiments.experiment(db, accountId, repositoryId, commitHash, experimentId);
     if (!found) {
       throw new DomainValidationError([

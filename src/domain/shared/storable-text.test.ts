@@ -65,7 +65,10 @@ describe("unstorableTextIssues", () => {
 
   it("walks null-prototype objects (Koa's query) and a __proto__ key from JSON", () => {
     const query = Object.assign(Object.create(null) as object, { ref: "a\u0000", path: ["x", "\u0000"] });
-    expect(unstorableTextIssues(query, ["query"]).map((i) => i.loc)).toEqual([["query", "ref"], ["query", "path", 1]]);
+    expect(unstorableTextIssues(query, ["query"]).map((i) => i.loc)).toEqual([
+      ["query", "ref"],
+      ["query", "path", 1],
+    ]);
     expect(unstorableTextIssues(JSON.parse('{"__proto__": {"x": "\\u0000"}}'), ["body"]).map((i) => i.loc)).toEqual([["body", "__proto__", "x"]]);
   });
 
@@ -84,7 +87,10 @@ describe("unstorableTextIssues", () => {
   });
 
   it("lists at most MAX_TEXT_ISSUES problems, the first ones", () => {
-    const issues = unstorableTextIssues(Array.from({ length: 100_000 }, () => "\u0000"), ["body"]);
+    const issues = unstorableTextIssues(
+      Array.from({ length: 100_000 }, () => "\u0000"),
+      ["body"],
+    );
     expect(MAX_TEXT_ISSUES).toBe(100);
     expect(issues.map((i) => i.loc)).toEqual(Array.from({ length: MAX_TEXT_ISSUES }, (_, i) => ["body", i]));
   });
@@ -113,7 +119,9 @@ describe("rejectUnstorableText", () => {
 
 describe("assertStorableText", () => {
   it("throws a plain error naming the places", () => {
-    expect(() => assertStorableText({ command: ["a", "\u0000"] }, "the run's spec")).toThrow(/the run's spec holds text that cannot be stored, at \["command",1\]/);
+    expect(() => assertStorableText({ command: ["a", "\u0000"] }, "the run's spec")).toThrow(
+      /the run's spec holds text that cannot be stored, at \["command",1\]/,
+    );
     expect(() => assertStorableText({ command: ["a"] }, "the run's spec")).not.toThrow();
   });
 });

@@ -37,10 +37,30 @@ export function iso(d: Date): string {
   // made a dozen intermediate strings per call (15 KiB of garbage for a page
   // of 20 repositories, bench/api.ts heap profile) and took half again as long.
   return String.fromCharCode(
-    48 + Math.floor(year / 1000), 48 + (Math.floor(year / 100) % 10), 48 + (Math.floor(year / 10) % 10), 48 + (year % 10), DASH,
-    48 + Math.floor(month / 10), 48 + (month % 10), DASH, 48 + Math.floor(day / 10), 48 + (day % 10), T,
-    48 + Math.floor(hours / 10), 48 + (hours % 10), COLON, 48 + Math.floor(minutes / 10), 48 + (minutes % 10), COLON,
-    48 + Math.floor(seconds / 10), 48 + (seconds % 10), DOT, 48 + Math.floor(ms / 100), 48 + (Math.floor(ms / 10) % 10), 48 + (ms % 10), Z,
+    48 + Math.floor(year / 1000),
+    48 + (Math.floor(year / 100) % 10),
+    48 + (Math.floor(year / 10) % 10),
+    48 + (year % 10),
+    DASH,
+    48 + Math.floor(month / 10),
+    48 + (month % 10),
+    DASH,
+    48 + Math.floor(day / 10),
+    48 + (day % 10),
+    T,
+    48 + Math.floor(hours / 10),
+    48 + (hours % 10),
+    COLON,
+    48 + Math.floor(minutes / 10),
+    48 + (minutes % 10),
+    COLON,
+    48 + Math.floor(seconds / 10),
+    48 + (seconds % 10),
+    DOT,
+    48 + Math.floor(ms / 100),
+    48 + (Math.floor(ms / 10) % 10),
+    48 + (ms % 10),
+    Z,
   );
 }
 

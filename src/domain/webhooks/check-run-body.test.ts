@@ -39,7 +39,15 @@ function experiment(id: string, parameters: number, over: object = {}) {
     path: `${id}.py`,
     inputs: [],
     outputs: [],
-    parameters: Array.from({ length: parameters }, (_, i) => ({ name: `p${i}`, value: i, category: "integer" as const, cli_option: `--p${i}`, choices: null, description: null, required: false })),
+    parameters: Array.from({ length: parameters }, (_, i) => ({
+      name: `p${i}`,
+      value: i,
+      category: "integer" as const,
+      cli_option: `--p${i}`,
+      choices: null,
+      description: null,
+      required: false,
+    })),
     ...over,
   };
 }
@@ -96,7 +104,14 @@ describe("checkRunOutput", () => {
   });
 
   it("keeps repository text from making links, images or HTML on GitHub", () => {
-    const out = checkRunOutput(analysis({ experiments: [experiment("x", 0, { title: "![x](https://evil.example/p.png) <img src=x> [click](https://evil.example)" })], primary_ids: ["x"] }), false, LINK);
+    const out = checkRunOutput(
+      analysis({
+        experiments: [experiment("x", 0, { title: "![x](https://evil.example/p.png) <img src=x> [click](https://evil.example)" })],
+        primary_ids: ["x"],
+      }),
+      false,
+      LINK,
+    );
     expect(out.summary).not.toMatch(/(?<!\\)!(?<!\\)\[|(?<!\\)<img|(?<!\\)\[click/);
     expect(out.summary).toContain("\\<img");
     const backticks = checkRunOutput(analysis({ experiments: [experiment("y", 0, { entry_point: "echo `x` ``y``" })], primary_ids: ["y"] }), false, LINK);
@@ -105,7 +120,15 @@ describe("checkRunOutput", () => {
 
   it("fits GitHub's limit whatever the analysis holds, keeping the link", () => {
     const many = Array.from({ length: 200 }, (_, i) => experiment(`e${i}`, 30, { title: "t".repeat(500), entry_point: "x".repeat(4000) }));
-    const out = checkRunOutput(analysis({ experiments: many, primary_ids: many.map((e) => e.id), env_vars: { valid: false, required_env_vars: [], missing_env_vars: Array.from({ length: 300 }, (_, i) => `V${i}`) } }), false, LINK);
+    const out = checkRunOutput(
+      analysis({
+        experiments: many,
+        primary_ids: many.map((e) => e.id),
+        env_vars: { valid: false, required_env_vars: [], missing_env_vars: Array.from({ length: 300 }, (_, i) => `V${i}`) },
+      }),
+      false,
+      LINK,
+    );
     expect(out.summary.length).toBeLessThanOrEqual(SUMMARY_LIMIT);
     expect(out.summary).toContain("cut to fit GitHub's limit");
     expect(out.summary.endsWith(`(${LINK})`)).toBe(true);

@@ -56,7 +56,13 @@ export function checkRunOutput(a: Analysis, deleted: boolean, link: string): Che
   const conclusion = conclusionOf({ status: a.status, error: a.error, deleted });
   const footer = `\n\n[Open the analysis in codeplane](${link})`;
   if (conclusion !== "success") {
-    const title = deleted ? "The analysis was deleted" : conclusion === "cancelled" ? "The analysis was cancelled" : conclusion === "timed_out" ? "The analysis timed out" : "The analysis failed";
+    const title = deleted
+      ? "The analysis was deleted"
+      : conclusion === "cancelled"
+        ? "The analysis was cancelled"
+        : conclusion === "timed_out"
+          ? "The analysis timed out"
+          : "The analysis failed";
     const body = a.error ? `${title}: ${md(a.error, 4000)}` : `${title}.`;
     return fit(title, body, footer);
   }
@@ -73,18 +79,32 @@ export function checkRunOutput(a: Analysis, deleted: boolean, link: string): Che
       parts.push(`**${md(e.title, 200)}**: ${code(e.entry_point)}`);
       if (e.parameters.length) {
         // One part: a blank line inside a table would end it.
-        const rows = e.parameters
-          .slice(0, 30)
-          .map((p) => `| ${code(p.cli_option ?? p.name, 80)} | ${p.value === null ? "" : code(String(p.value), 80)} | ${p.category}${p.choices?.length ? `: ${p.choices.slice(0, 10).map((c) => md(String(c), 40)).join(", ")}` : ""} |`);
+        const rows = e.parameters.slice(0, 30).map(
+          (p) =>
+            `| ${code(p.cli_option ?? p.name, 80)} | ${p.value === null ? "" : code(String(p.value), 80)} | ${p.category}${
+              p.choices?.length
+                ? `: ${p.choices
+                    .slice(0, 10)
+                    .map((c) => md(String(c), 40))
+                    .join(", ")}`
+                : ""
+            } |`,
+        );
         parts.push(["| parameter | default | kind |", "| --- | --- | --- |", ...rows].join("\n"));
         if (e.parameters.length > 30) parts.push(`and ${e.parameters.length - 30} more parameters.`);
       }
     }
-    if (experiments.length > shown.length) parts.push(`and ${experiments.length - shown.length} more experiment${experiments.length - shown.length === 1 ? "" : "s"}.`);
+    if (experiments.length > shown.length)
+      parts.push(`and ${experiments.length - shown.length} more experiment${experiments.length - shown.length === 1 ? "" : "s"}.`);
   } else parts.push("No runnable entry point was found.");
   if (missing.length) {
     parts.push("### Missing environment variables");
-    parts.push(`Set these for the repository or the account before running: ${missing.slice(0, 50).map((n) => code(n, 100)).join(", ")}${missing.length > 50 ? ` and ${missing.length - 50} more` : ""}.`);
+    parts.push(
+      `Set these for the repository or the account before running: ${missing
+        .slice(0, 50)
+        .map((n) => code(n, 100))
+        .join(", ")}${missing.length > 50 ? ` and ${missing.length - 50} more` : ""}.`,
+    );
   }
   return fit(title, parts.join("\n\n"), footer);
 }

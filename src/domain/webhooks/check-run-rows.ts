@@ -15,7 +15,13 @@ export interface TrackedCheckRun {
 export async function trackCheckRun(db: Db, t: TrackedCheckRun): Promise<void> {
   await db
     .insertInto("github_check_runs")
-    .values({ analysis_id: t.analysisId, installation_id: t.installationId, repository_full_name: t.repositoryFullName, head_sha: t.headSha, updated_at: new Date() })
+    .values({
+      analysis_id: t.analysisId,
+      installation_id: t.installationId,
+      repository_full_name: t.repositoryFullName,
+      head_sha: t.headSha,
+      updated_at: new Date(),
+    })
     .onConflict((c) => c.column("analysis_id").doNothing())
     .execute();
 }
@@ -84,7 +90,12 @@ export async function recordFailure(db: Db, analysisId: string, error: string, r
 
 /** Check runs whose analysis changed since they were last looked at: due now (the syncer also polls, this only makes it prompt). */
 export async function nudgeCheckRun(db: Db, analysisId: string): Promise<void> {
-  await db.updateTable("github_check_runs").set({ available_at: sql<Date>`now()` }).where("analysis_id", "=", analysisId).where("abandoned", "=", false).execute();
+  await db
+    .updateTable("github_check_runs")
+    .set({ available_at: sql<Date>`now()` })
+    .where("analysis_id", "=", analysisId)
+    .where("abandoned", "=", false)
+    .execute();
 }
 
 /**

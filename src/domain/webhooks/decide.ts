@@ -15,7 +15,14 @@ export type DeliveryAction =
   | { kind: "skip"; reason: string }
   | { kind: "ping" }
   | { kind: "analyze"; trigger: Trigger; installationId: number; repository: RepositoryRef; sha: string; branch: string | null; pullRequest: number | null }
-  | { kind: "installation"; action: "created" | "deleted" | "suspend" | "unsuspend"; installationId: number; accountLogin: string | null; accountType: string | null; repositorySelection: string | null }
+  | {
+      kind: "installation";
+      action: "created" | "deleted" | "suspend" | "unsuspend";
+      installationId: number;
+      accountLogin: string | null;
+      accountType: string | null;
+      repositorySelection: string | null;
+    }
   | { kind: "installation_repositories"; installationId: number; added: RepositoryRef[]; removed: RepositoryRef[]; repositorySelection: string | null };
 
 const ZERO_SHA = /^0{40}$/;
@@ -74,7 +81,8 @@ function installation(p: Json, action: string | null, installationId: number | n
 }
 
 function installationRepositories(p: Json, action: string | null, installationId: number | null): DeliveryAction {
-  if (action !== "added" && action !== "removed") return { kind: "skip", reason: `installation_repositories action ${action ?? "(none)"} changes nothing here` };
+  if (action !== "added" && action !== "removed")
+    return { kind: "skip", reason: `installation_repositories action ${action ?? "(none)"} changes nothing here` };
   if (installationId === null) return { kind: "skip", reason: "installation_repositories event without an installation id" };
   return {
     kind: "installation_repositories",

@@ -26,7 +26,16 @@ export interface NewDelivery {
 export async function recordDelivery(db: Db, d: NewDelivery): Promise<"queued" | "requeued" | "duplicate"> {
   const inserted = await db
     .insertInto("github_webhook_deliveries")
-    .values({ id: d.id, event: d.event, action: d.action, installation_id: d.installationId, repository_full_name: d.repositoryFullName, status: "queued", payload: d.payload, received_at: new Date() })
+    .values({
+      id: d.id,
+      event: d.event,
+      action: d.action,
+      installation_id: d.installationId,
+      repository_full_name: d.repositoryFullName,
+      status: "queued",
+      payload: d.payload,
+      received_at: new Date(),
+    })
     .onConflict((c) => c.column("id").doNothing())
     .returning("id")
     .executeTakeFirst();
@@ -134,4 +143,3 @@ export async function pruneDeliveries(db: Db, olderThanDays: number): Promise<nu
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
-

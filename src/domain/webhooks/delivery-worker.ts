@@ -62,9 +62,12 @@ export class DeliveryWorker extends DrainLoop {
     const { db, logger } = this.#o;
     const log = logger.child({ delivery_id: row.id, event: row.event, action: row.action, attempt: row.attempts });
     const lease = this.#o.leaseSeconds;
-    const heartbeat = setInterval(() => {
-      renewDeliveryLease(db, row.id, row.attempts, lease).catch((err: unknown) => log.warn({ err }, "could not renew the delivery's lease"));
-    }, (lease * 1000) / 3);
+    const heartbeat = setInterval(
+      () => {
+        renewDeliveryLease(db, row.id, row.attempts, lease).catch((err: unknown) => log.warn({ err }, "could not renew the delivery's lease"));
+      },
+      (lease * 1000) / 3,
+    );
     try {
       const outcome = await this.#o.handle(row);
       await finishDelivery(db, row.id, row.attempts, outcome.status, outcome.reason.slice(0, 2000));

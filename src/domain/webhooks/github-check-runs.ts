@@ -37,12 +37,16 @@ export function githubCheckRuns(app: GitHubApp): CheckRunsApi {
   return {
     async create(installationId: number, fullName: string, body: CheckRunRequest): Promise<string> {
       const octokit = await call(installationId, "creating the check run", () => app.installationOctokit(installationId));
-      const res = await call(installationId, "creating the check run", () => octokit.request("POST /repos/{owner}/{repo}/check-runs", { ...split(fullName), ...body }));
+      const res = await call(installationId, "creating the check run", () =>
+        octokit.request("POST /repos/{owner}/{repo}/check-runs", { ...split(fullName), ...body }),
+      );
       return String((res.data as { id: number }).id);
     },
     async update(installationId, fullName, checkRunId, body): Promise<void> {
       const octokit = await call(installationId, "updating the check run", () => app.installationOctokit(installationId));
-      await call(installationId, "updating the check run", () => octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", { ...split(fullName), check_run_id: Number(checkRunId), ...body }));
+      await call(installationId, "updating the check run", () =>
+        octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", { ...split(fullName), check_run_id: Number(checkRunId), ...body }),
+      );
     },
   };
 }

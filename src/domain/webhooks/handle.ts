@@ -12,7 +12,14 @@ export interface HandlerDeps {
   db: Db;
   logger: Logger;
   /** The analysis service's create (one analysis per repository and commit). */
-  startAnalysis(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateAnalysisInput, trigger: AnalysisTrigger): Promise<{ analysis: { id: string; status: string }; created: boolean }>;
+  startAnalysis(
+    db: Db,
+    accountId: string,
+    repositoryId: string,
+    ref: string,
+    input: CreateAnalysisInput,
+    trigger: AnalysisTrigger,
+  ): Promise<{ analysis: { id: string; status: string }; created: boolean }>;
   /** Records that this analysis reports to a check run on GitHub (idempotent per analysis). */
   trackCheckRun(a: { analysisId: string; installationId: number; repositoryFullName: string; headSha: string }): Promise<void>;
   /** Keeps integrations and their repositories in step with the installation on GitHub. */
@@ -56,13 +63,18 @@ async function act(deps: HandlerDeps, deliveryId: string, a: DeliveryAction): Pr
           : a.action === "created"
             ? await i.refresh(a.installationId, a)
             : await i.setSuspended(a.installationId, a.action === "suspend");
-      if (!known) return { status: "skipped", reason: `installation ${a.installationId} is not connected to an account here (connect it with the install link or POST /v1/integrations/github)` };
+      if (!known)
+        return {
+          status: "skipped",
+          reason: `installation ${a.installationId} is not connected to an account here (connect it with the install link or POST /v1/integrations/github)`,
+        };
       return { status: "handled", reason: `installation ${a.action}` };
     }
     case "installation_repositories": {
       const removed = a.removed.length ? await deps.installations.repositoriesRemoved(a.installationId, a.removed) : 0;
       const added = a.added.length ? await deps.installations.repositoriesAdded(a.installationId, a.added) : 0;
-      if (a.repositorySelection) await deps.installations.refresh(a.installationId, { accountLogin: null, accountType: null, repositorySelection: a.repositorySelection });
+      if (a.repositorySelection)
+        await deps.installations.refresh(a.installationId, { accountLogin: null, accountType: null, repositorySelection: a.repositorySelection });
       return { status: "handled", reason: `${a.added.length} added (${added} registered here), ${a.removed.length} removed (${removed} registered here)` };
     }
     case "analyze":
@@ -78,14 +90,10 @@ async function analyze(deps: HandlerDeps, deliveryId: string, a: Extract<Deliver
   const repo = await findIntegrationRepository(deps.db, integration.id, a.repository.id);
   if (!repo) return { status: "skipped", reason: `${a.repository.fullName} is not registered (register it from the integration to have it analysed)` };
   if (!repo.auto_analyze) return { status: "skipped", reason: `auto_analyze is off for ${a.repository.fullName}` };
-  const { analysis, created } = await deps.startAnalysis(
-    deps.db,
-    integration.account_id,
-    repo.id,
-    a.sha,
-    a.branch ? { branch: a.branch.slice(0, 255) } : {},
-    { kind: a.trigger, deliveryId },
-  );
+  const { analysis, created } = await deps.startAnalysis(deps.db, integration.account_id, repo.id, a.sha, a.branch ? { branch: a.branch.slice(0, 255) } : {}, {
+    kind: a.trigger,
+    deliveryId,
+  });
   await deps.trackCheckRun({ analysisId: analysis.id, installationId: a.installationId, repositoryFullName: a.repository.fullName, headSha: a.sha });
   return { status: "handled", reason: `${created ? "started" : "already had"} analysis ${analysis.id} of ${a.sha.slice(0, 12)}` };
 }

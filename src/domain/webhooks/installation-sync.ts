@@ -25,7 +25,11 @@ export function installationSync(db: Db): InstallationSync {
     async deleted(installationId) {
       const known = (await markInstallationDeleted(db, installationId)) !== undefined;
       // Its analyses go on (they run from codeplane's mirror); their check runs cannot be reported any more.
-      await abandonCheckRunsOfInstallation(db, installationId, "the GitHub App installation was deleted: GitHub revoked its access, so this check run can no longer be updated");
+      await abandonCheckRunsOfInstallation(
+        db,
+        installationId,
+        "the GitHub App installation was deleted: GitHub revoked its access, so this check run can no longer be updated",
+      );
       return known;
     },
     async refresh(installationId, d) {

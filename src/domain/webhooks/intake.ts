@@ -20,9 +20,7 @@ export interface IncomingDelivery {
   body: Buffer;
 }
 
-export type IntakeResult =
-  | { outcome: "unsigned" }
-  | { outcome: "queued" | "requeued" | "duplicate"; id: string; event: string; action: string | null };
+export type IntakeResult = { outcome: "unsigned" } | { outcome: "queued" | "requeued" | "duplicate"; id: string; event: string; action: string | null };
 
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
 const DELIVERY_ID = /^[A-Za-z0-9._-]{1,100}$/;

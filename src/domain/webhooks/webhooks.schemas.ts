@@ -19,9 +19,7 @@ export const deliverySchema = z
   .meta({ id: "WebhookDelivery" });
 export type Delivery = z.infer<typeof deliverySchema>;
 
-export const deliveryPageSchema = z
-  .object({ items: z.array(deliverySchema), next_cursor: z.string().nullable() })
-  .meta({ id: "WebhookDeliveryPage" });
+export const deliveryPageSchema = z.object({ items: z.array(deliverySchema), next_cursor: z.string().nullable() }).meta({ id: "WebhookDeliveryPage" });
 
 export const acceptedSchema = z
   .object({

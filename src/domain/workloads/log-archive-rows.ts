@@ -28,7 +28,11 @@ export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
   const db = untyped(typedDb);
   return {
     async resume(id) {
-      const max = await db.selectFrom(t.linesTable).select(sql<string | null>`max(seq)`.as("seq")).where(t.key, "=", id).executeTakeFirst();
+      const max = await db
+        .selectFrom(t.linesTable)
+        .select(sql<string | null>`max(seq)`.as("seq"))
+        .where(t.key, "=", id)
+        .executeTakeFirst();
       const row = await db.selectFrom(t.table).select(["stdout_bytes", "stderr_bytes", "logs_complete"]).where("id", "=", id).executeTakeFirst();
       if (!row || row.logs_complete) return null;
       return { afterSeq: Number(max?.seq ?? 0), bytes: { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) } };

@@ -89,7 +89,12 @@ export async function hideWorkload(db: Db, t: WorkloadTable, accountId: string, 
  * API's DELETE finishes the job itself. False when the resource is still there.
  */
 export async function removeDetachedWorkload(db: Db, t: WorkloadTable, accountId: string, id: string): Promise<boolean> {
-  const res = await untyped(db).deleteFrom(t.table).where("id", "=", id).where("account_id", "=", accountId).where("resource_deleted_at", "is not", null).executeTakeFirst();
+  const res = await untyped(db)
+    .deleteFrom(t.table)
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .where("resource_deleted_at", "is not", null)
+    .executeTakeFirst();
   return res.numDeletedRows > 0n;
 }
 
@@ -123,7 +128,8 @@ export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadS
         return "mirrored";
       } catch (err) {
         if (isOrphanedWrite(t, err)) return "orphaned";
-        if (isDataException(err)) throw new Unreconcilable("Unstorable", `its ${t.table} row cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
+        if (isDataException(err))
+          throw new Unreconcilable("Unstorable", `its ${t.table} row cannot be stored: ${err instanceof Error ? err.message : String(err)}`);
         throw err;
       }
     },

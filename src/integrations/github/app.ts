@@ -150,7 +150,11 @@ export class GitHubApp {
    */
   async installationToken(installationId: number, opts: { refresh?: boolean } = {}): Promise<InstallationToken> {
     const auth = await this.#call({ op: "token", installationId }, async () => {
-      const authenticate = this.#app.octokit.auth as (o: { type: "installation"; installationId: number; refresh?: boolean }) => Promise<{ token: string; expiresAt: string }>;
+      const authenticate = this.#app.octokit.auth as (o: {
+        type: "installation";
+        installationId: number;
+        refresh?: boolean;
+      }) => Promise<{ token: string; expiresAt: string }>;
       return authenticate({ type: "installation", installationId, ...(opts.refresh && { refresh: true }) });
     });
     return { token: auth.token, expiresAt: new Date(auth.expiresAt) };
@@ -160,7 +164,10 @@ export class GitHubApp {
    * One page of the repositories the installation can see (GET /installation/repositories),
    * `page` counting from 1, at most 100 a page. `total` is GitHub's count.
    */
-  async listInstallationRepositories(installationId: number, page: { page: number; perPage: number }): Promise<{ repositories: GitHubRepository[]; total: number }> {
+  async listInstallationRepositories(
+    installationId: number,
+    page: { page: number; perPage: number },
+  ): Promise<{ repositories: GitHubRepository[]; total: number }> {
     const octokit = await this.installationOctokit(installationId);
     const data = await this.#call({ op: "repositories", installationId }, async () => {
       const res = await octokit.request("GET /installation/repositories", { per_page: Math.min(MAX_PER_PAGE, page.perPage), page: page.page });
@@ -172,7 +179,8 @@ export class GitHubApp {
   /** A repository the installation can see, by owner/name; GitHubError repository_not_found when it cannot. */
   async getRepository(installationId: number, fullName: string): Promise<GitHubRepository> {
     const [owner, repo, ...rest] = fullName.split("/");
-    if (!owner || !repo || rest.length) throw new GitHubError("repository_not_found", `The repository ${fullName} does not exist or the installation cannot see it`);
+    if (!owner || !repo || rest.length)
+      throw new GitHubError("repository_not_found", `The repository ${fullName} does not exist or the installation cannot see it`);
     const octokit = await this.installationOctokit(installationId);
     const data = await this.#call({ op: "repository", installationId, fullName }, async () => {
       const res = await octokit.request("GET /repos/{owner}/{repo}", { owner, repo });
@@ -188,7 +196,10 @@ export class GitHubApp {
       const mapped = toGitHubError(err, what, this.#timeoutMs);
       if (mapped instanceof GitHubError) {
         // GitHub's status and our kind; never the request (headers) or the body.
-        this.#log.info({ github_operation: what.op, installation_id: "installationId" in what ? what.installationId : undefined, status: mapped.status, kind: mapped.kind }, "GitHub call failed");
+        this.#log.info(
+          { github_operation: what.op, installation_id: "installationId" in what ? what.installationId : undefined, status: mapped.status, kind: mapped.kind },
+          "GitHub call failed",
+        );
       }
       throw mapped;
     }

@@ -61,11 +61,19 @@ describe("the GitHub App settings", () => {
     ["the App without a public URL", { ...app, CODEPLANE_PUBLIC_URL: undefined }, /CODEPLANE_PUBLIC_URL: required for the GitHub App/],
     ["only an API URL", { CODEPLANE_GITHUB_API_URL: "https://ghe.example.com/api/v3" }, /CODEPLANE_GITHUB_APP_ID: required/],
     ["both the key and its file", { ...app, CODEPLANE_GITHUB_PRIVATE_KEY_FILE: "/x.pem" }, /set either it or CODEPLANE_GITHUB_PRIVATE_KEY, not both/],
-    ["a key file that cannot be read", { ...app, CODEPLANE_GITHUB_PRIVATE_KEY: undefined, CODEPLANE_GITHUB_PRIVATE_KEY_FILE: "/nonexistent/app.pem" }, /CODEPLANE_GITHUB_PRIVATE_KEY_FILE: cannot read \/nonexistent\/app.pem \(ENOENT\)/],
+    [
+      "a key file that cannot be read",
+      { ...app, CODEPLANE_GITHUB_PRIVATE_KEY: undefined, CODEPLANE_GITHUB_PRIVATE_KEY_FILE: "/nonexistent/app.pem" },
+      /CODEPLANE_GITHUB_PRIVATE_KEY_FILE: cannot read \/nonexistent\/app.pem \(ENOENT\)/,
+    ],
     ["a key that is no PEM", { ...app, CODEPLANE_GITHUB_PRIVATE_KEY: "not-a-key" }, /CODEPLANE_GITHUB_PRIVATE_KEY: must be the App's private key/],
     ["an app id that is no number", { ...app, CODEPLANE_GITHUB_APP_ID: "codeplane" }, /CODEPLANE_GITHUB_APP_ID: must be the App's numeric id/],
     ["a slug with capitals", { ...app, CODEPLANE_GITHUB_APP_SLUG: "CodePlane" }, /CODEPLANE_GITHUB_APP_SLUG/],
-    ["an API URL with credentials", { ...app, CODEPLANE_GITHUB_API_URL: "https://u:p@ghe.example.com/api/v3" }, /CODEPLANE_GITHUB_API_URL: must not carry credentials/],
+    [
+      "an API URL with credentials",
+      { ...app, CODEPLANE_GITHUB_API_URL: "https://u:p@ghe.example.com/api/v3" },
+      /CODEPLANE_GITHUB_API_URL: must not carry credentials/,
+    ],
     ["a public URL that is no URL", { ...app, CODEPLANE_PUBLIC_URL: "codeplane.example.com" }, /CODEPLANE_PUBLIC_URL/],
   ])("refuse %s at start", (_name, env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);

@@ -80,7 +80,10 @@ function notFound(what: GitHubOperation, id: number | null, status: number, err:
     return new GitHubError("repository_not_found", `The repository ${what.fullName} does not exist or the installation cannot see it`, { status, cause: err });
   }
   if (id !== null) {
-    return new GitHubError("installation_not_found", `The GitHub App installation ${id} does not exist or is not an installation of this App`, { status, cause: err });
+    return new GitHubError("installation_not_found", `The GitHub App installation ${id} does not exist or is not an installation of this App`, {
+      status,
+      cause: err,
+    });
   }
   return null;
 }
@@ -104,14 +107,25 @@ export function toGitHubError(err: unknown, what: GitHubOperation, timeoutMs: nu
   // fetch failed before any answer (DNS, connection refused, TLS): @octokit/request reports 500 without a response.
   if (!e.response) return new GitHubError("unavailable", "GitHub could not be reached", { cause: err });
   if (status === 401) {
-    return new GitHubError("app_credentials_refused", "GitHub refused the App's credentials: check CODEPLANE_GITHUB_APP_ID and the private key", { status, cause: err });
+    return new GitHubError("app_credentials_refused", "GitHub refused the App's credentials: check CODEPLANE_GITHUB_APP_ID and the private key", {
+      status,
+      cause: err,
+    });
   }
   if (status === 403 && /suspend/i.test(message)) {
-    return new GitHubError("installation_suspended", id !== null ? `The GitHub App installation ${id} is suspended` : "The GitHub App installation is suspended", { status, cause: err });
+    return new GitHubError(
+      "installation_suspended",
+      id !== null ? `The GitHub App installation ${id} is suspended` : "The GitHub App installation is suspended",
+      { status, cause: err },
+    );
   }
   if (rateLimited(e, message)) {
     const retry = retryAfterOf(e);
-    return new GitHubError("unavailable", "GitHub's rate limit was reached; try again later", { status, cause: err, ...(retry !== undefined && { retryAfterSeconds: retry }) });
+    return new GitHubError("unavailable", "GitHub's rate limit was reached; try again later", {
+      status,
+      cause: err,
+      ...(retry !== undefined && { retryAfterSeconds: retry }),
+    });
   }
   const gone = status === 404 || status === 410 || (status === 403 && what.op === "repository") ? notFound(what, id, status, err) : null;
   if (gone) return gone;

@@ -21,12 +21,5 @@
 // Every request is limited to config.github.requestTimeoutMs
 // (CODEPLANE_GITHUB_TIMEOUT_SECONDS), so nothing waits on GitHub for ever.
 // Rows of connected installations are the domain's: src/domain/integrations.
-export {
-  GitHubApp,
-  type GitHubAppOptions,
-  type GitHubInstallation,
-  type GitHubRepository,
-  type InstallationOctokit,
-  type InstallationToken,
-} from "./app.ts";
+export { GitHubApp, type GitHubAppOptions, type GitHubInstallation, type GitHubRepository, type InstallationOctokit, type InstallationToken } from "./app.ts";
 export { GitHubError, GitHubNotConfiguredError, toGitHubError, type GitHubErrorKind, type GitHubOperation } from "./errors.ts";

@@ -64,7 +64,11 @@ export function parseAnsi(line: string, state: Style = plain()): Segment[] {
   for (const m of line.matchAll(ESCAPE)) {
     push(line.slice(last, m.index));
     last = m.index + m[0].length;
-    if (m[2] === "m") apply(state, (m[1] || "0").split(";").map((x) => (x === "" ? 0 : Number(x))));
+    if (m[2] === "m")
+      apply(
+        state,
+        (m[1] || "0").split(";").map((x) => (x === "" ? 0 : Number(x))),
+      );
   }
   push(line.slice(last));
   return out;

@@ -57,7 +57,12 @@ export async function loadSession(): Promise<SessionView | null> {
 }
 
 export async function signIn(apiKey: string): Promise<SessionView> {
-  const res = await fetch("/ui/session", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: apiKey }) });
+  const res = await fetch("/ui/session", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
   if (!res.ok) throw await errorOf(res);
   await res.json();
   const s = await loadSession();
@@ -79,7 +84,12 @@ export async function signInMethods(): Promise<SignInMethods> {
 
 /** Starts a sign-in at the OIDC provider that comes back to `returnTo` (a /ui path): the provider's URL to go to. */
 export async function startOidcSignIn(returnTo: string): Promise<string> {
-  const res = await fetch("/ui/sign-in/oidc", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ return_to: returnTo }) });
+  const res = await fetch("/ui/sign-in/oidc", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ return_to: returnTo }),
+  });
   if (!res.ok) throw await errorOf(res);
   return ((await res.json()) as { authorization_url: string }).authorization_url;
 }

@@ -5,13 +5,49 @@
 import { h } from "./dom.ts";
 
 const KEYWORDS = new Set(
-  ("and as assert async await break case catch class const continue def del elif else enum except export extends false finally fn for from func " +
+  (
+    "and as assert async await break case catch class const continue def del elif else enum except export extends false finally fn for from func " +
     "function go if impl import in interface is lambda let match mod new nil none not null or package pass pub raise return self static struct " +
-    "super switch this throw true try type typeof use var while with yield None True False").split(" "),
+    "super switch this throw true try type typeof use var while with yield None True False"
+  ).split(" "),
 );
 
 const HASH_COMMENT = new Set(["py", "sh", "bash", "rb", "yaml", "yml", "toml", "r", "pl", "mk", "dockerfile", "makefile"]);
-const CODE = new Set(["py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "rs", "java", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "sh", "bash", "kt", "swift", "php", "scala", "yaml", "yml", "toml", "json", "r", "pl", "lua", "mk", "dockerfile", "makefile"]);
+const CODE = new Set([
+  "py",
+  "js",
+  "mjs",
+  "cjs",
+  "ts",
+  "tsx",
+  "jsx",
+  "go",
+  "rs",
+  "java",
+  "c",
+  "h",
+  "cc",
+  "cpp",
+  "hpp",
+  "cs",
+  "rb",
+  "sh",
+  "bash",
+  "kt",
+  "swift",
+  "php",
+  "scala",
+  "yaml",
+  "yml",
+  "toml",
+  "json",
+  "r",
+  "pl",
+  "lua",
+  "mk",
+  "dockerfile",
+  "makefile",
+]);
 
 export function highlight(text: string, path: string): HTMLElement {
   const name = path.split("/").at(-1)!.toLowerCase();

@@ -48,7 +48,13 @@ export class LogView {
     this.#log = h("div", { class: "log", id: "log", role: "log", "aria-label": "Run output", tabindex: 0 });
     this.#info = h("p", { class: "muted", id: "log-info" });
     this.#state = h("span", { id: "log-state", "aria-live": "polite" }, "connecting");
-    const filter = h("select", { id: "log-filter" }, h("option", { value: "both" }, "stdout and stderr"), h("option", { value: "stdout" }, "stdout"), h("option", { value: "stderr" }, "stderr"));
+    const filter = h(
+      "select",
+      { id: "log-filter" },
+      h("option", { value: "both" }, "stdout and stderr"),
+      h("option", { value: "stdout" }, "stdout"),
+      h("option", { value: "stderr" }, "stderr"),
+    );
     filter.addEventListener("change", () => {
       this.#filter = filter.value as "both" | Stream;
       this.#rerender();
@@ -82,13 +88,30 @@ export class LogView {
     ts.addEventListener("change", () => this.#log.classList.toggle("no-ts", !ts.checked));
     const ln = h("input", { id: "log-ln", type: "checkbox", checked: true });
     ln.addEventListener("change", () => this.#log.classList.toggle("no-ln", !ln.checked));
-    const downloads = h("span", {}, "Download: ", ...(["stdout", "stderr"] as const).map((s) => h("button", { type: "button", id: `download-${s}`, onclick: () => void this.#download(s) }, s)));
-    this.element = h("section", { "aria-label": "Output" },
-      h("div", { class: "toolbar" },
-        h("label", { for: "log-filter" }, "Streams", filter), h("label", { for: "log-search" }, "Search", search),
-        h("label", { class: "check" }, follow, "Follow"), pause, h("label", { class: "check" }, ts, "Timestamps"), h("label", { class: "check" }, ln, "Line numbers"),
-        downloads, this.#state),
-      this.#info, this.#log);
+    const downloads = h(
+      "span",
+      {},
+      "Download: ",
+      ...(["stdout", "stderr"] as const).map((s) => h("button", { type: "button", id: `download-${s}`, onclick: () => void this.#download(s) }, s)),
+    );
+    this.element = h(
+      "section",
+      { "aria-label": "Output" },
+      h(
+        "div",
+        { class: "toolbar" },
+        h("label", { for: "log-filter" }, "Streams", filter),
+        h("label", { for: "log-search" }, "Search", search),
+        h("label", { class: "check" }, follow, "Follow"),
+        pause,
+        h("label", { class: "check" }, ts, "Timestamps"),
+        h("label", { class: "check" }, ln, "Line numbers"),
+        downloads,
+        this.#state,
+      ),
+      this.#info,
+      this.#log,
+    );
   }
 
   start(): void {
@@ -197,8 +220,13 @@ export class LogView {
   }
 
   #lineEl(l: LogLine): HTMLElement {
-    const el = h("div", { class: `l ${l.stream}`, "data-seq": l.seq, "data-stream": l.stream },
-      h("span", { class: "n" }, l.seq), h("span", { class: "t" }, l.ts.slice(11, 23)), l.stream === "stderr" ? h("span", { class: "s", title: "stderr" }, "err") : null);
+    const el = h(
+      "div",
+      { class: `l ${l.stream}`, "data-seq": l.seq, "data-stream": l.stream },
+      h("span", { class: "n" }, l.seq),
+      h("span", { class: "t" }, l.ts.slice(11, 23)),
+      l.stream === "stderr" ? h("span", { class: "s", title: "stderr" }, "err") : null,
+    );
     const text = l.line.length > MAX_LINE_CHARS ? `${l.line.slice(0, MAX_LINE_CHARS)}… (${l.line.length} characters)` : l.line;
     for (const seg of parseAnsi(text)) {
       const node = seg.classes.length ? h("span", { class: seg.classes.join(" ") }) : el;

@@ -70,7 +70,11 @@ async function signInPage(): Promise<void> {
       }
     });
     parts.push(
-      h("p", { class: "muted" }, `${methods.oidc ? "Or paste" : "Paste"} an API key of your account. The key is exchanged for a session cookie and not kept in the browser; signing out, or revoking the key, ends the session.`),
+      h(
+        "p",
+        { class: "muted" },
+        `${methods.oidc ? "Or paste" : "Paste"} an API key of your account. The key is exchanged for a session cookie and not kept in the browser; signing out, or revoking the key, ends the session.`,
+      ),
       form,
     );
     focus = key;

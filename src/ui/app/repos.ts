@@ -5,16 +5,61 @@ import { showIssues } from "./account.ts";
 import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
 import { highlight } from "./highlight.ts";
 
-interface Repository { id: string; name: string; url: string; provider: string; default_branch: string; created_at: string }
-interface Refs { head: string | null; branches: { name: string; commit_hash: string }[]; tags: { name: string; commit_hash: string }[] }
-interface Tree { commit_hash: string; path: string; entries: { name: string; path: string; type: string; size: number | null }[] }
-interface FileView { commit_hash: string; path: string; size: number; encoding: "utf-8" | "base64"; content: string; truncated: boolean }
-interface Parameter { name: string; value: string | number | boolean | null; category: string | null; cli_option: string | null; choices: (string | number)[] | null; description: string | null }
-interface Experiment { id: string; title: string; description: string | null; entry_point: string; language: string; parameters: Parameter[] }
+interface Repository {
+  id: string;
+  name: string;
+  url: string;
+  provider: string;
+  default_branch: string;
+  created_at: string;
+}
+interface Refs {
+  head: string | null;
+  branches: { name: string; commit_hash: string }[];
+  tags: { name: string; commit_hash: string }[];
+}
+interface Tree {
+  commit_hash: string;
+  path: string;
+  entries: { name: string; path: string; type: string; size: number | null }[];
+}
+interface FileView {
+  commit_hash: string;
+  path: string;
+  size: number;
+  encoding: "utf-8" | "base64";
+  content: string;
+  truncated: boolean;
+}
+interface Parameter {
+  name: string;
+  value: string | number | boolean | null;
+  category: string | null;
+  cli_option: string | null;
+  choices: (string | number)[] | null;
+  description: string | null;
+}
+interface Experiment {
+  id: string;
+  title: string;
+  description: string | null;
+  entry_point: string;
+  language: string;
+  parameters: Parameter[];
+}
 export interface Analysis {
-  id: string; repository_id: string; commit_hash: string; branch: string | null; status: string; created_at: string; completed_at: string | null;
-  repo_summary: unknown; experiments: Experiment[] | null; primary_ids: string[] | null;
-  env_vars: { valid: boolean; required_env_vars: string[]; missing_env_vars: string[] } | null; error: string | null;
+  id: string;
+  repository_id: string;
+  commit_hash: string;
+  branch: string | null;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  repo_summary: unknown;
+  experiments: Experiment[] | null;
+  primary_ids: string[] | null;
+  env_vars: { valid: boolean; required_env_vars: string[]; missing_env_vars: string[] } | null;
+  error: string | null;
 }
 
 const COMPUTE_TYPES = ["cpu-general", "cpu-memory", "gpu-a10g"];
@@ -23,24 +68,51 @@ export async function reposPage(): Promise<void> {
   const list = h("tbody");
   const reload = async () => {
     const page = await api<Page<Repository>>("/v1/repositories?limit=100");
-    list.replaceChildren(...page.items.map((r) => h("tr", {}, h("td", {}, h("a", { href: `#/repos/${r.id}` }, r.name)), h("td", {}, h("code", {}, r.url)), h("td", {}, r.provider), h("td", {}, r.default_branch), h("td", {}, fmtTime(r.created_at)))));
+    list.replaceChildren(
+      ...page.items.map((r) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, h("a", { href: `#/repos/${r.id}` }, r.name)),
+          h("td", {}, h("code", {}, r.url)),
+          h("td", {}, r.provider),
+          h("td", {}, r.default_branch),
+          h("td", {}, fmtTime(r.created_at)),
+        ),
+      ),
+    );
     if (!page.items.length) list.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No repository yet: register one below.")));
   };
   const url = h("input", { id: "repo-url", required: true, placeholder: "https://github.com/org/repo.git" });
   const name = h("input", { id: "repo-name", placeholder: "optional" });
   const errs = { url: h("span", { class: "field-error" }), name: h("span", { class: "field-error" }) };
   const general = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "stack" }, h("label", { for: "repo-url" }, "Clone URL", url, errs.url), h("label", { for: "repo-name" }, "Name", name, errs.name), h("button", { type: "submit" }, "Register"), general);
+  const form = h(
+    "form",
+    { class: "stack" },
+    h("label", { for: "repo-url" }, "Clone URL", url, errs.url),
+    h("label", { for: "repo-name" }, "Name", name, errs.name),
+    h("button", { type: "submit" }, "Register"),
+    general,
+  );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const r = await api<Repository>("/v1/repositories", { method: "POST", json: { url: url.value.trim(), ...(name.value.trim() && { name: name.value.trim() }) } });
+      const r = await api<Repository>("/v1/repositories", {
+        method: "POST",
+        json: { url: url.value.trim(), ...(name.value.trim() && { name: name.value.trim() }) },
+      });
       location.hash = `#/repos/${r.id}`;
     } catch (err) {
       showIssues(err, errs, general);
     }
   });
-  show(h("h1", {}, "Repositories"), h("table", {}, h("thead", {}, h("tr", {}, ...["Name", "URL", "Provider", "Default branch", "Registered"].map((t) => h("th", { scope: "col" }, t)))), list), h("h2", {}, "Register a repository"), form);
+  show(
+    h("h1", {}, "Repositories"),
+    h("table", {}, h("thead", {}, h("tr", {}, ...["Name", "URL", "Provider", "Default branch", "Registered"].map((t) => h("th", { scope: "col" }, t)))), list),
+    h("h2", {}, "Register a repository"),
+    form,
+  );
   await reload();
 }
 
@@ -51,16 +123,26 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
   const ref = query.get("ref") || repo.default_branch;
   const path = query.get("path") ?? "";
   const refInput = h("input", { id: "ref", value: ref, list: "ref-names", size: 40 });
-  const refForm = h("form", { class: "inline" },
+  const refForm = h(
+    "form",
+    { class: "inline" },
     h("label", { for: "ref" }, "Branch, tag or commit", refInput),
     h("datalist", { id: "ref-names" }, ...[...refs.branches, ...refs.tags].map((r) => h("option", { value: r.name }))),
-    h("button", { type: "submit" }, "Browse"));
+    h("button", { type: "submit" }, "Browse"),
+  );
   refForm.addEventListener("submit", (e) => {
     e.preventDefault();
     location.hash = repoLink(id, refInput.value.trim(), "");
   });
-  const crumbs = h("nav", { "aria-label": "Path" }, h("a", { href: repoLink(id, ref, "") }, repo.name),
-    ...path.split("/").filter(Boolean).flatMap((part, i, all) => [" / ", h("a", { href: repoLink(id, ref, all.slice(0, i + 1).join("/")) }, part)]));
+  const crumbs = h(
+    "nav",
+    { "aria-label": "Path" },
+    h("a", { href: repoLink(id, ref, "") }, repo.name),
+    ...path
+      .split("/")
+      .filter(Boolean)
+      .flatMap((part, i, all) => [" / ", h("a", { href: repoLink(id, ref, all.slice(0, i + 1).join("/")) }, part)]),
+  );
   const content = h("section", { "aria-label": "Files" });
   const main = show(h("h1", {}, repo.name), h("p", { class: "muted" }, repo.url), refForm, crumbs, content);
 
@@ -68,9 +150,33 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
   try {
     const tree = await api<Tree>(`/v1/repositories/${seg(id)}/files${q({ ref, path })}`);
     commit = tree.commit_hash;
-    content.append(h("p", { class: "muted" }, `commit ${tree.commit_hash}`), h("table", { id: "tree" }, h("tbody", {},
-      ...tree.entries.sort((a, b) => (a.type === "dir" ? 0 : 1) - (b.type === "dir" ? 0 : 1) || a.name.localeCompare(b.name)).map((e) =>
-        h("tr", { "data-type": e.type }, h("td", {}, e.type === "dir" || e.type === "file" ? h("a", { href: repoLink(id, ref, e.path) }, e.type === "dir" ? `${e.name}/` : e.name) : `${e.name} (${e.type})`), h("td", { class: "muted" }, e.size === null ? "" : `${e.size} B`))))));
+    content.append(
+      h("p", { class: "muted" }, `commit ${tree.commit_hash}`),
+      h(
+        "table",
+        { id: "tree" },
+        h(
+          "tbody",
+          {},
+          ...tree.entries
+            .sort((a, b) => (a.type === "dir" ? 0 : 1) - (b.type === "dir" ? 0 : 1) || a.name.localeCompare(b.name))
+            .map((e) =>
+              h(
+                "tr",
+                { "data-type": e.type },
+                h(
+                  "td",
+                  {},
+                  e.type === "dir" || e.type === "file"
+                    ? h("a", { href: repoLink(id, ref, e.path) }, e.type === "dir" ? `${e.name}/` : e.name)
+                    : `${e.name} (${e.type})`,
+                ),
+                h("td", { class: "muted" }, e.size === null ? "" : `${e.size} B`),
+              ),
+            ),
+        ),
+      ),
+    );
   } catch (err) {
     // Not a directory (404): a file, then.
     if (!(err instanceof ApiError) || err.status !== 404 || !path) throw err;
@@ -79,7 +185,8 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
     content.append(h("p", { class: "muted" }, `commit ${file.commit_hash} · ${file.size} bytes`));
     if (file.encoding === "base64") content.append(h("p", { class: "notice", id: "binary-notice" }, "A binary file: its content is not shown."));
     else {
-      if (file.truncated) content.append(h("p", { class: "notice", id: "truncated-notice" }, "The file is larger than the API returns: only its beginning is shown."));
+      if (file.truncated)
+        content.append(h("p", { class: "notice", id: "truncated-notice" }, "The file is larger than the API returns: only its beginning is shown."));
       content.append(highlight(file.content, path));
     }
   }
@@ -99,29 +206,75 @@ async function runAndAnalysePanel(repo: Repository, commit: string, branch: stri
     }
   });
   const command = h("input", { id: "run-command", required: true, placeholder: 'python3 train.py --epochs 3  or  ["sh", "-c", "echo hi"]', size: 60 });
-  const form = runOptionsForm(repo.id, commit, () => {
-    const text = command.value.trim();
-    return { command: text.startsWith("[") ? (JSON.parse(text) as string[]) : text.split(/\s+/) };
-  }, [h("label", { for: "run-command" }, "Command (words, or a JSON array of arguments)", command)]);
+  const form = runOptionsForm(
+    repo.id,
+    commit,
+    () => {
+      const text = command.value.trim();
+      return { command: text.startsWith("[") ? (JSON.parse(text) as string[]) : text.split(/\s+/) };
+    },
+    [h("label", { for: "run-command" }, "Command (words, or a JSON array of arguments)", command)],
+  );
   return [
     h("h2", {}, "Analyses"),
     analyses && analyses.items.length
-      ? h("ul", {}, ...analyses.items.map((a) => h("li", {}, h("a", { href: `#/repos/${repo.id}/analysis/${a.commit_hash}` }, a.commit_hash.slice(0, 12)), " ", statusBadge(a.status), ` ${a.branch ?? ""} · ${fmtTime(a.created_at)}`)))
+      ? h(
+          "ul",
+          {},
+          ...analyses.items.map((a) =>
+            h(
+              "li",
+              {},
+              h("a", { href: `#/repos/${repo.id}/analysis/${a.commit_hash}` }, a.commit_hash.slice(0, 12)),
+              " ",
+              statusBadge(a.status),
+              ` ${a.branch ?? ""} · ${fmtTime(a.created_at)}`,
+            ),
+          ),
+        )
       : h("p", { class: "muted" }, "No analysis yet."),
-    analyse, analyseError,
-    h("h2", {}, "Run a command at this commit"), form,
-    h("p", {}, h("a", { href: `#/runs${q({ repository_id: repo.id })}` }, "Runs of this repository"), " · ", h("a", { href: `#/env${q({ repository_id: repo.id })}` }, "Its environment variables")),
+    analyse,
+    analyseError,
+    h("h2", {}, "Run a command at this commit"),
+    form,
+    h(
+      "p",
+      {},
+      h("a", { href: `#/runs${q({ repository_id: repo.id })}` }, "Runs of this repository"),
+      " · ",
+      h("a", { href: `#/env${q({ repository_id: repo.id })}` }, "Its environment variables"),
+    ),
   ];
 }
 
 /** Compute type and timeout, the API's 422 messages next to the fields; `body` gives the rest of the request. */
-export function runOptionsForm(repoId: string, commit: string, body: () => Record<string, unknown>, fields: HTMLElement[], paramErrors: Record<string, HTMLElement> = {}): HTMLFormElement {
+export function runOptionsForm(
+  repoId: string,
+  commit: string,
+  body: () => Record<string, unknown>,
+  fields: HTMLElement[],
+  paramErrors: Record<string, HTMLElement> = {},
+): HTMLFormElement {
   const compute = h("select", { name: "compute_type" }, ...COMPUTE_TYPES.map((c) => h("option", { value: c }, c)));
   const timeout = h("input", { name: "timeout_seconds", type: "number", min: 1, placeholder: "operator default" });
-  const errs: Record<string, HTMLElement> = { command: h("span", { class: "field-error" }), compute_type: h("span", { class: "field-error" }), timeout_seconds: h("span", { class: "field-error" }), ...paramErrors };
+  const errs: Record<string, HTMLElement> = {
+    command: h("span", { class: "field-error" }),
+    compute_type: h("span", { class: "field-error" }),
+    timeout_seconds: h("span", { class: "field-error" }),
+    ...paramErrors,
+  };
   const general = h("p", { class: "error", role: "alert" });
   // novalidate: the API's own 422 messages are the ones shown, next to their fields.
-  const form = h("form", { class: "stack", novalidate: true }, ...fields, errs.command!, h("label", {}, "Compute type", compute, errs.compute_type!), h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!), h("button", { type: "submit" }, "Start run"), general);
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
+    ...fields,
+    errs.command!,
+    h("label", {}, "Compute type", compute, errs.compute_type!),
+    h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!),
+    h("button", { type: "submit" }, "Start run"),
+    general,
+  );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
@@ -144,11 +297,23 @@ export async function analysisPage(repoId: string, commit: string): Promise<void
     const env = a.env_vars;
     show(
       h("h1", {}, `Analysis of ${a.commit_hash.slice(0, 12)}`),
-      h("p", {}, h("a", { href: `#/repos/${repoId}${q({ ref: a.commit_hash })}` }, "Browse this commit"), " · status ", statusBadge(a.status), ` · ${fmtTime(a.created_at)}`),
+      h(
+        "p",
+        {},
+        h("a", { href: `#/repos/${repoId}${q({ ref: a.commit_hash })}` }, "Browse this commit"),
+        " · status ",
+        statusBadge(a.status),
+        ` · ${fmtTime(a.created_at)}`,
+      ),
       a.error ? h("p", { class: "error" }, a.error) : null,
       a.repo_summary ? h("details", { open: true }, h("summary", {}, "Summary"), summaryView(a.repo_summary)) : null,
       env && env.missing_env_vars.length
-        ? h("div", { class: "notice", id: "missing-env" }, "Missing environment variables: ", ...env.missing_env_vars.flatMap((n) => [h("a", { href: `#/env${q({ repository_id: repoId, name: n })}` }, n), " "]))
+        ? h(
+            "div",
+            { class: "notice", id: "missing-env" },
+            "Missing environment variables: ",
+            ...env.missing_env_vars.flatMap((n) => [h("a", { href: `#/env${q({ repository_id: repoId, name: n })}` }, n), " "]),
+          )
         : null,
       h("h2", {}, "Experiments"),
       ...(a.experiments ?? []).map((x) => experimentView(repoId, a, x)),
@@ -167,15 +332,30 @@ export async function analysisPage(repoId: string, commit: string): Promise<void
 
 function summaryView(s: unknown): HTMLElement {
   if (typeof s !== "object" || s === null) return h("p", {}, String(s));
-  const o = s as { title?: string | null; text?: string | null; description?: string | null; languages?: { name: string; files: number; lines: number }[]; license?: unknown; frameworks?: unknown[]; file_count?: number };
+  const o = s as {
+    title?: string | null;
+    text?: string | null;
+    description?: string | null;
+    languages?: { name: string; files: number; lines: number }[];
+    license?: unknown;
+    frameworks?: unknown[];
+    file_count?: number;
+  };
   const rest = Object.entries(o).filter(([k]) => !["title", "text", "description", "languages"].includes(k));
-  return h("div", { id: "summary" },
+  return h(
+    "div",
+    { id: "summary" },
     o.title ? h("h3", {}, o.title) : null,
     o.text ? h("p", {}, o.text) : null,
     o.description ? h("p", { class: "muted" }, o.description) : null,
     o.languages?.length ? h("p", {}, "Languages: ", o.languages.map((l) => `${l.name} (${l.files} files, ${l.lines} lines)`).join(", ")) : null,
-    h("details", {}, h("summary", {}, "Details"),
-      h("dl", {}, ...rest.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))]))));
+    h(
+      "details",
+      {},
+      h("summary", {}, "Details"),
+      h("dl", {}, ...rest.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))])),
+    ),
+  );
 }
 
 function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement {
@@ -190,7 +370,14 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
         : h("input", { id, value: p.value === null ? "" : String(p.value), type: typeof p.value === "number" ? "number" : "text", step: "any" });
     inputs[p.name] = input;
     errs[p.name] = h("span", { class: "field-error", "data-error-for": p.name });
-    return h("label", { for: id }, `${p.name}${p.cli_option ? ` (${p.cli_option})` : ""}`, input, p.description ? h("span", { class: "muted" }, p.description) : null, errs[p.name]!);
+    return h(
+      "label",
+      { for: id },
+      `${p.name}${p.cli_option ? ` (${p.cli_option})` : ""}`,
+      input,
+      p.description ? h("span", { class: "muted" }, p.description) : null,
+      errs[p.name]!,
+    );
   });
   const body = () => {
     const parameters: Record<string, unknown> = {};
@@ -203,8 +390,12 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
     return { analyzed_experiment: x.id, parameters };
   };
   const primary = a.primary_ids?.includes(x.id);
-  return h("section", { class: "experiment", "data-experiment": x.id },
+  return h(
+    "section",
+    { class: "experiment", "data-experiment": x.id },
     h("h3", {}, x.title, primary ? " (primary)" : ""),
-    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language}`), x.description ? h("p", {}, x.description) : null,
-    a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs) : h("div", {}, ...fields));
+    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language}`),
+    x.description ? h("p", {}, x.description) : null,
+    a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs) : h("div", {}, ...fields),
+  );
 }

@@ -135,7 +135,11 @@ export async function commitInfo(dir: string, sha: string): Promise<CommitInfo> 
  * itself, from HTTP_CONTENT_ENCODING), its CGI headers parsed into the
  * response, and the rest streamed back.
  */
-export function httpBackend(req: IncomingMessage, res: ServerResponse, o: { projectRoot: string; pathInfo: string; query: string; remoteUser?: string }): Promise<number> {
+export function httpBackend(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: { projectRoot: string; pathInfo: string; query: string; remoteUser?: string },
+): Promise<number> {
   return new Promise((resolve) => {
     const env: Record<string, string> = {
       GIT_PROJECT_ROOT: o.projectRoot,

@@ -211,7 +211,8 @@ export interface GitHubDoubleOptions {
 
 export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<GitHubDouble> {
   const listenHost = o.host ?? "127.0.0.1";
-  if (!/^(127|10)\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(listenHost)) throw new Error(`the double listens on loopback or the local cluster's network only, not ${listenHost}`);
+  if (!/^(127|10)\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(listenHost))
+    throw new Error(`the double listens on loopback or the local cluster's network only, not ${listenHost}`);
   const { privateKey, publicKey } = await generateKeyPairP("rsa", {
     modulusLength: 2048,
     publicKeyEncoding: { type: "spki", format: "pem" },
@@ -252,7 +253,10 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
   function serial<T>(fullName: string, fn: () => Promise<T>): Promise<T> {
     const key = fullName.toLowerCase();
     const run = (locks.get(key) ?? Promise.resolve()).then(fn, fn);
-    locks.set(key, run.catch(() => undefined));
+    locks.set(
+      key,
+      run.catch(() => undefined),
+    );
     return run;
   }
 
@@ -370,9 +374,7 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       access_tokens_url: `${apiUrl}/app/installations/${i.id}/access_tokens`,
       repositories_url: `${apiUrl}/installation/repositories`,
       html_url:
-        i.account.type === "Organization"
-          ? `${url}/organizations/${i.account.login}/settings/installations/${i.id}`
-          : `${url}/settings/installations/${i.id}`,
+        i.account.type === "Organization" ? `${url}/organizations/${i.account.login}/settings/installations/${i.id}` : `${url}/settings/installations/${i.id}`,
       app_id: appId,
       app_slug: appSlug,
       target_id: i.account.id,
@@ -696,7 +698,14 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
     }
     const token = `ghs_${randomBytes(27).toString("base64url").replace(/[-_]/g, "x").slice(0, 36)}`;
     const expiresAt = Date.now() + 3600_000;
-    tokens.set(token, { token, installationId: inst.id, expiresAt, repositoryIds: scoped ? new Set(scoped.map((r) => r.id)) : null, permissions, revoked: false });
+    tokens.set(token, {
+      token,
+      installationId: inst.id,
+      expiresAt,
+      repositoryIds: scoped ? new Set(scoped.map((r) => r.id)) : null,
+      permissions,
+      revoked: false,
+    });
     issuedTokens.push(token);
     const out: Record<string, unknown> = { token, expires_at: iso(expiresAt), permissions, repository_selection: scoped ? "selected" : inst.selection };
     if (scoped) out.repositories = scoped.map((r) => repoJson(r));
@@ -710,7 +719,11 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
     const { page, headers } = paginate(ctx, all);
     return {
       status: 200,
-      body: { total_count: all.length, repositories: page.map((r) => repoJson(r)), repository_selection: token.repositoryIds ? "selected" : installation.selection },
+      body: {
+        total_count: all.length,
+        repositories: page.map((r) => repoJson(r)),
+        repository_selection: token.repositoryIds ? "selected" : installation.selection,
+      },
       headers,
     };
   });
@@ -871,9 +884,7 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
 
     const raw = await readBody(req, 25 * 1024 * 1024);
     await stall(method, u.pathname);
-    const found = routes
-      .map((r) => ({ r, m: r.re.exec(path) }))
-      .find((x) => x.m && x.r.method === method);
+    const found = routes.map((r) => ({ r, m: r.re.exec(path) })).find((x) => x.m && x.r.method === method);
     const op = found ? operation(method, found.r.path) : undefined;
 
     const fault = take(faults, method, u.pathname);
@@ -884,7 +895,8 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
 
     if (!found || !op) {
       const described = findDescribedOperation(method, path);
-      if (described) violations.push(`request ${method} ${u.pathname}: ${described.operationId} is in GitHub's description but the double does not implement it`);
+      if (described)
+        violations.push(`request ${method} ${u.pathname}: ${described.operationId} is in GitHub's description but the double does not implement it`);
       const e = error(404, "Not Found");
       return finish(e.status, e.body);
     }
@@ -918,15 +930,11 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       }
     }
     if (found.r.auth === "jwt" && auth.kind !== "jwt") {
-      const e =
-        auth.kind === "none"
-          ? error(401, "A JSON web token could not be decoded", op)
-          : error(403, "Resource not accessible by integration", op);
+      const e = auth.kind === "none" ? error(401, "A JSON web token could not be decoded", op) : error(403, "Resource not accessible by integration", op);
       return finish(e.status, e.body, {}, op);
     }
     if (found.r.auth === "installation" && auth.kind !== "installation") {
-      const e =
-        auth.kind === "none" ? error(401, "Requires authentication", op) : error(403, "Resource not accessible by integration", op);
+      const e = auth.kind === "none" ? error(401, "Requires authentication", op) : error(403, "Resource not accessible by integration", op);
       return finish(e.status, e.body, {}, op);
     }
 
@@ -980,7 +988,8 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       res.end(message);
       done(status);
     };
-    const unauthorized = () => deny(401, "Invalid username or token. Password authentication is not supported for Git operations.\n", { "www-authenticate": 'Basic realm="GitHub"' });
+    const unauthorized = () =>
+      deny(401, "Invalid username or token. Password authentication is not supported for Git operations.\n", { "www-authenticate": 'Basic realm="GitHub"' });
 
     await stall(method, u.pathname);
     const fault = take(faults, method, u.pathname);
@@ -1032,7 +1041,11 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(`<!doctype html><title>${repo.fullName}</title><h1>${repo.fullName}</h1>\n`);
     }
-    if ((u.pathname === `/apps/${appSlug}/installations/new` || u.pathname === `/github-apps/${appSlug}/installations/new`) && setupUrl && pendingInstalls.length) {
+    if (
+      (u.pathname === `/apps/${appSlug}/installations/new` || u.pathname === `/github-apps/${appSlug}/installations/new`) &&
+      setupUrl &&
+      pendingInstalls.length
+    ) {
       const target = new URL(setupUrl);
       const next = pendingInstalls.shift()!;
       if (next.installationId !== undefined) target.searchParams.set("installation_id", String(next.installationId));
@@ -1043,7 +1056,9 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
       res.writeHead(302, { location: target.toString(), "content-type": "text/html; charset=utf-8" });
       return void res.end("<!doctype html><title>Redirecting</title>\n");
     }
-    if ([`/apps/${appSlug}`, `/github-apps/${appSlug}`, `/apps/${appSlug}/installations/new`, `/github-apps/${appSlug}/installations/new`].includes(u.pathname)) {
+    if (
+      [`/apps/${appSlug}`, `/github-apps/${appSlug}`, `/apps/${appSlug}/installations/new`, `/github-apps/${appSlug}/installations/new`].includes(u.pathname)
+    ) {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(`<!doctype html><title>${appSlug}</title><h1>Install ${appSlug}</h1>\n`);
     }
@@ -1101,11 +1116,26 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
     webhookSecret,
     repo(fullName) {
       const r = repoByName(fullName);
-      return { json: repoJson(r), defaultBranch: r.defaultBranch, fullName: r.fullName, private: r.private, owner: r.owner, commits: r.commits, branches: r.branches, pushes: r.pushes };
+      return {
+        json: repoJson(r),
+        defaultBranch: r.defaultBranch,
+        fullName: r.fullName,
+        private: r.private,
+        owner: r.owner,
+        commits: r.commits,
+        branches: r.branches,
+        pushes: r.pushes,
+      };
     },
     installation(id) {
       const i = installationById(id);
-      return { json: installationJson(i), repositories: visible(i).map((r) => repoJson(r)), selection: i.selection, account: i.account, accountJson: userJson(i.account) };
+      return {
+        json: installationJson(i),
+        repositories: visible(i).map((r) => repoJson(r)),
+        selection: i.selection,
+        account: i.account,
+        accountJson: userJson(i.account),
+      };
     },
     installationFor(fullName) {
       const r = repoByName(fullName);
@@ -1158,7 +1188,8 @@ export async function startGitHubDouble(o: GitHubDoubleOptions = {}): Promise<Gi
     async addRepository(r) {
       // GitHub keeps an account's own spelling of its login.
       const fullName = `${accounts.get(r.owner.toLowerCase())?.login ?? r.owner}/${r.name}`;
-      if (!/^[A-Za-z0-9-]+$/.test(r.owner) || !/^[A-Za-z0-9._-]+$/.test(r.name) || r.name.endsWith(".git")) throw new Error(`unusable repository name ${fullName}`);
+      if (!/^[A-Za-z0-9-]+$/.test(r.owner) || !/^[A-Za-z0-9._-]+$/.test(r.name) || r.name.endsWith(".git"))
+        throw new Error(`unusable repository name ${fullName}`);
       if (repos.has(fullName.toLowerCase()) || creating.has(fullName.toLowerCase())) throw new Error(`repository ${fullName} exists`);
       if (r.installationId !== undefined) installationById(r.installationId);
       creating.add(fullName.toLowerCase());

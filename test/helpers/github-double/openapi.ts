@@ -83,7 +83,19 @@ function webhooksDescription(): Description {
   return (hooks ??= load(WEBHOOKS_FILE, "https://double.invalid/webhooks/", "webhooksLoadMs"));
 }
 
-const ANNOTATIONS = new Set(["description", "example", "examples", "externalDocs", "discriminator", "xml", "title", "x-github", "deprecated", "readOnly", "writeOnly"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "example",
+  "examples",
+  "externalDocs",
+  "discriminator",
+  "xml",
+  "title",
+  "x-github",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
 
 /** One OpenAPI 3.0 schema object as JSON Schema (draft-07 as ajv reads it). */
 function convert(d: Description, schema: unknown): unknown {

@@ -49,7 +49,13 @@ export interface World {
     branches: Map<string, string>;
     pushes: Map<string, { before: string; after: string }>;
   };
-  installation(id: number): { json: Json; repositories: Json[]; selection: "all" | "selected"; account: { login: string; id: number; type: string }; accountJson: Json };
+  installation(id: number): {
+    json: Json;
+    repositories: Json[];
+    selection: "all" | "selected";
+    account: { login: string; id: number; type: string };
+    accountJson: Json;
+  };
   installationFor(fullName: string): number | undefined;
   firstInstallation(): number | undefined;
   firstRepository(installationId: number | undefined): string | undefined;
@@ -91,7 +97,10 @@ function fixTimes(payload: Json, errors: { keyword: string; instancePath: string
   let changed = false;
   for (const e of errors) {
     if (e.keyword !== "type") continue;
-    const path = e.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const path = e.instancePath
+      .split("/")
+      .slice(1)
+      .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
     const key = path.pop();
     if (key === undefined) continue;
     const parent = path.reduce((acc: any, k) => acc?.[k], payload);
@@ -126,11 +135,16 @@ function rehost(example: Json, world: World, fullName: string | undefined): Json
   if (exampleRepo && fullName) text = text.split(`/${exampleRepo}`).join(`/${fullName}`);
   const host = new URL(world.url).host;
   text = text
-    .split("https://api.github.com").join(world.apiUrl)
-    .split("https://uploads.github.com").join(`${world.url}/api/uploads`)
-    .split("https://github.com").join(world.url)
-    .split("git://github.com/").join(`git://${host}/`)
-    .split("git@github.com:").join(`git@${host.replace(/:\d+$/, "")}:`);
+    .split("https://api.github.com")
+    .join(world.apiUrl)
+    .split("https://uploads.github.com")
+    .join(`${world.url}/api/uploads`)
+    .split("https://github.com")
+    .join(world.url)
+    .split("git://github.com/")
+    .join(`git://${host}/`)
+    .split("git@github.com:")
+    .join(`git@${host.replace(/:\d+$/, "")}:`);
   return JSON.parse(text);
 }
 
@@ -199,7 +213,10 @@ function patch(world: World, event: string, example: Json, o: WebhookOptions): J
   const repo = fullName ? world.repo(fullName) : undefined;
   const sender = inst ? inst.accountJson : world.user("octo-double");
   p.sender = overlay(p.sender, sender);
-  if (inst) p.installation = event.startsWith("installation") ? overlay(p.installation, inst.json) : { id: inst.json.id, node_id: Buffer.from(`034:Integration::Installation${inst.json.id}`).toString("base64") };
+  if (inst)
+    p.installation = event.startsWith("installation")
+      ? overlay(p.installation, inst.json)
+      : { id: inst.json.id, node_id: Buffer.from(`034:Integration::Installation${inst.json.id}`).toString("base64") };
   if (repo) {
     p.repository = overlay(p.repository ?? {}, repo.json);
     if ("master_branch" in p.repository) p.repository.master_branch = repo.defaultBranch;
@@ -224,8 +241,7 @@ function patch(world: World, event: string, example: Json, o: WebhookOptions): J
       const after = o.sha ?? last?.after ?? ZERO;
       const info = r.commits.get(after);
       // The push that moved the ref there; a deletion starts from the ref's tip; otherwise the commit's parent.
-      const before =
-        last && last.after === after ? last.before : after === ZERO ? (last?.after ?? r.branches.get(branch) ?? ZERO) : (info?.parent ?? ZERO);
+      const before = last && last.after === after ? last.before : after === ZERO ? (last?.after ?? r.branches.get(branch) ?? ZERO) : (info?.parent ?? ZERO);
       const commits = after === ZERO || !info || ref.startsWith("refs/tags/") ? [] : [commitJson(world, r.fullName, info)];
       p = {
         ...p,

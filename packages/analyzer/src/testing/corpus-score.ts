@@ -48,7 +48,10 @@ export function scoreAnalysis(result: Pick<AnalyzerResult, "experiments" | "env_
       const got = e.parameters.find((p) => p.name === name);
       if (got) into.parameters.named += 1;
       if (got && got.category === want.category && JSON.stringify(got.value) === JSON.stringify(want.value)) into.parameters.right += 1;
-      else into.parameters.wrong.push(`${prefix}${id} ${name}: ${got ? `${got.category} ${JSON.stringify(got.value)}` : "missing"}, want ${want.category} ${JSON.stringify(want.value)}`);
+      else
+        into.parameters.wrong.push(
+          `${prefix}${id} ${name}: ${got ? `${got.category} ${JSON.stringify(got.value)}` : "missing"}, want ${want.category} ${JSON.stringify(want.value)}`,
+        );
     }
   }
   for (const id of found.keys()) if (!(id in labels.entries)) into.entries.extra.push(`${prefix}${id}`);

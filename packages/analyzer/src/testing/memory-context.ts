@@ -39,7 +39,16 @@ export function memoryContext(files: Record<string, string | null | MemoryFile>,
       options.onRead?.(path);
       return get(path)?.text ?? null;
     },
-    syntax: options.syntax ?? (new Proxy({}, { get: () => { throw new Error("this context has no parser"); } }) as Syntax),
+    syntax:
+      options.syntax ??
+      (new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error("this context has no parser");
+          },
+        },
+      ) as Syntax),
     outOfTime: options.outOfTime ?? (() => false),
   };
 }

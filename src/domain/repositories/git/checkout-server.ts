@@ -98,10 +98,7 @@ export class CheckoutServer {
    * Resolves false when git failed (already logged), true otherwise; throws
    * GitBusyError (before onStart) when no slot became free in time.
    */
-  async uploadPack(
-    view: string,
-    opts: UploadPackOptions,
-  ): Promise<boolean> {
+  async uploadPack(view: string, opts: UploadPackOptions): Promise<boolean> {
     const { binary, env } = this.#cache.localGit();
     return this.#slots.run(opts.account, async () => {
       opts.onStart();
@@ -110,11 +107,20 @@ export class CheckoutServer {
         // Protocol v0 on purpose (GIT_PROTOCOL is not passed on): its stateless want check is what
         // limits a fetch to the view's one ref.
         args: [
-          "-c", "uploadpack.allowAnySHA1InWant=false",
-          "-c", "uploadpack.allowTipSHA1InWant=false",
-          "-c", "uploadpack.allowReachableSHA1InWant=false",
-          "-c", "uploadpack.allowFilter=true",
-          "upload-pack", "--strict", `--timeout=${this.#idleTimeoutSeconds}`, "--stateless-rpc", ...(opts.advertise ? ["--advertise-refs"] : []), view,
+          "-c",
+          "uploadpack.allowAnySHA1InWant=false",
+          "-c",
+          "uploadpack.allowTipSHA1InWant=false",
+          "-c",
+          "uploadpack.allowReachableSHA1InWant=false",
+          "-c",
+          "uploadpack.allowFilter=true",
+          "upload-pack",
+          "--strict",
+          `--timeout=${this.#idleTimeoutSeconds}`,
+          "--stateless-rpc",
+          ...(opts.advertise ? ["--advertise-refs"] : []),
+          view,
         ],
         env,
         cwd: view,

@@ -40,9 +40,7 @@ describe("gitRemoteError", () => {
 
 describe("redactUrls", () => {
   it("drops userinfo from URLs in log text", () => {
-    expect(redactUrls("fatal: unable to access 'https://user:s3cret@h/x.git/': 500")).toBe(
-      "fatal: unable to access 'https://[redacted]@h/x.git/': 500",
-    );
+    expect(redactUrls("fatal: unable to access 'https://user:s3cret@h/x.git/': 500")).toBe("fatal: unable to access 'https://[redacted]@h/x.git/': 500");
     expect(redactUrls("see https://h/x.git")).toBe("see https://h/x.git");
   });
 });

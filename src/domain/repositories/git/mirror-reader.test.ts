@@ -43,38 +43,33 @@ describe("parseForEachRef", () => {
     [
       "branches in git's order",
       [ref("refs/heads/feature", C2, "commit", "", ""), ref("refs/heads/main", C1, "commit", "", ""), ""].join("\n"),
-      { branches: [{ name: "feature", commit_hash: C2 }, { name: "main", commit_hash: C1 }], tags: [], nested: [] },
+      {
+        branches: [
+          { name: "feature", commit_hash: C2 },
+          { name: "main", commit_hash: C1 },
+        ],
+        tags: [],
+        nested: [],
+      },
     ],
     [
       "a branch name with slashes",
       ref("refs/heads/release/1.x", C1, "commit", "", ""),
       { branches: [{ name: "release/1.x", commit_hash: C1 }], tags: [], nested: [] },
     ],
-    [
-      "a lightweight tag",
-      ref("refs/tags/light", C1, "commit", "", ""),
-      { branches: [], tags: [{ name: "light", commit_hash: C1 }], nested: [] },
-    ],
+    ["a lightweight tag", ref("refs/tags/light", C1, "commit", "", ""), { branches: [], tags: [{ name: "light", commit_hash: C1 }], nested: [] }],
     [
       "an annotated tag, peeled to its commit",
       ref("refs/tags/v1", T1, "tag", C1, "commit"),
       { branches: [], tags: [{ name: "v1", commit_hash: C1 }], nested: [] },
     ],
-    [
-      "a tag of a tag, left for a full peel",
-      ref("refs/tags/t2", T2, "tag", T1, "tag"),
-      { branches: [], tags: [], nested: ["t2"] },
-    ],
+    ["a tag of a tag, left for a full peel", ref("refs/tags/t2", T2, "tag", T1, "tag"), { branches: [], tags: [], nested: ["t2"] }],
     [
       "tags of trees and blobs, left out",
       [ref("refs/tags/tree", TREE, "tree", "", ""), ref("refs/tags/atree", T1, "tag", TREE, "tree"), ref("refs/tags/blob", C2, "blob", "", "")].join("\n"),
       { branches: [], tags: [], nested: [] },
     ],
-    [
-      "a branch that is not a commit, left out",
-      ref("refs/heads/odd", TREE, "tree", "", ""),
-      { branches: [], tags: [], nested: [] },
-    ],
+    ["a branch that is not a commit, left out", ref("refs/heads/odd", TREE, "tree", "", ""), { branches: [], tags: [], nested: [] }],
   ])("%s", (_, out, expected) => {
     expect(parseForEachRef(out)).toEqual(expected);
   });

@@ -71,7 +71,10 @@ export class MirrorReader {
     const out = await this.#mirrors.read(dir, ["for-each-ref", FOR_EACH_REF_FORMAT, "refs/heads", "refs/tags"]);
     const { branches, tags, nested } = parseForEachRef(out.toString("utf8"));
     if (nested.length > 0) {
-      const peeled = await this.#batchCheck(dir, nested.map((n) => `refs/tags/${n}^{commit}`));
+      const peeled = await this.#batchCheck(
+        dir,
+        nested.map((n) => `refs/tags/${n}^{commit}`),
+      );
       nested.forEach((name, i) => {
         const hit = peeled[i];
         if (hit) tags.push({ name, commit_hash: hit });
@@ -188,7 +191,10 @@ export class MirrorReader {
     if (kept.length === 0 && norm !== "" && !(cursor && (await this.#isDirectory(dir, commit, norm)))) {
       throw notFound(`Directory '${norm}'`);
     }
-    const sizes = await this.#blobSizes(dir, kept.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.oid));
+    const sizes = await this.#blobSizes(
+      dir,
+      kept.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.oid),
+    );
     const entries: GitTreeEntry[] = kept.map((e) => ({
       name: e.name.toString("utf8"),
       path: `${prefix}${e.name.toString("utf8")}`,
@@ -196,8 +202,7 @@ export class MirrorReader {
       size: e.type === "file" || e.type === "symlink" ? (sizes.get(e.oid) ?? null) : null,
     }));
     const last = kept[kept.length - 1];
-    const next_cursor =
-      found.length > limit && last ? encodeTreeCursor({ commit, kind: last.type === "dir" ? "d" : "f", name: last.name }) : null;
+    const next_cursor = found.length > limit && last ? encodeTreeCursor({ commit, kind: last.type === "dir" ? "d" : "f", name: last.name }) : null;
     return { commit_hash: commit, path: norm, entries, next_cursor };
   }
 

@@ -273,11 +273,14 @@ describe("reading a mirror", () => {
     });
 
     // "*" and ":(glob)" would match real directories if git read them as pathspec magic.
-    it.each(["missing", "a/missing", "README.md", "a/b/c/deep.txt", "link-to-readme", "*", "a/*", ":(glob)a", "vendor/lib"])("answers 404 for %s", async (path) => {
-      const err = await caught(t.mirrors.listTree(r(key, fixture.url), "main", path, PAGE));
-      expect(err).toBeInstanceOf(DomainError);
-      expect((err as DomainError).kind).toBe("not_found");
-    });
+    it.each(["missing", "a/missing", "README.md", "a/b/c/deep.txt", "link-to-readme", "*", "a/*", ":(glob)a", "vendor/lib"])(
+      "answers 404 for %s",
+      async (path) => {
+        const err = await caught(t.mirrors.listTree(r(key, fixture.url), "main", path, PAGE));
+        expect(err).toBeInstanceOf(DomainError);
+        expect((err as DomainError).kind).toBe("not_found");
+      },
+    );
 
     it.each(["../x", "/etc", "a/../../x", "a\\..\\x"])("refuses path %j", async (path) => {
       const err = await caught(t.mirrors.listTree(r(key, fixture.url), "main", path, PAGE));
@@ -483,7 +486,10 @@ describe("the clone URL policy on reads of a cached mirror", () => {
     const outcomes: { name: string; served: boolean; err: unknown }[] = [];
     for (const round of [1, 2]) {
       for (const [name, read] of reads(m, key, url)) {
-        const err = await read().then(() => null, (e: unknown) => e);
+        const err = await read().then(
+          () => null,
+          (e: unknown) => e,
+        );
         outcomes.push({ name: `${name} #${round}`, served: err === null, err });
       }
     }

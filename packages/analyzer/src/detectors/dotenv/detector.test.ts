@@ -12,18 +12,54 @@ const context = (files: Record<string, string | null>, outOfTime = () => false) 
 
 describe("templateKeys", () => {
   it.each<[string, string, { name: string; line: number }[]]>([
-    ["plain keys", "A=1\nB=\n", [{ name: "A", line: 1 }, { name: "B", line: 2 }]],
+    [
+      "plain keys",
+      "A=1\nB=\n",
+      [
+        { name: "A", line: 1 },
+        { name: "B", line: 2 },
+      ],
+    ],
     ["comments and blanks", "# Database\n\n  # DB_OLD=x\nDB_URL=postgres://localhost/db # local\n", [{ name: "DB_URL", line: 4 }]],
-    ["export and spaces around =", "export TOKEN=abc\nKEY = value\n", [{ name: "TOKEN", line: 1 }, { name: "KEY", line: 2 }]],
-    ["multi-line quoted values", 'CERT="-----BEGIN\nNOT_A_KEY=1\n-----END"\nAFTER=1\nONE="done"\n', [{ name: "CERT", line: 1 }, { name: "AFTER", line: 4 }, { name: "ONE", line: 5 }]],
-    ["escaped quotes do not close", 'MSG="say \\"hi\\"\nSTILL=inside"\nNEXT=1\n', [{ name: "MSG", line: 1 }, { name: "NEXT", line: 3 }]],
+    [
+      "export and spaces around =",
+      "export TOKEN=abc\nKEY = value\n",
+      [
+        { name: "TOKEN", line: 1 },
+        { name: "KEY", line: 2 },
+      ],
+    ],
+    [
+      "multi-line quoted values",
+      'CERT="-----BEGIN\nNOT_A_KEY=1\n-----END"\nAFTER=1\nONE="done"\n',
+      [
+        { name: "CERT", line: 1 },
+        { name: "AFTER", line: 4 },
+        { name: "ONE", line: 5 },
+      ],
+    ],
+    [
+      "escaped quotes do not close",
+      'MSG="say \\"hi\\"\nSTILL=inside"\nNEXT=1\n',
+      [
+        { name: "MSG", line: 1 },
+        { name: "NEXT", line: 3 },
+      ],
+    ],
     ["duplicates keep the first line", "A=1\nA=2\n", [{ name: "A", line: 1 }]],
     ["not keys", "1BAD=x\nno equals\n-X=1\n", []],
-    ["CRLF", "A=1\r\nB=2\r\n", [{ name: "A", line: 1 }, { name: "B", line: 2 }]],
+    [
+      "CRLF",
+      "A=1\r\nB=2\r\n",
+      [
+        { name: "A", line: 1 },
+        { name: "B", line: 2 },
+      ],
+    ],
   ])("%s", (_, text, keys) => expect(templateKeys(text).map(({ name, line }) => ({ name, line }))).toEqual(keys));
 
   it("gives each key its value, unquoted and without a trailing comment", () => {
-    expect(templateKeys('A=1 # one\nB="x # y"\nC=\nD=\'q\'\n').map((k) => k.value)).toEqual(["1", "x # y", "", "q"]);
+    expect(templateKeys("A=1 # one\nB=\"x # y\"\nC=\nD='q'\n").map((k) => k.value)).toEqual(["1", "x # y", "", "q"]);
   });
 });
 

@@ -30,7 +30,9 @@ export function isPlaceholder(value: string): boolean {
     /^(\.\.\.|…|x+|X+|\*+|-+|_+|\?+|null|none|todo|tbd|fixme|changeme|change[-_ ]?me|replace[-_ ]?me|secret|password|token)$/i.test(v) ||
     /^<.*>$|^\$\{.*\}$|^\[.*\]$|^\{\{.*\}\}$/.test(v) ||
     /(\.\.\.|…)$/.test(v) ||
-    /\b(your|my)[-_ ]?[a-z0-9]*[-_ ]?(key|token|secret|password|id|here|name|url|dsn|api)|(_|-|\b)here$|change[-_ ]?me|replace[-_ ]?(me|this|with)|fill[-_ ]?(me|in)|insert[-_ ]/i.test(v)
+    /\b(your|my)[-_ ]?[a-z0-9]*[-_ ]?(key|token|secret|password|id|here|name|url|dsn|api)|(_|-|\b)here$|change[-_ ]?me|replace[-_ ]?(me|this|with)|fill[-_ ]?(me|in)|insert[-_ ]/i.test(
+      v,
+    )
   );
 }
 

@@ -155,12 +155,41 @@ describe("go detector: flags", () => {
 
 describe("go detector: environment variables", () => {
   const cases: [string, string, [string, boolean][]][] = [
-    ["Getenv is required, LookupEnv is not", '\ta := os.Getenv("A")\n\t_, ok := os.LookupEnv("B")\n\t_, _ = a, ok', [["A", true], ["B", false]]],
+    [
+      "Getenv is required, LookupEnv is not",
+      '\ta := os.Getenv("A")\n\t_, ok := os.LookupEnv("B")\n\t_, _ = a, ok',
+      [
+        ["A", true],
+        ["B", false],
+      ],
+    ],
     ["a default after the read", '\tport := os.Getenv("PORT")\n\tif port == "" {\n\t\tport = "8080"\n\t}', [["PORT", false]]],
-    ["a guard that stops", '\taddr := os.Getenv("ADDR")\n\tif addr == "" {\n\t\tlog.Fatal("ADDR must be set")\n\t}\n\tif os.Getenv("KEY") == "" {\n\t\tpanic("KEY")\n\t}', [["ADDR", true], ["KEY", true]]],
-    ["direct comparisons and tests in an if initializer", '\tif os.Getenv("DEBUG") == "1" {\n\t}\n\tif v := os.Getenv("MODE"); v != "" {\n\t}\n\tif len(os.Getenv("L")) > 0 {\n\t}', [["DEBUG", false], ["L", true], ["MODE", false]]],
+    [
+      "a guard that stops",
+      '\taddr := os.Getenv("ADDR")\n\tif addr == "" {\n\t\tlog.Fatal("ADDR must be set")\n\t}\n\tif os.Getenv("KEY") == "" {\n\t\tpanic("KEY")\n\t}',
+      [
+        ["ADDR", true],
+        ["KEY", true],
+      ],
+    ],
+    [
+      "direct comparisons and tests in an if initializer",
+      '\tif os.Getenv("DEBUG") == "1" {\n\t}\n\tif v := os.Getenv("MODE"); v != "" {\n\t}\n\tif len(os.Getenv("L")) > 0 {\n\t}',
+      [
+        ["DEBUG", false],
+        ["L", true],
+        ["MODE", false],
+      ],
+    ],
     ["len of a stored value", '\tx := os.Getenv("X")\n\tif len(x) == 0 {\n\t\tx = "d"\n\t}', [["X", false]]],
-    ["cmp.Or with a fallback after it", '\ta := cmp.Or(os.Getenv("A"), "d")\n\tb := cmp.Or("d", os.Getenv("B"))\n\t_, _ = a, b', [["A", false], ["B", true]]],
+    [
+      "cmp.Or with a fallback after it",
+      '\ta := cmp.Or(os.Getenv("A"), "d")\n\tb := cmp.Or("d", os.Getenv("B"))\n\t_, _ = a, b',
+      [
+        ["A", false],
+        ["B", true],
+      ],
+    ],
     ["only literal names", '\tname := "N"\n\t_ = os.Getenv(name)\n\t_ = os.Getenv("P" + "Q")', [["PQ", true]]],
     ["os under another name", '\t_ = xos.Getenv("A")\n\t_ = os.Getenv("NOT_OS")', [["A", true]]],
   ];
@@ -204,12 +233,20 @@ describe("go.mod", () => {
         ")",
       ].join("\n"),
     );
-    expect(mod).toEqual({ module: "github.com/acme/tool", requires: ["github.com/spf13/cobra", "github.com/labstack/echo/v4", "github.com/gin-gonic/gin-contrib"] });
+    expect(mod).toEqual({
+      module: "github.com/acme/tool",
+      requires: ["github.com/spf13/cobra", "github.com/labstack/echo/v4", "github.com/gin-gonic/gin-contrib"],
+    });
     expect(goFrameworks(mod.requires)).toEqual(["Echo", "Cobra"]);
   });
 
   it("reports frameworks from every go.mod", () => {
-    const out = detectGo(context({ "go.mod": "module a\nrequire google.golang.org/grpc v1.0.0\n", "x/go.mod": "module b\nrequire (\n\tk8s.io/client-go v0.30.0\n\tgithub.com/gofiber/fiber/v2 v2.52.0\n)\n" }));
+    const out = detectGo(
+      context({
+        "go.mod": "module a\nrequire google.golang.org/grpc v1.0.0\n",
+        "x/go.mod": "module b\nrequire (\n\tk8s.io/client-go v0.30.0\n\tgithub.com/gofiber/fiber/v2 v2.52.0\n)\n",
+      }),
+    );
     expect(out.frameworks).toEqual(["Fiber", "gRPC", "client-go"]);
   });
 });

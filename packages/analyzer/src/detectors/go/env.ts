@@ -49,7 +49,10 @@ function handlesEmpty(call: Node, cmpAlias: string | null, comparisons: Map<numb
     const holder = parent.parent;
     if (!holder || !["short_var_declaration", "assignment_statement", "var_spec"].includes(holder.type)) return false;
     const values = children(parent);
-    const names = holder.type === "var_spec" ? holder.childrenForFieldName("name").filter((n): n is Node => n !== null) : children(holder.childForFieldName("left") ?? holder);
+    const names =
+      holder.type === "var_spec"
+        ? holder.childrenForFieldName("name").filter((n): n is Node => n !== null)
+        : children(holder.childForFieldName("left") ?? holder);
     const target = names[values.findIndex((v) => v.equals(node))];
     if (target?.type !== "identifier") return false;
     const scope = scopeOf(holder);
@@ -75,7 +78,9 @@ function testedInScope(comparisons: readonly Node[], name: string): boolean {
   for (const b of comparisons) {
     const op = b.childForFieldName("operator")?.text ?? "";
     const sides = [b.childForFieldName("left"), b.childForFieldName("right")];
-    const tests = (isComparison(b) && sides.some((s) => s?.type === "identifier" && s.text === name)) || (["==", "!=", ">", "<", ">=", "<="].includes(op) && sides.some((s) => isLenOf(s, name)));
+    const tests =
+      (isComparison(b) && sides.some((s) => s?.type === "identifier" && s.text === name)) ||
+      (["==", "!=", ">", "<", ">=", "<="].includes(op) && sides.some((s) => isLenOf(s, name)));
     if (tests && !guardStops(b)) return true;
   }
   return false;

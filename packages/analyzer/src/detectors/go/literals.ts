@@ -72,7 +72,8 @@ export function goLiteral(node: Node | null | undefined): GoLiteral | null {
     case "unary_expression": {
       const op = n.childForFieldName("operator")?.text;
       const arg = unparen(n.childForFieldName("operand"));
-      if ((op === "-" || op === "+") && (arg?.type === "int_literal" || arg?.type === "float_literal")) return goNumber(arg.type, arg.text, op === "-" ? -1 : 1);
+      if ((op === "-" || op === "+") && (arg?.type === "int_literal" || arg?.type === "float_literal"))
+        return goNumber(arg.type, arg.text, op === "-" ? -1 : 1);
       return null;
     }
     default: {

@@ -17,7 +17,12 @@ const param = (name: string, value: Parameter["value"], category: Parameter["cat
 });
 
 const summary = (files: Record<string, string | null>) =>
-  detectMake(context(files)).experiments.map((e) => ({ id: e.id, command: e.command, description: e.description, parameters: e.parameters.map((p) => p.name) }));
+  detectMake(context(files)).experiments.map((e) => ({
+    id: e.id,
+    command: e.command,
+    description: e.description,
+    parameters: e.parameters.map((p) => p.name),
+  }));
 
 describe("detectMake", () => {
   it("reads a self-documenting Makefile", () => {
@@ -47,7 +52,14 @@ describe("detectMake", () => {
       "\trm -rf out/",
     ].join("\n");
     const [help, train, evaluate, clean] = detectMake(context({ Makefile: makefile })).experiments;
-    expect(help).toMatchObject({ id: "make:help", title: "help", description: "Show this help", command: ["make", "help"], entry_point: "make help", parameters: [] });
+    expect(help).toMatchObject({
+      id: "make:help",
+      title: "help",
+      description: "Show this help",
+      command: ["make", "help"],
+      entry_point: "make help",
+      parameters: [],
+    });
     expect(train).toEqual({
       id: "make:train",
       title: "train",
@@ -67,12 +79,20 @@ describe("detectMake", () => {
         param("ARGS", null),
       ],
     });
-    expect(evaluate).toMatchObject({ id: "make:eval", description: "Evaluate the latest checkpoint on the test split.", parameters: [param("PYTHON", "python3")] });
+    expect(evaluate).toMatchObject({
+      id: "make:eval",
+      description: "Evaluate the latest checkpoint on the test split.",
+      parameters: [param("PYTHON", "python3")],
+    });
     expect(clean).toMatchObject({ id: "make:clean", description: null, parameters: [] });
   });
 
   it.each([
-    ["special, pattern and file targets are not experiments", ".SUFFIXES:\n%.o: %.c\n\tcc -c $<\nfoo.o: foo.c\n\tcc foo.c\nout/model.bin:\n\tpython train.py\n$(BIN): main.go\n\tgo build\nrun:\n\t./app\n", ["make:run"]],
+    [
+      "special, pattern and file targets are not experiments",
+      ".SUFFIXES:\n%.o: %.c\n\tcc -c $<\nfoo.o: foo.c\n\tcc foo.c\nout/model.bin:\n\tpython train.py\n$(BIN): main.go\n\tgo build\nrun:\n\t./app\n",
+      ["make:run"],
+    ],
     ["a phony target without a recipe still runs its prerequisites", ".PHONY: all\nall: build test\nbuild:\n\tgo build\n", ["make:all", "make:build"]],
     ["a non-phony target without a recipe is not listed", "all: build\nbuild:\n\tgo build\n", ["make:build"]],
     ["a file-looking phony target is listed", ".PHONY: docs.html\ndocs.html:\n\tpandoc\n", ["make:docs.html"]],
@@ -88,7 +108,11 @@ describe("detectMake", () => {
   });
 
   it("takes `##` on the rule line over comments above it, and keeps a comment across a .PHONY line", () => {
-    expect(summary({ Makefile: "# Build it\n.PHONY: build\nbuild:\n\tgo build\n# Ignored\n\ntest: ## Run the tests\n\tgo test\n##@ Section\nlint:\n\tgolangci-lint run\n" })).toEqual([
+    expect(
+      summary({
+        Makefile: "# Build it\n.PHONY: build\nbuild:\n\tgo build\n# Ignored\n\ntest: ## Run the tests\n\tgo test\n##@ Section\nlint:\n\tgolangci-lint run\n",
+      }),
+    ).toEqual([
       { id: "make:build", command: ["make", "build"], description: "Build it", parameters: [] },
       { id: "make:test", command: ["make", "test"], description: "Run the tests", parameters: [] },
       { id: "make:lint", command: ["make", "lint"], description: null, parameters: [] },

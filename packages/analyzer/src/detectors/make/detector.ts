@@ -91,7 +91,8 @@ function readmeOf(ctx: Parameters<Detector>[0], dir: string): string {
  * recipe uses to build, not a knob a user turns, unless the README tells
  * users to set it.
  */
-const TOOLCHAIN = /^(CC|CXX|CPP|LD|AR|AS|NVCC|RANLIB|STRIP|RM|MKDIR|INSTALL|OBJS?|SRCS?|SOURCES|OBJECTS|HEADERS|DEPS|INC|INCS|INCLUDES|LIBS|LDLIBS|TARGET|BIN|EXE|[A-Z]*FLAGS|[A-Z]+_(OBJS?|SRCS?|DEPS))$/;
+const TOOLCHAIN =
+  /^(CC|CXX|CPP|LD|AR|AS|NVCC|RANLIB|STRIP|RM|MKDIR|INSTALL|OBJS?|SRCS?|SOURCES|OBJECTS|HEADERS|DEPS|INC|INCS|INCLUDES|LIBS|LDLIBS|TARGET|BIN|EXE|[A-Z]*FLAGS|[A-Z]+_(OBJS?|SRCS?|DEPS))$/;
 
 const CHORE_TARGETS = new Set(["clean", "distclean", "help", "format", "fmt", "lint", "check", "install", "uninstall", "deps", "setup"]);
 

@@ -70,14 +70,7 @@ export function parseMakefile(text: string, options: ParseOptions): ParsedMakefi
   return out;
 }
 
-function parseInto(
-  text: string,
-  file: string,
-  options: ParseOptions,
-  out: ParsedMakefile,
-  state: { seq: number; visited: Set<string> },
-  depth: number,
-): void {
+function parseInto(text: string, file: string, options: ParseOptions, out: ParsedMakefile, state: { seq: number; visited: Set<string> }, depth: number): void {
   const conditionals: Conditional[] = [];
   let rule: MakeRule | null = null;
   let defineDepth = 0;
@@ -99,7 +92,8 @@ function parseInto(
     const trimmed = code.trim();
     if (trimmed === "") {
       if (comment === null) commentBlock = [];
-      else if (comment.startsWith("#@")) commentBlock = []; // `##@ Section` headers of the help convention
+      else if (comment.startsWith("#@"))
+        commentBlock = []; // `##@ Section` headers of the help convention
       else {
         const words = comment.replace(/^#+/, "").trim();
         if (/[\p{L}\p{N}]/u.test(words)) commentBlock.push(words);

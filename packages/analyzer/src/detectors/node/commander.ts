@@ -67,7 +67,11 @@ export function commanderFacts(root: Node): CommanderFacts {
     const described = [...chainAbove(cmd)].find((c) => calleeName(c) === "description");
     const description = stringValue(described ? callArguments(described)[0] : args[1]);
     const own = ordered(byCommand.get(cmd.startIndex) ?? []);
-    subcommands.push({ name, parameters: [...argumentParameters(spec!.trim().split(/\s+/).slice(1).join(" "), undefined, undefined), ...own], description: description ? clip(description, 4096) : null });
+    subcommands.push({
+      name,
+      parameters: [...argumentParameters(spec!.trim().split(/\s+/).slice(1).join(" "), undefined, undefined), ...own],
+      description: description ? clip(description, 4096) : null,
+    });
   }
   return { parameters: ordered(top), subcommands, runsAlone: runsAlone || subcommands.length === 0 };
 }

@@ -28,7 +28,17 @@ describe("node detector: package.json", () => {
     const out = detectNode(
       context({
         "package.json": pkg({
-          scripts: { test: "vitest", pretest: "eslint .", postinstall: "patch-package", prepare: "husky", prepublishOnly: "tsc", preview: "vite preview", "build all": "x", weird: 42, start: "node server.js" },
+          scripts: {
+            test: "vitest",
+            pretest: "eslint .",
+            postinstall: "patch-package",
+            prepare: "husky",
+            prepublishOnly: "tsc",
+            preview: "vite preview",
+            "build all": "x",
+            weird: 42,
+            start: "node server.js",
+          },
         }),
         "apps/api/package.json": pkg({ scripts: { dev: "tsx watch src/main.ts" } }),
         "broken/package.json": "{ not json",
@@ -239,19 +249,111 @@ describe("node detector: yargs and parseArgs", () => {
 
 describe("node detector: environment variables", () => {
   const cases: [string, string, [string, boolean][]][] = [
-    ["member and subscript", 'const a = process.env.A;\nconst b = process.env["B"];', [["A", true], ["B", true]]],
-    ["?? and || fallbacks", 'const a = process.env.A ?? "x";\nconst b = process.env.B || "y";\nconst c = "z" || process.env.C;', [["A", false], ["B", false], ["C", true]]],
-    ["tests", "if (process.env.A) {}\nconst b = process.env.B ? 1 : 2;\nconst c = !process.env.C;\nconst d = typeof process.env.D;\nif (process.env.E === undefined) {}\nconst f = process.env.F === 'prod';", [["A", false], ["B", false], ["C", false], ["D", false], ["E", false], ["F", false]]],
-    ["a test that throws or exits is a guard", 'if (!process.env.A) throw new Error("A");\nif (!process.env.B) { console.error("B"); process.exit(1); }\nif (!process.env.C) { console.warn("C"); }', [["A", true], ["B", true], ["C", false]]],
-    ["conversions keep the fallback visible", "const p = Number(process.env.PORT) || 3000;\nconst q = parseInt(process.env.Q ?? '1', 10);\nconst r = Number(process.env.R);", [["PORT", false], ["Q", false], ["R", true]]],
-    ["stored then tested", 'const token = process.env.TOKEN;\nif (!token) { console.warn("none"); }\nconst key = process.env.KEY;\nif (!key) throw new Error("KEY");\nconst port = process.env.PORT;\nlisten(port || 80);', [["KEY", true], ["PORT", false], ["TOKEN", false]]],
-    ["destructuring", 'const { A = "d", B, C: c, D: d = 1 } = process.env;', [["A", false], ["B", true], ["C", true], ["D", false]]],
+    [
+      "member and subscript",
+      'const a = process.env.A;\nconst b = process.env["B"];',
+      [
+        ["A", true],
+        ["B", true],
+      ],
+    ],
+    [
+      "?? and || fallbacks",
+      'const a = process.env.A ?? "x";\nconst b = process.env.B || "y";\nconst c = "z" || process.env.C;',
+      [
+        ["A", false],
+        ["B", false],
+        ["C", true],
+      ],
+    ],
+    [
+      "tests",
+      "if (process.env.A) {}\nconst b = process.env.B ? 1 : 2;\nconst c = !process.env.C;\nconst d = typeof process.env.D;\nif (process.env.E === undefined) {}\nconst f = process.env.F === 'prod';",
+      [
+        ["A", false],
+        ["B", false],
+        ["C", false],
+        ["D", false],
+        ["E", false],
+        ["F", false],
+      ],
+    ],
+    [
+      "a test that throws or exits is a guard",
+      'if (!process.env.A) throw new Error("A");\nif (!process.env.B) { console.error("B"); process.exit(1); }\nif (!process.env.C) { console.warn("C"); }',
+      [
+        ["A", true],
+        ["B", true],
+        ["C", false],
+      ],
+    ],
+    [
+      "conversions keep the fallback visible",
+      "const p = Number(process.env.PORT) || 3000;\nconst q = parseInt(process.env.Q ?? '1', 10);\nconst r = Number(process.env.R);",
+      [
+        ["PORT", false],
+        ["Q", false],
+        ["R", true],
+      ],
+    ],
+    [
+      "stored then tested",
+      'const token = process.env.TOKEN;\nif (!token) { console.warn("none"); }\nconst key = process.env.KEY;\nif (!key) throw new Error("KEY");\nconst port = process.env.PORT;\nlisten(port || 80);',
+      [
+        ["KEY", true],
+        ["PORT", false],
+        ["TOKEN", false],
+      ],
+    ],
+    [
+      "destructuring",
+      'const { A = "d", B, C: c, D: d = 1 } = process.env;',
+      [
+        ["A", false],
+        ["B", true],
+        ["C", true],
+        ["D", false],
+      ],
+    ],
     ["destructured then tested", 'const { A } = process.env;\nif (!A) console.log("no A");', [["A", false]]],
-    ["in", 'if ("A" in process.env) {}\nif (!("B" in process.env)) throw new Error();', [["A", false], ["B", true]]],
-    ["writes, deletes, method calls and dynamic names are not reads", 'process.env.A = "1";\ndelete process.env.B;\nprocess.env.hasOwnProperty("C");\nconst n = "D";\nconst d = process.env[n];\nconst e = process.env[`E${n}`];', []],
-    ["import.meta.env", 'const a = import.meta.env.VITE_A;\nconst b = import.meta.env.VITE_B || "x";', [["VITE_A", true], ["VITE_B", false]]],
-    ["optional chains", 'const a = process.env.A?.split(",") ?? [];\nconst b = process.env.B.split(",") ?? [];\nconst c = process.env.C?.trim();', [["A", false], ["B", true], ["C", true]]],
-    ["TypeScript wrappers", 'const a = process.env.A!;\nconst b = (process.env.B as string) ?? "d";', [["A", true], ["B", false]]],
+    [
+      "in",
+      'if ("A" in process.env) {}\nif (!("B" in process.env)) throw new Error();',
+      [
+        ["A", false],
+        ["B", true],
+      ],
+    ],
+    [
+      "writes, deletes, method calls and dynamic names are not reads",
+      'process.env.A = "1";\ndelete process.env.B;\nprocess.env.hasOwnProperty("C");\nconst n = "D";\nconst d = process.env[n];\nconst e = process.env[`E${n}`];',
+      [],
+    ],
+    [
+      "import.meta.env",
+      'const a = import.meta.env.VITE_A;\nconst b = import.meta.env.VITE_B || "x";',
+      [
+        ["VITE_A", true],
+        ["VITE_B", false],
+      ],
+    ],
+    [
+      "optional chains",
+      'const a = process.env.A?.split(",") ?? [];\nconst b = process.env.B.split(",") ?? [];\nconst c = process.env.C?.trim();',
+      [
+        ["A", false],
+        ["B", true],
+        ["C", true],
+      ],
+    ],
+    [
+      "TypeScript wrappers",
+      'const a = process.env.A!;\nconst b = (process.env.B as string) ?? "d";',
+      [
+        ["A", true],
+        ["B", false],
+      ],
+    ],
   ];
   it.each(cases)("%s", (_name, source, expected) => {
     const out = detectNode(context({ "src/a.ts": source }));
@@ -321,9 +423,27 @@ yargs(hideBin(process.argv))
   .parse();
 `;
     const out = detectNode(context({ "package.json": pkg({ name: "mlc", bin: "cli.mjs" }), "cli.mjs": src }));
-    expect(out.experiments.map((e) => [e.id, e.entry_point, e.description, e.parameters.map((p) => [p.name, p.value, p.category, p.cli_option, p.required])])).toEqual([
-      ["node-bin:mlc serve", "node cli.mjs serve", "Serve it", [["port", null, "string", null, false], ["host", "0.0.0.0", "string", "--host", false]]],
-      ["node-bin:mlc train", "node cli.mjs train", "Train a model", [["config", null, "string", null, true], ["epochs", 5, "integer", "--epochs", false]]],
+    expect(
+      out.experiments.map((e) => [e.id, e.entry_point, e.description, e.parameters.map((p) => [p.name, p.value, p.category, p.cli_option, p.required])]),
+    ).toEqual([
+      [
+        "node-bin:mlc serve",
+        "node cli.mjs serve",
+        "Serve it",
+        [
+          ["port", null, "string", null, false],
+          ["host", "0.0.0.0", "string", "--host", false],
+        ],
+      ],
+      [
+        "node-bin:mlc train",
+        "node cli.mjs train",
+        "Train a model",
+        [
+          ["config", null, "string", null, true],
+          ["epochs", 5, "integer", "--epochs", false],
+        ],
+      ],
     ]);
   });
 
@@ -341,29 +461,53 @@ program.parse();
 `;
     const out = detectNode(context({ "package.json": pkg({ name: "kb", bin: { kb: "bin/kb.js" } }), "bin/kb.js": src }));
     expect(out.experiments.map((e) => [e.id, e.parameters.map((p) => [p.name, p.value, p.category, p.required])])).toEqual([
-      ["node-bin:kb index", [["dir", null, "string", true], ["batch", 64, "integer", false]]],
-      ["node-bin:kb search", [["query", null, "string", true], ["topK", 5, "integer", false]]],
+      [
+        "node-bin:kb index",
+        [
+          ["dir", null, "string", true],
+          ["batch", 64, "integer", false],
+        ],
+      ],
+      [
+        "node-bin:kb search",
+        [
+          ["query", null, "string", true],
+          ["topK", 5, "integer", false],
+        ],
+      ],
     ]);
   });
 });
 
 describe("node detector: environment validated by a schema", () => {
-  const vars = (src: string) => detectNode(context({ "package.json": pkg({ scripts: { start: "node server.js" } }), "src/env.js": src })).envVars.map((u) => [u.name, u.required]);
+  const vars = (src: string) =>
+    detectNode(context({ "package.json": pkg({ scripts: { start: "node server.js" } }), "src/env.js": src })).envVars.map((u) => [u.name, u.required]);
   it.each<[string, string, [string, boolean][]]>([
     [
       "envalid",
       'const { cleanEnv, str, port, bool } = require("envalid");\nmodule.exports = cleanEnv(process.env, {\n  DATABASE_URL: str(),\n  PORT: port({ default: 3000 }),\n  DEBUG: bool({ devDefault: true }),\n});\n',
-      [["DATABASE_URL", true], ["DEBUG", false], ["PORT", false]],
+      [
+        ["DATABASE_URL", true],
+        ["DEBUG", false],
+        ["PORT", false],
+      ],
     ],
     [
       "zod, schema in a const",
       'import { z } from "zod";\nconst Env = z.object({\n  DATABASE_URL: z.string().url(),\n  PORT: z.coerce.number().default(8080),\n  SENTRY_DSN: z.string().optional(),\n});\nexport const env = Env.parse(process.env);\n',
-      [["DATABASE_URL", true], ["PORT", false], ["SENTRY_DSN", false]],
+      [
+        ["DATABASE_URL", true],
+        ["PORT", false],
+        ["SENTRY_DSN", false],
+      ],
     ],
     [
       "Joi",
       'const Joi = require("joi");\nconst { value } = Joi.object({\n  REDIS_URL: Joi.string().uri().required(),\n  LOG_LEVEL: Joi.string().valid("info", "debug"),\n}).unknown().validate(process.env);\n',
-      [["REDIS_URL", true], ["LOG_LEVEL", false]],
+      [
+        ["REDIS_URL", true],
+        ["LOG_LEVEL", false],
+      ],
     ],
   ])("%s", (_name, src, want) => expect(vars(src).sort()).toEqual([...want].sort()));
 });

@@ -120,7 +120,15 @@ function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJ
     // A program of sub-commands: one experiment each (`node cli.js train`, id `node-bin:tool train`).
     for (const sub of facts.subcommands) {
       const command = [...base.command, sub.name];
-      out.push({ ...base, id: `${base.id} ${sub.name}`, title: `${name} ${sub.name}`, description: sub.description ?? description, entry_point: command.join(" "), command, parameters: sub.parameters });
+      out.push({
+        ...base,
+        id: `${base.id} ${sub.name}`,
+        title: `${name} ${sub.name}`,
+        description: sub.description ?? description,
+        entry_point: command.join(" "),
+        command,
+        parameters: sub.parameters,
+      });
     }
   }
   return out.filter((e) => e.id.length <= 512 && e.entry_point.length <= 4096);

@@ -49,7 +49,16 @@ function schemaUses(root: Node, path: string): EnvVarUse[] {
         const options = spec?.type === "call_expression" ? objectProperties(callArguments(spec)[0]) : null;
         add(out, key, value, path, !(options?.has("default") || options?.has("devDefault")));
       }
-    } else if ((name === "parse" || name === "safeParse" || name === "parseAsync" || name === "safeParseAsync" || name === "validate" || name === "validateAsync" || name === "attempt") && args.some((a) => isEnvObject(a))) {
+    } else if (
+      (name === "parse" ||
+        name === "safeParse" ||
+        name === "parseAsync" ||
+        name === "safeParseAsync" ||
+        name === "validate" ||
+        name === "validateAsync" ||
+        name === "attempt") &&
+      args.some((a) => isEnvObject(a))
+    ) {
       const schema = name === "attempt" ? args[1] : calleeObject(call);
       const obj = schemaObject(root, name === "attempt" ? args[1] : schema);
       const joi = /\bJoi\b/i.test(schemaExpression(root, schema)?.text.slice(0, 40) ?? "");

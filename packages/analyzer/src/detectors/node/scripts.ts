@@ -33,7 +33,22 @@ export function isLifecycleScript(name: string, all: ReadonlySet<string>): boole
 
 const RUNNERS = new Set(["node", "tsx", "ts-node"]);
 // Runner options whose value is the next word.
-const VALUE_OPTIONS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--tsconfig", "-P", "--project", "-O", "--compiler-options", "--title"]);
+const VALUE_OPTIONS = new Set([
+  "-r",
+  "--require",
+  "--import",
+  "--loader",
+  "--experimental-loader",
+  "-C",
+  "--conditions",
+  "--env-file",
+  "--tsconfig",
+  "-P",
+  "--project",
+  "-O",
+  "--compiler-options",
+  "--title",
+]);
 // Runner options after which there is no script file.
 const NO_FILE_OPTIONS = new Set(["-e", "--eval", "-p", "--print", "-", "-i", "--interactive", "--test", "--check", "-c"]);
 // Anything the shell would interpret makes it unclear where appended arguments go.

@@ -1,6 +1,18 @@
 import type { Parameter, ParameterCategory } from "../../model.ts";
 import { descendants, type Node } from "../../syntax.ts";
-import { callArguments, calleeName, calleeObject, callPosition, clip, literal, literalArray, objectOrConst, objectProperties, stringValue, unwrap } from "./literals.ts";
+import {
+  callArguments,
+  calleeName,
+  calleeObject,
+  callPosition,
+  clip,
+  literal,
+  literalArray,
+  objectOrConst,
+  objectProperties,
+  stringValue,
+  unwrap,
+} from "./literals.ts";
 
 // Options a yargs program declares: `.option(name, {...})`, `.options({...})`,
 // the default command `$0 <file>` with its `.positional()`s, and the chained
@@ -23,7 +35,11 @@ const DEMAND_METHODS = new Set(["demandOption", "require", "required", "demand"]
 
 export function yargsFacts(root: Node): YargsFacts {
   const calls = descendants(root, "call_expression").filter((c) => calleeName(c) && calleeObject(c));
-  const parameters = scopeParameters(root, calls.filter((c) => !inNamedCommand(c)), []);
+  const parameters = scopeParameters(
+    root,
+    calls.filter((c) => !inNamedCommand(c)),
+    [],
+  );
   const subcommands: YargsFacts["subcommands"] = [];
   for (const call of calls) {
     if (calleeName(call) !== "command" || inNamedCommand(call)) continue;
@@ -88,7 +104,8 @@ function scopeParameters(root: Node, calls: readonly Node[], words: { name: stri
       if (key !== null) found.push({ at, key, spec: objectOrConst(root, args[1]) ?? new Map<string, Node>() });
       else {
         let i = 0;
-        for (const [k, value] of objectOrConst(root, args[0]) ?? []) found.push({ at: at + i++ / 1000, key: k, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
+        for (const [k, value] of objectOrConst(root, args[0]) ?? [])
+          found.push({ at: at + i++ / 1000, key: k, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
       }
     } else if (name === "positional") {
       const key = stringValue(args[0]);
@@ -97,7 +114,8 @@ function scopeParameters(root: Node, calls: readonly Node[], words: { name: stri
       defaultCommandWords(args[0]).forEach((w, i) => {
         if (!positionals.has(w.name)) positionals.set(w.name, { at: at + i / 1000, required: w.required });
       });
-      for (const [key, value] of objectProperties(args[2]) ?? []) found.push({ at: at + 0.5, key, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
+      for (const [key, value] of objectProperties(args[2]) ?? [])
+        found.push({ at: at + 0.5, key, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
     } else if (DEMAND_METHODS.has(name)) {
       // `.require(n)` with a number is a count of positionals, not an option.
       for (const k of keysOf(args[0])) demanded.add(k);

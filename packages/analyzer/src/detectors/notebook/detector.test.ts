@@ -97,7 +97,14 @@ describe("notebooks", () => {
   it.each([
     ["no markdown", [{ source: "x = 1" }], "plain.ipynb"],
     ["markdown without a heading", [{ type: "markdown" as const, source: "Some notes" }], "plain.ipynb"],
-    ["heading in a later markdown cell", [{ type: "markdown" as const, source: "notes" }, { type: "markdown" as const, source: "# Later" }], "plain.ipynb"],
+    [
+      "heading in a later markdown cell",
+      [
+        { type: "markdown" as const, source: "notes" },
+        { type: "markdown" as const, source: "# Later" },
+      ],
+      "plain.ipynb",
+    ],
     ["first heading", [{ type: "markdown" as const, source: "#   Title  \n# Second" }], "Title"],
   ])("titles: %s", (_, cells, title) => {
     const [e] = detectNotebook(context({ "plain.ipynb": notebook(cells) })).experiments;

@@ -67,7 +67,10 @@ function titleAndDescription(cells: readonly Cell[]): { title: string | null; de
   const lines = first.source.split(/\r?\n/);
   const at = lines.findIndex((l) => /^ {0,3}#{1,6}[ \t]+\S/.test(l));
   if (at < 0) return { title: null, description: null };
-  const title = lines[at]!.trim().replace(/^#+\s*/, "").replace(/\s+#+\s*$/, "").trim();
+  const title = lines[at]!.trim()
+    .replace(/^#+\s*/, "")
+    .replace(/\s+#+\s*$/, "")
+    .trim();
   const rest = [...lines.slice(0, at), ...lines.slice(at + 1)].join("\n").trim();
   return { title: title || null, description: rest ? rest.slice(0, 4096) : null };
 }
@@ -173,7 +176,10 @@ export const detectNotebook: Detector = (ctx) => {
     const inputs = new Set<string>();
     const outputs = new Set<string>([output]);
     if (python) {
-      const code = notebook.cells.filter((c) => c.type === "code").map(pythonOf).join("\n");
+      const code = notebook.cells
+        .filter((c) => c.type === "code")
+        .map(pythonOf)
+        .join("\n");
       const lines = code.split("\n");
       const found = ctx.syntax.parse("python", code, (root) => {
         const imports = readImports(root);

@@ -173,7 +173,9 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
 
   const type = typeInfo(kw.get("type"), imports);
   let choices = literalList(kw.get("choices"));
-  const category = type?.category ?? (choices?.length && choices.every((c) => typeof c === "number") ? (choices.every(Number.isInteger) ? "integer" : "number") : literalCategory(defaultLit));
+  const category =
+    type?.category ??
+    (choices?.length && choices.every((c) => typeof c === "number") ? (choices.every(Number.isInteger) ? "integer" : "number") : literalCategory(defaultLit));
   if (choices && category === "string") choices = choices.map(String);
   const parameter: Parameter = { name, value: defaultValue(defaultLit, category, ["True", "False"]), category, cli_option, choices, description, required };
   return { parameter, ...(type?.role && { role: type.role }) };
@@ -182,7 +184,15 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
 /** The `--no-x` half of an on-by-default switch, as its own flag parameter `no_x`. */
 export function negated(name: string, long: string, description: string | null, off?: string): Parameter {
   const option = off ?? `--no-${long.replace(/^-+/, "")}`;
-  return { name: off ? option.replace(/^-+/, "").replace(/-/g, "_") : `no_${name}`, value: false, category: "flag", cli_option: option, choices: null, description, required: false };
+  return {
+    name: off ? option.replace(/^-+/, "").replace(/-/g, "_") : `no_${name}`,
+    value: false,
+    category: "flag",
+    cli_option: option,
+    choices: null,
+    description,
+    required: false,
+  };
 }
 
 /** argparse's own substitutions in help strings, for the one that reads a literal. */

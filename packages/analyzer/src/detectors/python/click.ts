@@ -132,7 +132,11 @@ function groupCommands(root: Node, group: string, imports: PythonImports, path: 
       if (dec.type !== "decorator") continue;
       const expr = dec.firstNamedChild;
       const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
-      if (callee?.type === "attribute" && callee.childForFieldName("object")?.text === group && /^(command|group)$/.test(callee.childForFieldName("attribute")?.text ?? "")) {
+      if (
+        callee?.type === "attribute" &&
+        callee.childForFieldName("object")?.text === group &&
+        /^(command|group)$/.test(callee.childForFieldName("attribute")?.text ?? "")
+      ) {
         registered = { call: expr?.type === "call" ? expr : null, node: dec };
       }
     }
@@ -145,11 +149,15 @@ function groupCommands(root: Node, group: string, imports: PythonImports, path: 
   }
   for (const call of descendants(root, "call")) {
     const callee = call.childForFieldName("function");
-    if (callee?.type !== "attribute" || callee.childForFieldName("object")?.text !== group || callee.childForFieldName("attribute")?.text !== "add_command") continue;
+    if (callee?.type !== "attribute" || callee.childForFieldName("object")?.text !== group || callee.childForFieldName("attribute")?.text !== "add_command")
+      continue;
     const args = callArguments(call);
     const target = byFunction.get(args.positional[0]?.text ?? "");
     if (!target) continue;
-    const explicit = stringLiteral(args.positional[1]) ?? stringLiteral(args.keywords.get("name")) ?? (target.command.call ? stringLiteral(callArguments(target.command.call).positional[0]) : null);
+    const explicit =
+      stringLiteral(args.positional[1]) ??
+      stringLiteral(args.keywords.get("name")) ??
+      (target.command.call ? stringLiteral(callArguments(target.command.call).positional[0]) : null);
     add(explicit, target.fn, target.decorators, target.command);
   }
   return out;

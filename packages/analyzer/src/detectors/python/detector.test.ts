@@ -291,7 +291,8 @@ describe("python: modules", () => {
       context({
         "app/__init__.py": '"""The app.\n\nDoes things."""\n',
         "app/__main__.py": "from .cli import main\nmain()\n",
-        "app/cli.py": 'import argparse\ndef main():\n    p = argparse.ArgumentParser(description="App CLI.")\n    p.add_argument("--port", type=int, default=8080)\n',
+        "app/cli.py":
+          'import argparse\ndef main():\n    p = argparse.ArgumentParser(description="App CLI.")\n    p.add_argument("--port", type=int, default=8080)\n',
         "src/tool/__main__.py": "from tool.commands import cli\ncli()\n",
         "src/tool/commands.py": 'import click\n@click.command()\n@click.option("--dry", is_flag=True)\ndef cli(dry):\n    pass\n',
         "my-app/__main__.py": '"""Hyphen."""\nif __name__ == "__main__":\n    pass\n',
@@ -468,7 +469,7 @@ describe("python literals", () => {
   it.each([
     ['"a\\tb"', "a\tb"],
     ["r'a\\tb'", "a\\tb"],
-    ['"a" \'b\'', "ab"],
+    ["\"a\" 'b'", "ab"],
     ['f"{{x}}"', "{x}"],
     ['f"{x}"', null],
     ['b"x"', null],
@@ -492,8 +493,19 @@ describe("python literals", () => {
 describe("python: scripts without a main block", () => {
   const ids = (files: Record<string, string>) => detectPython(context(files)).experiments.map((e) => e.id);
   it.each<[string, Record<string, string>, string[]]>([
-    ["module-level parse_args", { "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' }, ["python:train.py"]],
-    ["a main() called at the bottom that parses", { "run.py": "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n    return p.parse_args()\ndef main():\n    args = get_args()\nmain()\n" }, ["python:run.py"]],
+    [
+      "module-level parse_args",
+      { "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' },
+      ["python:train.py"],
+    ],
+    [
+      "a main() called at the bottom that parses",
+      {
+        "run.py":
+          "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n    return p.parse_args()\ndef main():\n    args = get_args()\nmain()\n",
+      },
+      ["python:run.py"],
+    ],
     ["fire.Fire", { "cli.py": "import fire\ndef hello(name='x'):\n    print(name)\nfire.Fire(hello)\n" }, ["python:cli.py"]],
     ["a function that parses, never called", { "lib.py": "import argparse\ndef get_args():\n    return argparse.ArgumentParser().parse_args()\n" }, []],
     ["a call inside a def does not count", { "lib.py": "import argparse\ndef main():\n    def inner():\n        pass\n    return 1\n" }, []],
@@ -505,11 +517,17 @@ describe("python: scripts without a main block", () => {
       },
       ["python:train.py"],
     ],
-    ["scripts under tests/ and fixtures/ are fixtures", { "tests/fixtures/job.py": MAIN, "testdata/gen.py": MAIN, "examples/fixtures/x.py": MAIN, "examples/job.py": MAIN }, ["python:examples/job.py"]],
+    [
+      "scripts under tests/ and fixtures/ are fixtures",
+      { "tests/fixtures/job.py": MAIN, "testdata/gen.py": MAIN, "examples/fixtures/x.py": MAIN, "examples/job.py": MAIN },
+      ["python:examples/job.py"],
+    ],
   ])("%s", (_name, files, want) => expect(ids(files)).toEqual(want));
 
   it("reads the parameters of module-level argparse", () => {
-    const [e] = detectPython(context({ "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' })).experiments;
+    const [e] = detectPython(
+      context({ "train.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=0.1)\nargs = p.parse_args()\n' }),
+    ).experiments;
     expect(e!.parameters).toEqual([param({ name: "lr", value: 0.1, category: "number" })]);
   });
 
@@ -604,7 +622,8 @@ if __name__ == "__main__":
 
 describe("python: Fire and configurator scripts", () => {
   it("reads a fire.Fire function's signature as options", () => {
-    const src = "import fire\n\ndef main(data_dir, batch_size=32, lr=3e-4, compile=True, wandb=False):\n    pass\n\nif __name__ == '__main__':\n    fire.Fire(main)\n";
+    const src =
+      "import fire\n\ndef main(data_dir, batch_size=32, lr=3e-4, compile=True, wandb=False):\n    pass\n\nif __name__ == '__main__':\n    fire.Fire(main)\n";
     const [e] = detectPython(context({ "sample.py": src })).experiments;
     expect(e!.parameters).toEqual([
       param({ name: "data_dir", cli_option: "--data_dir", required: true }),

@@ -40,7 +40,11 @@ export function frameworksOf(modules: readonly string[]): string[] {
  */
 export const TEST_FOLDER = /^(tests?|testing|test[-_][^/]*|[^/]*[-_]tests?|__tests__|fixtures?|__fixtures__|testdata|test[-_]?data)$/i;
 
-export const inTestFolder = (path: string): boolean => path.split("/").slice(0, -1).some((d) => TEST_FOLDER.test(d));
+export const inTestFolder = (path: string): boolean =>
+  path
+    .split("/")
+    .slice(0, -1)
+    .some((d) => TEST_FOLDER.test(d));
 
 /** Test code reads variables the test runner sets; it says little about what running the project needs. */
 export function isTestFile(path: string): boolean {
@@ -83,7 +87,13 @@ export const detectPython: Detector = (ctx) => {
     // Most files are not runnable, read no environment variable and import no
     // notable library; a look at the text spares parsing them (what is parsed
     // is still decided by the tree, never by the text).
-    if (pkg === null && !source.includes("__main__") && !MAY_RUN_ON_IMPORT.test(source) && (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))) continue;
+    if (
+      pkg === null &&
+      !source.includes("__main__") &&
+      !MAY_RUN_ON_IMPORT.test(source) &&
+      (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))
+    )
+      continue;
     const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
       const imports = readImports(root);
       const main = pkg !== null || mainBlock(root) !== null;
@@ -109,9 +119,13 @@ export const detectPython: Detector = (ctx) => {
     if (pkg !== null) {
       const folder = file.path.slice(0, -"/__main__.py".length);
       const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
-      found.push(...withSubcommands(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry));
+      found.push(
+        ...withSubcommands(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry),
+      );
     } else {
-      found.push(...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry));
+      found.push(
+        ...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry),
+      );
     }
     experiments.push(...found);
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
@@ -130,7 +144,15 @@ export const detectPython: Detector = (ctx) => {
       if (existing) {
         if (!existing.parameters.length) existing.parameters = options;
       } else if (imp.runsCode) {
-        const facts: EntryFacts = { docstring: imp.docstring, parameters: options, cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+        const facts: EntryFacts = {
+          docstring: imp.docstring,
+          parameters: options,
+          cliDescription: null,
+          inputs: [],
+          outputs: [],
+          envVars: [],
+          subcommands: [],
+        };
         experiments.push(experiment("python-script", `python:${imp.path}`, imp.path, ["python3", imp.path], facts, fallbackTitle(imp.path)));
       }
     }
@@ -251,7 +273,9 @@ class FirstUses {
   }
 
   list(): EnvVarUse[] {
-    return [...this.#any.values()].map((use) => this.#required.get(use.name) ?? use).sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
+    return [...this.#any.values()]
+      .map((use) => this.#required.get(use.name) ?? use)
+      .sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
   }
 }
 
@@ -260,11 +284,19 @@ function experiment(kind: ExperimentKind, id: string, path: string, command: str
   const lines = doc.split("\n");
   const first = lines.findIndex((l) => l.trim() !== "");
   // Without a docstring, the parser's own description says what it does better than a file name.
-  const cliTitle = facts.cliDescription ? (/^(.{1,120}?[.!?])(\s|$)/.exec(facts.cliDescription.trim())?.[1] ?? (facts.cliDescription.length <= 120 ? facts.cliDescription.trim() : null)) : null;
+  const cliTitle = facts.cliDescription
+    ? (/^(.{1,120}?[.!?])(\s|$)/.exec(facts.cliDescription.trim())?.[1] ?? (facts.cliDescription.length <= 120 ? facts.cliDescription.trim() : null))
+    : null;
   const title = first >= 0 ? lines[first]!.trim() : (cliTitle ?? fallbackTitle);
   // A reStructuredText title is underlined ("ast\n~~~"); the underline is not text.
   const underlined = first >= 0 && /^([=\-~^*#+`"'])\1+$/.test(lines[first + 1]?.trim() ?? "");
-  const rest = first >= 0 ? lines.slice(first + (underlined ? 2 : 1)).join("\n").trim() : "";
+  const rest =
+    first >= 0
+      ? lines
+          .slice(first + (underlined ? 2 : 1))
+          .join("\n")
+          .trim()
+      : "";
   const description = facts.cliDescription ?? (rest || null);
   return {
     id,

@@ -38,7 +38,8 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
     add(nameNode, node, required);
   }
   // Only a file that imports BaseSettings can declare settings: spare the others a walk of the tree.
-  if ([...imports.bindings.values()].some((m) => m.endsWith("BaseSettings") || m === "pydantic" || m === "pydantic_settings")) uses.push(...settingsUses(root, imports, path));
+  if ([...imports.bindings.values()].some((m) => m.endsWith("BaseSettings") || m === "pydantic" || m === "pydantic_settings"))
+    uses.push(...settingsUses(root, imports, path));
   return uses;
 }
 
@@ -146,8 +147,17 @@ function storedThenTested(read: Node): boolean {
   let scope: Node | null = assignment;
   while (scope && scope.type !== "function_definition" && scope.type !== "module") scope = scope.parent;
   if (!scope) return false;
-  for (const test of descendants(scope, ["if_statement", "elif_clause", "while_statement", "conditional_expression", "boolean_operator", "not_operator", "comparison_operator"])) {
-    const condition = test.type === "if_statement" || test.type === "elif_clause" || test.type === "while_statement" ? test.childForFieldName("condition") : test;
+  for (const test of descendants(scope, [
+    "if_statement",
+    "elif_clause",
+    "while_statement",
+    "conditional_expression",
+    "boolean_operator",
+    "not_operator",
+    "comparison_operator",
+  ])) {
+    const condition =
+      test.type === "if_statement" || test.type === "elif_clause" || test.type === "while_statement" ? test.childForFieldName("condition") : test;
     if (condition && (condition.text === target.text || descendants(condition, "identifier").some((i) => i.text === target.text))) return true;
   }
   return false;

@@ -13,7 +13,6 @@ export interface FileAccesses {
   outputs: Set<string>;
 }
 
-
 /** Which argument holds the path: a position and the keyword names it also goes by. */
 interface PathArgument {
   role: Role;
@@ -113,7 +112,10 @@ const PATH_WORDS = new Set(["path", "dir", "file", "folder", "root", "filename",
  * many scripts never use `type=Path`.
  */
 export function parameterRole(p: Parameter): Role | null {
-  const words = p.name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = p.name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   const pathLike = p.category === "path" || (p.category === "string" && words.some((w) => PATH_WORDS.has(w) || /(dir|path|file)$/.test(w)));
   if (!pathLike) return null;
   if (words.some((w) => OUTPUT_WORDS.has(w)) || p.name.toLowerCase().includes("model_dir")) return "output";

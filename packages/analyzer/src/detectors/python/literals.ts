@@ -165,7 +165,13 @@ export function cleanDocstring(text: string): string {
     if (stripped) indent = Math.min(indent, line.length - stripped.length);
   }
   // Only spaces and tabs go from line ends: click cuts a docstring at a form feed.
-  const out = [lines[0]!.trimStart(), ...lines.slice(1).map((l) => (indent === Infinity ? l : l.slice(indent))).map((l) => l.replace(/[ \t]+$/, ""))];
+  const out = [
+    lines[0]!.trimStart(),
+    ...lines
+      .slice(1)
+      .map((l) => (indent === Infinity ? l : l.slice(indent)))
+      .map((l) => l.replace(/[ \t]+$/, "")),
+  ];
   out[0] = out[0]!.replace(/[ \t]+$/, "");
   while (out.length && !out[0]) out.shift();
   while (out.length && !out[out.length - 1]) out.pop();

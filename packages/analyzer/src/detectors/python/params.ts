@@ -61,7 +61,9 @@ export function typeInfo(node: Node | undefined, imports: PythonImports): TypeIn
     const mode = modeNode ? stringLiteral(modeNode) : "r";
     return { category: "path", choices: null, ...(mode !== null && { role: /[wax+]/.test(mode) ? "output" : "input" }) };
   }
-  const known = BUILTIN_TYPES[name] ?? (lastSegment(name) === "Path" || lastSegment(name) === "FileType" ? "path" : BOOL_PARSER.test(lastSegment(name)) ? "boolean" : undefined);
+  const known =
+    BUILTIN_TYPES[name] ??
+    (lastSegment(name) === "Path" || lastSegment(name) === "FileType" ? "path" : BOOL_PARSER.test(lastSegment(name)) ? "boolean" : undefined);
   return { category: known ?? "string", choices: null };
 }
 
@@ -108,8 +110,7 @@ export const foldWhitespace = (text: string): string => text.replace(/\s+/g, " "
 export function bounded(p: Parameter): Parameter | null {
   if (!p.name || p.name.length > 256 || (p.cli_option !== null && p.cli_option.length > 256)) return null;
   const value = typeof p.value === "string" && p.value.length > 4096 ? null : p.value;
-  const choices =
-    p.choices && p.choices.length <= 256 && p.choices.every((c) => typeof c !== "string" || c.length <= 1024) ? p.choices : null;
+  const choices = p.choices && p.choices.length <= 256 && p.choices.every((c) => typeof c !== "string" || c.length <= 1024) ? p.choices : null;
   const description = p.description === null ? null : p.description.slice(0, 4096) || null;
   return { ...p, value, choices, description };
 }

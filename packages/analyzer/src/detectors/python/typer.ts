@@ -104,7 +104,11 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
   if (annotation?.type === "generic_type" && lastSegment(qualifiedName(annotation.firstNamedChild, imports) ?? "") === "Annotated") {
     const args = children(children(annotation).find((c) => c.type === "type_parameter") ?? annotation).filter((c) => c.type === "type");
     annotation = args[0]?.firstNamedChild ?? null;
-    info = args.slice(1).map((a) => a.firstNamedChild).find((a): a is Node => a?.type === "call" && isTyper(a, imports)) ?? null;
+    info =
+      args
+        .slice(1)
+        .map((a) => a.firstNamedChild)
+        .find((a): a is Node => a?.type === "call" && isTyper(a, imports)) ?? null;
   }
   let defaultNode = value;
   if (value?.type === "call" && isTyper(value, imports)) {
@@ -124,7 +128,15 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
   const long = decls.find((d) => d.startsWith("--"))?.split("/")[0] ?? `--${name.replace(/_/g, "-")}`;
   const lit = required ? null : literal(defaultNode);
   // Without an annotation, the default's own type (as Typer and Fire take it).
-  const category = annotation ? categoryOf(typeName) : lit?.kind === "int" ? "integer" : lit?.kind === "float" ? "number" : lit?.kind === "bool" ? "flag" : "string";
+  const category = annotation
+    ? categoryOf(typeName)
+    : lit?.kind === "int"
+      ? "integer"
+      : lit?.kind === "float"
+        ? "number"
+        : lit?.kind === "bool"
+          ? "flag"
+          : "string";
 
   if (category === "flag" && !positional) {
     if (lit?.value === true) return negated(name, long, description, decls.find((d) => d.includes("/"))?.split("/")[1]);
@@ -142,7 +154,8 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
   };
 }
 
-const isTyper = (call: Node, imports: PythonImports): boolean => /^typer\.(Option|Argument)$/.test(qualifiedName(call.childForFieldName("function"), imports) ?? "");
+const isTyper = (call: Node, imports: PythonImports): boolean =>
+  /^typer\.(Option|Argument)$/.test(qualifiedName(call.childForFieldName("function"), imports) ?? "");
 
 /** The annotation's type without Optional / `| None`. */
 function baseType(node: Node | null, imports: PythonImports): string | null {
@@ -213,7 +226,10 @@ export function fireCommands(root: Node, imports: PythonImports): TyperCommand[]
 function fireCommand(fn: Node, name: string | null, imports: PythonImports): TyperCommand {
   const typed = command(fn, name, null, imports);
   const parameters = typed.parameters.map((p): Parameter => {
-    if (p.category === "flag") return p.name.startsWith("no_") && p.cli_option?.startsWith("--no-") ? { ...p, name: `no${p.name.slice(3)}`, cli_option: `--no${p.name.slice(3)}` } : { ...p, cli_option: `--${p.name}` };
+    if (p.category === "flag")
+      return p.name.startsWith("no_") && p.cli_option?.startsWith("--no-")
+        ? { ...p, name: `no${p.name.slice(3)}`, cli_option: `--no${p.name.slice(3)}` }
+        : { ...p, cli_option: `--${p.name}` };
     return { ...p, cli_option: `--${p.name}`, required: p.cli_option === null && p.value === null ? p.required : false };
   });
   return { ...typed, parameters };

@@ -9,7 +9,6 @@ beforeAll(async () => {
   syntax = await Syntax.load();
 });
 
-
 const context = (files: Record<string, string | MemoryFile>, outOfTime = () => false) => memoryContext(files, { syntax, outOfTime });
 
 const positional = (n: number, value: Parameter["value"], required: boolean, category: Parameter["category"] = "string"): Parameter => ({
@@ -48,7 +47,7 @@ describe("detectShell", () => {
       'LR="${3:-0.001}"',
       ': "${WANDB_API_KEY:?set WANDB_API_KEY first}"',
       'OUT_DIR="${OUT_DIR:-./out}"',
-      'CACHE=${XDG_CACHE_HOME-$HOME/.cache}',
+      "CACHE=${XDG_CACHE_HOME-$HOME/.cache}",
       'python train.py --data "$DATA" --epochs "$EPOCHS" --lr "$LR" --out "$OUT_DIR" --home "$HOME"',
       'name="run"; echo "${name:-x}" "${lower:-y}"',
     ].join("\n");
@@ -113,7 +112,11 @@ describe("detectShell", () => {
       ],
     ],
     ["a gap in the positions is still a required argument", 'echo "$2"\n', [positional(1, null, true), positional(2, null, true)]],
-    ["a computed default is unknown, not guessed", 'D=${1:-$(pwd)}\nE="${2:-$HOME/x}"\nF=${3:-}\n', [positional(1, null, false), positional(2, null, false), positional(3, "", false)]],
+    [
+      "a computed default is unknown, not guessed",
+      'D=${1:-$(pwd)}\nE="${2:-$HOME/x}"\nF=${3:-}\n',
+      [positional(1, null, false), positional(2, null, false), positional(3, "", false)],
+    ],
     ["quoted defaults", "A=${1:-'two words'}\nB=${2:-\"x y\"}\n", [positional(1, "two words", false), positional(2, "x y", false)]],
     ["a default anywhere makes the argument optional", 'if [ -z "$1" ]; then echo; fi\nX=${1:-7}\n', [positional(1, 7, false, "integer")]],
     ["$0, $@ and $# are not parameters", 'echo "$0" "$@" "$#" "${#1}"\n', []],
@@ -144,10 +147,16 @@ describe("detectShell", () => {
 
   it("takes the first comment block after the shebang, skipping licence headers and directives", () => {
     const describe = (text: string) => detectShell(context({ "x.sh": text })).experiments[0]!.description;
-    expect(describe("#!/bin/sh\n# Copyright 2024 Someone\n# Licensed under the MIT License\n\n# shellcheck disable=SC2086\n# Deploy the app.\n#####\necho\n# not this\n")).toBe("Deploy the app.");
+    expect(
+      describe(
+        "#!/bin/sh\n# Copyright 2024 Someone\n# Licensed under the MIT License\n\n# shellcheck disable=SC2086\n# Deploy the app.\n#####\necho\n# not this\n",
+      ),
+    ).toBe("Deploy the app.");
     expect(describe("#!/bin/sh\necho\n# too late\n")).toBeNull();
     expect(describe("# No shebang here\necho\n")).toBe("No shebang here");
-    expect(describe("#!/bin/sh\n# This program is free software; you can redistribute it\n\n# Uncompress files.  Quickly.\n")).toBe("Uncompress files. Quickly.");
+    expect(describe("#!/bin/sh\n# This program is free software; you can redistribute it\n\n# Uncompress files.  Quickly.\n")).toBe(
+      "Uncompress files. Quickly.",
+    );
     expect(describe("#!/bin/sh\n### BEGIN INIT INFO\n# Provides: x\n### END INIT INFO\n")).toBeNull();
   });
 

@@ -11,7 +11,8 @@ const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"]);
 const MAX_DESCRIPTION = 1000;
 const MAX_POSITION = 20;
 // Licence notices and init-system headers open many scripts without saying what they do.
-const NOT_A_DESCRIPTION = /\b(copyright|spdx-license-identifier|licensed under|free software|redistribute it|general public license|all rights reserved|BEGIN INIT INFO)\b/i;
+const NOT_A_DESCRIPTION =
+  /\b(copyright|spdx-license-identifier|licensed under|free software|redistribute it|general public license|all rights reserved|BEGIN INIT INFO)\b/i;
 
 export const detectShell: Detector = (ctx) => {
   const experiments: Experiment[] = [];
@@ -19,7 +20,15 @@ export const detectShell: Detector = (ctx) => {
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     const { path } = file;
-    if (/\s/.test(path) || path.startsWith(".github/") || path.split("/").slice(0, -1).some((d) => d === "test" || d === "tests")) continue;
+    if (
+      /\s/.test(path) ||
+      path.startsWith(".github/") ||
+      path
+        .split("/")
+        .slice(0, -1)
+        .some((d) => d === "test" || d === "tests")
+    )
+      continue;
     const byExtension = /\.(sh|bash)$/i.test(path);
     if (!byExtension && !file.executable) continue;
     const text = ctx.readText(path);
@@ -51,7 +60,10 @@ export const detectShell: Detector = (ctx) => {
 export function shebangInterpreter(text: string): string | null {
   if (!text.startsWith("#!")) return null;
   const end = text.indexOf("\n");
-  const words = text.slice(2, Math.min(end < 0 ? text.length : end, 256)).trim().split(/\s+/);
+  const words = text
+    .slice(2, Math.min(end < 0 ? text.length : end, 256))
+    .trim()
+    .split(/\s+/);
   let i = 0;
   const base = (w: string | undefined) => (w ?? "").slice((w ?? "").lastIndexOf("/") + 1);
   if (base(words[0]) === "env") {
@@ -239,7 +251,10 @@ function optionDefaults(root: Node): Map<string, string> {
   }
   const out = new Map<string, string>();
   for (const item of descendants(root, "case_item")) {
-    const letters = item.childrenForFieldName("value").filter((v): v is Node => v !== null).map((v) => v.text.replace(/\)$/, ""));
+    const letters = item
+      .childrenForFieldName("value")
+      .filter((v): v is Node => v !== null)
+      .map((v) => v.text.replace(/\)$/, ""));
     for (const a of children(item)) {
       if (a.type !== "variable_assignment" || !/^"?\$\{?OPTARG\}?"?$/.test(a.childForFieldName("value")?.text ?? "")) continue;
       const initial = firstLiteral.get(a.childForFieldName("name")?.text ?? "");
@@ -291,9 +306,24 @@ function environmentReads(root: Node, assigned: Set<string>): Omit<EnvVarUse, "p
 
 /** Syntax dash would reject, so the script needs bash whatever its shebang says. */
 function usesBashSyntax(root: Node): boolean {
-  for (const node of descendants(root, ["test_command", "array", "process_substitution", "herestring_redirect", "function_definition", "declaration_command"])) {
+  for (const node of descendants(root, [
+    "test_command",
+    "array",
+    "process_substitution",
+    "herestring_redirect",
+    "function_definition",
+    "declaration_command",
+  ])) {
     const first = node.child(0)?.type;
-    if (node.type === "test_command" ? first === "[[" : node.type === "function_definition" ? first === "function" : node.type === "declaration_command" ? first === "declare" || first === "typeset" : true) {
+    if (
+      node.type === "test_command"
+        ? first === "[["
+        : node.type === "function_definition"
+          ? first === "function"
+          : node.type === "declaration_command"
+            ? first === "declare" || first === "typeset"
+            : true
+    ) {
       return true;
     }
   }
