@@ -208,7 +208,7 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
         ...(json !== undefined && { body: JSON.stringify(json) }),
       });
       if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
+      return res.json();
     };
     const repo = await api("/v1/repositories", { url: gitUrl, name: "fixture" });
     return {

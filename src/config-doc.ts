@@ -40,7 +40,12 @@ export function schemaSettings(shape: Record<string, z.ZodType> = envSchema.shap
 /** The chart's `config` map (values.yaml), as strings: what the chart passes as environment variables. */
 export function chartConfig(valuesYaml: string = readFileSync(CHART_VALUES, "utf8")): Record<string, string> {
   const values = parse(valuesYaml) as { config?: Record<string, unknown> };
-  return Object.fromEntries(Object.entries(values.config ?? {}).map(([k, v]) => [k, v === null || v === undefined ? "" : String(v)]));
+  return Object.fromEntries(
+    Object.entries(values.config ?? {}).map(([k, v]) => [
+      k,
+      v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v as string | number | boolean),
+    ]),
+  );
 }
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");

@@ -659,15 +659,12 @@ function embeddedKey(dataDir: string): string {
   return key;
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
-  // Empty strings mean "unset", as they do for most operators' tooling.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
-  }
-  const e = parsed.data;
+/**
+ * The checks that span settings (each one alone is valid): refused at start
+ * with the setting to change. Returns the git fetches allowed per account,
+ * whose default derives from the process-wide limit.
+ */
+function checkCombinations(e: ParsedEnv): number {
   if (e.DATABASE_URL && !e.CODEPLANE_ENCRYPTION_KEY) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_ENCRYPTION_KEY: required when DATABASE_URL is set (generate one with: openssl rand -base64 32)");
   }
@@ -694,6 +691,19 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     git: typeof gitAddress === "string" ? null : gitAddress,
   });
   if (egressProblems.length) throw new ConfigError(`invalid configuration:\n${egressProblems.map((p) => `  ${p}`).join("\n")}`);
+  return fetchesPerAccount;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  // Empty strings mean "unset", as they do for most operators' tooling.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const fetchesPerAccount = checkCombinations(e);
   const github = loadGitHub(e, e.CODEPLANE_GITHUB_TIMEOUT_SECONDS * 1000);
   const oidc = loadOidc(e);
   const dataDir = path.resolve(e.CODEPLANE_DATA_DIR);

@@ -22,7 +22,7 @@ const T1 = new Date("2026-01-01T00:09:55Z");
 const job = (...types: string[]): V1Job => ({
   status: {
     startTime: new Date("2026-01-01T00:09:50Z"),
-    conditions: types.map((type) => ({ type, status: "True", ...(type === "Failed" && { reason: "BackoffLimitExceeded" }) })) as never,
+    conditions: types.map((type) => ({ type, status: "True", ...(type === "Failed" && { reason: "BackoffLimitExceeded" }) })),
   },
 });
 const deadline: V1Job = {
@@ -36,7 +36,7 @@ const pod = (main?: V1ContainerStatus["state"], init?: V1ContainerStatus[]): V1P
     initContainerStatuses: init ?? [],
     containerStatuses: main ? [cs("main", main)] : [],
     conditions: [{ type: "PodScheduled", status: "True" }],
-  } as never,
+  },
 });
 const exited = (exitCode: number) => ({ terminated: { exitCode, reason: exitCode ? "Error" : "Completed", startedAt: T0, finishedAt: T1 } });
 

@@ -174,8 +174,8 @@ export class Controller {
       () => k.core.listNamespacedPod({ namespace: ns, labelSelector: managed }),
       managed,
     );
-    jobCache = jobInformer as ObjectCache<V1Job>;
-    podCache = podInformer as ObjectCache<V1Pod>;
+    jobCache = jobInformer;
+    podCache = podInformer;
 
     const kinds = wired.map((x) => ({
       ...x,

@@ -138,7 +138,7 @@ export class LeaderElector {
     }
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity ?? "";
-    const renewed = spec.renewTime ? new Date(spec.renewTime as unknown as string).getTime() : 0;
+    const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
     const expired = renewed + (spec.leaseDurationSeconds ?? leaseSeconds) * 1000 < now.getTime();
     if (holder && holder !== identity && !expired) return false;
     const taking = holder !== identity;
@@ -152,7 +152,7 @@ export class LeaderElector {
           spec: {
             holderIdentity: identity,
             leaseDurationSeconds: leaseSeconds,
-            acquireTime: new V1MicroTime(taking || !spec.acquireTime ? now : new Date(spec.acquireTime as unknown as string)),
+            acquireTime: new V1MicroTime(taking || !spec.acquireTime ? now : new Date(spec.acquireTime)),
             renewTime: new V1MicroTime(now),
             leaseTransitions: (spec.leaseTransitions ?? 0) + (taking ? 1 : 0),
           },

@@ -40,7 +40,7 @@ describe("lifecycleConditions", () => {
 
 describe("sameStatus", () => {
   it("compares meaning, not key order or undefined fields", () => {
-    expect(sameStatus({ a: 1, b: { c: 2 } }, { b: { c: 2 }, a: 1, d: undefined } as object)).toBe(true);
+    expect(sameStatus({ a: 1, b: { c: 2 } }, { b: { c: 2 }, a: 1, d: undefined })).toBe(true);
     expect(sameStatus(undefined, {})).toBe(true);
     expect(sameStatus({ a: 1 }, { a: 2 })).toBe(false);
   });

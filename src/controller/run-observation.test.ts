@@ -18,10 +18,16 @@ const T0 = "2026-01-01T00:00:00Z";
 const T1 = "2026-01-01T00:00:05Z";
 
 const job = (conditions: { type: string; reason?: string }[] = [], status: V1Job["status"] = {}): V1Job => ({
-  status: { startTime: new Date("2026-01-01T00:09:50Z"), ...status, conditions: conditions.map((c) => ({ ...c, status: "True" })) as never },
+  status: { startTime: new Date("2026-01-01T00:09:50Z"), ...status, conditions: conditions.map((c) => ({ ...c, status: "True" })) },
 });
-const cs = (name: string, state: V1ContainerStatus["state"]): V1ContainerStatus =>
-  ({ name, image: `${name}:img`, imageID: "", ready: false, restartCount: 0, state }) as V1ContainerStatus;
+const cs = (name: string, state: V1ContainerStatus["state"]): V1ContainerStatus => ({
+  name,
+  image: `${name}:img`,
+  imageID: "",
+  ready: false,
+  restartCount: 0,
+  state,
+});
 const pod = (p: {
   init?: V1ContainerStatus[];
   main?: V1ContainerStatus["state"];
@@ -41,7 +47,7 @@ const pod = (p: {
       ...(p.scheduled === false ? [] : [{ type: "PodScheduled", status: "True" }]),
       ...(p.disruption ? [{ type: "DisruptionTarget", status: "True", reason: p.disruption }] : []),
     ],
-  } as never,
+  },
 });
 const running = { running: { startedAt: new Date(T0) } };
 const exited = (exitCode: number, reason = exitCode === 0 ? "Completed" : "Error") => ({

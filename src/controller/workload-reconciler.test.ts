@@ -87,14 +87,14 @@ interface KindUnderTest {
 const kinds: KindUnderTest[] = [
   {
     k: RUN,
-    resource: () => aRun() as unknown as ResourceBuilder<WorkloadSpec, WorkloadStatus>,
-    world: (g) => runWorld(g as Given<RunSpec, RunStatus>) as World<WorkloadStatus>,
+    resource: () => aRun(),
+    world: (g) => runWorld(g as Given<RunSpec, RunStatus>),
     otherKindName: ANALYSIS.name,
   },
   {
     k: ANALYSIS,
-    resource: () => anAnalysis() as unknown as ResourceBuilder<WorkloadSpec, WorkloadStatus>,
-    world: (g) => analysisWorld(g as Given<AnalysisSpec, AnalysisStatus>) as World<WorkloadStatus>,
+    resource: () => anAnalysis(),
+    world: (g) => analysisWorld(g as Given<AnalysisSpec, AnalysisStatus>),
     otherKindName: RUN.name,
   },
 ];

@@ -74,4 +74,4 @@ export const typeParsers = {
     if (oid === TIMESTAMPTZ_OID && format !== "binary") return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};

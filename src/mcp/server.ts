@@ -85,7 +85,7 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
       const started = Date.now();
       let result: CallToolResult;
       try {
-        const out = (await t.run(deps.services, args as never, { principal, signal: ctx.mcpReq.signal, stopping: deps.stopping })) as Record<string, unknown>;
+        const out = await t.run(deps.services, args as never, { principal, signal: ctx.mcpReq.signal, stopping: deps.stopping });
         result = { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
       } catch (err) {
         result = toolError(err, log, t.name);

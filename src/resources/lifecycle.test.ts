@@ -38,8 +38,8 @@ describe("the workloads' lifecycles", () => {
     ["run", RUN_LIFECYCLE, ["pending", "preprocessing", "running"], ["completed", "failed", "cancelled"]],
     ["analysis", ANALYSIS_LIFECYCLE, ["pending", "running"], ["completed", "failed", "cancelled"]],
   ] as const)("%s: ranks rise through the live phases and every terminal phase ranks above them", (_kind, lifecycle, live, terminal) => {
-    live.forEach((p, i) => expect((lifecycle.rank as (p: string) => number)(p)).toBe(i));
-    for (const p of terminal) expect((lifecycle.rank as (p: string) => number)(p)).toBe(lifecycle.terminalRank);
+    live.forEach((p, i) => expect(lifecycle.rank(p)).toBe(i));
+    for (const p of terminal) expect(lifecycle.rank(p)).toBe(lifecycle.terminalRank);
     expect([...lifecycle.terminal]).toEqual(terminal);
   });
 });

@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config.ts";
 import { generateApiKey } from "../../src/domain/auth/api-key-token.ts";
 import { createFirstKeyIfEmpty, ensureSeededKey } from "../../src/domain/auth/bootstrap.ts";
 import { createRootLogger } from "../../src/logger.ts";
-import { startService, type Service } from "../../src/main.ts";
+import { startService } from "../../src/main.ts";
 import { createTestDatabase } from "../helpers/service.ts";
 
 // Replicas start together on a fresh install: both migrate the empty database
@@ -37,7 +37,7 @@ describe("replicas starting together on an empty database", () => {
           createRootLogger("silent"),
         );
       const results = await Promise.allSettled(dataDirs.map(start));
-      const services = results.flatMap((r) => (r.status === "fulfilled" ? [r.value as Service] : []));
+      const services = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
       try {
         expect(
           results.map((r) => (r.status === "rejected" ? String(r.reason) : "ok")),

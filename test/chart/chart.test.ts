@@ -8,7 +8,7 @@ import type { V1NetworkPolicy } from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS, parseEgressRules } from "../../src/resources/egress.ts";
+import { DEFAULT_CLUSTER_CIDRS, METADATA_CIDRS } from "../../src/resources/egress.ts";
 import { RESTRICTED_POD_SECURITY_LABELS } from "../../src/resources/labels.ts";
 import { planInstall } from "../../src/k8s/install.ts";
 import { buildWorkloadNetworkPolicy, WORKLOAD_POD_SELECTOR } from "../../src/k8s/network-policy.ts";

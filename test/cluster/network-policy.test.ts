@@ -180,7 +180,7 @@ function podBody(name: string, labels: Record<string, string>, command: string[]
           imagePullPolicy: "Never",
           command,
           securityContext: containerSecurity,
-          ...(readinessPort ? { readinessProbe: { tcpSocket: { port: readinessPort }, periodSeconds: 1 } as k8s.V1Probe } : {}),
+          ...(readinessPort ? { readinessProbe: { tcpSocket: { port: readinessPort }, periodSeconds: 1 } } : {}),
         },
       ],
     },

@@ -41,7 +41,7 @@ interface KindUnderTest {
 const kinds: KindUnderTest[] = [
   {
     name: "runs",
-    rows: RUN_ROWS as WorkloadRowKind<WorkloadSpec>,
+    rows: RUN_ROWS,
     table: "runs",
     start: "start_time",
     end: "close_time",
@@ -58,7 +58,7 @@ const kinds: KindUnderTest[] = [
   },
   {
     name: "analyses",
-    rows: ANALYSIS_ROWS as WorkloadRowKind<WorkloadSpec>,
+    rows: ANALYSIS_ROWS,
     table: "analyses",
     start: "started_at",
     end: "completed_at",

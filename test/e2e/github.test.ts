@@ -246,7 +246,7 @@ async function startReplica(): Promise<{ url: string; process: ChildProcess }> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`the replica did not start: ${out}`)), 30_000);
-    child.stdout!.on("data", (b: Buffer) => {
+    child.stdout.on("data", (b: Buffer) => {
       out += b.toString();
       const m = /"port":(\d+)[^\n]*"codeplane is serving"|"msg":"codeplane is serving"[^\n]*"port":(\d+)/.exec(out);
       if (m) {
@@ -254,7 +254,7 @@ async function startReplica(): Promise<{ url: string; process: ChildProcess }> {
         resolve(`http://127.0.0.1:${m[1] ?? m[2]}`);
       }
     });
-    child.stderr!.on("data", (b: Buffer) => void (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => void (out += b.toString()));
     child.on("exit", (code) => reject(new Error(`the replica exited (${code}): ${out}`)));
   });
   return { url, process: child };

@@ -25,7 +25,7 @@ function candidate(name: string, identity: string): Candidate {
   procs.push(proc);
   const output: string[] = [];
   let leading: number | null = null;
-  proc.stdout!.on("data", (b: Buffer) => {
+  proc.stdout.on("data", (b: Buffer) => {
     for (const line of b.toString().split("\n").filter(Boolean)) {
       output.push(line);
       if (line === "leading") leading ??= Date.now();

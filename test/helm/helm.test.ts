@@ -525,7 +525,7 @@ s.on("connect", () => process.exit(3));`;
         for (const p of pods ?? []) {
           const m = p.metadata!;
           if (before.includes(m.name!) && m.deletionTimestamp && !stopping.has(m.name!)) {
-            stopping.set(m.name!, { deleted: new Date(m.deletionTimestamp as unknown as string).getTime() - (m.deletionGracePeriodSeconds ?? 0) * 1000 });
+            stopping.set(m.name!, { deleted: new Date(m.deletionTimestamp).getTime() - (m.deletionGracePeriodSeconds ?? 0) * 1000 });
           }
         }
         for (const [name, st] of stopping) if (pods && !st.gone && !pods.some((p) => p.metadata!.name === name)) st.gone = Date.now();

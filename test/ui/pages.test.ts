@@ -210,7 +210,7 @@ describe("dashboard pages", () => {
     await page.locator("#log-ts").uncheck();
     expect(await page.locator("#log .l .t").first().isVisible()).toBe(false);
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-stderr").click()]);
-    expect(readFileSync((await download.path())!, "utf8")).toBe(Array.from({ length: 10 }, (_, i) => `warning ${3 * i + 3}\n`).join(""));
+    expect(readFileSync(await download.path(), "utf8")).toBe(Array.from({ length: 10 }, (_, i) => `warning ${3 * i + 3}\n`).join(""));
     expect(await axe(page)).toEqual([]);
   });
 

@@ -84,7 +84,7 @@ export function manifestFrameworks(ctx: AnalyzerContext, manifests: readonly str
 function pyprojectDependencies(text: string): string[] {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseToml(text);
   } catch {
     return [];
   }

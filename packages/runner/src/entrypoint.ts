@@ -239,7 +239,7 @@ function main(): void {
 
   const command = argv[0] as string;
   const child = spawn(command, argv.slice(1), { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  const streams: Readable[] = [child.stdout as Readable, child.stderr as Readable];
+  const streams: Readable[] = [child.stdout, child.stderr];
   const splitters = [new LineSplitter("o", maxLineBytes - FRAME_OVERHEAD), new LineSplitter("e", maxLineBytes - FRAME_OVERHEAD)];
   let open = 2;
   let blocked = false;

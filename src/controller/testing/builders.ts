@@ -211,7 +211,7 @@ export class JobBuilder {
         startTime: new Date(JOB_STARTED),
         ...(this.#failed && { failed: this.#failed }),
         ...(this.#completionTime && { completionTime: this.#completionTime }),
-        conditions: this.#conditions as never,
+        conditions: this.#conditions,
       },
     };
   }

@@ -121,7 +121,7 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
   const rows: WorkloadRows<Spec, Status> = {
     async mirror(m) {
       act(`mirror ${m.status?.phase ?? "-"}`);
-      r.mirrored.push(structuredClone(m) as WorkloadMirror<unknown, Status>);
+      r.mirrored.push(structuredClone(m));
       if (given.unstorable) throw new Unreconcilable("Unstorable", "its row cannot be stored: unsupported Unicode escape sequence");
       const orphaned = given.orphaned === true || (given.orphaned === "later" && r.mirrored.length > 1);
       return orphaned ? "orphaned" : "mirrored";

@@ -71,7 +71,7 @@ describe("buildExperimentCommand", () => {
     ],
     ["null for a required parameter", { data: null }, { loc: ["body", "parameters", "data"], type: "missing" }],
   ])("refuses %s, naming the parameter", (_name, overrides, issue) => {
-    const r = buildExperimentCommand(experiment, overrides as never);
+    const r = buildExperimentCommand(experiment, overrides);
     expect(Array.isArray(r)).toBe(true);
     expect(r).toContainEqual(expect.objectContaining(issue));
   });

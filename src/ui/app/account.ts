@@ -1,6 +1,6 @@
 // API keys, environment variables, GitHub installations, OAuth clients and grants.
 
-import { api, ApiError, q, seg, session, type Page, type ValidationIssue } from "./api.ts";
+import { api, ApiError, q, seg, session, type Page } from "./api.ts";
 import { field, fmtTime, h, show } from "./dom.ts";
 
 export const SCOPES = [
@@ -67,7 +67,7 @@ export function showIssues(err: unknown, fields: Record<string, HTMLElement>, ge
   for (const el of Object.values(fields)) el.textContent = "";
   general.textContent = "";
   if (err instanceof ApiError && Array.isArray(err.detail)) {
-    for (const issue of err.detail as ValidationIssue[]) {
+    for (const issue of err.detail) {
       const target = fields[String(issue.loc.at(-1))] ?? fields[String(issue.loc[1])];
       if (target) target.textContent = issue.msg;
       else general.textContent += `${issue.loc.join(".")}: ${issue.msg} `;

@@ -269,9 +269,9 @@ export function runOptionsForm(
     "form",
     { class: "stack", novalidate: true },
     ...fields,
-    errs.command!,
-    h("label", {}, "Compute type", compute, errs.compute_type!),
-    h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds!),
+    errs.command,
+    h("label", {}, "Compute type", compute, errs.compute_type),
+    h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds),
     h("button", { type: "submit" }, "Start run"),
     general,
   );
@@ -376,7 +376,7 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
       `${p.name}${p.cli_option ? ` (${p.cli_option})` : ""}`,
       input,
       p.description ? h("span", { class: "muted" }, p.description) : null,
-      errs[p.name]!,
+      errs[p.name],
     );
   });
   const body = () => {

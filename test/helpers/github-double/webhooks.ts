@@ -315,7 +315,7 @@ function patch(world: World, event: string, example: Json, o: WebhookOptions): J
     default:
       break;
   }
-  if (o.overrides) p = deepMerge(p, o.overrides as Json);
+  if (o.overrides) p = deepMerge(p, o.overrides);
   return p;
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EnvVarUse, Experiment, Parameter } from "../../model.ts";
+import type { EnvVarUse, Parameter } from "../../model.ts";
 import { Syntax } from "../../syntax.ts";
 import { literal } from "./literals.ts";
 import { detectPython } from "./detector.ts";
