@@ -39,8 +39,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   oauth: ["domain", "db", "config.ts", "logger.ts"],
   ui: ["domain", "db", "logger.ts", "oauth"],
   api: ["domain", "db", "logs", "logger.ts", "mcp", "oauth", "ui"],
-  cli: ["main.ts", "config.ts", "version.ts", "logger.ts", "idle-memory-release.ts", "db", "domain", "k8s", "@codeplane/analyzer"],
-  "main.ts": ["*"],
+  cli: ["service.ts", "config.ts", "version.ts", "logger.ts", "idle-memory-release.ts", "db", "domain", "k8s", "@codeplane/analyzer"],
+  "service.ts": ["*"],
+  "main.ts": ["cli"],
 };
 
 /**
@@ -222,7 +223,9 @@ describe("the dependency rule", () => {
     ["api/app.ts", "@codeplane/runner", true],
     ["controller/controller.ts", "../domain/runs/run-rows.ts", false],
     ["api/app.ts", "../logs/hub.ts", false],
-    ["main.ts", "./api/app.ts", false],
+    ["service.ts", "./api/app.ts", false],
+    ["main.ts", "./cli/index.ts", false],
+    ["main.ts", "./api/app.ts", true],
     // The API types are a leaf; everything that needs them may import them.
     ["resources/labels.ts", "../k8s/client.ts", true],
     ["resources/run.ts", "../logger.ts", true],

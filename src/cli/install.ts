@@ -1,5 +1,5 @@
 import { installCluster, InstallRefusedError } from "../k8s/install.ts";
-import { connectKubernetes, NO_KUBERNETES } from "../main.ts";
+import { connectKubernetes, NO_KUBERNETES } from "../service.ts";
 import type { CommandGroup } from "./command.ts";
 
 /** codeplane install: the CRDs, the namespace and the workload NetworkPolicy, in the KUBECONFIG cluster (development). */

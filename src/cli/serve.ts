@@ -1,5 +1,5 @@
 import { startIdleMemoryRelease } from "../idle-memory-release.ts";
-import { startService } from "../main.ts";
+import { startService } from "../service.ts";
 import type { CommandGroup } from "./command.ts";
 
 /** How long a stopped service may take to exit by itself. */

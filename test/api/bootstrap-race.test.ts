@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config.ts";
 import { generateApiKey } from "../../src/domain/auth/api-key-token.ts";
 import { createFirstKeyIfEmpty, ensureSeededKey } from "../../src/domain/auth/bootstrap.ts";
 import { createRootLogger } from "../../src/logger.ts";
-import { startService } from "../../src/main.ts";
+import { startService } from "../../src/service.ts";
 import { createTestDatabase } from "../helpers/service.ts";
 
 // Replicas start together on a fresh install: both migrate the empty database

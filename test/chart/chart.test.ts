@@ -1008,7 +1008,7 @@ describe("the Helm chart", () => {
     it("grants exactly what the binary's Kubernetes calls need", async () => {
       // src/k8s/install.ts is scanned too: the pods apply the workload NetworkPolicy with it at start. Its
       // cluster-wide calls (CRDs, the namespace) run only in `codeplane install`, with the operator's credentials.
-      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/main.ts")].filter(
+      const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/service.ts")].filter(
         (f) => !f.includes("/testing/"),
       );
       const needed = new Set<string>();

@@ -11,7 +11,7 @@ import { createAccount } from "../../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../../src/domain/auth/api-keys.ts";
 import type { Scope } from "../../src/domain/auth/scopes.ts";
 import { createRootLogger } from "../../src/logger.ts";
-import { startService, type Service } from "../../src/main.ts";
+import { startService, type Service } from "../../src/service.ts";
 import { TEMPLATE_DB } from "../setup/postgres.ts";
 
 export interface TestDatabase {
