@@ -17,8 +17,8 @@ const PACKAGES = path.join(ROOT, "packages");
 
 /**
  * Which parts each part of src/ may import (besides itself). Parts are top-level folders or files,
- * and workspace packages (@codeplane/...). Packages never import the service (each package's
- * boundary test), so the direction is always service -> packages.
+ * and workspace packages (@codeplane/...). Packages never import the service (the package
+ * boundaries, src/package-boundaries.test.ts), so the direction is always service -> packages.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   "logger.ts": [],
