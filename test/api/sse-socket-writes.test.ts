@@ -14,7 +14,9 @@ import { formatLine, streamLogs } from "../../src/api/sse.ts";
 import type { LogLine, Subscriber } from "../../src/logs/contracts.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
-const WINDOW_MS = 40;
+// Long enough that a loaded machine's timer slop cannot split the second
+// phase's events across two windows (at 40 ms a CI run under load did).
+const WINDOW_MS = 250;
 let server: Server;
 let port: number;
 let sink: Subscriber | null = null;
@@ -81,10 +83,10 @@ describe("a busy SSE stream's socket writes", () => {
     // Eight in one turn: one flush at its end.
     for (let seq = 1; seq <= 8; seq++) sink!.line(line(seq));
     await new Promise((r) => setTimeout(r, 5));
-    // Eight more spread over the window that follows: one flush when it ends.
+    // Eight more, each in a turn of its own, within the window that follows: one flush when it ends.
     for (let seq = 9; seq <= 16; seq++) {
       sink!.line(line(seq));
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setImmediate(r));
     }
     await new Promise((r) => setTimeout(r, WINDOW_MS * 2));
     counting = false;
