@@ -5,7 +5,7 @@ import type { Principal } from "../domain/auth/scopes.ts";
 import { DomainValidationError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { buildMcpServer, callerOf, type McpCaller, type McpServerDeps } from "./server.ts";
-import { WaitSlots } from "./wait.ts";
+import { SharedReads, WaitSlots } from "./wait.ts";
 
 export interface McpLimits {
   /** JSON-RPC messages in one POST (CODEPLANE_MCP_MAX_BATCH_MESSAGES); more: 422. */
@@ -18,7 +18,7 @@ export interface McpLimits {
 
 export const DEFAULT_MCP_LIMITS: McpLimits = { maxBatchMessages: 10, maxWaitsPerKey: 4, maxResultBytes: 1024 * 1024 };
 
-export interface McpEndpointOptions extends Omit<McpServerDeps, "waits" | "maxResultBytes"> {
+export interface McpEndpointOptions extends Omit<McpServerDeps, "waits" | "maxResultBytes" | "shared"> {
   logger: Logger;
   /** The largest request body read (CODEPLANE_BODY_LIMIT_BYTES); a larger one is a 413. */
   bodyLimitBytes: number;
@@ -59,7 +59,12 @@ const tooManyMessages = (max: number) =>
  * rate-limited and given here by the API layer; the body is read only then.
  */
 export function mcpEndpoint(opts: McpEndpointOptions): (ctx: Context, req: McpRequest) => Promise<void> {
-  const deps: McpServerDeps = { ...opts, waits: new WaitSlots(opts.limits.maxWaitsPerKey), maxResultBytes: opts.limits.maxResultBytes };
+  const deps: McpServerDeps = {
+    ...opts,
+    waits: new WaitSlots(opts.limits.maxWaitsPerKey),
+    maxResultBytes: opts.limits.maxResultBytes,
+    shared: new SharedReads(),
+  };
   const handler = createMcpHandler((rc) => buildMcpServer(deps, callerOf(rc.authInfo)), {
     legacy: "stateless",
     maxRequestBodySize: opts.bodyLimitBytes,

@@ -3,7 +3,7 @@ import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import { DomainError, DomainValidationError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { TOOLS, type McpServices, type ToolDefinition } from "./tools.ts";
-import type { WaitSlots } from "./wait.ts";
+import type { SharedReads, WaitSlots } from "./wait.ts";
 
 /** Who is calling, as the API layer authenticated them; carried to the per-request server in AuthInfo.extra. */
 export interface McpCaller {
@@ -59,6 +59,8 @@ export interface McpServerDeps {
   waits: WaitSlots;
   /** The largest tool result, as JSON (CODEPLANE_MCP_MAX_RESULT_BYTES). */
   maxResultBytes: number;
+  /** Reads in flight, shared by the waits of every request of the process. */
+  shared: SharedReads;
 }
 
 /**
@@ -110,6 +112,7 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
           stopping: deps.stopping,
           acquireWait: () => deps.waits.tryAcquire(principal.credential.id),
           maxResultBytes: deps.maxResultBytes,
+          shared: deps.shared,
         });
         result = resultOf(out, deps.maxResultBytes);
       } catch (err) {

@@ -20,7 +20,7 @@ import type { RunService } from "../domain/runs/runs.ts";
 import { createRunSchema, runSchema, runStatusEnum } from "../domain/runs/runs.schemas.ts";
 import { pageQuerySchema } from "../domain/shared/pagination.ts";
 import type { LogHub } from "../logs/hub.ts";
-import { followLines, isTerminal, MAX_WAIT_SECONDS, readUntilChanged, type WaitControl } from "./wait.ts";
+import { followLines, isTerminal, MAX_WAIT_SECONDS, readUntilChanged, type SharedReads, type WaitControl } from "./wait.ts";
 
 // The MCP tools: each one calls the service its REST route calls, checks the
 // same scope, and takes and returns the same zod schemas (copied into plain
@@ -42,6 +42,8 @@ export interface ToolCall extends WaitControl {
   principal: Principal;
   /** The largest result the call may return, as JSON (CODEPLANE_MCP_MAX_RESULT_BYTES). */
   maxResultBytes: number;
+  /** The process's reads in flight (SharedReads): concurrent waits on one workload share each poll's query. */
+  shared: SharedReads;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -197,8 +199,10 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (args.wait_seconds === 0 || isTerminal(first.status)) return first;
       // Later reads name the resolved commit, so a branch that moves meanwhile does not switch analyses.
       let reads = 0;
+      const key = `analysis:${c.principal.accountId}:${args.repository_id}:${first.commit_hash}`;
       return readUntilChanged(
-        () => (reads++ === 0 ? Promise.resolve(first) : s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)),
+        () =>
+          reads++ === 0 ? Promise.resolve(first) : c.shared.read(key, () => s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)),
         args.wait_seconds,
         c,
         1000,
@@ -246,7 +250,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: fieldsOf(runSchema),
     readOnly: true,
     idempotent: true,
-    run: (s, args, c) => readUntilChanged(() => s.runs.get(s.db, c.principal.accountId, args.run_id), args.wait_seconds, c),
+    run: (s, args, c) => {
+      const key = `run:${c.principal.accountId}:${args.run_id}`;
+      return readUntilChanged(() => c.shared.read(key, () => s.runs.get(s.db, c.principal.accountId, args.run_id)), args.wait_seconds, c);
+    },
   }),
   tool({
     name: "get_run_logs",

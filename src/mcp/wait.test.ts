@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LogHub } from "../logs/hub.ts";
 import type { LogLine, Subscriber } from "../logs/contracts.ts";
-import { followLines, readUntilChanged, WaitSlots } from "./wait.ts";
+import { followLines, readUntilChanged, SharedReads, WaitSlots } from "./wait.ts";
 
 const control = (stopping = () => false) => ({ signal: new AbortController().signal, stopping, acquireWait: () => () => undefined });
 
@@ -127,5 +127,31 @@ describe("WaitSlots", () => {
     held();
     expect((await readUntilChanged(async () => ({ status: "running" }), 0.05, busy, 20)).status).toBe("running");
     expect(slots.held("k")).toBe(0);
+  });
+});
+
+describe("SharedReads", () => {
+  it("gives concurrent waits on one workload one query per poll, not one each", async () => {
+    const shared = new SharedReads();
+    let queries = 0;
+    // A query takes a while, as Postgres's does: the waits polling at the same tick find it in flight.
+    const query = async () => {
+      queries++;
+      await new Promise((r) => setTimeout(r, 10));
+      return { status: "running" };
+    };
+    const waits = 20;
+    await Promise.all(Array.from({ length: waits }, () => readUntilChanged(() => shared.read("run:a:1", query), 0.6, control(), 100)));
+    // Alone, each wait reads once and then at every tick: 20 × 7 or so. Shared: about one query per tick.
+    expect(queries).toBeLessThan(waits);
+    expect(shared.size).toBe(0);
+  });
+
+  it("shares only what has the same key", async () => {
+    const shared = new SharedReads();
+    let queries = 0;
+    const query = (v: string) => async () => (queries++, await new Promise((r) => setTimeout(r, 5)), v);
+    expect(await Promise.all([shared.read("a", query("a")), shared.read("b", query("b")), shared.read("a", query("x"))])).toEqual(["a", "b", "a"]);
+    expect(queries).toBe(2);
   });
 });

@@ -75,6 +75,33 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
+ * The reads in flight, by what they read: waits on the same workload that
+ * poll at the same moment share one query instead of one each. Waits poll on
+ * a shared clock (readUntilChanged wakes at multiples of its interval), so
+ * they do poll at the same moment. The key must name the caller's account as
+ * well as the workload: what one read returns is given to every sharer.
+ */
+export class SharedReads {
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+
+  read<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const pending = this.#inFlight.get(key);
+    if (pending) return pending as Promise<T>;
+    const started = read().finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, started);
+    return started;
+  }
+
+  /** Reads in flight now. */
+  get size(): number {
+    return this.#inFlight.size;
+  }
+}
+
+/** How long until the next multiple of `intervalMs` on the wall clock, so that waits with one interval poll together. */
+const untilTick = (intervalMs: number) => intervalMs - (Date.now() % intervalMs);
+
+/**
  * Reads a workload and, when `seconds` > 0, reads it again every `intervalMs`
  * until its status differs from the first read's or is terminal, the time is
  * up, the client goes away or the process stops. Returns the last read.
@@ -93,7 +120,7 @@ export async function readUntilChanged<T extends { status: string }>(
   let last = first;
   try {
     while (Date.now() < deadline && !control.signal.aborted && !control.stopping()) {
-      await sleep(Math.min(intervalMs, deadline - Date.now()), control.signal);
+      await sleep(Math.min(untilTick(intervalMs), deadline - Date.now()), control.signal);
       if (control.signal.aborted) break;
       last = await read();
       if (last.status !== first.status || isTerminal(last.status)) break;
