@@ -51,6 +51,17 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_AUTH_FAILURE_LIMIT: {
     meaning: "failed authentications per client address per window; beyond it that address's credentials get `429` before any lookup; `0` disables",
   },
+  CODEPLANE_MCP_MAX_BATCH_MESSAGES: {
+    meaning: "JSON-RPC messages in one `POST /mcp` batch (more: `422`); each message costs one rate-limit point, charged before any runs",
+  },
+  CODEPLANE_MCP_MAX_WAITS_PER_KEY: {
+    meaning:
+      "MCP tool calls per credential (per process) that may hold a `wait_seconds` wait at once; a call beyond it answers at once with the current state; `0`: no call waits",
+  },
+  CODEPLANE_MCP_MAX_RESULT_BYTES: {
+    meaning:
+      "largest MCP tool result (its JSON); `list_files` returns a shorter page with `truncated: true` and a `next_cursor`, another tool a tool error naming the limit",
+  },
   CODEPLANE_DB_POOL_MAX: { meaning: "Postgres connections per process" },
   CODEPLANE_DB_PREPARED_STATEMENTS: {
     meaning:

@@ -83,6 +83,9 @@ export const envSchema = z.object({
   CODEPLANE_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(600),
   CODEPLANE_RATE_LIMIT_WINDOW_SECONDS: int(1, 3600).default(60),
   CODEPLANE_AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(30),
+  CODEPLANE_MCP_MAX_BATCH_MESSAGES: int(1, 1000).default(10),
+  CODEPLANE_MCP_MAX_WAITS_PER_KEY: int(0, 1000).default(4),
+  CODEPLANE_MCP_MAX_RESULT_BYTES: int(64 * 1024, 64 * 1024 * 1024).default(1024 * 1024),
   CODEPLANE_DB_POOL_MAX: int(1, 200).default(10),
   CODEPLANE_DB_PREPARED_STATEMENTS: bool.default(true),
   CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
@@ -361,6 +364,8 @@ export interface Config {
   encryption: EncryptionKeys;
   /** `authFailures`: failed authentications per client address and window (then 429); 0 disables. */
   rateLimit: { requests: number; windowSeconds: number; authFailures: number };
+  /** POST /mcp: JSON-RPC messages per request, tool-call waits held at once per credential (per process), bytes of one tool result. */
+  mcp: { maxBatchMessages: number; maxWaitsPerKey: number; maxResultBytes: number };
   repositories: {
     allowLocal: boolean;
     gitCacheDir: string;
@@ -737,6 +742,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       requests: e.CODEPLANE_RATE_LIMIT_REQUESTS,
       windowSeconds: e.CODEPLANE_RATE_LIMIT_WINDOW_SECONDS,
       authFailures: e.CODEPLANE_AUTH_FAILURE_LIMIT,
+    },
+    mcp: {
+      maxBatchMessages: e.CODEPLANE_MCP_MAX_BATCH_MESSAGES,
+      maxWaitsPerKey: e.CODEPLANE_MCP_MAX_WAITS_PER_KEY,
+      maxResultBytes: e.CODEPLANE_MCP_MAX_RESULT_BYTES,
     },
     repositories: {
       allowLocal: e.CODEPLANE_ALLOW_LOCAL_REPOSITORIES,

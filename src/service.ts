@@ -122,6 +122,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       ],
       http: config.http,
       rateLimit: { ...config.rateLimit, oauth: config.oauth.rateLimitRequests },
+      mcp: config.mcp,
       publicUrl: config.publicUrl,
       isShuttingDown: () => shuttingDown,
       listeners: { git: config.http.gitPort !== null, metrics: config.http.metricsPort !== null },

@@ -34,6 +34,7 @@ import type { HttpMetrics } from "./metrics.ts";
 import type { IntegrationService } from "../domain/integrations/integrations.ts";
 import { registerIntegrationRoutes } from "./routes/integrations.ts";
 import { registerMcpRoute } from "./routes/mcp.ts";
+import { DEFAULT_MCP_LIMITS, type McpLimits } from "../mcp/endpoint.ts";
 import { baseUrlOf, type OAuthServer } from "../oauth/index.ts";
 import { registerOAuthRoutes } from "./routes/oauth.ts";
 import { createUiRouter } from "../ui/router.ts";
@@ -73,6 +74,8 @@ export interface AppDeps {
   http: { bodyLimitBytes: number; trustProxy: boolean };
   /** `authFailures`: failed authentications per client address and window; 0 disables. `oauth`: requests per address and window on /oauth/token, /oauth/register and sign-in, each (default 30; 0 disables). */
   rateLimit: { requests: number; windowSeconds: number; authFailures: number; oauth?: number };
+  /** POST /mcp's limits (config.mcp); the defaults when absent. */
+  mcp?: McpLimits;
   /** CODEPLANE_PUBLIC_URL: the base URL; null or absent: derived from each request (src/oauth/base-url.ts). */
   publicUrl?: string | null;
   isShuttingDown?: () => boolean;
@@ -167,6 +170,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
       logger: deps.logger,
       bodyLimitBytes: deps.http.bodyLimitBytes,
       isShuttingDown: deps.isShuttingDown ?? (() => false),
+      limits: deps.mcp ?? DEFAULT_MCP_LIMITS,
     });
 
   // OAuth (src/oauth/): discovery and /oauth/*, unversioned, outside /v1's authentication; their own per-address limits.

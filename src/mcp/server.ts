@@ -3,6 +3,7 @@ import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import { DomainError, DomainValidationError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { TOOLS, type McpServices, type ToolDefinition } from "./tools.ts";
+import type { SharedReads, WaitSlots } from "./wait.ts";
 
 /** Who is calling, as the API layer authenticated them; carried to the per-request server in AuthInfo.extra. */
 export interface McpCaller {
@@ -54,6 +55,26 @@ export interface McpServerDeps {
   version: string;
   /** The process is shutting down: waits end early. */
   stopping: () => boolean;
+  /** The waits each credential holds at once (CODEPLANE_MCP_MAX_WAITS_PER_KEY), shared by every request of the process. */
+  waits: WaitSlots;
+  /** The largest tool result, as JSON (CODEPLANE_MCP_MAX_RESULT_BYTES). */
+  maxResultBytes: number;
+  /** Reads in flight, shared by the waits of every request of the process. */
+  shared: SharedReads;
+}
+
+/**
+ * The result of a tool call: its JSON as text (for clients that read only
+ * content) and as structured content. A result over the limit is never sent:
+ * the tools that can return much (list_files, get_run_logs) size their pages
+ * to the limit first, so this answers only what they could not shrink.
+ */
+function resultOf(out: unknown, maxBytes: number): CallToolResult {
+  const json = JSON.stringify(out);
+  if (Buffer.byteLength(json) > maxBytes) {
+    return text(`The result is larger than the server's limit of ${maxBytes} bytes (CODEPLANE_MCP_MAX_RESULT_BYTES): ask for less, e.g. a smaller \`limit\``);
+  }
+  return { content: [{ type: "text", text: json }], structuredContent: out };
 }
 
 /** One server per request (stateless): every tool, bound to this caller. */
@@ -85,8 +106,15 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
       const started = Date.now();
       let result: CallToolResult;
       try {
-        const out = await t.run(deps.services, args as never, { principal, signal: ctx.mcpReq.signal, stopping: deps.stopping });
-        result = { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
+        const out = await t.run(deps.services, args as never, {
+          principal,
+          signal: ctx.mcpReq.signal,
+          stopping: deps.stopping,
+          acquireWait: () => deps.waits.tryAcquire(principal.credential.id),
+          maxResultBytes: deps.maxResultBytes,
+          shared: deps.shared,
+        });
+        result = resultOf(out, deps.maxResultBytes);
       } catch (err) {
         result = toolError(err, log, t.name);
       }

@@ -20,7 +20,7 @@ import type { RunService } from "../domain/runs/runs.ts";
 import { createRunSchema, runSchema, runStatusEnum } from "../domain/runs/runs.schemas.ts";
 import { pageQuerySchema } from "../domain/shared/pagination.ts";
 import type { LogHub } from "../logs/hub.ts";
-import { followLines, isTerminal, MAX_WAIT_SECONDS, readUntilChanged, type WaitControl } from "./wait.ts";
+import { followLines, isTerminal, MAX_WAIT_SECONDS, readUntilChanged, type SharedReads, type WaitControl } from "./wait.ts";
 
 // The MCP tools: each one calls the service its REST route calls, checks the
 // same scope, and takes and returns the same zod schemas (copied into plain
@@ -40,6 +40,10 @@ export interface McpServices {
 /** One tool call's caller and controls. */
 export interface ToolCall extends WaitControl {
   principal: Principal;
+  /** The largest result the call may return, as JSON (CODEPLANE_MCP_MAX_RESULT_BYTES). */
+  maxResultBytes: number;
+  /** The process's reads in flight (SharedReads): concurrent waits on one workload share each poll's query. */
+  shared: SharedReads;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -86,6 +90,30 @@ const logLineSchema = z.object({
   line: z.string().meta({ description: "The line without its newline." }),
 });
 
+type ListFilesArgs = z.output<typeof filesQuerySchema> & { repository_id: string };
+
+/**
+ * A directory page whose JSON fits the result limit: the git reader stops
+ * after `limit` entries (the files of a 300k-entry directory are not all
+ * read), and a page still too large (long names) is read again shorter, sized
+ * from the first one, so the cursor comes from git's own names. Directories
+ * always end with a next_cursor when cut, as more follows.
+ */
+async function listFilesWithin(s: McpServices, args: ListFilesArgs, c: ToolCall) {
+  const path = normalizeRepoPath(args.path ?? "", ["path"]);
+  let limit = args.limit;
+  for (;;) {
+    const tree = await s.repositories.tree(s.db, c.principal.accountId, args.repository_id, args.ref, path, { limit, cursor: args.cursor });
+    const result = { ...tree, truncated: limit < args.limit };
+    const size = Buffer.byteLength(JSON.stringify(result));
+    if (size <= c.maxResultBytes || tree.entries.length <= 1) return result;
+    const entriesSize = Buffer.byteLength(JSON.stringify(tree.entries));
+    // What the entries may take: the rest of the result stays, and a shorter page's cursor may be longer (at most 8 KiB).
+    const room = Math.max(0, c.maxResultBytes - (size - entriesSize) - 8192);
+    limit = Math.max(1, Math.min(tree.entries.length - 1, Math.floor((tree.entries.length * room) / entriesSize)));
+  }
+}
+
 export const TOOLS: readonly ToolDefinition[] = [
   tool({
     name: "list_repositories",
@@ -117,14 +145,15 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Lists a directory of the repository at a ref (GET /v1/repositories/{id}/files): `ref` a branch, tag or commit (default: the default branch), `path` a directory (default: the root). Directories first. Paginated with `limit` and `cursor`; the cursor pins the commit of the first page.",
     scope: "repositories:read",
     input: z.strictObject({ repository_id: repositoryId, ...filesQuerySchema.shape }),
-    output: fieldsOf(treeSchema),
+    output: fieldsOf(treeSchema).extend({
+      truncated: z.boolean().meta({
+        description:
+          "The page holds fewer than `limit` entries because all of them would exceed the server's result size limit; the rest follows at `next_cursor`.",
+      }),
+    }),
     readOnly: true,
     idempotent: true,
-    run: (s, args, c) =>
-      s.repositories.tree(s.db, c.principal.accountId, args.repository_id, args.ref, normalizeRepoPath(args.path ?? "", ["path"]), {
-        limit: args.limit,
-        cursor: args.cursor,
-      }),
+    run: (s, args, c) => listFilesWithin(s, args, c),
   }),
   tool({
     name: "read_file",
@@ -170,8 +199,10 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (args.wait_seconds === 0 || isTerminal(first.status)) return first;
       // Later reads name the resolved commit, so a branch that moves meanwhile does not switch analyses.
       let reads = 0;
+      const key = `analysis:${c.principal.accountId}:${args.repository_id}:${first.commit_hash}`;
       return readUntilChanged(
-        () => (reads++ === 0 ? Promise.resolve(first) : s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)),
+        () =>
+          reads++ === 0 ? Promise.resolve(first) : c.shared.read(key, () => s.analyses.get(s.db, c.principal.accountId, args.repository_id, first.commit_hash)),
         args.wait_seconds,
         c,
         1000,
@@ -219,7 +250,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: fieldsOf(runSchema),
     readOnly: true,
     idempotent: true,
-    run: (s, args, c) => readUntilChanged(() => s.runs.get(s.db, c.principal.accountId, args.run_id), args.wait_seconds, c),
+    run: (s, args, c) => {
+      const key = `run:${c.principal.accountId}:${args.run_id}`;
+      return readUntilChanged(() => c.shared.read(key, () => s.runs.get(s.db, c.principal.accountId, args.run_id)), args.wait_seconds, c);
+    },
   }),
   tool({
     name: "get_run_logs",
@@ -248,7 +282,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     run: async (s, args, c) => {
-      const read = { limit: args.limit, maxBytes: LOG_BYTES_MAX };
+      // Half the result limit for the lines themselves: each one's seq, stream, time and JSON escaping come on top.
+      const read = { limit: args.limit, maxBytes: Math.min(LOG_BYTES_MAX, Math.floor(c.maxResultBytes / 2)) };
       let { lines, complete } = await readRunLogAfter(s.db, c.principal.accountId, args.run_id, args.after, read);
       if (lines.length === 0 && !complete && args.wait_seconds > 0) {
         const followed = await followLines(s.logHub, args.run_id, args.after, { ...read, seconds: args.wait_seconds }, c);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { LogHub } from "../logs/hub.ts";
 import type { LogLine, Subscriber } from "../logs/contracts.ts";
-import { followLines, readUntilChanged } from "./wait.ts";
+import { followLines, readUntilChanged, SharedReads, WaitSlots } from "./wait.ts";
 
-const control = (stopping = () => false) => ({ signal: new AbortController().signal, stopping });
+const control = (stopping = () => false) => ({ signal: new AbortController().signal, stopping, acquireWait: () => () => undefined });
 
 describe("readUntilChanged", () => {
   it("reads once without a wait, or when the first read is terminal", async () => {
@@ -29,7 +29,7 @@ describe("readUntilChanged", () => {
     const gone = new AbortController();
     setTimeout(() => gone.abort(), 50);
     const t0 = Date.now();
-    await readUntilChanged(async () => ({ status: "running" }), 10, { signal: gone.signal, stopping: () => false }, 1000);
+    await readUntilChanged(async () => ({ status: "running" }), 10, { signal: gone.signal, stopping: () => false, acquireWait: () => () => undefined }, 1000);
     expect(Date.now() - t0).toBeLessThan(500);
 
     let stop = false;
@@ -95,5 +95,63 @@ describe("followLines", () => {
     const t0 = Date.now();
     expect(await followLines(hub, "r", 0, { limit: 100, maxBytes: 1 << 20, seconds: 0.1 }, control())).toEqual({ lines: [], ended: false });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+  });
+});
+
+describe("WaitSlots", () => {
+  it("gives each key at most its slots, releases each once, and keys do not share", () => {
+    const slots = new WaitSlots(2);
+    const a1 = slots.tryAcquire("a");
+    const a2 = slots.tryAcquire("a");
+    expect(a1 && a2).toBeTruthy();
+    expect(slots.tryAcquire("a")).toBeNull();
+    expect(slots.tryAcquire("b")).not.toBeNull();
+    a1!();
+    a1!();
+    expect(slots.held("a")).toBe(1);
+    expect(slots.tryAcquire("a")).not.toBeNull();
+    expect(slots.tryAcquire("a")).toBeNull();
+  });
+
+  it("a wait without a slot answers with its first read, and a wait gives its slot back when it ends", async () => {
+    const slots = new WaitSlots(1);
+    const held = slots.tryAcquire("k")!;
+    let reads = 0;
+    const busy = { ...control(), acquireWait: () => slots.tryAcquire("k") };
+    expect(await readUntilChanged(async () => (reads++, { status: "running" }), 10, busy, 20)).toEqual({ status: "running" });
+    expect(reads).toBe(1);
+    expect(await followLines({ subscribe: () => () => undefined } as unknown as LogHub, "r", 0, { limit: 1, maxBytes: 1, seconds: 10 }, busy)).toEqual({
+      lines: [],
+      ended: false,
+    });
+    held();
+    expect((await readUntilChanged(async () => ({ status: "running" }), 0.05, busy, 20)).status).toBe("running");
+    expect(slots.held("k")).toBe(0);
+  });
+});
+
+describe("SharedReads", () => {
+  it("gives concurrent waits on one workload one query per poll, not one each", async () => {
+    const shared = new SharedReads();
+    let queries = 0;
+    // A query takes a while, as Postgres's does: the waits polling at the same tick find it in flight.
+    const query = async () => {
+      queries++;
+      await new Promise((r) => setTimeout(r, 10));
+      return { status: "running" };
+    };
+    const waits = 20;
+    await Promise.all(Array.from({ length: waits }, () => readUntilChanged(() => shared.read("run:a:1", query), 0.6, control(), 100)));
+    // Alone, each wait reads once and then at every tick: 20 × 7 or so. Shared: about one query per tick.
+    expect(queries).toBeLessThan(waits);
+    expect(shared.size).toBe(0);
+  });
+
+  it("shares only what has the same key", async () => {
+    const shared = new SharedReads();
+    let queries = 0;
+    const query = (v: string) => async () => (queries++, await new Promise((r) => setTimeout(r, 5)), v);
+    expect(await Promise.all([shared.read("a", query("a")), shared.read("b", query("b")), shared.read("a", query("x"))])).toEqual(["a", "b", "a"]);
+    expect(queries).toBe(2);
   });
 });

@@ -18,6 +18,48 @@ export interface WaitControl {
   signal: AbortSignal;
   /** The process is shutting down: answer with what there is, so the client moves to another replica. */
   stopping: () => boolean;
+  /**
+   * A wait slot of the caller's credential (WaitSlots), taken only once the
+   * call would really wait; released when the wait ends. null: the credential
+   * holds every slot, so the call answers at once with what it read.
+   */
+  acquireWait: () => (() => void) | null;
+}
+
+/**
+ * How many waits each credential holds at once in this process
+ * (CODEPLANE_MCP_MAX_WAITS_PER_KEY). A wait is cheap to start and costs a
+ * Postgres read per poll for up to MAX_WAIT_SECONDS: without a bound one key
+ * held thousands through batches. A call over the bound is not an error: it
+ * answers with the state at that moment, as a wait that timed out would, and
+ * the client asks again (each ask costing a rate-limit point).
+ */
+export class WaitSlots {
+  readonly #held = new Map<string, number>();
+  readonly #perKey: number;
+
+  constructor(perKey: number) {
+    this.#perKey = perKey;
+  }
+
+  tryAcquire(key: string): (() => void) | null {
+    const held = this.#held.get(key) ?? 0;
+    if (held >= this.#perKey) return null;
+    this.#held.set(key, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = (this.#held.get(key) ?? 1) - 1;
+      if (now === 0) this.#held.delete(key);
+      else this.#held.set(key, now);
+    };
+  }
+
+  /** Waits `key` holds now. */
+  held(key: string): number {
+    return this.#held.get(key) ?? 0;
+  }
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -33,6 +75,33 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
+ * The reads in flight, by what they read: waits on the same workload that
+ * poll at the same moment share one query instead of one each. Waits poll on
+ * a shared clock (readUntilChanged wakes at multiples of its interval), so
+ * they do poll at the same moment. The key must name the caller's account as
+ * well as the workload: what one read returns is given to every sharer.
+ */
+export class SharedReads {
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+
+  read<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const pending = this.#inFlight.get(key);
+    if (pending) return pending as Promise<T>;
+    const started = read().finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, started);
+    return started;
+  }
+
+  /** Reads in flight now. */
+  get size(): number {
+    return this.#inFlight.size;
+  }
+}
+
+/** How long until the next multiple of `intervalMs` on the wall clock, so that waits with one interval poll together. */
+const untilTick = (intervalMs: number) => intervalMs - (Date.now() % intervalMs);
+
+/**
  * Reads a workload and, when `seconds` > 0, reads it again every `intervalMs`
  * until its status differs from the first read's or is terminal, the time is
  * up, the client goes away or the process stops. Returns the last read.
@@ -45,13 +114,19 @@ export async function readUntilChanged<T extends { status: string }>(
 ): Promise<T> {
   const first = await read();
   if (seconds <= 0 || isTerminal(first.status)) return first;
+  const release = control.acquireWait();
+  if (!release) return first;
   const deadline = Date.now() + seconds * 1000;
   let last = first;
-  while (Date.now() < deadline && !control.signal.aborted && !control.stopping()) {
-    await sleep(Math.min(intervalMs, deadline - Date.now()), control.signal);
-    if (control.signal.aborted) break;
-    last = await read();
-    if (last.status !== first.status || isTerminal(last.status)) break;
+  try {
+    while (Date.now() < deadline && !control.signal.aborted && !control.stopping()) {
+      await sleep(Math.min(untilTick(intervalMs), deadline - Date.now()), control.signal);
+      if (control.signal.aborted) break;
+      last = await read();
+      if (last.status !== first.status || isTerminal(last.status)) break;
+    }
+  } finally {
+    release();
   }
   return last;
 }
@@ -69,7 +144,8 @@ export interface FollowOptions {
  * follow the SSE stream uses: stored lines, then live ones, sooner than the
  * archive has them): answers once some lines came and a short gathering time
  * passed, the limit is reached, the workload ended (`ended`: every line was
- * given), the time is up or the client went away.
+ * given), the time is up or the client went away. Without a wait slot
+ * (WaitControl.acquireWait) it answers at once with no lines.
  */
 export function followLines(
   hub: LogHub,
@@ -78,6 +154,8 @@ export function followLines(
   opts: FollowOptions,
   control: WaitControl,
 ): Promise<{ lines: RunLogLine[]; ended: boolean }> {
+  const release = control.acquireWait();
+  if (!release) return Promise.resolve({ lines: [], ended: false });
   return new Promise((resolve) => {
     const lines: RunLogLine[] = [];
     let bytes = 0;
@@ -94,6 +172,7 @@ export function followLines(
       control.signal.removeEventListener("abort", finish);
       // The hub may call the sink while subscribe() is still running: unsubscribe once it has returned.
       queueMicrotask(() => unsubscribe?.());
+      release();
       resolve({ lines, ended });
     };
     const deadline = setTimeout(finish, opts.seconds * 1000);

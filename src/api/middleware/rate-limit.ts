@@ -11,6 +11,33 @@ export interface RateLimitOptions {
 const retryAfterSeconds = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
 
 /**
+ * Charges a request that carries more than one unit of work (an MCP batch of
+ * N messages) N - 1 points more, to the same credential and window: set on
+ * `ctx.state.rateLimit` by rateLimit(). A charge the credential cannot afford
+ * is refused whole with the same 429 and takes nothing (the request's own
+ * point stays spent, as any refused request's does).
+ */
+export interface RateLimitCharge {
+  charge(points: number): Promise<void>;
+}
+
+const tooMany = (opts: RateLimitOptions, msBeforeNext: number) => {
+  const retry = retryAfterSeconds(msBeforeNext);
+  return new HttpError(429, "Too many requests", {
+    "Retry-After": String(retry),
+    "RateLimit-Limit": String(opts.requests),
+    "RateLimit-Remaining": "0",
+    "RateLimit-Reset": String(retry),
+  });
+};
+
+const setHeaders = (ctx: Context, opts: RateLimitOptions, res: RateLimiterRes) => {
+  ctx.set("RateLimit-Limit", String(opts.requests));
+  ctx.set("RateLimit-Remaining", String(res.remainingPoints));
+  ctx.set("RateLimit-Reset", String(Math.ceil(res.msBeforeNext / 1000)));
+};
+
+/**
  * A fixed window per credential (per client address before authentication),
  * with the IETF RateLimit-* headers. Counters live in this process: with N
  * replicas a key gets up to N times the budget, which is documented.
@@ -23,20 +50,26 @@ export function rateLimit(opts: RateLimitOptions): Middleware {
     const key = principal ? `cred:${principal.credential.id}` : `ip:${ctx.ip}`;
     let res: RateLimiterRes;
     try {
-      res = await limiter.consume(key);
+      res = await limiter.consume(key, 1);
     } catch (rejected) {
       if (!(rejected instanceof RateLimiterRes)) throw rejected;
-      const retry = retryAfterSeconds(rejected.msBeforeNext);
-      throw new HttpError(429, "Too many requests", {
-        "Retry-After": String(retry),
-        "RateLimit-Limit": String(opts.requests),
-        "RateLimit-Remaining": "0",
-        "RateLimit-Reset": String(retry),
-      });
+      throw tooMany(opts, rejected.msBeforeNext);
     }
-    ctx.set("RateLimit-Limit", String(opts.requests));
-    ctx.set("RateLimit-Remaining", String(res.remainingPoints));
-    ctx.set("RateLimit-Reset", String(Math.ceil(res.msBeforeNext / 1000)));
+    setHeaders(ctx, opts, res);
+    const charge: RateLimitCharge = {
+      async charge(points) {
+        if (points <= 0) return;
+        try {
+          setHeaders(ctx, opts, await limiter.consume(key, points));
+        } catch (rejected) {
+          if (!(rejected instanceof RateLimiterRes)) throw rejected;
+          // The memory limiter counts a refused consume: give the points back, the batch ran nothing.
+          await limiter.reward(key, points);
+          throw tooMany(opts, rejected.msBeforeNext);
+        }
+      },
+    };
+    ctx.state.rateLimit = charge;
     await next();
   };
 }

@@ -1,10 +1,11 @@
 import type Router from "@koa/router";
 import type { Principal } from "../../domain/auth/scopes.ts";
 import type { Logger } from "../../logger.ts";
-import { mcpEndpoint } from "../../mcp/endpoint.ts";
+import { mcpEndpoint, type McpLimits } from "../../mcp/endpoint.ts";
 import type { McpServices } from "../../mcp/tools.ts";
 import { resourceMetadataUrl } from "../../oauth/index.ts";
 import { notAuthenticated } from "../http-error.ts";
+import type { RateLimitCharge } from "../middleware/rate-limit.ts";
 
 export interface McpRouteOptions {
   services: McpServices;
@@ -12,6 +13,7 @@ export interface McpRouteOptions {
   logger: Logger;
   bodyLimitBytes: number;
   isShuttingDown: () => boolean;
+  limits: McpLimits;
 }
 
 /**
@@ -29,12 +31,20 @@ export function registerMcpRoute(router: Router, opts: McpRouteOptions): void {
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
     stopping: opts.isShuttingDown,
+    limits: opts.limits,
   });
   router.post("/mcp", async (ctx) => {
     const principal = ctx.state.principal as Principal | undefined;
     // The base URL (app.ts): where the 401's and a scope challenge's resource_metadata point.
     const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
     if (!principal) throw notAuthenticated(baseUrl);
-    await serve(ctx, { principal, log: ctx.state.log as Logger, resourceMetadataUrl: baseUrl ? resourceMetadataUrl(baseUrl) : undefined });
+    // Set by the rate limit (app.ts); absent when CODEPLANE_RATE_LIMIT_REQUESTS is 0.
+    const limit = ctx.state.rateLimit as RateLimitCharge | undefined;
+    await serve(ctx, {
+      principal,
+      log: ctx.state.log as Logger,
+      resourceMetadataUrl: baseUrl ? resourceMetadataUrl(baseUrl) : undefined,
+      charge: async (points) => limit?.charge(points),
+    });
   });
 }
