@@ -30,7 +30,7 @@ describe("readUntilChanged", () => {
     setTimeout(() => gone.abort(), 50);
     const t0 = Date.now();
     await readUntilChanged(async () => ({ status: "running" }), 10, { signal: gone.signal, stopping: () => false, acquireWait: () => () => undefined }, 1000);
-    expect(Date.now() - t0).toBeLessThan(500);
+    expect(Date.now() - t0).toBeLessThan(5000); // far under the 10 s wait, with room for a loaded machine
 
     let stop = false;
     setTimeout(() => (stop = true), 50);
@@ -41,7 +41,7 @@ describe("readUntilChanged", () => {
       control(() => stop),
       20,
     );
-    expect(Date.now() - t1).toBeLessThan(500);
+    expect(Date.now() - t1).toBeLessThan(5000);
   });
 });
 
