@@ -174,7 +174,7 @@ describe("webhook bytes in flight", () => {
       for (const c of senders) c.destroy();
     }
     await until("the reservations to be released", 60_000, async () => (await inflight(svc)) === 0);
-  });
+  }, 180_000);
 
   it("still accepts a real delivery up to CODEPLANE_WEBHOOK_MAX_BODY_BYTES", async () => {
     const body = JSON.stringify({ zen: "x".repeat(MAX_BODY - 100) });
@@ -267,5 +267,5 @@ describe("body-read deadline", () => {
     } finally {
       await quick.close();
     }
-  });
+  }, 120_000);
 });
