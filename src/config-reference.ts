@@ -204,6 +204,26 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     meaning:
       "how long a replica holds a webhook delivery or check-run update it is handling before another may take it over; renewed while it works, so it is how long a crashed replica's work waits",
   },
+  CODEPLANE_WEBHOOK_MAX_BODY_BYTES: {
+    meaning:
+      "largest GitHub webhook body (GitHub's own cap is 25 MB); a larger `Content-Length` is `413` before any of the body is read, and one without `Content-Length` is `411`",
+    defaultNote: "(25 MiB)",
+  },
+  CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES: {
+    meaning:
+      "webhook body bytes this process reads and holds at once, reserved from each delivery's `Content-Length` before reading; beyond it `503` with `Retry-After`. At least `CODEPLANE_WEBHOOK_MAX_BODY_BYTES`; parsing a held body takes a few times its size in heap",
+    defaultNote: "(64 MiB)",
+  },
+  CODEPLANE_WEBHOOK_READ_TIMEOUT_SECONDS: {
+    meaning: "a webhook body must arrive within this (GitHub itself waits 10 s for the answer); a slower sender gets `408` and its connection is closed",
+  },
+  CODEPLANE_WEBHOOK_RATE_LIMIT_REQUESTS: {
+    meaning:
+      "webhook deliveries per client address and `CODEPLANE_RATE_LIMIT_WINDOW_SECONDS` window; then `429` with `Retry-After` (GitHub does not redeliver by itself); `0` disables. Forged signatures also spend the address's `CODEPLANE_AUTH_FAILURE_LIMIT`",
+  },
+  CODEPLANE_WEBHOOK_MAX_DEPTH: {
+    meaning: "a signed webhook body whose JSON nests deeper than this is refused with `400` (shown as failed on GitHub, never lost silently); at most 1000",
+  },
   CODEPLANE_PUBLIC_URL: {
     meaning:
       "the base URL people and GitHub reach the API at (`https://codeplane.example.com`): the GitHub App's setup and webhook URLs derive from it, the setup callback redirects under it, check runs link to it; it is the OAuth issuer and the audience of access tokens (unset: derived from each request). Required with the GitHub App; set it in production",

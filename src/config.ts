@@ -271,6 +271,13 @@ export const envSchema = z.object({
   CODEPLANE_GITHUB_API_URL: httpUrl.optional(),
   CODEPLANE_GITHUB_TIMEOUT_SECONDS: int(1, 300).default(10),
   CODEPLANE_WEBHOOK_LEASE_SECONDS: int(3, 3600).default(30),
+  // POST /v1/webhooks/github's limits (src/api/webhook-body.ts): it is unauthenticated until the body's signature is checked.
+  CODEPLANE_WEBHOOK_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(25 * 1024 * 1024),
+  CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  CODEPLANE_WEBHOOK_READ_TIMEOUT_SECONDS: int(1, 300).default(10),
+  CODEPLANE_WEBHOOK_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(600),
+  // 1,000 levels are still cleaned and stored safely; JSON.stringify's replacer overflows near 5,000.
+  CODEPLANE_WEBHOOK_MAX_DEPTH: int(1, 1000).default(100),
   CODEPLANE_PUBLIC_URL: httpUrl.optional(),
   // The OAuth 2.0 authorization server (src/oauth/).
   CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS: int(60, 86_400).default(3600),
@@ -441,6 +448,8 @@ export interface Config {
    * is how long a crashed replica's work waits, not a limit on handling.
    */
   webhookLeaseSeconds: number;
+  /** POST /v1/webhooks/github: body bytes (one, and all being read at once), how long a body may take, deliveries per address and window, JSON depth. */
+  webhookIntake: { maxBodyBytes: number; maxInflightBytes: number; readTimeoutMs: number; rateLimitRequests: number; maxDepth: number };
   oauth: OAuthConfig;
 }
 
@@ -699,6 +708,20 @@ function checkCombinations(e: ParsedEnv): number {
   return fetchesPerAccount;
 }
 
+function webhookIntake(e: ParsedEnv): Config["webhookIntake"] {
+  // Else a delivery of the largest accepted size could never be read.
+  if (e.CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES < e.CODEPLANE_WEBHOOK_MAX_BODY_BYTES) {
+    throw new ConfigError("invalid configuration:\n  CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES: must be at least CODEPLANE_WEBHOOK_MAX_BODY_BYTES");
+  }
+  return {
+    maxBodyBytes: e.CODEPLANE_WEBHOOK_MAX_BODY_BYTES,
+    maxInflightBytes: e.CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES,
+    readTimeoutMs: e.CODEPLANE_WEBHOOK_READ_TIMEOUT_SECONDS * 1000,
+    rateLimitRequests: e.CODEPLANE_WEBHOOK_RATE_LIMIT_REQUESTS,
+    maxDepth: e.CODEPLANE_WEBHOOK_MAX_DEPTH,
+  };
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
   // Empty strings mean "unset", as they do for most operators' tooling.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -792,6 +815,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     githubMissing: github.missing,
     publicUrl: e.CODEPLANE_PUBLIC_URL ?? null,
     webhookLeaseSeconds: e.CODEPLANE_WEBHOOK_LEASE_SECONDS,
+    webhookIntake: webhookIntake(e),
     oauth: {
       accessTokenSeconds: e.CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS,
       refreshTokenSeconds: e.CODEPLANE_OAUTH_REFRESH_TOKEN_SECONDS,

@@ -121,6 +121,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         { name: "kubernetes", check: () => (kube ? pingKubernetes(kube) : Promise.reject(new Error(NO_KUBERNETES))) },
       ],
       http: config.http,
+      webhookLimits: config.webhookIntake,
       rateLimit: { ...config.rateLimit, oauth: config.oauth.rateLimitRequests },
       mcp: config.mcp,
       publicUrl: config.publicUrl,
@@ -323,7 +324,13 @@ function githubWebhooks(
       ),
   });
   const secrets = config.github ? { current: config.github.webhookSecret, old: config.github.oldWebhookSecrets } : null;
-  const service = new WebhookService({ secrets, missingSettings: config.githubMissing, onQueued: () => worker.wake(), count: count.delivery });
+  const service = new WebhookService({
+    secrets,
+    missingSettings: config.githubMissing,
+    onQueued: () => worker.wake(),
+    count: count.delivery,
+    maxDepth: config.webhookIntake.maxDepth,
+  });
   return {
     service,
     background: {

@@ -29,6 +29,7 @@ import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
 import { registerWebhookIntake, registerWebhookRoutes } from "./routes/webhooks.ts";
+import { DEFAULT_WEBHOOK_LIMITS, InflightBytes, type WebhookIntakeLimits } from "./webhook-body.ts";
 import type { WebhookService } from "../domain/webhooks/webhooks.ts";
 import type { HttpMetrics } from "./metrics.ts";
 import type { IntegrationService } from "../domain/integrations/integrations.ts";
@@ -72,6 +73,8 @@ export interface AppDeps {
   api: ApiServices | null;
   readiness: ReadinessCheck[];
   http: { bodyLimitBytes: number; trustProxy: boolean };
+  /** POST /v1/webhooks/github's limits (src/api/webhook-body.ts); the defaults when absent. */
+  webhookLimits?: WebhookIntakeLimits;
   /** `authFailures`: failed authentications per client address and window; 0 disables. `oauth`: requests per address and window on /oauth/token, /oauth/register and sign-in, each (default 30; 0 disables). */
   rateLimit: { requests: number; windowSeconds: number; authFailures: number; oauth?: number };
   /** POST /mcp's limits (config.mcp); the defaults when absent. */
@@ -157,7 +160,16 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   }
   // Webhooks are signed, not bearer-authenticated: served ahead of the /v1 authentication and rate limits.
   const hooks = new Router();
-  if (s) registerWebhookIntake(hooks, routes, s.db, s.webhooks);
+  // One budget of failed authentications per address: forged webhook signatures spend the same one as bad API keys.
+  const failures = failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds });
+  const webhookLimits = deps.webhookLimits ?? DEFAULT_WEBHOOK_LIMITS;
+  if (s)
+    registerWebhookIntake(hooks, routes, s.db, s.webhooks, {
+      limits: webhookLimits,
+      inflight: new InflightBytes(webhookLimits.maxInflightBytes, metrics.registry),
+      failures,
+      windowSeconds: deps.rateLimit.windowSeconds,
+    });
   // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
   const git = new Router();
   if (s) registerGitRoutes(git, s.checkout);
@@ -206,7 +218,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(gatedRoutes(hooks));
   if (oauth) app.use(gatedRoutes(oauth));
   if (ui) app.use(gatedRoutes(ui));
-  const auth = authenticate(s.authenticators, failedAuthLimit({ failures: deps.rateLimit.authFailures, windowSeconds: deps.rateLimit.windowSeconds }));
+  const auth = authenticate(s.authenticators, failures);
   const limit = rateLimit(deps.rateLimit);
   const dashboard = s.dashboard;
   const session = dashboard ? authenticateSession((cookie, baseUrl) => dashboard.resolve(cookie, baseUrl)) : null;

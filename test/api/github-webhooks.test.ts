@@ -3,7 +3,7 @@
 // (ping, installation, a push about an installation nobody connected) are
 // handled from codeplane's own tables. Analyses and check runs started by
 // webhooks are in test/integrations and the end-to-end suite.
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { createHmac, generateKeyPairSync, randomUUID } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
@@ -151,6 +151,38 @@ describe("webhook intake", () => {
     const d = await deliver("ping", null, { body });
     expect(d.res.status, JSON.stringify(d.json)).toBe(202);
     expect((await settled(d.id)).status).toBe("handled");
+  });
+
+  it("refuses an empty body with a well-formed forged signature with 401, and logs no error", async () => {
+    const before = svc.logs.length;
+    const forged = `sha256=${"ab".repeat(32)}`;
+    for (const body of ["", "{}"]) {
+      const d = await deliver("push", null, { body, secret: null, headers: { "x-hub-signature-256": forged } });
+      expect(d.res.status).toBe(401);
+      expect(d.json.detail).toMatch(/signature/);
+    }
+    const rightOverEmpty = `sha256=${createHmac("sha256", SECRET).update("").digest("hex")}`;
+    const signedEmpty = await deliver("ping", null, { body: "", secret: null, headers: { "x-hub-signature-256": rightOverEmpty } });
+    expect(signedEmpty.res.status).toBe(400);
+    const errors = svc.logs.slice(before).filter((l) => JSON.parse(l).level >= 50);
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses signed JSON nested deeper than CODEPLANE_WEBHOOK_MAX_DEPTH with 400 that says so, and keeps what is within it", async () => {
+    const before = svc.logs.length;
+    for (const depth of [5_000, 100_000]) {
+      const body = `{"zen":"deep","installation":{"id":${ALICE_INSTALLATION}},"x":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+      const d = await deliver("ping", null, { body });
+      expect(d.res.status).toBe(400);
+      expect(d.json.detail).toMatch(/nests JSON more than 100 levels/);
+      expect(await row(d.id)).toBeUndefined();
+    }
+    // Brackets inside strings are text, not nesting.
+    const within = `{"zen":"${"[{".repeat(500)}","installation":{"id":${ALICE_INSTALLATION}},"x":${"[".repeat(98)}${"]".repeat(98)}}`;
+    const ok = await deliver("ping", null, { body: within });
+    expect(ok.res.status, JSON.stringify(ok.json)).toBe(202);
+    expect((await settled(ok.id)).status).toBe("handled");
+    expect(svc.logs.slice(before).filter((l) => JSON.parse(l).level >= 50)).toEqual([]);
   });
 
   it("records and skips what it does not act on, with the reason", async () => {

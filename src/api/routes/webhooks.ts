@@ -1,60 +1,97 @@
 import type Router from "@koa/router";
+import type Koa from "koa";
 import type { Context } from "koa";
 import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import { acceptedSchema, deliveryPageSchema } from "../../domain/webhooks/webhooks.schemas.ts";
 import { decodeDeliveryCursor, type WebhookService } from "../../domain/webhooks/webhooks.ts";
+import { DELIVERY_ID, EVENT } from "../../domain/webhooks/intake.ts";
+import { SIGNATURE } from "../../domain/webhooks/signature.ts";
 import { HttpError } from "../http-error.ts";
+import { rateLimit, type FailedAuthentications } from "../middleware/rate-limit.ts";
+import { readDeclaredBody, type InflightBytes, type WebhookIntakeLimits } from "../webhook-body.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 
 const UNSIGNED = "The X-Hub-Signature-256 signature is missing or does not match the webhook secret";
 
-/** GitHub sends up to 25 MB; this route alone reads that much (the rest of the API keeps its own limit). */
-export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+export interface WebhookIntakeDeps {
+  limits: WebhookIntakeLimits;
+  /** The process's budget of webhook body bytes. */
+  inflight: InflightBytes;
+  /** The same per-address budget of failed authentications as /v1: forged signatures spend it. */
+  failures: FailedAuthentications;
+  /** The per-address rate limit's window (CODEPLANE_RATE_LIMIT_WINDOW_SECONDS). */
+  windowSeconds: number;
+}
 
-/** The raw bytes GitHub signed: read as they came, with the limit enforced while reading. */
-async function rawBody(ctx: Context, limit: number): Promise<Buffer> {
+/** Content-Length, once everything else about the request has been checked: 411 without it, 413 over the limit. */
+function declaredLength(ctx: Context, limit: number): number {
   const encoding = (ctx.get("Content-Encoding") || "identity").toLowerCase();
   if (encoding !== "identity") throw new HttpError(415, `Content-Encoding ${encoding} is not accepted on webhooks`);
-  const declared = Number(ctx.get("Content-Length") || "0");
-  if (declared > limit) throw new HttpError(413, `Webhook bodies are limited to ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.destroy();
-      throw new HttpError(413, `Webhook bodies are limited to ${limit} bytes`);
-    }
-    chunks.push(chunk);
+  const header = ctx.get("Content-Length");
+  if (!/^\d{1,15}$/.test(header)) throw new HttpError(411, "Webhook deliveries must declare their Content-Length");
+  const declared = Number(header);
+  if (declared > limit) throw new HttpError(413, `Webhook bodies are limited to ${limit} bytes (CODEPLANE_WEBHOOK_MAX_BODY_BYTES)`);
+  return declared;
+}
+
+/** What no configuration can make acceptable is refused first, before a byte of the body is read: unsigned, or not a delivery. */
+function checkHeaders(ctx: Context, webhooks: WebhookService): void {
+  if (!SIGNATURE.test(ctx.get("X-Hub-Signature-256"))) {
+    webhooks.countUnsigned(ctx.get("X-GitHub-Event"));
+    throw new HttpError(401, UNSIGNED);
   }
-  return Buffer.concat(chunks);
+  const event = ctx.get("X-GitHub-Event");
+  if (!event) throw new HttpError(400, "X-GitHub-Event is missing");
+  if (!EVENT.test(event)) throw new HttpError(400, "X-GitHub-Event is not an event name");
+  const delivery = ctx.get("X-GitHub-Delivery");
+  if (!delivery) throw new HttpError(400, "X-GitHub-Delivery is missing");
+  if (!DELIVERY_ID.test(delivery)) throw new HttpError(400, "X-GitHub-Delivery is not a delivery id");
+  const type = ctx.request.type;
+  if (type && type !== "application/json") throw new HttpError(415, "Webhook deliveries must be JSON: set the App's webhook content type to application/json");
 }
 
 /**
  * POST /v1/webhooks/github: the signature is the authentication, so it sits
  * outside the bearer-token middleware (on `router`, mounted before it), and it
- * reads its own raw body. Documented in `routes`' OpenAPI registry by hand.
+ * reads its own raw body, under the limits in ../webhook-body.ts. Documented
+ * in `routes`' OpenAPI registry by hand.
  */
-export function registerWebhookIntake(router: Router, routes: Routes, db: Db, webhooks: WebhookService): void {
-  router.post("/v1/webhooks/github", async (ctx) => {
-    // What no configuration can make acceptable is refused first: unsigned, or not a delivery.
-    if (!ctx.get("X-Hub-Signature-256")) throw new HttpError(401, UNSIGNED);
-    for (const header of ["X-GitHub-Event", "X-GitHub-Delivery"]) if (!ctx.get(header)) throw new HttpError(400, `${header} is missing`);
-    webhooks.requireConfigured();
-    const type = ctx.request.type;
-    if (type && type !== "application/json")
-      throw new HttpError(415, "Webhook deliveries must be JSON: set the App's webhook content type to application/json");
-    const body = await rawBody(ctx, WEBHOOK_BODY_LIMIT);
-    const answer = await webhooks.accept(db, {
-      signature: ctx.get("X-Hub-Signature-256") || undefined,
-      event: ctx.get("X-GitHub-Event") || undefined,
-      deliveryId: ctx.get("X-GitHub-Delivery") || undefined,
-      body,
-    });
-    if (answer.status === 401) throw new HttpError(401, UNSIGNED);
-    ctx.status = answer.status;
-    ctx.body = { id: answer.id, status: answer.queued ? "queued" : "already_accepted" };
+export function registerWebhookIntake(router: Router, routes: Routes, db: Db, webhooks: WebhookService, deps: WebhookIntakeDeps): void {
+  const { limits, inflight, failures } = deps;
+  const perAddress = rateLimit({ requests: limits.rateLimitRequests, windowSeconds: deps.windowSeconds });
+  const closeUntilRead: Koa.Middleware = async (ctx, next) => {
+    // Any answer given before the whole body is read closes the connection: otherwise Node would read (and discard) the rest of it.
+    ctx.set("Connection", "close");
+    await next();
+  };
+  router.post("/v1/webhooks/github", closeUntilRead, perAddress, async (ctx) => {
+    checkHeaders(ctx, webhooks);
+    const check = webhooks.signatureCheck(ctx.get("X-Hub-Signature-256"));
+    if (!check) throw new HttpError(401, UNSIGNED);
+    const size = declaredLength(ctx, limits.maxBodyBytes);
+    // An address that keeps sending forged signatures is refused before its next body costs anything.
+    await failures.refuseIfSpent(ctx);
+    if (!inflight.reserve(size))
+      throw new HttpError(503, "Too many webhook bytes are being received at once; retry later", {
+        "Retry-After": String(Math.max(1, Math.ceil(limits.readTimeoutMs / 1000))),
+      });
+    try {
+      const body = await readDeclaredBody(ctx.req, size, limits.readTimeoutMs, (chunk) => {
+        inflight.countRead(chunk.length);
+        check.update(chunk);
+      });
+      ctx.remove("Connection");
+      const answer = await webhooks.accept(db, { event: ctx.get("X-GitHub-Event"), deliveryId: ctx.get("X-GitHub-Delivery"), body, signature: check });
+      if (answer.status === 401) {
+        await failures.record(ctx);
+        throw new HttpError(401, UNSIGNED);
+      }
+      ctx.status = answer.status;
+      ctx.body = { id: answer.id, status: answer.queued ? "queued" : "already_accepted" };
+    } finally {
+      inflight.release(size);
+    }
   });
 
   const err = (description: string) => ({ description, content: { "application/json": { schema: errorBodySchema } } });
@@ -69,7 +106,9 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
       "(a restart in between loses nothing; several replicas never handle one delivery at the same time). `X-GitHub-Delivery` makes it idempotent: a delivery already accepted is answered `200` " +
       "and not handled again, unless its handling failed, in which case it is queued again (`202`). Handles `push` (branch pushes; deletions and tags are recorded and skipped), `pull_request` " +
       "(`opened`, `synchronize`, `reopened`), `installation` (`created`, `deleted`, `suspend`, `unsuspend`), `installation_repositories` (`added`, `removed`) and `ping`; any other event is recorded and skipped. " +
-      "Bodies up to 25 MB.",
+      "Malformed signature, event or delivery headers, and a missing or too large `Content-Length`, are refused before any of the body is read; the signature is verified as the body arrives. " +
+      "Bodies up to `CODEPLANE_WEBHOOK_MAX_BODY_BYTES` (25 MiB, GitHub's own cap), JSON nested up to `CODEPLANE_WEBHOOK_MAX_DEPTH` levels; each client address has `CODEPLANE_WEBHOOK_RATE_LIMIT_REQUESTS` deliveries per window, " +
+      "a body must arrive within `CODEPLANE_WEBHOOK_READ_TIMEOUT_SECONDS`, and the process reads at most `CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES` of webhook bodies at once.",
     tags: ["Webhooks"],
     // Not the route layer's: no bearer token, rate limit, query check or body reader; the signature is the authentication.
     "x-authentication": "X-Hub-Signature-256",
@@ -84,12 +123,19 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
     responses: {
       200: { description: "Already accepted (a redelivery); not handled again.", content: { "application/json": { schema: acceptedSchema } } },
       202: { description: "Accepted and queued.", content: { "application/json": { schema: acceptedSchema } } },
-      400: err("Without `X-GitHub-Event` or `X-GitHub-Delivery` (or with malformed ones), or, signed, not JSON."),
-      401: err("The signature is missing or does not match."),
-      413: err("Body over 25 MB."),
+      400: err(
+        "Without `X-GitHub-Event` or `X-GitHub-Delivery` (or with malformed ones), a body shorter than its `Content-Length`, or, signed, not JSON or nested deeper than `CODEPLANE_WEBHOOK_MAX_DEPTH`.",
+      ),
+      401: err("The signature is missing, malformed or does not match (an empty body included)."),
+      408: err("The body did not arrive within `CODEPLANE_WEBHOOK_READ_TIMEOUT_SECONDS`; the connection is closed."),
+      411: err("No `Content-Length`."),
+      413: err("`Content-Length` over `CODEPLANE_WEBHOOK_MAX_BODY_BYTES`."),
       415: err("Not JSON (the App's webhook content type must be application/json), or a Content-Encoding."),
+      429: err("Over the client address's deliveries per window, or its failed authentications (forged signatures count); with `Retry-After`."),
       500: err("An unexpected failure; the body reveals nothing, the log has the request id."),
-      503: err("No GitHub App is configured on this server; the detail names the missing settings."),
+      503: err(
+        "No GitHub App is configured on this server (the detail names the missing settings), or `CODEPLANE_WEBHOOK_MAX_INFLIGHT_BYTES` of webhook bodies are being read already (with `Retry-After`).",
+      ),
     },
   });
 }

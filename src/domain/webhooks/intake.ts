@@ -1,38 +1,40 @@
-import { verify } from "@octokit/webhooks-methods";
 import type { Db } from "../../db/database.ts";
 import { badRequest } from "../errors.ts";
 import { recordDelivery } from "./delivery-rows.ts";
+import { nestsDeeperThan } from "./json-depth.ts";
+import type { SignatureCheck } from "./signature.ts";
 
 // Accepting a GitHub webhook: the signature is the authentication, checked
-// over the raw bytes before anything is parsed or written; then the delivery
-// is recorded (the durable queue) and handled later by the delivery worker.
+// over the raw bytes as they arrive (./signature.ts) before anything is
+// parsed or written; then the delivery is recorded (the durable queue) and
+// handled later by the delivery worker.
 
-export interface WebhookSecrets {
-  current: string;
-  /** Accepted too, while GitHub is switched over to the current one. */
-  old: readonly string[];
-}
+export type { WebhookSecrets } from "./signature.ts";
 
 export interface IncomingDelivery {
-  signature: string | undefined;
   event: string | undefined;
   deliveryId: string | undefined;
   body: Buffer;
+  /** Fed with exactly `body`, as it was read. */
+  signature: SignatureCheck;
 }
 
 export type IntakeResult = { outcome: "unsigned" } | { outcome: "queued" | "requeued" | "duplicate"; id: string; event: string; action: string | null };
 
-const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
-const DELIVERY_ID = /^[A-Za-z0-9._-]{1,100}$/;
-const EVENT = /^[a-z_]{1,64}$/;
+export const DELIVERY_ID = /^[A-Za-z0-9._-]{1,100}$/;
+export const EVENT = /^[a-z_]{1,64}$/;
 
-export async function signatureMatches(secrets: WebhookSecrets, body: Buffer, signature: string | undefined): Promise<boolean> {
-  if (!signature || !SIGNATURE.test(signature)) return false;
-  // verify() compares in constant time; it takes the payload as text, which must be the exact bytes GitHub signed.
-  const text = body.toString("utf8");
-  if (!Buffer.from(text, "utf8").equals(body)) return false;
-  for (const secret of [secrets.current, ...secrets.old]) if (await verify(secret, text, signature)) return true;
-  return false;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The signed body as a JSON value; a 400 that says why when it is not one codeplane can keep. */
+function parsePayload(body: Buffer, maxDepth: number): unknown {
+  // Refused, not lost: GitHub shows the delivery as failed with this detail.
+  if (nestsDeeperThan(body, maxDepth)) throw badRequest(`The body nests JSON more than ${maxDepth} levels deep (CODEPLANE_WEBHOOK_MAX_DEPTH)`);
+  try {
+    return JSON.parse(utf8.decode(body));
+  } catch {
+    throw badRequest("The body is not JSON (the webhook's content type must be application/json)");
+  }
 }
 
 /**
@@ -51,17 +53,12 @@ export function storableJson(this: unknown, _key: string, value: unknown): unkno
   return value;
 }
 
-export async function acceptDelivery(db: Db, secrets: WebhookSecrets, d: IncomingDelivery): Promise<IntakeResult> {
-  if (!(await signatureMatches(secrets, d.body, d.signature))) return { outcome: "unsigned" };
+export async function acceptDelivery(db: Db, d: IncomingDelivery, limits: { maxDepth: number }): Promise<IntakeResult> {
+  if (!d.signature.matches()) return { outcome: "unsigned" };
   // Signed by GitHub (or whoever holds the secret): now a malformed delivery is a 400 that says why.
   if (!d.event || !EVENT.test(d.event)) throw badRequest("X-GitHub-Event is missing or not an event name");
   if (!d.deliveryId || !DELIVERY_ID.test(d.deliveryId)) throw badRequest("X-GitHub-Delivery is missing or not a delivery id");
-  let payload: unknown;
-  try {
-    payload = JSON.parse(d.body.toString("utf8"));
-  } catch {
-    throw badRequest("The body is not JSON (the webhook's content type must be application/json)");
-  }
+  const payload = parsePayload(d.body, limits.maxDepth);
   const p = payload && typeof payload === "object" && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
   const action = typeof p.action === "string" ? p.action.slice(0, 100) : null;
   const installation = p.installation as { id?: unknown } | undefined;

@@ -1,7 +1,8 @@
 import type { Db } from "../../db/database.ts";
 import { unavailable } from "../errors.ts";
 import { listDeliveries, type DeliveryRow } from "./delivery-rows.ts";
-import { acceptDelivery, type IncomingDelivery, type WebhookSecrets } from "./intake.ts";
+import { acceptDelivery, EVENT, type IncomingDelivery } from "./intake.ts";
+import { signatureCheck, type SignatureCheck, type WebhookSecrets } from "./signature.ts";
 import type { Delivery } from "./webhooks.schemas.ts";
 
 // The webhook endpoints' service: accept (verify, record, wake the worker)
@@ -14,7 +15,12 @@ export interface WebhookServiceDeps {
   /** A delivery was queued by this process: handle it now rather than at the next poll. */
   onQueued(): void;
   count?(event: string, outcome: "accepted" | "duplicate" | "redelivered" | "unsigned"): void;
+  /** Deeper JSON is refused with 400 (CODEPLANE_WEBHOOK_MAX_DEPTH). */
+  maxDepth?: number;
 }
+
+/** GitHub's payloads nest about ten levels; a hundred leaves room for user-defined parts (repository_dispatch's client_payload). */
+export const DEFAULT_MAX_DEPTH = 100;
 
 export type AcceptAnswer = { status: 401 } | { status: 200 | 202; id: string; queued: boolean };
 
@@ -34,10 +40,21 @@ export class WebhookService {
     return this.#d.secrets;
   }
 
+  /** The check to feed the body to as it is read; null (refuse before reading) when the header is not a well-formed signature. */
+  signatureCheck(signature: string | undefined): SignatureCheck | null {
+    return signatureCheck(this.requireConfigured(), signature);
+  }
+
+  /** Counts a delivery refused as unsigned before its body was read. */
+  countUnsigned(event: string | undefined): void {
+    this.#d.count?.(event && EVENT.test(event) ? event : "unknown", "unsigned");
+  }
+
   async accept(db: Db, delivery: IncomingDelivery): Promise<AcceptAnswer> {
-    const r = await acceptDelivery(db, this.requireConfigured(), delivery);
+    this.requireConfigured();
+    const r = await acceptDelivery(db, delivery, { maxDepth: this.#d.maxDepth ?? DEFAULT_MAX_DEPTH });
     if (r.outcome === "unsigned") {
-      this.#d.count?.(delivery.event && /^[a-z_]{1,64}$/.test(delivery.event) ? delivery.event : "unknown", "unsigned");
+      this.countUnsigned(delivery.event);
       return { status: 401 };
     }
     this.#d.count?.(r.event, r.outcome === "duplicate" ? "duplicate" : r.outcome === "requeued" ? "redelivered" : "accepted");
