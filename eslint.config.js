@@ -33,7 +33,18 @@ const TESTS = ["**/*.test.ts", "test/**/*.ts", "bench/**/*.ts", "**/testing/**/*
 
 export default defineConfig(
   {
-    ignores: ["dist/**", "**/node_modules/**", "test/fixtures/**", "packages/*/fixtures/**", "charts/**", "crds/**", "docs/**", "images/**", ".codeplane/**"],
+    ignores: [
+      "dist/**",
+      "**/node_modules/**",
+      "test/fixtures/**",
+      "packages/*/fixtures/**",
+      "charts/**",
+      "crds/**",
+      "docs/**",
+      "images/**",
+      ".codeplane/**",
+      ".cluster/**",
+    ],
   },
   js.configs.recommended,
   {
