@@ -24,15 +24,21 @@ function page(ctx: Context, status: number, html: string, formTargets: string[] 
   ctx.body = html;
 }
 
-const refuse = (ctx: Context, message: string) => page(ctx, 400, errorPage("This authorization request cannot be served", message));
+const refuse = (ctx: Context, message: string | OAuthProblem) => {
+  // A problem of the server's (too many document fetches at once: 503) keeps its status and Retry-After.
+  if (message instanceof OAuthProblem) ctx.set(message.headers);
+  const status = message instanceof OAuthProblem ? message.status : 400;
+  page(ctx, status, errorPage("This authorization request cannot be served", typeof message === "string" ? message : message.message));
+};
 
 /** The client and the redirect URI it registered, or why there is none: shown on the page, never redirected. */
-async function redirectTarget(d: EndpointDeps, params: Record<string, string>): Promise<{ client: OAuthClient; redirectUri: string } | string> {
+async function redirectTarget(d: EndpointDeps, params: Record<string, string>): Promise<{ client: OAuthClient; redirectUri: string } | string | OAuthProblem> {
   if (!params.client_id) return "client_id is missing.";
   let client: OAuthClient | null;
   try {
     client = await findClient(d.db, params.client_id, d.cimd);
   } catch (err) {
+    if (err instanceof OAuthProblem && err.status >= 500) return err;
     return err instanceof OAuthProblem ? err.message : "The client could not be loaded.";
   }
   if (!client) return "Unknown client_id.";
@@ -247,7 +253,7 @@ export const authorize =
     if (!b) return refuse(ctx, "The Host header is not a host name.");
     // 1. Until the client and its redirect URI are known to be right, errors are shown here, never redirected.
     const target = await redirectTarget(d, params);
-    if (typeof target === "string") return refuse(ctx, target);
+    if (typeof target === "string" || target instanceof OAuthProblem) return refuse(ctx, target);
     // 2. The rest of the request: errors go back to the client.
     const checked = checkAuthorizationRequest(params, target.client, b);
     if ("error" in checked) return backToClient(ctx, b, target.redirectUri, params, { error: checked.error, error_description: checked.description });
