@@ -432,8 +432,10 @@ function safeDecode(s: string): string {
 
 /**
  * Authenticates a client at the token, revocation and introspection
- * endpoints: exactly the method it registered (a confidential client always
- * proves its secret, PKCE or not; a public client sends none).
+ * endpoints, as discovery advertises for each of them: a confidential client
+ * always proves its secret, PKCE or not, with HTTP Basic or in the body
+ * whichever it registered (clients such as authlib send Basic to the
+ * revocation endpoint whatever they registered); a public client sends none.
  */
 export async function authenticateClient(db: Db, presented: PresentedCredentials, opts: MetadataDocumentOptions): Promise<OAuthClient> {
   const basic = presented.via === "basic";
@@ -447,9 +449,13 @@ export async function authenticateClient(db: Db, presented: PresentedCredentials
     client = null;
   }
   if (!client) throw invalidClient("client authentication failed: unknown client", basic);
-  const expected = client.authMethod === "client_secret_basic" ? "basic" : client.authMethod === "client_secret_post" ? "post" : "none";
-  if (presented.via !== expected) throw invalidClient(`client authentication failed: this client authenticates with ${client.authMethod}`, basic);
-  if (expected !== "none" && !(presented.secret && client.secretHash && sameText(hashSecret(presented.secret), client.secretHash))) {
+  // A confidential client proves its secret either way the metadata advertises (Basic or the body: the same
+  // secret, so neither is weaker); its registered method is the one it prefers. A public client sends none.
+  const confidential = client.authMethod !== "none";
+  if (confidential && presented.via === "none")
+    throw invalidClient("client authentication failed: this client authenticates with its secret (client_secret_basic or client_secret_post)", basic);
+  if (!confidential && presented.via !== "none") throw invalidClient("client authentication failed: this client is public and sends no secret", basic);
+  if (confidential && !(presented.secret && client.secretHash && sameText(hashSecret(presented.secret), client.secretHash))) {
     throw invalidClient("client authentication failed", basic);
   }
   return client;

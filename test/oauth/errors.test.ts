@@ -221,7 +221,16 @@ describe("token endpoint", () => {
       .execute();
     const res = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    // RFC 6750 section 3: a token that was sent and does not work is invalid_token, on /v1 and on /mcp alike.
+    const challenge = `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+    expect(res.headers.get("www-authenticate")).toBe(challenge);
+    const mcp = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get("www-authenticate")).toBe(challenge);
     await expect(
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)),
     ).rejects.toMatchObject({ error: "invalid_grant" });
