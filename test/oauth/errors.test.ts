@@ -136,6 +136,39 @@ describe("authorization endpoint", () => {
     expect(hiddenFields(consent).csrf_token).toBeTruthy();
   });
 
+  it("binds a consent form's CSRF token to its request: it cannot approve another client, redirect URI, scope, challenge or resource", async () => {
+    const other = "http://127.0.0.1:7777/other";
+    const two = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        { redirect_uris: [redirectUri, other], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], client_name: "Two" },
+        insecure,
+      ),
+    );
+    const browser = new FormBrowser();
+    const { challenge } = await pkce();
+    const url = authorizationUrl(as, { clientId: two.client_id, redirectUri, challenge, state: "b1", scope: "runs:read" });
+    const signedIn = await browser.submit(base, await (await browser.fetch(url)).text(), { api_key: alice.key });
+    const consent = await (await browser.fetch(new URL(signedIn.headers.get("location")!, base).href)).text();
+    const swaps: Record<string, string>[] = [
+      { client_id: client.client_id },
+      { redirect_uri: other },
+      { scope: "runs:read repositories:read" },
+      { code_challenge: (await pkce()).challenge },
+      { resource: `${base}/mcp` },
+      { state: "b2" },
+    ];
+    for (const swap of swaps) {
+      const res = await browser.submit(base, consent, { decision: "allow" }, swap);
+      expect(res.status, JSON.stringify(swap)).toBe(403);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    // The form as the page served it still works.
+    const allowed = await browser.submit(base, consent, { decision: "allow" });
+    expect(allowed.status).toBe(303);
+    expect(new URL(allowed.headers.get("location")!).searchParams.get("code")).toMatch(/^cpac_/);
+  });
+
   it("refuses a sign-in with a wrong key without creating a session", async () => {
     const browser = new FormBrowser();
     const { challenge } = await pkce();

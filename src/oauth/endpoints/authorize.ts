@@ -8,8 +8,8 @@ import { OidcRefusal } from "../oidc.ts";
 import { consentPage, errorPage, pageCsp, signInPage, type ClientShown } from "../pages.ts";
 import { matchRedirectUri } from "../redirect-uris.ts";
 import { createSession, findSession, issueCode, recordConsent, rememberedGrant, type SessionInfo } from "../store.ts";
-import { checkAuthorizationRequest, requestParams } from "./authorize-request.ts";
-import { cookie, loginCookieName, loginNonce, sessionCookieName, setCookie, startOidcFlow } from "./cookies.ts";
+import { checkAuthorizationRequest, REQUEST_PARAMS, requestParams } from "./authorize-request.ts";
+import { cookie, LOGIN_SECONDS, loginCookieName, loginNonce, sessionCookieName, setCookie, startOidcFlow } from "./cookies.ts";
 import type { EndpointDeps } from "./endpoint.ts";
 
 // The authorization endpoint (RFC 6749 section 4.1): a browser's page, so its
@@ -23,6 +23,9 @@ function page(ctx: Context, status: number, html: string, formTargets: string[] 
   ctx.set("Content-Security-Policy", pageCsp(formTargets));
   ctx.body = html;
 }
+
+/** How long a consent page's Allow and Deny work: a person reads the page and decides, or starts again. */
+export const CONSENT_SECONDS = 600;
 
 const refuse = (ctx: Context, message: string | OAuthProblem) => {
   // A problem of the server's (too many document fetches at once: 503) keeps its status and Retry-After.
@@ -114,9 +117,14 @@ class AuthorizeFlow {
     return `/oauth/authorize${back.search}`;
   }
 
+  /** What a form's CSRF token is bound to: the browser (session or login cookie) and this very request, each parameter. */
+  #binding(browser: string): string {
+    return `${browser}\n${JSON.stringify(REQUEST_PARAMS.map((k) => this.request[k] ?? null))}`;
+  }
+
   #csrfOk(): boolean {
     const nonce = cookie(this.ctx, loginCookieName(this.b));
-    return Boolean(nonce) && this.d.csrf.verify("sign_in", nonce!, this.params.csrf_token);
+    return Boolean(nonce) && this.d.csrf.verify("sign_in", this.#binding(nonce!), this.params.csrf_token, LOGIN_SECONDS);
   }
 
   #csrfRefused(): void {
@@ -134,7 +142,7 @@ class AuthorizeFlow {
       signInPage({
         client: this.shown,
         request: this.request,
-        csrf: d.csrf.issue("sign_in", nonce),
+        csrf: d.csrf.issue("sign_in", this.#binding(nonce)),
         apiKey: d.apiKeySignIn,
         ...(d.oidc && { oidc: d.oidc.providerName }),
         ...(error && { error }),
@@ -197,8 +205,15 @@ class AuthorizeFlow {
 
   /** The consent page's answer. */
   async consent(session: SessionInfo, granted: Scope[]): Promise<void> {
-    if (!this.d.csrf.verify("consent", session.id, this.params.csrf_token)) {
-      return page(this.ctx, 403, errorPage("Consent refused", "The form's CSRF token does not match your session. Start again from the application."));
+    if (!this.d.csrf.verify("consent", this.#binding(session.id), this.params.csrf_token, CONSENT_SECONDS)) {
+      return page(
+        this.ctx,
+        403,
+        errorPage(
+          "Consent refused",
+          "The form's CSRF token does not match your session and this request, or it has expired. Start again from the application.",
+        ),
+      );
     }
     if (this.params.decision !== "allow") {
       this.d.audit.info(
@@ -222,7 +237,7 @@ class AuthorizeFlow {
     const html = consentPage({
       client: this.shown,
       request: this.request,
-      csrf: csrf.issue("consent", session.id),
+      csrf: csrf.issue("consent", this.#binding(session.id)),
       scopes: granted,
       unavailable,
       account: account?.name ?? session.accountId,
