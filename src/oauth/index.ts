@@ -15,6 +15,7 @@ export type { BearerRequest } from "./authenticator.ts";
 export { oauthClientSchema, oauthGrantSchema } from "./grants.ts";
 export { sessionCookieName } from "./router.ts";
 export { OidcRefusal } from "./oidc.ts";
+export { sameOrigin } from "./same-origin.ts";
 export { createSession, findSession, revokeSession, type SessionInfo } from "./store.ts";
 
 export interface OAuthServerOptions {

@@ -10,6 +10,7 @@ import { readForm, singleValues } from "./http.ts";
 import { errorPage, pageCsp } from "./pages.ts";
 import { OIDC_CALLBACK_PATH, type OidcSignIn } from "./oidc.ts";
 import { CsrfTokens } from "./secrets.ts";
+import { sameOrigin } from "./same-origin.ts";
 import { MetadataFetchGate } from "./metadata-fetches.ts";
 import { authorize } from "./endpoints/authorize.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./endpoints/discovery.ts";
@@ -108,6 +109,8 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     await authorizeRequest(ctx, params);
   });
   router.post("/oauth/authorize", async (ctx) => {
+    // Its forms post only from its own pages: a cross-site form cannot sign a browser in or approve for it.
+    if (!sameOrigin(ctx)) return unreadable(ctx, 403, new Error("Cross-origin request refused: start again from the application."));
     let params: Record<string, string>;
     try {
       params = await readForm(ctx);

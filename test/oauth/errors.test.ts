@@ -169,6 +169,45 @@ describe("authorization endpoint", () => {
     expect(new URL(allowed.headers.get("location")!).searchParams.get("code")).toMatch(/^cpac_/);
   });
 
+  it("refuses the page's POSTs from another origin or site (login CSRF), as POST /ui/session does", async () => {
+    const browser = new FormBrowser();
+    const { challenge } = await pkce();
+    const page = await (await browser.fetch(authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge }))).text();
+    for (const headers of [{ origin: "http://attacker.invalid" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }]) {
+      const res = await browser.fetch(`${base}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams({ ...hiddenFields(page), api_key: alice.key }).toString(),
+      });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect([...browser.cookies.keys()]).not.toContain("codeplane_session");
+    }
+    // The page's own origin is fine.
+    const ok = await browser.fetch(`${base}/oauth/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, "sec-fetch-site": "same-origin" },
+      body: new URLSearchParams({ ...hiddenFields(page), api_key: alice.key }).toString(),
+    });
+    expect(ok.status).toBe(303);
+  });
+
+  it("does not adopt a planted pre-login cookie: each sign-in page gets a fresh nonce", async () => {
+    const planted = `cpl_${"A".repeat(43)}`;
+    const { challenge } = await pkce();
+    const url = authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge });
+    // The attacker loads the page with the nonce it planted, to get a form token for it.
+    const attacker = new FormBrowser();
+    attacker.cookies.set("codeplane_login", planted);
+    const attackerPage = await (await attacker.fetch(url)).text();
+    expect(attacker.cookies.get("codeplane_login")).not.toBe(planted);
+    // The victim's browser, carrying the planted nonce, posts the attacker's form with the attacker's key.
+    const victim = new FormBrowser();
+    victim.cookies.set("codeplane_login", planted);
+    const forged = await victim.submit(base, attackerPage, { api_key: alice.key });
+    expect(forged.status).toBe(403);
+    expect([...victim.cookies.keys()]).not.toContain("codeplane_session");
+  });
+
   it("refuses a sign-in with a wrong key without creating a session", async () => {
     const browser = new FormBrowser();
     const { challenge } = await pkce();

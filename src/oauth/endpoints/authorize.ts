@@ -21,6 +21,9 @@ function page(ctx: Context, status: number, html: string, formTargets: string[] 
   ctx.status = status;
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Content-Security-Policy", pageCsp(formTargets));
+  // Not no-referrer: under it a browser sends its forms' POSTs with `Origin: null`, and the same-origin
+  // check (same-origin.ts) could not tell this page's form from another site's. Nothing leaves the origin.
+  ctx.set("Referrer-Policy", "same-origin");
   ctx.body = html;
 }
 
@@ -133,7 +136,10 @@ class AuthorizeFlow {
 
   async signIn(error?: string): Promise<void> {
     const { d } = this;
-    const nonce = loginNonce(this.ctx, this.b);
+    // A fresh nonce for the page, except when it shows a failed sign-in again: that POST proved the
+    // browser's nonce with a token this server issued for it (so the person may simply try again).
+    const proven = error ? cookie(this.ctx, loginCookieName(this.b)) : undefined;
+    const nonce = proven ?? loginNonce(this.ctx, this.b);
     // Browsers apply form-action to a form's redirects: the OIDC button's answer goes to the provider.
     const providerOrigin = d.oidc ? await d.oidc.authorizationOrigin() : null;
     page(
