@@ -55,7 +55,7 @@ export class MetadataFetchGate {
         return await work();
       } catch (err) {
         // Only what the document did (unreachable, refused, invalid): a database hiccup is not the URL's fault.
-        if (err instanceof OAuthProblem) this.#remember(url, err);
+        if (err instanceof OAuthProblem) this.#remember(url, err, now);
         throw err;
       } finally {
         this.#running--;
@@ -73,9 +73,9 @@ export class MetadataFetchGate {
     return true;
   }
 
-  #remember(url: string, error: unknown): void {
+  #remember(url: string, error: unknown, now: number): void {
     if (this.#limits.failureSeconds === 0) return;
     if (this.#failures.size >= MAX_REMEMBERED_FAILURES) this.#failures.clear();
-    this.#failures.set(url, { error, until: Date.now() + this.#limits.failureSeconds * 1000 });
+    this.#failures.set(url, { error, until: now + this.#limits.failureSeconds * 1000 });
   }
 }
