@@ -240,10 +240,22 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: {
     meaning:
-      "requests per client address and `CODEPLANE_RATE_LIMIT_WINDOW_SECONDS` window on `/oauth/token`, on `/oauth/register` and on sign-in attempts, each; then `429` with `Retry-After`; `0` disables",
+      "requests per client address and `CODEPLANE_RATE_LIMIT_WINDOW_SECONDS` window on `/oauth/token`, on `/oauth/register`, on sign-in attempts, on `/oauth/revoke` and `/oauth/introspect`, and on `/oauth/authorize` with a client ID metadata document `client_id`, each; then `429` with `Retry-After`; `0` disables",
   },
   CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA: {
     meaning: "client ID metadata documents may be `http://` URLs and on loopback or private addresses (development and tests only)",
+  },
+  CODEPLANE_OAUTH_CLIENT_METADATA_MAX_FETCHES: {
+    meaning:
+      "client ID metadata document fetches running at once per process (requests for the same URL share one fetch); beyond it the request is refused with `503` `temporarily_unavailable` and `Retry-After`",
+  },
+  CODEPLANE_OAUTH_CLIENT_METADATA_FAILURE_SECONDS: {
+    meaning:
+      "a client ID metadata document that could not be fetched or was invalid is answered from memory this long before its URL is fetched again; `0` disables",
+  },
+  CODEPLANE_OAUTH_CLIENT_METADATA_UNUSED_DAYS: {
+    meaning:
+      "a client ID metadata document client that no grant names and that was not fetched for this many days is deleted (checked at most hourly, when a document is stored)",
   },
   CODEPLANE_OIDC_ISSUER: {
     meaning:

@@ -285,6 +285,9 @@ export const envSchema = z.object({
   CODEPLANE_SESSION_SECONDS: int(300, 30 * 86_400).default(12 * 3600),
   CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(30),
   CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA: bool.default(false),
+  CODEPLANE_OAUTH_CLIENT_METADATA_MAX_FETCHES: int(1, 1000).default(8),
+  CODEPLANE_OAUTH_CLIENT_METADATA_FAILURE_SECONDS: int(0, 3600).default(60),
+  CODEPLANE_OAUTH_CLIENT_METADATA_UNUSED_DAYS: int(1, 3650).default(30),
   // Sign-in through an upstream OpenID Connect provider (see loadOidc: the first three all or none).
   CODEPLANE_OIDC_ISSUER: httpUrl.optional(),
   CODEPLANE_OIDC_CLIENT_ID: z.string().optional(),
@@ -463,10 +466,22 @@ export interface OAuthConfig {
   rateLimitRequests: number;
   /** Client ID Metadata Documents may be fetched over http:// and from loopback or private addresses (development and tests). */
   allowLocalClientMetadata: boolean;
+  /** Bounds on fetching Client ID Metadata Documents (src/oauth/metadata-fetches.ts). */
+  clientMetadata: ClientMetadataLimits;
   /** Sign-in through an upstream OpenID Connect provider; null when CODEPLANE_OIDC_* is not set. */
   oidc: OidcConfig | null;
   /** The authorization page offers the API-key form (always true without OIDC). */
   apiKeySignIn: boolean;
+}
+
+/** What fetching Client ID Metadata Documents may cost: an unauthenticated client_id makes codeplane GET a URL. */
+export interface ClientMetadataLimits {
+  /** Document fetches running at once in this process; more are refused (503) until one ends. */
+  maxFetches: number;
+  /** A failed fetch is answered from memory this long before the URL is tried again; 0: not remembered. */
+  failureSeconds: number;
+  /** A metadata-document client with no grant, not fetched for this long, is deleted. */
+  unusedDays: number;
 }
 
 /** The upstream OpenID Connect provider people sign in with (src/oauth/oidc.ts). */
@@ -822,6 +837,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       sessionSeconds: e.CODEPLANE_SESSION_SECONDS,
       rateLimitRequests: e.CODEPLANE_OAUTH_RATE_LIMIT_REQUESTS,
       allowLocalClientMetadata: e.CODEPLANE_OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+      clientMetadata: {
+        maxFetches: e.CODEPLANE_OAUTH_CLIENT_METADATA_MAX_FETCHES,
+        failureSeconds: e.CODEPLANE_OAUTH_CLIENT_METADATA_FAILURE_SECONDS,
+        unusedDays: e.CODEPLANE_OAUTH_CLIENT_METADATA_UNUSED_DAYS,
+      },
       oidc,
       apiKeySignIn: oidc ? e.CODEPLANE_OIDC_API_KEY_SIGN_IN : true,
     },

@@ -187,7 +187,16 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
 
   // OAuth (src/oauth/): discovery and /oauth/*, unversioned, outside /v1's authentication; their own per-address limits.
   const oauthLimit = () => rateLimit({ requests: deps.rateLimit.oauth ?? 30, windowSeconds: deps.rateLimit.windowSeconds });
-  const oauth = s ? s.oauth.router({ token: oauthLimit(), register: oauthLimit(), signIn: oauthLimit() }) : null;
+  const oauth = s
+    ? s.oauth.router({
+        token: oauthLimit(),
+        register: oauthLimit(),
+        signIn: oauthLimit(),
+        revoke: oauthLimit(),
+        introspect: oauthLimit(),
+        authorize: oauthLimit(),
+      })
+    : null;
 
   // The dashboard (src/ui/): its shell, modules and sign-in; everything else it does goes through /v1.
   const ui = s?.dashboard ? createUiRouter({ sessions: s.dashboard, signIn: s.oauth, signInLimit: oauthLimit() }) : null;

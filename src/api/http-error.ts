@@ -18,9 +18,17 @@ export class HttpError extends Error {
 /** `{base_url}/.well-known/oauth-protected-resource` (RFC 9728), where a client finds how to get a token. */
 const resourceMetadata = (baseUrl: string) => `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource"`;
 
-/** 401; with the request's base URL, the challenge names the protected-resource metadata (RFC 9728 section 5.1). */
-export const notAuthenticated = (baseUrl?: string | null) =>
-  new HttpError(401, "Not authenticated", { "WWW-Authenticate": baseUrl ? `Bearer ${resourceMetadata(baseUrl)}` : "Bearer" });
+/**
+ * 401; with the request's base URL, the challenge names the protected-resource
+ * metadata (RFC 9728 section 5.1). `invalidToken`: a token was sent and is not
+ * valid (unknown, revoked, expired, another audience), which RFC 6750 section 3
+ * says with `error="invalid_token"` (a client refreshes or signs in again); a
+ * request without one gets no error code.
+ */
+export const notAuthenticated = (baseUrl?: string | null, invalidToken = false) => {
+  const params = [...(invalidToken ? ['error="invalid_token"'] : []), ...(baseUrl ? [resourceMetadata(baseUrl)] : [])];
+  return new HttpError(401, "Not authenticated", { "WWW-Authenticate": params.length ? `Bearer ${params.join(", ")}` : "Bearer" });
+};
 
 /** 403 for a credential without the scope (RFC 6750 section 3.1: insufficient_scope, with the scope needed). */
 export const missingScope = (scope: string, baseUrl?: string | null) =>

@@ -9,8 +9,9 @@ import { inspectCloneUrl } from "../domain/repositories/clone-url-policy.ts";
 import { DomainValidationError } from "../domain/errors.ts";
 import { newId } from "../domain/shared/ids.ts";
 import { textProblem } from "../domain/shared/storable-text.ts";
-import { invalidClient, invalidClientMetadata, invalidRedirectUri } from "./errors.ts";
+import { invalidClient, invalidClientMetadata, invalidRedirectUri, OAuthProblem } from "./errors.ts";
 import { redirectUriProblem } from "./redirect-uris.ts";
+import type { MetadataFetchGate } from "./metadata-fetches.ts";
 import { hashSecret, newSecret, sameText } from "./secrets.ts";
 
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
@@ -234,6 +235,10 @@ export function registrationResponse(r: RegisteredClient): Record<string, unknow
 export interface MetadataDocumentOptions {
   /** http:// and loopback or private addresses (development and tests). */
   allowLocal: boolean;
+  /** Single flight, remembered failures and the cap on fetches at once (the process's one gate); none: unbounded (unit use). */
+  gate?: MetadataFetchGate;
+  /** Metadata-document clients with no live grant, not fetched for this many days, are deleted when the gate says it is time. */
+  unusedDays?: number;
   timeoutMs?: number;
   maxBytes?: number;
   /** How long a fetched document is used before it is fetched again. */
@@ -326,6 +331,33 @@ async function loadMetadataDocument(db: Db, clientId: string, opts: MetadataDocu
   if (cached && cached.deleted_at === null && cached.fetched_at && now.getTime() - cached.fetched_at.getTime() < ttl) return toClient(cached);
   const problem = metadataUrlProblem(clientId);
   if (problem) throw invalidClient(problem);
+  const client = opts.gate ? await opts.gate.run(clientId, () => fetchAndStore(db, clientId, opts, now)) : await fetchAndStore(db, clientId, opts, now);
+  if (opts.gate?.pruneDue() && opts.unusedDays) await pruneUnusedMetadataClients(db, opts.unusedDays, now);
+  return client;
+}
+
+/**
+ * Deletes metadata-document clients no live grant names and that were not
+ * fetched for `unusedDays` (one in use is fetched again every
+ * CIMD_CACHE_SECONDS): anyone can create such rows by naming a URL, and
+ * nothing else would ever remove them. Returns how many.
+ */
+export async function pruneUnusedMetadataClients(db: Db, unusedDays: number, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - unusedDays * 86_400_000);
+  const r = await db
+    .deleteFrom("oauth_clients")
+    .where("kind", "=", "metadata_document")
+    .where((eb) => eb.or([eb("fetched_at", "is", null), eb("fetched_at", "<", before)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom("oauth_grants as g").select("g.id").whereRef("g.client_id", "=", "oauth_clients.client_id").where("g.revoked_at", "is", null)),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+async function fetchAndStore(db: Db, clientId: string, opts: MetadataDocumentOptions, now: Date): Promise<OAuthClient> {
   const doc = await fetchDocument(clientId, opts);
   let parsed: ParsedMetadata;
   try {
@@ -400,8 +432,10 @@ function safeDecode(s: string): string {
 
 /**
  * Authenticates a client at the token, revocation and introspection
- * endpoints: exactly the method it registered (a confidential client always
- * proves its secret, PKCE or not; a public client sends none).
+ * endpoints, as discovery advertises for each of them: a confidential client
+ * always proves its secret, PKCE or not, with HTTP Basic or in the body
+ * whichever it registered (clients such as authlib send Basic to the
+ * revocation endpoint whatever they registered); a public client sends none.
  */
 export async function authenticateClient(db: Db, presented: PresentedCredentials, opts: MetadataDocumentOptions): Promise<OAuthClient> {
   const basic = presented.via === "basic";
@@ -409,13 +443,19 @@ export async function authenticateClient(db: Db, presented: PresentedCredentials
   let client: OAuthClient | null;
   try {
     client = await findClient(db, presented.clientId, opts);
-  } catch {
+  } catch (err) {
+    // Too many fetches at once is the server's state, not the client's fault: said as such (503).
+    if (err instanceof OAuthProblem && err.status === 503) throw err;
     client = null;
   }
   if (!client) throw invalidClient("client authentication failed: unknown client", basic);
-  const expected = client.authMethod === "client_secret_basic" ? "basic" : client.authMethod === "client_secret_post" ? "post" : "none";
-  if (presented.via !== expected) throw invalidClient(`client authentication failed: this client authenticates with ${client.authMethod}`, basic);
-  if (expected !== "none" && !(presented.secret && client.secretHash && sameText(hashSecret(presented.secret), client.secretHash))) {
+  // A confidential client proves its secret either way the metadata advertises (Basic or the body: the same
+  // secret, so neither is weaker); its registered method is the one it prefers. A public client sends none.
+  const confidential = client.authMethod !== "none";
+  if (confidential && presented.via === "none")
+    throw invalidClient("client authentication failed: this client authenticates with its secret (client_secret_basic or client_secret_post)", basic);
+  if (!confidential && presented.via !== "none") throw invalidClient("client authentication failed: this client is public and sends no secret", basic);
+  if (confidential && !(presented.secret && client.secretHash && sameText(hashSecret(presented.secret), client.secretHash))) {
     throw invalidClient("client authentication failed", basic);
   }
   return client;

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type Router from "@koa/router";
-import type { Context, Middleware } from "koa";
+import type { Context } from "koa";
 import type { OAuthConfig } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Page, PageRequest } from "../domain/shared/pagination.ts";
@@ -8,13 +8,14 @@ import type { Logger } from "../logger.ts";
 import { accessTokenAuthenticator } from "./authenticator.ts";
 import { deleteClient, listClients, listGrants, revokeGrant, type OAuthClientView, type OAuthGrantView } from "./grants.ts";
 import { OidcSignIn } from "./oidc.ts";
-import { createOAuthRouter, startOidcFlow } from "./router.ts";
+import { createOAuthRouter, startOidcFlow, type OAuthLimits } from "./router.ts";
 
 export { baseUrlOf, resourceMetadataUrl } from "./base-url.ts";
 export type { BearerRequest } from "./authenticator.ts";
 export { oauthClientSchema, oauthGrantSchema } from "./grants.ts";
 export { sessionCookieName } from "./router.ts";
 export { OidcRefusal } from "./oidc.ts";
+export { sameOrigin } from "./same-origin.ts";
 export { createSession, findSession, revokeSession, type SessionInfo } from "./store.ts";
 
 export interface OAuthServerOptions {
@@ -48,7 +49,7 @@ export class OAuthServer {
   }
 
   /** The unversioned endpoints (discovery, /oauth/*), with the API layer's rate limits. */
-  router(limits: { token: Middleware; register: Middleware; signIn: Middleware }): Router {
+  router(limits: OAuthLimits): Router {
     return createOAuthRouter({
       db: this.#o.db,
       publicUrl: this.#o.publicUrl,

@@ -3,13 +3,15 @@ import type { Middleware } from "koa";
 import type { Db } from "../db/database.ts";
 import type { OAuthConfig } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import type { MetadataDocumentOptions } from "./clients.ts";
+import { isMetadataDocumentId, type MetadataDocumentOptions } from "./clients.ts";
 import { TokenEngine } from "./engine.ts";
 import { OAuthProblem } from "./errors.ts";
 import { readForm, singleValues } from "./http.ts";
 import { errorPage, pageCsp } from "./pages.ts";
 import { OIDC_CALLBACK_PATH, type OidcSignIn } from "./oidc.ts";
 import { CsrfTokens } from "./secrets.ts";
+import { sameOrigin } from "./same-origin.ts";
+import { MetadataFetchGate } from "./metadata-fetches.ts";
 import { authorize } from "./endpoints/authorize.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./endpoints/discovery.ts";
 import { endpoint, type EndpointDeps } from "./endpoints/endpoint.ts";
@@ -25,6 +27,21 @@ import { token } from "./endpoints/token.ts";
 export { canonicalResource } from "./endpoints/endpoint.ts";
 export { sessionCookieName, startOidcFlow } from "./endpoints/cookies.ts";
 
+/**
+ * The per-address rate limits the API layer applies, one budget each. `revoke`,
+ * `introspect` and `authorize` exist because a metadata-document client_id
+ * there makes this server fetch a URL: `authorize` is charged only for such a
+ * client_id (a person's page views with a registered client are not counted).
+ */
+export interface OAuthLimits {
+  token: Middleware;
+  register: Middleware;
+  signIn: Middleware;
+  revoke: Middleware;
+  introspect: Middleware;
+  authorize: Middleware;
+}
+
 export interface OAuthRouterOptions {
   db: Db;
   publicUrl: string | null;
@@ -33,7 +50,7 @@ export interface OAuthRouterOptions {
   csrfSecret: Buffer;
   logger: Logger;
   /** Rate limits the API layer applies (per client address). */
-  limits: { token: Middleware; register: Middleware; signIn: Middleware };
+  limits: OAuthLimits;
   /** Sign-in through the upstream OpenID Connect provider, when configured. */
   oidc: OidcSignIn | null;
   /** Whether the sign-in page takes an API key (OAuthServer.signInMethods decides, for the dashboard too). */
@@ -51,7 +68,11 @@ function unreadable(ctx: Parameters<Middleware>[0], status: number, err: unknown
 export function createOAuthRouter(o: OAuthRouterOptions): Router {
   const { db } = o;
   const audit = o.logger.child({ component: "oauth" });
-  const cimd: MetadataDocumentOptions = { allowLocal: o.config.allowLocalClientMetadata };
+  const cimd: MetadataDocumentOptions = {
+    allowLocal: o.config.allowLocalClientMetadata,
+    gate: new MetadataFetchGate(o.config.clientMetadata),
+    unusedDays: o.config.clientMetadata.unusedDays,
+  };
   const d: EndpointDeps = {
     db,
     publicUrl: o.publicUrl,
@@ -69,8 +90,12 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
   router.get("/.well-known/oauth-protected-resource", endpoint(audit, protectedResourceMetadata(d)));
   router.post("/oauth/register", o.limits.register, endpoint(audit, register(d)));
   router.post("/oauth/token", o.limits.token, endpoint(audit, token(d)));
-  router.post("/oauth/revoke", endpoint(audit, revoke(d)));
-  router.post("/oauth/introspect", endpoint(audit, introspect(d)));
+  router.post("/oauth/revoke", o.limits.revoke, endpoint(audit, revoke(d)));
+  router.post("/oauth/introspect", o.limits.introspect, endpoint(audit, introspect(d)));
+  // A metadata-document client_id costs an outbound fetch: charged per address before the page runs.
+  const chargeFetching = async (ctx: Parameters<Middleware>[0], params: Record<string, string>) => {
+    if (params.client_id && isMetadataDocumentId(params.client_id, cimd.allowLocal)) await o.limits.authorize(ctx, async () => undefined);
+  };
 
   const authorizeRequest = authorize(d);
   router.get("/oauth/authorize", async (ctx) => {
@@ -80,9 +105,12 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     } catch (err) {
       return unreadable(ctx, 400, err);
     }
+    await chargeFetching(ctx, params);
     await authorizeRequest(ctx, params);
   });
   router.post("/oauth/authorize", async (ctx) => {
+    // Its forms post only from its own pages: a cross-site form cannot sign a browser in or approve for it.
+    if (!sameOrigin(ctx)) return unreadable(ctx, 403, new Error("Cross-origin request refused: start again from the application."));
     let params: Record<string, string>;
     try {
       params = await readForm(ctx);
@@ -91,6 +119,7 @@ export function createOAuthRouter(o: OAuthRouterOptions): Router {
     }
     // Sign-in attempts are rate limited per address; other posts are not.
     if (params.cp_action === "sign_in" || params.cp_action === "oidc") await o.limits.signIn(ctx, async () => undefined);
+    await chargeFetching(ctx, params);
     await authorizeRequest(ctx, params);
   });
 

@@ -12,14 +12,19 @@ describe("secrets", () => {
     expect(hashSecret(a)).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("CSRF tokens are bound to their purpose, binding and key", () => {
+  it("CSRF tokens are bound to their purpose, binding and key, and expire", () => {
     const csrf = new CsrfTokens(Buffer.alloc(32, 1));
-    const t = csrf.issue("consent", "session-1");
-    expect(csrf.verify("consent", "session-1", t)).toBe(true);
-    expect(csrf.verify("consent", "session-2", t)).toBe(false);
-    expect(csrf.verify("sign_in", "session-1", t)).toBe(false);
-    expect(new CsrfTokens(Buffer.alloc(32, 2)).verify("consent", "session-1", t)).toBe(false);
-    expect(csrf.verify("consent", "session-1", undefined)).toBe(false);
+    const now = Date.now();
+    const t = csrf.issue("consent", "session-1", now);
+    expect(csrf.verify("consent", "session-1", t, 600, now)).toBe(true);
+    expect(csrf.verify("consent", "session-2", t, 600, now)).toBe(false);
+    expect(csrf.verify("sign_in", "session-1", t, 600, now)).toBe(false);
+    expect(new CsrfTokens(Buffer.alloc(32, 2)).verify("consent", "session-1", t, 600, now)).toBe(false);
+    expect(csrf.verify("consent", "session-1", undefined, 600, now)).toBe(false);
+    expect(csrf.verify("consent", "session-1", t, 600, now + 601_000)).toBe(false);
+    // The issue time is signed: moving it forward breaks the token.
+    const [, mac] = t.split(".");
+    expect(csrf.verify("consent", "session-1", `${Math.floor((now + 500_000) / 1000).toString(36)}.${mac}`, 600, now + 601_000)).toBe(false);
   });
 
   it("S256 matches RFC 7636's example", () => {

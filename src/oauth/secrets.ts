@@ -32,25 +32,40 @@ export function sameText(a: string, b: string): boolean {
 
 /**
  * CSRF tokens for the authorization page's forms: an HMAC of what the form is
- * bound to (the signed-in session's id, or before sign-in the login cookie),
- * under a key derived from the encryption key. Nothing to store, and useless
- * without the HttpOnly cookie it is bound to.
+ * bound to (the signed-in session's id, or before sign-in the login cookie,
+ * together with the authorization request the page showed) and of when it was
+ * issued, under a key derived from the encryption key. Nothing to store,
+ * useless without the HttpOnly cookie it is bound to, good for that one
+ * request only, and only for `maxAgeSeconds`.
  */
 export class CsrfTokens {
   readonly #key: Buffer;
 
   constructor(secret: Buffer) {
-    this.#key = createHmac("sha256", secret).update("codeplane oauth csrf v1").digest();
+    this.#key = createHmac("sha256", secret).update("codeplane oauth csrf v2").digest();
   }
 
-  issue(purpose: string, binding: string): string {
-    return createHmac("sha256", this.#key).update(`${purpose}\n${binding}`).digest("base64url");
+  #mac(purpose: string, binding: string, issuedAt: string): string {
+    return createHmac("sha256", this.#key).update(`${purpose}\n${issuedAt}\n${binding}`).digest("base64url");
   }
 
-  verify(purpose: string, binding: string, token: unknown): boolean {
-    return typeof token === "string" && sameText(this.issue(purpose, binding), token);
+  /** `<issued at, base-36 seconds>.<HMAC>`. */
+  issue(purpose: string, binding: string, now = Date.now()): string {
+    const issuedAt = Math.floor(now / 1000).toString(36);
+    return `${issuedAt}.${this.#mac(purpose, binding, issuedAt)}`;
+  }
+
+  verify(purpose: string, binding: string, token: unknown, maxAgeSeconds: number, now = Date.now()): boolean {
+    if (typeof token !== "string") return false;
+    const m = /^([0-9a-z]{1,10})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    if (!m || !sameText(this.#mac(purpose, binding, m[1]!), m[2]!)) return false;
+    const age = now / 1000 - parseInt(m[1]!, 36);
+    // A minute of clock difference between replicas is tolerated.
+    return age >= -CLOCK_SKEW_SECONDS && age <= maxAgeSeconds;
   }
 }
+
+const CLOCK_SKEW_SECONDS = 60;
 
 /** RFC 7636 S256: BASE64URL(SHA256(verifier)). */
 export const s256 = (verifier: string): string => createHash("sha256").update(verifier, "ascii").digest("base64url");

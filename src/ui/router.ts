@@ -4,7 +4,7 @@ import { stripTypeScriptTypes } from "node:module";
 import { fileURLToPath } from "node:url";
 import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
-import { OidcRefusal, sessionCookieName } from "../oauth/index.ts";
+import { OidcRefusal, sameOrigin, sessionCookieName } from "../oauth/index.ts";
 import type { DashboardSessions } from "./sessions.ts";
 
 // The dashboard (/ui): one HTML shell, a stylesheet and small browser modules
@@ -176,15 +176,6 @@ export function createUiRouter(o: UiRouterOptions): Router {
     ctx.status = 204;
   });
   return router;
-}
-
-/** Same-origin only: a cross-site page may neither sign a browser in (login CSRF) nor read or end its session. */
-function sameOrigin(ctx: Context): boolean {
-  const site = ctx.get("Sec-Fetch-Site");
-  if (site && site !== "same-origin") return false;
-  const origin = ctx.get("Origin");
-  const b = (ctx.state.baseUrl as string | null | undefined) ?? null;
-  return !origin || (b !== null && origin === new URL(b).origin);
 }
 
 /** The dashboard's own pages (a hash or query allowed): where a sign-in at the provider may come back to. */

@@ -127,7 +127,7 @@ describe("confidential clients", () => {
     const c: oauth.Client = { client_id: reg.client_id, token_endpoint_auth_method: "client_secret_basic" };
     expect(await errorOf(codeTokens(c, oauth.None()))).toBe("invalid_client");
     expect(await errorOf(codeTokens(c, oauth.ClientSecretBasic("cpcs_wrong")))).toBe("invalid_client");
-    expect(await errorOf(codeTokens(c, oauth.ClientSecretPost(reg.client_secret)))).toBe("invalid_client");
+    expect(await errorOf(codeTokens(c, oauth.ClientSecretPost("cpcs_wrong")))).toBe("invalid_client");
     const tokens = await codeTokens(c, oauth.ClientSecretBasic(reg.client_secret));
     expect(tokens.access_token).toMatch(/^cpat_/);
 
@@ -145,6 +145,21 @@ describe("confidential clients", () => {
     expect(await oauth.processIntrospectionResponse(as, c, await oauth.introspectionRequest(as, c, auth, tokens.access_token, insecure))).toEqual({
       active: false,
     });
+  });
+
+  it("accepts either secret method the metadata advertises, as authlib revokes with Basic whatever it registered", async () => {
+    const reg = await (
+      await register({ redirect_uris: [redirectUri], grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_post" })
+    ).json();
+    const c: oauth.Client = { client_id: reg.client_id, token_endpoint_auth_method: "client_secret_post" };
+    expect(as.revocation_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["client_secret_basic", "client_secret_post"]));
+    const tokens = await codeTokens(c, oauth.ClientSecretPost(reg.client_secret));
+    const basic = oauth.ClientSecretBasic(reg.client_secret);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, basic, tokens.refresh_token!, insecure));
+    expect((await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    // Neither a wrong secret nor none at all.
+    expect((await oauth.revocationRequest(as, c, oauth.ClientSecretBasic("cpcs_wrong"), "cprt_x", insecure)).status).toBe(401);
+    expect((await oauth.revocationRequest(as, c, oauth.None(), "cprt_x", insecure)).status).toBe(401);
   });
 
   it("public clients cannot introspect", async () => {

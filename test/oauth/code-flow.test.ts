@@ -97,6 +97,22 @@ describe("authorization code with PKCE", () => {
     );
   });
 
+  it("refuses to mint an API key with an access token: nothing would outlive the grant", async () => {
+    const client = await registerPublic();
+    const { tokens } = await codeFlow(client, { scope: "keys:write repositories:read" });
+    const auth = { authorization: `Bearer ${tokens.access_token}` };
+    const minted = await fetch(`${base}/v1/auth/keys`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"name":"by-client"}',
+    });
+    expect(minted.status).toBe(403);
+    expect(((await minted.json()) as { detail: string }).detail).toMatch(/OAuth access token cannot create API keys/);
+    expect(await svc.db.selectFrom("api_keys").select("id").where("name", "=", "by-client").execute()).toHaveLength(0);
+    // Listing (within the token's scopes) still works.
+    expect((await fetch(`${base}/v1/auth/keys`, { headers: auth })).status).toBe(200);
+  });
+
   it("refreshes with rotation; a rotated token used again revokes the family", async () => {
     const client = await registerPublic();
     const { tokens } = await codeFlow(client, { scope: "repositories:read repositories:write" });

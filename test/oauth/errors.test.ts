@@ -136,6 +136,78 @@ describe("authorization endpoint", () => {
     expect(hiddenFields(consent).csrf_token).toBeTruthy();
   });
 
+  it("binds a consent form's CSRF token to its request: it cannot approve another client, redirect URI, scope, challenge or resource", async () => {
+    const other = "http://127.0.0.1:7777/other";
+    const two = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        { redirect_uris: [redirectUri, other], token_endpoint_auth_method: "none", grant_types: ["authorization_code"], client_name: "Two" },
+        insecure,
+      ),
+    );
+    const browser = new FormBrowser();
+    const { challenge } = await pkce();
+    const url = authorizationUrl(as, { clientId: two.client_id, redirectUri, challenge, state: "b1", scope: "runs:read" });
+    const signedIn = await browser.submit(base, await (await browser.fetch(url)).text(), { api_key: alice.key });
+    const consent = await (await browser.fetch(new URL(signedIn.headers.get("location")!, base).href)).text();
+    const swaps: Record<string, string>[] = [
+      { client_id: client.client_id },
+      { redirect_uri: other },
+      { scope: "runs:read repositories:read" },
+      { code_challenge: (await pkce()).challenge },
+      { resource: `${base}/mcp` },
+      { state: "b2" },
+    ];
+    for (const swap of swaps) {
+      const res = await browser.submit(base, consent, { decision: "allow" }, swap);
+      expect(res.status, JSON.stringify(swap)).toBe(403);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    // The form as the page served it still works.
+    const allowed = await browser.submit(base, consent, { decision: "allow" });
+    expect(allowed.status).toBe(303);
+    expect(new URL(allowed.headers.get("location")!).searchParams.get("code")).toMatch(/^cpac_/);
+  });
+
+  it("refuses the page's POSTs from another origin or site (login CSRF), as POST /ui/session does", async () => {
+    const browser = new FormBrowser();
+    const { challenge } = await pkce();
+    const page = await (await browser.fetch(authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge }))).text();
+    for (const headers of [{ origin: "http://attacker.invalid" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }]) {
+      const res = await browser.fetch(`${base}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams({ ...hiddenFields(page), api_key: alice.key }).toString(),
+      });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect([...browser.cookies.keys()]).not.toContain("codeplane_session");
+    }
+    // The page's own origin is fine.
+    const ok = await browser.fetch(`${base}/oauth/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, "sec-fetch-site": "same-origin" },
+      body: new URLSearchParams({ ...hiddenFields(page), api_key: alice.key }).toString(),
+    });
+    expect(ok.status).toBe(303);
+  });
+
+  it("does not adopt a planted pre-login cookie: each sign-in page gets a fresh nonce", async () => {
+    const planted = `cpl_${"A".repeat(43)}`;
+    const { challenge } = await pkce();
+    const url = authorizationUrl(as, { clientId: client.client_id, redirectUri, challenge });
+    // The attacker loads the page with the nonce it planted, to get a form token for it.
+    const attacker = new FormBrowser();
+    attacker.cookies.set("codeplane_login", planted);
+    const attackerPage = await (await attacker.fetch(url)).text();
+    expect(attacker.cookies.get("codeplane_login")).not.toBe(planted);
+    // The victim's browser, carrying the planted nonce, posts the attacker's form with the attacker's key.
+    const victim = new FormBrowser();
+    victim.cookies.set("codeplane_login", planted);
+    const forged = await victim.submit(base, attackerPage, { api_key: alice.key });
+    expect(forged.status).toBe(403);
+    expect([...victim.cookies.keys()]).not.toContain("codeplane_session");
+  });
+
   it("refuses a sign-in with a wrong key without creating a session", async () => {
     const browser = new FormBrowser();
     const { challenge } = await pkce();
@@ -221,7 +293,16 @@ describe("token endpoint", () => {
       .execute();
     const res = await fetch(`${base}/v1/repositories`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
+    // RFC 6750 section 3: a token that was sent and does not work is invalid_token, on /v1 and on /mcp alike.
+    const challenge = `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+    expect(res.headers.get("www-authenticate")).toBe(challenge);
+    const mcp = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get("www-authenticate")).toBe(challenge);
     await expect(
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)),
     ).rejects.toMatchObject({ error: "invalid_grant" });

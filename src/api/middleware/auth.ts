@@ -28,7 +28,7 @@ export function authenticate(authenticators: Authenticator[], failures?: FailedA
       const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
       const refuse = async () => {
         await failures?.record(ctx);
-        return notAuthenticated(baseUrl);
+        return notAuthenticated(baseUrl, true);
       };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       // No authenticator ever sees text it could not look up (Node's parser refuses NUL in headers already).

@@ -16,13 +16,14 @@ export function registerKeyRoutes(routes: Routes, db: Db): void {
       "A key is never more powerful than the credential that creates it: it cannot have scopes the calling credential lacks " +
       "(without `scopes` it gets exactly the caller's), and it cannot outlive it: `expires_at` must not be later than the calling key's expiry, " +
       "and without `expires_at` the new key gets the calling key's expiry (no expiry only from a key with none). " +
-      "Revoking a key revokes every key created with it (and theirs).",
+      "Revoking a key revokes every key created with it (and theirs). " +
+      "An OAuth access token cannot create keys (`403`): a key made by a client would outlive the grant that allowed it.",
     tag: "API keys",
     scope: "keys:write",
     body: createApiKeySchema,
     responses: {
       201: { description: "Created.", schema: createdApiKeySchema },
-      403: { description: "Or the calling key was revoked or expired while the request ran." },
+      403: { description: "Or the caller is an OAuth access token, or the calling key was revoked or expired while the request ran." },
     },
     handler: async (_ctx, { body, principal }) => ({
       status: 201,

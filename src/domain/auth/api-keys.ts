@@ -31,6 +31,11 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
  * creator (a creator that expires cannot mint a key that never does: without
  * `expires_at` the new key gets the creator's expiry), and it remembers an API
  * key creator as its parent, so revoking the parent revokes it too.
+ *
+ * An OAuth access token cannot mint keys (403): a key is a long-lived bearer
+ * secret of its own, and one minted by a client would keep working after the
+ * person revoked the grant or the key they signed in with, the two things that
+ * end everything the client holds. A client that needs a key asks the person.
  */
 export async function createApiKey(
   db: Db,
@@ -39,6 +44,9 @@ export async function createApiKey(
   creator: Principal | null = null,
   now = new Date(),
 ): Promise<CreatedApiKey> {
+  if (creator?.credential.kind === "oauth") {
+    throw new DomainError("forbidden", "An OAuth access token cannot create API keys: create keys with an API key or in the dashboard");
+  }
   const grantable: ReadonlySet<Scope> = creator?.scopes ?? new Set(SCOPES);
   const scopes = input.scopes ?? SCOPES.filter((s) => grantable.has(s));
   const issues: ValidationIssue[] = [];

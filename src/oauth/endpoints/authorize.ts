@@ -8,8 +8,8 @@ import { OidcRefusal } from "../oidc.ts";
 import { consentPage, errorPage, pageCsp, signInPage, type ClientShown } from "../pages.ts";
 import { matchRedirectUri } from "../redirect-uris.ts";
 import { createSession, findSession, issueCode, recordConsent, rememberedGrant, type SessionInfo } from "../store.ts";
-import { checkAuthorizationRequest, requestParams } from "./authorize-request.ts";
-import { cookie, loginCookieName, loginNonce, sessionCookieName, setCookie, startOidcFlow } from "./cookies.ts";
+import { checkAuthorizationRequest, REQUEST_PARAMS, requestParams } from "./authorize-request.ts";
+import { cookie, LOGIN_SECONDS, loginCookieName, loginNonce, sessionCookieName, setCookie, startOidcFlow } from "./cookies.ts";
 import type { EndpointDeps } from "./endpoint.ts";
 
 // The authorization endpoint (RFC 6749 section 4.1): a browser's page, so its
@@ -21,18 +21,30 @@ function page(ctx: Context, status: number, html: string, formTargets: string[] 
   ctx.status = status;
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Content-Security-Policy", pageCsp(formTargets));
+  // Not no-referrer: under it a browser sends its forms' POSTs with `Origin: null`, and the same-origin
+  // check (same-origin.ts) could not tell this page's form from another site's. Nothing leaves the origin.
+  ctx.set("Referrer-Policy", "same-origin");
   ctx.body = html;
 }
 
-const refuse = (ctx: Context, message: string) => page(ctx, 400, errorPage("This authorization request cannot be served", message));
+/** How long a consent page's Allow and Deny work: a person reads the page and decides, or starts again. */
+export const CONSENT_SECONDS = 600;
+
+const refuse = (ctx: Context, message: string | OAuthProblem) => {
+  // A problem of the server's (too many document fetches at once: 503) keeps its status and Retry-After.
+  if (message instanceof OAuthProblem) ctx.set(message.headers);
+  const status = message instanceof OAuthProblem ? message.status : 400;
+  page(ctx, status, errorPage("This authorization request cannot be served", typeof message === "string" ? message : message.message));
+};
 
 /** The client and the redirect URI it registered, or why there is none: shown on the page, never redirected. */
-async function redirectTarget(d: EndpointDeps, params: Record<string, string>): Promise<{ client: OAuthClient; redirectUri: string } | string> {
+async function redirectTarget(d: EndpointDeps, params: Record<string, string>): Promise<{ client: OAuthClient; redirectUri: string } | string | OAuthProblem> {
   if (!params.client_id) return "client_id is missing.";
   let client: OAuthClient | null;
   try {
     client = await findClient(d.db, params.client_id, d.cimd);
   } catch (err) {
+    if (err instanceof OAuthProblem && err.status >= 500) return err;
     return err instanceof OAuthProblem ? err.message : "The client could not be loaded.";
   }
   if (!client) return "Unknown client_id.";
@@ -108,9 +120,14 @@ class AuthorizeFlow {
     return `/oauth/authorize${back.search}`;
   }
 
+  /** What a form's CSRF token is bound to: the browser (session or login cookie) and this very request, each parameter. */
+  #binding(browser: string): string {
+    return `${browser}\n${JSON.stringify(REQUEST_PARAMS.map((k) => this.request[k] ?? null))}`;
+  }
+
   #csrfOk(): boolean {
     const nonce = cookie(this.ctx, loginCookieName(this.b));
-    return Boolean(nonce) && this.d.csrf.verify("sign_in", nonce!, this.params.csrf_token);
+    return Boolean(nonce) && this.d.csrf.verify("sign_in", this.#binding(nonce!), this.params.csrf_token, LOGIN_SECONDS);
   }
 
   #csrfRefused(): void {
@@ -119,7 +136,10 @@ class AuthorizeFlow {
 
   async signIn(error?: string): Promise<void> {
     const { d } = this;
-    const nonce = loginNonce(this.ctx, this.b);
+    // A fresh nonce for the page, except when it shows a failed sign-in again: that POST proved the
+    // browser's nonce with a token this server issued for it (so the person may simply try again).
+    const proven = error ? cookie(this.ctx, loginCookieName(this.b)) : undefined;
+    const nonce = proven ?? loginNonce(this.ctx, this.b);
     // Browsers apply form-action to a form's redirects: the OIDC button's answer goes to the provider.
     const providerOrigin = d.oidc ? await d.oidc.authorizationOrigin() : null;
     page(
@@ -128,7 +148,7 @@ class AuthorizeFlow {
       signInPage({
         client: this.shown,
         request: this.request,
-        csrf: d.csrf.issue("sign_in", nonce),
+        csrf: d.csrf.issue("sign_in", this.#binding(nonce)),
         apiKey: d.apiKeySignIn,
         ...(d.oidc && { oidc: d.oidc.providerName }),
         ...(error && { error }),
@@ -191,8 +211,15 @@ class AuthorizeFlow {
 
   /** The consent page's answer. */
   async consent(session: SessionInfo, granted: Scope[]): Promise<void> {
-    if (!this.d.csrf.verify("consent", session.id, this.params.csrf_token)) {
-      return page(this.ctx, 403, errorPage("Consent refused", "The form's CSRF token does not match your session. Start again from the application."));
+    if (!this.d.csrf.verify("consent", this.#binding(session.id), this.params.csrf_token, CONSENT_SECONDS)) {
+      return page(
+        this.ctx,
+        403,
+        errorPage(
+          "Consent refused",
+          "The form's CSRF token does not match your session and this request, or it has expired. Start again from the application.",
+        ),
+      );
     }
     if (this.params.decision !== "allow") {
       this.d.audit.info(
@@ -216,7 +243,7 @@ class AuthorizeFlow {
     const html = consentPage({
       client: this.shown,
       request: this.request,
-      csrf: csrf.issue("consent", session.id),
+      csrf: csrf.issue("consent", this.#binding(session.id)),
       scopes: granted,
       unavailable,
       account: account?.name ?? session.accountId,
@@ -247,7 +274,7 @@ export const authorize =
     if (!b) return refuse(ctx, "The Host header is not a host name.");
     // 1. Until the client and its redirect URI are known to be right, errors are shown here, never redirected.
     const target = await redirectTarget(d, params);
-    if (typeof target === "string") return refuse(ctx, target);
+    if (typeof target === "string" || target instanceof OAuthProblem) return refuse(ctx, target);
     // 2. The rest of the request: errors go back to the client.
     const checked = checkAuthorizationRequest(params, target.client, b);
     if ("error" in checked) return backToClient(ctx, b, target.redirectUri, params, { error: checked.error, error_description: checked.description });

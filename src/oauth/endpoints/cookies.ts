@@ -10,7 +10,6 @@ const SESSION_COOKIE = "codeplane_session";
 const LOGIN_COOKIE = "codeplane_login";
 const OIDC_COOKIE = "codeplane_oidc";
 export const LOGIN_SECONDS = 1800;
-export const LOGIN_NONCE = /^cpl_[A-Za-z0-9_-]{43}$/;
 
 const hostOnly = (baseUrl: string, name: string) => (baseUrl.startsWith("https://") ? `__Host-${name}` : name);
 export const sessionCookieName = (baseUrl: string): string => hostOnly(baseUrl, SESSION_COOKIE);
@@ -31,20 +30,25 @@ export const cookie = (ctx: Context, name: string): string | undefined => {
   return undefined;
 };
 
-/** The browser's pre-login nonce, set here when it has none (or a malformed one). */
+/**
+ * A fresh pre-login nonce for this browser, set here: every sign-in form and
+ * every OIDC flow gets a new one, never the one the browser brought. A nonce
+ * someone planted (a cookie set over http, or from a sibling host) is known to
+ * them, and a form bound to it would be theirs to post: rotating it for every
+ * browser that is not signed in means the page's form is bound to a value only
+ * this response has seen. (Another sign-in tab opened meanwhile is refused and
+ * starts again.)
+ */
 export function loginNonce(ctx: Context, baseUrl: string): string {
-  let nonce = cookie(ctx, loginCookieName(baseUrl));
-  if (!nonce || !LOGIN_NONCE.test(nonce)) {
-    nonce = newSecret("login");
-    setCookie(ctx, baseUrl, loginCookieName(baseUrl), nonce, LOGIN_SECONDS);
-  }
+  const nonce = newSecret("login");
+  setCookie(ctx, baseUrl, loginCookieName(baseUrl), nonce, LOGIN_SECONDS);
   return nonce;
 }
 
 /**
  * Sends a browser to the OIDC provider, coming back to `returnTo`: the flow's
- * sealed state goes in a cookie bound to the browser's pre-login cookie (set
- * here when it has none), so only this browser can finish it. The provider's
+ * sealed state goes in a cookie bound to a fresh pre-login cookie set here
+ * beside it, so only this browser can finish it. The provider's
  * URL, or OidcRefusal when the provider cannot be reached.
  */
 export async function startOidcFlow(ctx: Context, baseUrl: string, oidc: OidcSignIn, returnTo: string): Promise<string> {
