@@ -327,22 +327,28 @@ export class StreamChannel {
           return;
         }
         if (this.#final || sub.delivered >= this.#ring.floor) continue;
-        // The ring has moved past lines the archiver has not stored yet: wait for them, but not
-        // forever, since lines past the stored size limit never will be.
-        const now = Date.now();
-        sub.gapSince ??= now;
-        if (now - sub.gapSince < this.#s.archiveWaitMs) {
-          this.#wait(sub);
-          return;
-        }
-        this.#log.warn({ after_seq: sub.delivered, ring_floor: this.#ring.floor }, "stored log lines never caught up; skipping to the newest lines");
-        sub.gapSince = null;
-        if (this.#deliverRing(sub)) sub.live = true;
+        this.#bridgeGap(sub);
         return;
       }
     } finally {
       sub.pumping = false;
     }
+  }
+
+  /**
+   * The ring has moved past lines the archiver has not stored yet: wait for them, but not
+   * forever, since lines past the stored size limit never will be.
+   */
+  #bridgeGap(sub: Sub): void {
+    const now = Date.now();
+    sub.gapSince ??= now;
+    if (now - sub.gapSince < this.#s.archiveWaitMs) {
+      this.#wait(sub);
+      return;
+    }
+    this.#log.warn({ after_seq: sub.delivered, ring_floor: this.#ring.floor }, "stored log lines never caught up; skipping to the newest lines");
+    sub.gapSince = null;
+    if (this.#deliverRing(sub)) sub.live = true;
   }
 
   #wait(sub: Sub): void {

@@ -79,26 +79,81 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     ...(childDone ? [{ names: inChild, done: Promise.resolve(childDone) }] : []),
   ];
   const outputs: DetectorOutputs = runDetectors(ctx, here, progress);
-  let workerTimedOut = false;
-  let workerParsed = 0;
-  let workerUnparsable = 0;
+  const helped = await awaitHelpers(helpers, outputs, { ctx, reader, syntax, files: listing.files, childNames: inChild, progress });
+  const { experiments, envUses, frameworks } = collectOutputs(outputs);
+  const unique = dedupe(experiments);
+  const timedOut = ctx.timedOut() || helped.timedOut;
+
+  const readmeFile = listing.files.find((f) => !f.path.includes("/") && README_RE.test(f.path));
+  const readme = (readmeFile && reader.readText(readmeFile)) || "";
+  const truncated = listing.truncated || timedOut || reader.budgetExhausted;
+  const repo_summary = buildRepoSummary({
+    ctx,
+    language: options.language ?? "en",
+    frameworks,
+    experiments: unique,
+    truncated,
+    skipped: { ...reader.skipped, symlinks: listing.symlinks, unparsable: syntax.unparsable - unparsableBefore + helped.unparsable },
+  });
+  const result: AnalyzerResult = {
+    version: 1,
+    repo_summary,
+    experiments: unique.slice(0, 1000),
+    primary_ids: rankExperiments(unique, readme),
+    env_vars: mergeEnvUses(envUses)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, 1000),
+    stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + helped.parsed, duration_ms: Date.now() - started },
+  };
+  progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);
+  // Our own output must pass the check the controller will apply.
+  return analyzerResultSchema.parse(result);
+}
+
+interface Helper {
+  names: Set<string>;
+  done: Promise<Finished>;
+}
+
+/** What this thread lends a helper's detectors when the helper fails. */
+interface HereContext {
+  ctx: ReturnType<typeof analyzerContext>;
+  reader: FileReader;
+  syntax: Syntax;
+  files: Parameters<typeof grammarsNeeded>[0];
+  /** The detectors of the child process, to name it in the progress line. */
+  childNames: Set<string>;
+  progress: (message: string) => void;
+}
+
+/** Adds each helper's outputs to outputs (running a failed helper's detectors here); what the helpers timed out and parsed. */
+async function awaitHelpers(
+  helpers: Helper[],
+  outputs: DetectorOutputs,
+  here: HereContext,
+): Promise<{ timedOut: boolean; parsed: number; unparsable: number }> {
+  const totals = { timedOut: false, parsed: 0, unparsable: 0 };
   for (const helper of helpers) {
     const done = await helper.done;
     if (done.kind === "done") {
       outputs.push(...done.outputs);
-      reader.absorb(done.refusals);
-      if (done.budgetExhausted) reader.budgetExhausted = true;
-      workerTimedOut ||= done.timedOut;
-      workerParsed += done.parsed;
-      workerUnparsable += done.unparsable;
+      here.reader.absorb(done.refusals);
+      if (done.budgetExhausted) here.reader.budgetExhausted = true;
+      totals.timedOut ||= done.timedOut;
+      totals.parsed += done.parsed;
+      totals.unparsable += done.unparsable;
     } else {
       // A worker that could not start or died: the same detectors, here.
-      progress(`${helper.names === inChild ? "child process" : "parallel analysis"} failed (${done.message}); continuing in this thread`);
-      await syntax.ensure(grammarsNeeded(listing.files, helper.names));
-      outputs.push(...runDetectors(ctx, helper.names, progress));
+      here.progress(`${helper.names === here.childNames ? "child process" : "parallel analysis"} failed (${done.message}); continuing in this thread`);
+      await here.syntax.ensure(grammarsNeeded(here.files, helper.names));
+      outputs.push(...runDetectors(here.ctx, helper.names, here.progress));
     }
   }
+  return totals;
+}
 
+/** The detectors' findings, in the order of DETECTORS whichever thread ran them. */
+function collectOutputs(outputs: DetectorOutputs): { experiments: Experiment[]; envUses: EnvVarUse[]; frameworks: string[] } {
   const experiments: Experiment[] = [];
   const envUses: EnvVarUse[] = [];
   const frameworks: string[] = [];
@@ -110,33 +165,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     frameworks.push(...(out.frameworks ?? []));
     envUses.push(...out.envVars);
   }
-  const unique = dedupe(experiments);
-  const timedOut = ctx.timedOut() || workerTimedOut;
-
-  const readmeFile = listing.files.find((f) => !f.path.includes("/") && README_RE.test(f.path));
-  const readme = (readmeFile && reader.readText(readmeFile)) || "";
-  const truncated = listing.truncated || timedOut || reader.budgetExhausted;
-  const repo_summary = buildRepoSummary({
-    ctx,
-    language: options.language ?? "en",
-    frameworks,
-    experiments: unique,
-    truncated,
-    skipped: { ...reader.skipped, symlinks: listing.symlinks, unparsable: syntax.unparsable - unparsableBefore + workerUnparsable },
-  });
-  const result: AnalyzerResult = {
-    version: 1,
-    repo_summary,
-    experiments: unique.slice(0, 1000),
-    primary_ids: rankExperiments(unique, readme),
-    env_vars: mergeEnvUses(envUses)
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .slice(0, 1000),
-    stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + workerParsed, duration_ms: Date.now() - started },
-  };
-  progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);
-  // Our own output must pass the check the controller will apply.
-  return analyzerResultSchema.parse(result);
+  return { experiments, envUses, frameworks };
 }
 
 /** Two detectors may find the same thing (an executable .py is also an executable file): first wins. */

@@ -49,28 +49,8 @@ export const detectGo: Detector = (ctx) => {
   const workspace = ctx.byPath.has("go.work");
   const experiments: Experiment[] = [];
   for (const [dir, files] of [...byDir].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const mains = files.filter((f) => f.packageName === "main");
-    if (!mains.some((f) => f.hasMain) || /\s/.test(dir)) continue;
-    const command = runCommand(dir, mods, workspace);
-    const seen = new Set<string>();
-    const parameters = mains.flatMap((f) => f.parameters).filter((p) => (seen.has(p.name) ? false : (seen.add(p.name), true)));
-    const rootModule = mods.get("")?.module;
-    const title = dir === "" ? (rootModule ? moduleName(rootModule) : "main") : posix.basename(dir);
-    const id = dir === "" ? "go:." : `go:./${dir}`;
-    if (id.length > 512) continue;
-    experiments.push({
-      id,
-      title: title.slice(0, 512),
-      description: mains.find((f) => f.doc)?.doc ?? null,
-      entry_point: command.join(" "),
-      command,
-      language: "go",
-      kind: "go-main",
-      path: dir === "" ? "." : dir,
-      inputs: [],
-      outputs: [],
-      parameters: parameters.slice(0, 256),
-    });
+    const experiment = programExperiment(dir, files, mods, workspace);
+    if (experiment) experiments.push(experiment);
   }
   return {
     experiments,
@@ -78,6 +58,32 @@ export const detectGo: Detector = (ctx) => {
     frameworks: goFrameworks([...mods.values()].flatMap((m) => m.requires)),
   };
 };
+
+/** `go run ./dir` for a directory of package main with a `func main()`, with the flags its files declare. */
+function programExperiment(dir: string, files: GoFileFacts[], mods: Map<string, GoMod>, workspace: boolean): Experiment | null {
+  const mains = files.filter((f) => f.packageName === "main");
+  if (!mains.some((f) => f.hasMain) || /\s/.test(dir)) return null;
+  const command = runCommand(dir, mods, workspace);
+  const seen = new Set<string>();
+  const parameters = mains.flatMap((f) => f.parameters).filter((p) => (seen.has(p.name) ? false : (seen.add(p.name), true)));
+  const rootModule = mods.get("")?.module;
+  const title = dir === "" ? (rootModule ? moduleName(rootModule) : "main") : posix.basename(dir);
+  const id = dir === "" ? "go:." : `go:./${dir}`;
+  if (id.length > 512) return null;
+  return {
+    id,
+    title: title.slice(0, 512),
+    description: mains.find((f) => f.doc)?.doc ?? null,
+    entry_point: command.join(" "),
+    command,
+    language: "go",
+    kind: "go-main",
+    path: dir === "" ? "." : dir,
+    inputs: [],
+    outputs: [],
+    parameters: parameters.slice(0, 256),
+  };
+}
 
 /**
  * `go run ./dir` from the root; a package inside a nested module (one with

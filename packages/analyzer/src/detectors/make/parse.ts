@@ -70,143 +70,164 @@ export function parseMakefile(text: string, options: ParseOptions): ParsedMakefi
   return out;
 }
 
-function parseInto(text: string, file: string, options: ParseOptions, out: ParsedMakefile, state: { seq: number; visited: Set<string> }, depth: number): void {
-  const conditionals: Conditional[] = [];
-  let rule: MakeRule | null = null;
-  let defineDepth = 0;
-  let commentBlock: string[] = [];
+interface ParseState {
+  seq: number;
+  visited: Set<string>;
+}
 
-  for (const { text: raw, line } of logicalLines(text)) {
-    if (defineDepth > 0) {
-      const word = firstWord(stripDirectivePrefixes(raw.trim()));
-      if (word === "define") defineDepth += 1;
-      else if (word === "endef") defineDepth -= 1;
-      continue;
-    }
-    if (rule && raw.startsWith("\t")) {
-      rule.recipe.push(raw.slice(1));
-      commentBlock = [];
-      continue;
-    }
-    const { code, comment } = splitComment(raw);
-    const trimmed = code.trim();
-    if (trimmed === "") {
-      if (comment === null) commentBlock = [];
-      else if (comment.startsWith("#@"))
-        commentBlock = []; // `##@ Section` headers of the help convention
-      else {
-        const words = comment.replace(/^#+/, "").trim();
-        if (/[\p{L}\p{N}]/u.test(words)) commentBlock.push(words);
-      }
-      continue;
-    }
-    const above = commentBlock;
-    commentBlock = [];
-    const word = firstWord(trimmed);
-    if (word === "ifeq" || word === "ifneq" || word === "ifdef" || word === "ifndef") {
-      const arg = trimmed.slice(word.length).trim();
-      conditionals.push({ guards: word === "ifndef" && /^[^\s$]+$/.test(arg) ? arg : null, inElse: false });
-      continue;
-    }
-    if (word === "else") {
-      const top = conditionals.at(-1);
-      if (top) top.inElse = true;
-      continue;
-    }
-    if (word === "endif") {
-      conditionals.pop();
-      continue;
-    }
-    if (word === "define" || /^(override|export|private)\s+define\b/.test(trimmed)) {
-      defineDepth = 1;
-      rule = null;
-      continue;
-    }
-    if (word === "include" || word === "-include" || word === "sinclude") {
-      rule = null;
-      if (depth < MAX_INCLUDE_DEPTH && options.readInclude) {
-        for (const target of trimmed.slice(word.length).trim().split(/\s+/)) {
-          const path = resolveInclude(options.dir, target);
-          if (!path || state.visited.has(path)) continue;
-          state.visited.add(path);
-          const included = options.readInclude(path);
-          if (included !== null) parseInto(included, path, options, out, state, depth + 1);
-        }
-      }
-      continue;
-    }
-    if (word === "vpath" || word === "unexport" || word === "undefine") continue;
+/** What parsing one file carries from line to line. */
+interface FileParse {
+  file: string;
+  options: ParseOptions;
+  out: ParsedMakefile;
+  state: ParseState;
+  depth: number;
+  conditionals: Conditional[];
+  /** The rule whose recipe lines may follow. */
+  rule: MakeRule | null;
+  /** Nesting inside `define ... endef`, whose lines are not read. */
+  defineDepth: number;
+  /** The comment lines right above the current line. */
+  commentBlock: string[];
+}
 
-    const split = splitStatement(stripDirectivePrefixes(trimmed));
-    // A tab-indented line outside any rule is only read if it is an assignment (make rejects anything else there).
-    if (!split || (split.kind === "rule" && raw.startsWith("\t"))) {
-      rule = null;
-      continue;
-    }
-    const conditional = (name: string) => conditionals.some((c) => c.inElse || c.guards !== name);
-    if (split.kind === "assign") {
-      rule = null;
-      if (isVariableName(split.name)) {
-        out.assignments.push({
-          name: split.name,
-          op: split.op,
-          value: split.value.trim(),
-          line,
-          comment: comment === null ? null : comment.replace(/^#+/, "").trim() || null,
-          conditional: conditional(split.name),
-          forTargets: null,
-          seq: state.seq++,
-        });
-      }
-      continue;
-    }
-    const targets = split.targets.split(/\s+/).filter(Boolean);
-    // `train: EPOCHS = 5` sets a variable for that target; it defines no recipe.
-    const targetAssign = splitStatement(stripDirectivePrefixes(split.rest.trim()));
-    if (targetAssign?.kind === "assign" && !split.rest.includes(";")) {
-      rule = null;
-      if (isVariableName(targetAssign.name)) {
-        out.assignments.push({
-          name: targetAssign.name,
-          op: targetAssign.op,
-          value: targetAssign.value.trim(),
-          line,
-          comment: null,
-          conditional: conditional(targetAssign.name),
-          forTargets: targets,
-          seq: state.seq++,
-        });
-      }
-      continue;
-    }
-    let prereqText = split.rest;
-    const recipe: string[] = [];
-    const semicolon = indexOutsideReferences(prereqText, ";");
-    if (semicolon >= 0) {
-      recipe.push(prereqText.slice(semicolon + 1));
-      prereqText = prereqText.slice(0, semicolon);
-    }
-    // Static pattern rules (`objs: %.o: %.c`): the prerequisites come after the second colon.
-    const secondColon = indexOutsideReferences(prereqText, ":");
-    if (secondColon >= 0) prereqText = prereqText.slice(secondColon + 1);
-    if (targets.length === 1 && targets[0] === ".PHONY") {
-      for (const t of prereqText.split(/\s+/)) if (t) out.phony.add(t);
-      commentBlock = above; // a `.PHONY: x` line between a comment and its rule keeps them together
-      rule = { targets, prerequisites: [], recipe: [], file, line, description: null };
-      continue;
-    }
-    const ruleComment = comment !== null && comment.startsWith("#") ? comment.replace(/^#+/, "").trim() : "";
-    const description = ruleComment || above.join(" ");
-    rule = {
-      targets,
-      prerequisites: prereqText.split(/\s+/).filter((p) => p && p !== "|"),
-      recipe,
-      file,
-      line,
-      description: description ? clip(description) : null,
-    };
-    out.rules.push(rule);
+function parseInto(text: string, file: string, options: ParseOptions, out: ParsedMakefile, state: ParseState, depth: number): void {
+  const p: FileParse = { file, options, out, state, depth, conditionals: [], rule: null, defineDepth: 0, commentBlock: [] };
+  for (const { text: raw, line } of logicalLines(text)) parseLine(p, raw, line);
+}
+
+function parseLine(p: FileParse, raw: string, line: number): void {
+  if (p.defineDepth > 0) return defineBody(p, raw);
+  if (p.rule && raw.startsWith("\t")) {
+    p.rule.recipe.push(raw.slice(1));
+    p.commentBlock = [];
+    return;
   }
+  const { code, comment } = splitComment(raw);
+  const trimmed = code.trim();
+  if (trimmed === "") return commentLine(p, comment);
+  const above = p.commentBlock;
+  p.commentBlock = [];
+  if (directive(p, trimmed)) return;
+
+  const split = splitStatement(stripDirectivePrefixes(trimmed));
+  // A tab-indented line outside any rule is only read if it is an assignment (make rejects anything else there).
+  if (!split || (split.kind === "rule" && raw.startsWith("\t"))) {
+    p.rule = null;
+    return;
+  }
+  if (split.kind === "assign") {
+    p.rule = null;
+    const note = comment === null ? null : comment.replace(/^#+/, "").trim() || null;
+    return assignment(p, split, line, note, null);
+  }
+  ruleLine(p, split, line, comment, above);
+}
+
+/** Inside `define`: only the nesting is followed. */
+function defineBody(p: FileParse, raw: string): void {
+  const word = firstWord(stripDirectivePrefixes(raw.trim()));
+  if (word === "define") p.defineDepth += 1;
+  else if (word === "endef") p.defineDepth -= 1;
+}
+
+/** A line with no code: a comment joins the block above the next line; a blank line ends it. */
+function commentLine(p: FileParse, comment: string | null): void {
+  if (comment === null) p.commentBlock = [];
+  else if (comment.startsWith("#@"))
+    p.commentBlock = []; // `##@ Section` headers of the help convention
+  else {
+    const words = comment.replace(/^#+/, "").trim();
+    if (/[\p{L}\p{N}]/u.test(words)) p.commentBlock.push(words);
+  }
+}
+
+const CONDITIONALS = new Set(["ifeq", "ifneq", "ifdef", "ifndef"]);
+const INCLUDES = new Set(["include", "-include", "sinclude"]);
+const IGNORED = new Set(["vpath", "unexport", "undefine"]);
+
+/** Conditionals, define, include and the directives that set nothing; true when the line was one. */
+function directive(p: FileParse, trimmed: string): boolean {
+  const word = firstWord(trimmed);
+  if (CONDITIONALS.has(word)) {
+    const arg = trimmed.slice(word.length).trim();
+    p.conditionals.push({ guards: word === "ifndef" && /^[^\s$]+$/.test(arg) ? arg : null, inElse: false });
+  } else if (word === "else") {
+    const top = p.conditionals.at(-1);
+    if (top) top.inElse = true;
+  } else if (word === "endif") {
+    p.conditionals.pop();
+  } else if (word === "define" || /^(override|export|private)\s+define\b/.test(trimmed)) {
+    p.defineDepth = 1;
+    p.rule = null;
+  } else if (INCLUDES.has(word)) {
+    p.rule = null;
+    include(p, trimmed.slice(word.length).trim());
+  } else return IGNORED.has(word);
+  return true;
+}
+
+function include(p: FileParse, targets: string): void {
+  const { options } = p;
+  if (p.depth >= MAX_INCLUDE_DEPTH || !options.readInclude) return;
+  for (const target of targets.split(/\s+/)) {
+    const path = resolveInclude(p.options.dir, target);
+    if (!path || p.state.visited.has(path)) continue;
+    p.state.visited.add(path);
+    const included = options.readInclude(path);
+    if (included !== null) parseInto(included, path, options, p.out, p.state, p.depth + 1);
+  }
+}
+
+function assignment(p: FileParse, split: Extract<Statement, { kind: "assign" }>, line: number, comment: string | null, forTargets: string[] | null): void {
+  if (!isVariableName(split.name)) return;
+  p.out.assignments.push({
+    name: split.name,
+    op: split.op,
+    value: split.value.trim(),
+    line,
+    comment,
+    conditional: p.conditionals.some((c) => c.inElse || c.guards !== split.name),
+    forTargets,
+    seq: p.state.seq++,
+  });
+}
+
+function ruleLine(p: FileParse, split: Extract<Statement, { kind: "rule" }>, line: number, comment: string | null, above: string[]): void {
+  const targets = split.targets.split(/\s+/).filter(Boolean);
+  // `train: EPOCHS = 5` sets a variable for that target; it defines no recipe.
+  const targetAssign = splitStatement(stripDirectivePrefixes(split.rest.trim()));
+  if (targetAssign?.kind === "assign" && !split.rest.includes(";")) {
+    p.rule = null;
+    return assignment(p, targetAssign, line, null, targets);
+  }
+  let prereqText = split.rest;
+  const recipe: string[] = [];
+  const semicolon = indexOutsideReferences(prereqText, ";");
+  if (semicolon >= 0) {
+    recipe.push(prereqText.slice(semicolon + 1));
+    prereqText = prereqText.slice(0, semicolon);
+  }
+  // Static pattern rules (`objs: %.o: %.c`): the prerequisites come after the second colon.
+  const secondColon = indexOutsideReferences(prereqText, ":");
+  if (secondColon >= 0) prereqText = prereqText.slice(secondColon + 1);
+  if (targets.length === 1 && targets[0] === ".PHONY") {
+    for (const t of prereqText.split(/\s+/)) if (t) p.out.phony.add(t);
+    p.commentBlock = above; // a `.PHONY: x` line between a comment and its rule keeps them together
+    p.rule = { targets, prerequisites: [], recipe: [], file: p.file, line, description: null };
+    return;
+  }
+  const ruleComment = comment !== null && comment.startsWith("#") ? comment.replace(/^#+/, "").trim() : "";
+  const description = ruleComment || above.join(" ");
+  p.rule = {
+    targets,
+    prerequisites: prereqText.split(/\s+/).filter((t) => t && t !== "|"),
+    recipe,
+    file: p.file,
+    line,
+    description: description ? clip(description) : null,
+  };
+  p.out.rules.push(p.rule);
 }
 
 /** Joins backslash-continued lines; each logical line keeps the number of its first physical line. */

@@ -29,35 +29,10 @@ export function commanderParameters(root: Node): Parameter[] {
   return commanderFacts(root).parameters;
 }
 
+type Found = { at: number; params: Parameter[] }[];
+
 export function commanderFacts(root: Node): CommanderFacts {
-  const calls = descendants(root, "call_expression");
-  // Variables that hold a subcommand: `const train = program.command("train")...`.
-  const held = new Map<string, Node>();
-  for (const decl of descendants(root, "variable_declarator")) {
-    const id = decl.childForFieldName("name");
-    const cmd = commandIn(decl.childForFieldName("value"));
-    if (id?.type === "identifier" && cmd) held.set(id.text, cmd);
-  }
-  const top: { at: number; params: Parameter[] }[] = [];
-  // By the command call's start offset: a tree's node objects are not the same object twice.
-  const byCommand = new Map<number, { at: number; params: Parameter[] }[]>();
-  const commands: Node[] = [];
-  let runsAlone = false;
-  for (const call of calls) {
-    const name = calleeName(call);
-    if (!name || !calleeObject(call)) continue;
-    if (name === "command") {
-      if (!commandIn(calleeObject(call)) && !heldBy(calleeObject(call), held)) commands.push(call);
-      continue;
-    }
-    const owner = commandIn(calleeObject(call)) ?? heldBy(calleeObject(call), held);
-    if (!owner && (name === "action" || name === "argument" || name === "arguments")) runsAlone = true;
-    const params = declared(name, callArguments(call));
-    if (!params.length) continue;
-    const into = owner ? (byCommand.get(owner.startIndex) ?? (byCommand.set(owner.startIndex, []), byCommand.get(owner.startIndex)!)) : top;
-    into.push({ at: callPosition(call), params });
-  }
-  const ordered = (found: { at: number; params: Parameter[] }[]) => found.sort((a, b) => a.at - b.at).flatMap((f) => f.params);
+  const { top, byCommand, commands, runsAlone } = readCalls(root, heldCommands(root));
   const subcommands: CommanderFacts["subcommands"] = [];
   for (const cmd of commands) {
     const args = callArguments(cmd);
@@ -74,6 +49,46 @@ export function commanderFacts(root: Node): CommanderFacts {
     });
   }
   return { parameters: ordered(top), subcommands, runsAlone: runsAlone || subcommands.length === 0 };
+}
+
+const ordered = (found: Found) => found.sort((a, b) => a.at - b.at).flatMap((f) => f.params);
+
+/** Variables that hold a subcommand: `const train = program.command("train")...`. */
+function heldCommands(root: Node): Map<string, Node> {
+  const held = new Map<string, Node>();
+  for (const decl of descendants(root, "variable_declarator")) {
+    const id = decl.childForFieldName("name");
+    const cmd = commandIn(decl.childForFieldName("value"));
+    if (id?.type === "identifier" && cmd) held.set(id.text, cmd);
+  }
+  return held;
+}
+
+/**
+ * The program's own declarations, those of each sub-command (by the command
+ * call's start offset: a tree's node objects are not the same object twice),
+ * the sub-commands' `.command()` calls, and whether the program acts itself.
+ */
+function readCalls(root: Node, held: Map<string, Node>): { top: Found; byCommand: Map<number, Found>; commands: Node[]; runsAlone: boolean } {
+  const top: Found = [];
+  const byCommand = new Map<number, Found>();
+  const commands: Node[] = [];
+  let runsAlone = false;
+  for (const call of descendants(root, "call_expression")) {
+    const name = calleeName(call);
+    if (!name || !calleeObject(call)) continue;
+    if (name === "command") {
+      if (!commandIn(calleeObject(call)) && !heldBy(calleeObject(call), held)) commands.push(call);
+      continue;
+    }
+    const owner = commandIn(calleeObject(call)) ?? heldBy(calleeObject(call), held);
+    if (!owner && (name === "action" || name === "argument" || name === "arguments")) runsAlone = true;
+    const params = declared(name, callArguments(call));
+    if (!params.length) continue;
+    const into = owner ? (byCommand.get(owner.startIndex) ?? (byCommand.set(owner.startIndex, []), byCommand.get(owner.startIndex)!)) : top;
+    into.push({ at: callPosition(call), params });
+  }
+  return { top, byCommand, commands, runsAlone };
 }
 
 function declared(name: string, args: Node[]): Parameter[] {

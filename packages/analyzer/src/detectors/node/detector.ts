@@ -75,6 +75,12 @@ const hasSpace = (s: string) => /\s/.test(s);
 function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJson, factsOf: (path: string) => EntryFacts): Experiment[] {
   const dir = posix.dirname(pkgPath) === "." ? "" : posix.dirname(pkgPath);
   if (hasSpace(dir)) return [];
+  const out = [...scriptExperiments(ctx, pkgPath, pkg, dir, factsOf), ...binExperiments(pkg, dir, factsOf)];
+  return out.filter((e) => e.id.length <= 512 && e.entry_point.length <= 4096);
+}
+
+/** One `npm run <name> --` per script, in name order, without the lifecycle scripts npm runs itself. */
+function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJson, dir: string, factsOf: (path: string) => EntryFacts): Experiment[] {
   const out: Experiment[] = [];
   const scripts = isRecord(pkg.scripts) ? pkg.scripts : {};
   const names = new Set(Object.keys(scripts));
@@ -98,10 +104,23 @@ function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJ
       parameters: facts?.parameters ?? [],
     });
   }
+  return out;
+}
+
+/** A bin's path inside the repository, or null when it leaves it or a command line could not hold it unquoted. */
+function binPath(name: string, dir: string, target: string): string | null {
+  const path = posix.normalize(dir === "" ? target : `${dir}/${target}`);
+  if (!name || hasSpace(name) || hasSpace(path) || path.startsWith("../") || path === ".." || path.startsWith("/")) return null;
+  return path;
+}
+
+/** `node <bin>` per bin, or one per sub-command of a program of sub-commands. */
+function binExperiments(pkg: PackageJson, dir: string, factsOf: (path: string) => EntryFacts): Experiment[] {
+  const out: Experiment[] = [];
   const description = typeof pkg.description === "string" && pkg.description.trim() ? clip(pkg.description.trim(), 4096) : null;
   for (const [name, target] of bins(pkg)) {
-    const path = posix.normalize(dir === "" ? target : `${dir}/${target}`);
-    if (!name || hasSpace(name) || hasSpace(path) || path.startsWith("../") || path === ".." || path.startsWith("/")) continue;
+    const path = binPath(name, dir, target);
+    if (path === null) continue;
     const facts = factsOf(path);
     const base: Experiment = {
       id: `node-bin:${name}`,
@@ -131,7 +150,7 @@ function packageExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJ
       });
     }
   }
-  return out.filter((e) => e.id.length <= 512 && e.entry_point.length <= 4096);
+  return out;
 }
 
 /** `"bin": "cli.js"` (named after the package, without its scope) or `"bin": { "name": "cli.js" }`, by name. */

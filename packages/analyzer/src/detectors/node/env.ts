@@ -43,32 +43,33 @@ function schemaUses(root: Node, path: string): EnvVarUse[] {
   for (const call of descendants(root, "call_expression")) {
     const name = calleeName(call);
     const args = callArguments(call);
-    if (name === "cleanEnv" && isEnvObject(args[0])) {
-      for (const [key, value] of objectProperties(schemaObject(root, args[1])) ?? []) {
-        const spec = unwrap(value);
-        const options = spec?.type === "call_expression" ? objectProperties(callArguments(spec)[0]) : null;
-        add(out, key, value, path, !(options?.has("default") || options?.has("devDefault")));
-      }
-    } else if (
-      (name === "parse" ||
-        name === "safeParse" ||
-        name === "parseAsync" ||
-        name === "safeParseAsync" ||
-        name === "validate" ||
-        name === "validateAsync" ||
-        name === "attempt") &&
-      args.some((a) => isEnvObject(a))
-    ) {
-      const schema = name === "attempt" ? args[1] : calleeObject(call);
-      const obj = schemaObject(root, name === "attempt" ? args[1] : schema);
-      const joi = /\bJoi\b/i.test(schemaExpression(root, schema)?.text.slice(0, 40) ?? "");
-      for (const [key, value] of objectProperties(obj) ?? []) {
-        const chain = unwrap(value)?.text ?? "";
-        add(out, key, value, path, joi ? /\.required\(\)/.test(chain) : !/\.(optional|default|nullish|catch)\(/.test(chain));
-      }
-    }
+    if (name === "cleanEnv" && isEnvObject(args[0])) cleanEnvUses(out, root, args[1], path);
+    else if (name !== null && VALIDATORS.has(name) && args.some((a) => isEnvObject(a))) validatorUses(out, root, call, name, path);
   }
   return out;
+}
+
+const VALIDATORS = new Set(["parse", "safeParse", "parseAsync", "safeParseAsync", "validate", "validateAsync", "attempt"]);
+
+/** envalid: required unless the validator is given a default. */
+function cleanEnvUses(out: EnvVarUse[], root: Node, schema: Node | undefined, path: string): void {
+  for (const [key, value] of objectProperties(schemaObject(root, schema)) ?? []) {
+    const spec = unwrap(value);
+    const options = spec?.type === "call_expression" ? objectProperties(callArguments(spec)[0]) : null;
+    add(out, key, value, path, !(options?.has("default") || options?.has("devDefault")));
+  }
+}
+
+/** zod's `schema.parse(process.env)` and Joi's `schema.validate(process.env)` / `Joi.attempt(process.env, schema)`. */
+function validatorUses(out: EnvVarUse[], root: Node, call: Node, name: string, path: string): void {
+  const args = callArguments(call);
+  const schema = name === "attempt" ? args[1] : calleeObject(call);
+  const obj = schemaObject(root, name === "attempt" ? args[1] : schema);
+  const joi = /\bJoi\b/i.test(schemaExpression(root, schema)?.text.slice(0, 40) ?? "");
+  for (const [key, value] of objectProperties(obj) ?? []) {
+    const chain = unwrap(value)?.text ?? "";
+    add(out, key, value, path, joi ? /\.required\(\)/.test(chain) : !/\.(optional|default|nullish|catch)\(/.test(chain));
+  }
 }
 
 function add(out: EnvVarUse[], name: string, node: Node, path: string, required: boolean): void {
@@ -137,6 +138,9 @@ const TRANSPARENT = new Set(["parenthesized_expression", "as_expression", "satis
 const CONVERSIONS = new Set(["Number", "parseInt", "parseFloat", "String", "Boolean"]);
 const CONDITION_OWNERS = new Set(["if_statement", "while_statement", "do_statement", "for_statement", "switch_statement"]);
 
+/** One step up from a use: the node it climbs to, or the verdict where it stops. */
+type Climb = { next: Node; optionalChain: boolean } | { verdict: boolean };
+
 function hasFallback(use: Node): boolean {
   let cur = use;
   // Inside `process.env.X?.trim()` the whole chain is undefined when X is unset.
@@ -144,44 +148,51 @@ function hasFallback(use: Node): boolean {
   for (;;) {
     const p = cur.parent;
     if (!p) return false;
-    if (TRANSPARENT.has(p.type)) {
-      cur = p;
-      continue;
-    }
-    if (p.type === "member_expression" && p.childForFieldName("object")?.equals(cur)) {
-      optionalChain ||= p.childForFieldName("optional_chain") !== null;
-      if (!optionalChain) return false;
-      cur = p;
-      continue;
-    }
-    if (optionalChain && p.type === "call_expression" && p.childForFieldName("function")?.equals(cur)) {
-      cur = p;
-      continue;
-    }
-    if (p.type === "arguments" && p.firstNamedChild?.equals(cur)) {
-      const call = p.parent;
-      if (call?.type === "call_expression" && CONVERSIONS.has(calleeName(call) ?? "")) {
-        cur = call;
-        continue;
-      }
-    }
-    if (p.type === "binary_expression") {
-      const op = p.childForFieldName("operator")?.text;
-      const isLeft = p.childForFieldName("left")?.equals(cur) ?? false;
-      if ((op === "??" || op === "||" || op === "&&") && isLeft) return true;
-      return op === "===" || op === "!==" || op === "==" || op === "!=";
-    }
-    if (p.type === "unary_expression") {
-      const op = p.childForFieldName("operator")?.text;
-      return op === "!" || op === "typeof";
-    }
-    if (p.type === "ternary_expression") return p.childForFieldName("condition")?.equals(cur) ?? false;
-    if (CONDITION_OWNERS.has(p.type)) {
-      const cond = p.childForFieldName(p.type === "switch_statement" ? "value" : "condition");
-      return cond?.equals(cur) ?? false;
-    }
-    return false;
+    const step = climb(p, cur, optionalChain);
+    if ("verdict" in step) return step.verdict;
+    cur = step.next;
+    optionalChain = step.optionalChain;
   }
+}
+
+/** Through parentheses, type assertions, an optional chain and conversions, which keep "unset" visible; else whether p tests the value. */
+function climb(p: Node, cur: Node, optionalChain: boolean): Climb {
+  if (TRANSPARENT.has(p.type)) return { next: p, optionalChain };
+  if (p.type === "member_expression" && p.childForFieldName("object")?.equals(cur)) {
+    const chained = optionalChain || p.childForFieldName("optional_chain") !== null;
+    return chained ? { next: p, optionalChain: chained } : { verdict: false };
+  }
+  if (optionalChain && p.type === "call_expression" && p.childForFieldName("function")?.equals(cur)) return { next: p, optionalChain };
+  const conversion = conversionOf(p, cur);
+  if (conversion) return { next: conversion, optionalChain };
+  return { verdict: testsValue(p, cur) };
+}
+
+/** The `Number(cur)`-style call whose first argument cur is. */
+function conversionOf(p: Node, cur: Node): Node | null {
+  if (p.type !== "arguments" || !p.firstNamedChild?.equals(cur)) return null;
+  const call = p.parent;
+  return call?.type === "call_expression" && CONVERSIONS.has(calleeName(call) ?? "") ? call : null;
+}
+
+/** Whether p copes with cur being unset: a fallback, a comparison, a negation or typeof, or a condition. */
+function testsValue(p: Node, cur: Node): boolean {
+  if (p.type === "binary_expression") {
+    const op = p.childForFieldName("operator")?.text;
+    const isLeft = p.childForFieldName("left")?.equals(cur) ?? false;
+    if ((op === "??" || op === "||" || op === "&&") && isLeft) return true;
+    return op === "===" || op === "!==" || op === "==" || op === "!=";
+  }
+  if (p.type === "unary_expression") {
+    const op = p.childForFieldName("operator")?.text;
+    return op === "!" || op === "typeof";
+  }
+  if (p.type === "ternary_expression") return p.childForFieldName("condition")?.equals(cur) ?? false;
+  if (CONDITION_OWNERS.has(p.type)) {
+    const cond = p.childForFieldName(p.type === "switch_statement" ? "value" : "condition");
+    return cond?.equals(cur) ?? false;
+  }
+  return false;
 }
 
 // Scopes a `const v = ...` is visible in, nearest first.

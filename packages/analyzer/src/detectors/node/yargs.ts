@@ -74,103 +74,151 @@ function dedupe(params: Parameter[]): Parameter[] {
   return params.filter((p) => (seen.has(p.name) ? false : (seen.add(p.name), true)));
 }
 
-/** The parameters that these calls declare; `words` are a command string's positionals. */
-function scopeParameters(root: Node, calls: readonly Node[], words: { name: string; required: boolean }[]): Parameter[] {
-  const found: { at: number; key: string; spec: Map<string, Node> }[] = [];
-  const positionals = new Map<string, { at: number; required: boolean }>(words.map((w, i) => [w.name, { at: -1 + i / 1000, required: w.required }]));
-  const positionalSpecs = new Map<string, Map<string, Node>>();
-  const demanded = new Set<string>();
-  // What chained calls say about an option, by the key they name.
-  const chained = new Map<string, { at: number; type?: string; choices?: Node; default?: Node; describe?: Node }>();
-  const aliases = new Map<string, string[]>();
-  const chain = (key: string, at: number) => {
-    let c = chained.get(key);
-    if (!c) chained.set(key, (c = { at }));
-    return c;
-  };
-  const keysOf = (node: Node | undefined): string[] => {
-    const one = stringValue(node);
-    if (one !== null) return [one];
-    return (literalArray(node) ?? []).filter((v): v is string => typeof v === "string");
-  };
-  const addAlias = (key: string, names: string[]) => aliases.set(key, [...(aliases.get(key) ?? []), ...names]);
+type Spec = Map<string, Node>;
+type Word = { name: string; required: boolean };
+/** What chained calls say about an option, by the key they name. */
+type Chained = { at: number; type?: string; choices?: Node; default?: Node; describe?: Node };
+type Merged = { at: number; spec: Spec; type?: string };
 
-  for (const call of calls) {
+const keysOf = (node: Node | undefined): string[] => {
+  const one = stringValue(node);
+  if (one !== null) return [one];
+  return (literalArray(node) ?? []).filter((v): v is string => typeof v === "string");
+};
+
+/** What a scope's calls declare, gathered call by call. */
+class ScopeDeclarations {
+  readonly found: { at: number; key: string; spec: Spec }[] = [];
+  readonly positionals: Map<string, { at: number; required: boolean }>;
+  readonly positionalSpecs = new Map<string, Spec>();
+  readonly demanded = new Set<string>();
+  readonly chained = new Map<string, Chained>();
+  readonly aliases = new Map<string, string[]>();
+  private readonly root: Node;
+
+  constructor(root: Node, words: Word[]) {
+    this.root = root;
+    this.positionals = new Map(words.map((w, i) => [w.name, { at: -1 + i / 1000, required: w.required }]));
+  }
+
+  read(call: Node): void {
     const name = calleeName(call)!;
     const args = callArguments(call);
     const at = callPosition(call);
-    if (name === "option" || name === "options") {
-      const key = stringValue(args[0]);
-      if (key !== null) found.push({ at, key, spec: objectOrConst(root, args[1]) ?? new Map<string, Node>() });
-      else {
-        let i = 0;
-        for (const [k, value] of objectOrConst(root, args[0]) ?? [])
-          found.push({ at: at + i++ / 1000, key: k, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
-      }
-    } else if (name === "positional") {
-      const key = stringValue(args[0]);
-      if (key !== null && !positionalSpecs.has(key)) positionalSpecs.set(key, objectOrConst(root, args[1]) ?? new Map<string, Node>());
-    } else if (name === "command" && isDefaultCommand(args[0])) {
-      defaultCommandWords(args[0]).forEach((w, i) => {
-        if (!positionals.has(w.name)) positionals.set(w.name, { at: at + i / 1000, required: w.required });
-      });
-      for (const [key, value] of objectProperties(args[2]) ?? [])
-        found.push({ at: at + 0.5, key, spec: objectOrConst(root, value) ?? new Map<string, Node>() });
-    } else if (DEMAND_METHODS.has(name)) {
+    if (name === "option" || name === "options") this.options(args, at);
+    else if (name === "positional") this.positional(args);
+    else if (name === "command" && isDefaultCommand(args[0])) this.defaultCommand(args, at);
+    else if (DEMAND_METHODS.has(name)) {
       // `.require(n)` with a number is a count of positionals, not an option.
-      for (const k of keysOf(args[0])) demanded.add(k);
+      for (const k of keysOf(args[0])) this.demanded.add(k);
     } else if (TYPE_METHODS.has(name)) {
-      for (const k of keysOf(args[0])) chain(k, at).type = name;
-    } else if (name === "choices" || name === "default" || name === "describe") {
-      const key = stringValue(args[0]);
-      const field = name === "choices" ? "choices" : name === "default" ? "default" : "describe";
-      if (key !== null && args[1]) chain(key, at)[field] = args[1];
-      else for (const [k, v] of objectProperties(args[0]) ?? []) chain(k, at)[field] = v;
-    } else if (name === "alias") {
-      const key = stringValue(args[0]);
-      if (key !== null) addAlias(key, keysOf(args[1]));
-      else for (const [k, v] of objectProperties(args[0]) ?? []) addAlias(k, keysOf(v));
-    }
+      for (const k of keysOf(args[0])) this.chain(k, at).type = name;
+    } else if (name === "choices" || name === "default" || name === "describe") this.chainedField(name, args, at);
+    else if (name === "alias") this.alias(args);
   }
 
-  // Every key an option is known by, to its canonical (long) name.
+  private spec(node: Node | undefined): Spec {
+    return objectOrConst(this.root, node) ?? new Map<string, Node>();
+  }
+
+  private options(args: Node[], at: number): void {
+    const key = stringValue(args[0]);
+    if (key !== null) {
+      this.found.push({ at, key, spec: this.spec(args[1]) });
+      return;
+    }
+    let i = 0;
+    for (const [k, value] of objectOrConst(this.root, args[0]) ?? []) this.found.push({ at: at + i++ / 1000, key: k, spec: this.spec(value) });
+  }
+
+  private positional(args: Node[]): void {
+    const key = stringValue(args[0]);
+    if (key !== null && !this.positionalSpecs.has(key)) this.positionalSpecs.set(key, this.spec(args[1]));
+  }
+
+  private defaultCommand(args: Node[], at: number): void {
+    defaultCommandWords(args[0]).forEach((w, i) => {
+      if (!this.positionals.has(w.name)) this.positionals.set(w.name, { at: at + i / 1000, required: w.required });
+    });
+    for (const [key, value] of objectProperties(args[2]) ?? []) this.found.push({ at: at + 0.5, key, spec: this.spec(value) });
+  }
+
+  private chain(key: string, at: number): Chained {
+    let c = this.chained.get(key);
+    if (!c) this.chained.set(key, (c = { at }));
+    return c;
+  }
+
+  private chainedField(field: "choices" | "default" | "describe", args: Node[], at: number): void {
+    const key = stringValue(args[0]);
+    if (key !== null && args[1]) this.chain(key, at)[field] = args[1];
+    else for (const [k, v] of objectProperties(args[0]) ?? []) this.chain(k, at)[field] = v;
+  }
+
+  private addAlias(key: string, names: string[]): void {
+    this.aliases.set(key, [...(this.aliases.get(key) ?? []), ...names]);
+  }
+
+  private alias(args: Node[]): void {
+    const key = stringValue(args[0]);
+    if (key !== null) this.addAlias(key, keysOf(args[1]));
+    else for (const [k, v] of objectProperties(args[0]) ?? []) this.addAlias(k, keysOf(v));
+  }
+}
+
+/** The options by canonical (long) name, and every key an option is known by to that name. */
+function mergeOptions(d: ScopeDeclarations): { merged: Map<string, Merged>; canonical: Map<string, string> } {
   const canonical = new Map<string, string>();
-  const group = (key: string, spec?: Map<string, Node>) => {
-    const names = [key, ...keysOf(spec?.get("alias")), ...(aliases.get(key) ?? [])];
-    for (const [k, list] of aliases) if (list.includes(key)) names.push(k, ...list);
+  const group = (key: string, spec?: Spec) => {
+    const names = [key, ...keysOf(spec?.get("alias")), ...(d.aliases.get(key) ?? [])];
+    for (const [k, list] of d.aliases) if (list.includes(key)) names.push(k, ...list);
     const long = names.filter((n) => n.length > 1).sort((a, b) => b.length - a.length)[0] ?? key;
     for (const n of names) if (!canonical.has(n)) canonical.set(n, long);
     return long;
   };
-  const merged = new Map<string, { at: number; spec: Map<string, Node>; type?: string }>();
-  for (const f of found) {
+  const merged = new Map<string, Merged>();
+  for (const f of d.found) {
     const name = group(f.key, f.spec);
     const seen = merged.get(name);
     if (!seen) merged.set(name, { at: f.at, spec: new Map(f.spec) });
   }
-  for (const [key, c] of chained) {
+  for (const [key, c] of d.chained) {
     const name = canonical.get(key) ?? group(key);
     let entry = merged.get(name);
     if (!entry) merged.set(name, (entry = { at: c.at, spec: new Map() }));
-    if (c.type) entry.type ??= c.type;
-    if (c.choices && !entry.spec.has("choices")) entry.spec.set("choices", c.choices);
-    if (c.default && !entry.spec.has("default")) entry.spec.set("default", c.default);
-    if (c.describe && !entry.spec.has("describe")) entry.spec.set("describe", c.describe);
+    applyChained(entry, c);
   }
+  return { merged, canonical };
+}
+
+/** Chained calls fill in what an option's own spec leaves out. */
+function applyChained(entry: Merged, c: Chained): void {
+  if (c.type) entry.type ??= c.type;
+  for (const field of ["choices", "default", "describe"] as const) {
+    const node = c[field];
+    if (node && !entry.spec.has(field)) entry.spec.set(field, node);
+  }
+}
+
+/** The parameters that these calls declare; `words` are a command string's positionals. */
+function scopeParameters(root: Node, calls: readonly Node[], words: Word[]): Parameter[] {
+  const d = new ScopeDeclarations(root, words);
+  for (const call of calls) d.read(call);
+  const { merged, canonical } = mergeOptions(d);
 
   const out: { at: number; param: Parameter }[] = [];
   for (const [name, { at, spec, type }] of merged) {
-    if (positionals.has(name)) {
-      positionalSpecs.set(name, new Map([...spec, ...(positionalSpecs.get(name) ?? [])]));
+    if (d.positionals.has(name)) {
+      d.positionalSpecs.set(name, new Map([...spec, ...(d.positionalSpecs.get(name) ?? [])]));
       continue;
     }
     out.push({ at, param: optionParameter(name, spec, type) });
   }
-  for (const [key, pos] of positionals) {
-    const p = optionParameter(key, positionalSpecs.get(key) ?? new Map<string, Node>());
+  for (const [key, pos] of d.positionals) {
+    const p = optionParameter(key, d.positionalSpecs.get(key) ?? new Map<string, Node>());
     out.push({ at: pos.at, param: { ...p, cli_option: null, required: pos.required || p.required } });
   }
-  const isDemanded = (name: string) => demanded.has(name) || [...demanded].some((d) => canonical.get(d) === name);
+  const isDemanded = (name: string) => d.demanded.has(name) || [...d.demanded].some((k) => canonical.get(k) === name);
   return out.sort((a, b) => a.at - b.at).map(({ param }) => (isDemanded(param.name) ? { ...param, required: true } : param));
 }
 
@@ -184,34 +232,41 @@ function commandWords(spec: string): { name: string; required: boolean }[] {
   return out;
 }
 
-function optionParameter(name: string, spec: Map<string, Node>, chainedType?: string): Parameter {
-  const def = literal(spec.get("default"));
-  const type = stringValue(spec.get("type")) ?? shorthandType(spec) ?? chainedType ?? null;
-  let category: ParameterCategory;
-  let cli = `--${name}`;
-  let value = def && typeof def.value === "string" ? clip(def.value, 4096) : (def?.value ?? null);
-  const kind = type ?? (def?.kind === "boolean" ? "boolean" : def?.kind === "integer" || def?.kind === "number" ? "number" : "string");
-  if (kind === "boolean" || kind === "count") {
+type Literal = ReturnType<typeof literal>;
+
+/** The kind of value an option takes: its declared type, else its default's. */
+function valueKind(type: string | null, def: Literal): string {
+  if (type) return type;
+  if (def?.kind === "boolean") return "boolean";
+  return def?.kind === "integer" || def?.kind === "number" ? "number" : "string";
+}
+
+/** The category, the way to write the option and the value it has unless written. */
+function optionShape(name: string, type: string | null, def: Literal): { category: ParameterCategory; cli: string; value: Parameter["value"] } {
+  const value = def && typeof def.value === "string" ? clip(def.value, 4096) : (def?.value ?? null);
+  const kind = valueKind(type, def);
+  if (kind === "boolean" && def?.value === true) {
     // A switch that defaults to on can only be turned off by writing its value.
-    if (kind === "boolean" && def?.value === true) {
-      category = "boolean";
-      cli = `--${name}=`;
-    } else {
-      category = "flag";
-      value = typeof def?.value === "boolean" ? def.value : false;
-    }
-  } else if (kind === "number") {
-    category = def?.kind === "integer" ? "integer" : "number";
-  } else {
-    category = "string";
+    return { category: "boolean", cli: `--${name}=`, value };
   }
-  const choices = literalArray(spec.get("choices"));
-  const description = stringValue(spec.get("describe") ?? spec.get("description") ?? spec.get("desc"));
-  // `demandOption: true` or a message string; a name or call is not known to be truthy.
-  const demand = ["demandOption", "demand", "required", "require"].some((k) => {
+  if (kind === "boolean" || kind === "count") return { category: "flag", cli: `--${name}`, value: typeof def?.value === "boolean" ? def.value : false };
+  if (kind === "number") return { category: def?.kind === "integer" ? "integer" : "number", cli: `--${name}`, value };
+  return { category: "string", cli: `--${name}`, value };
+}
+
+// `demandOption: true` or a message string; a name or call is not known to be truthy.
+const demands = (spec: Spec): boolean =>
+  ["demandOption", "demand", "required", "require"].some((k) => {
     const lit = literal(spec.get(k));
     return lit !== null && lit.value !== false && lit.value !== null && lit.value !== "";
   });
+
+function optionParameter(name: string, spec: Spec, chainedType?: string): Parameter {
+  const def = literal(spec.get("default"));
+  const type = stringValue(spec.get("type")) ?? shorthandType(spec) ?? chainedType ?? null;
+  const { category, cli, value } = optionShape(name, type, def);
+  const choices = literalArray(spec.get("choices"));
+  const description = stringValue(spec.get("describe") ?? spec.get("description") ?? spec.get("desc"));
   return {
     name: clip(name, 256),
     value,
@@ -219,7 +274,7 @@ function optionParameter(name: string, spec: Map<string, Node>, chainedType?: st
     cli_option: clip(cli, 256),
     choices: choices ? choices.slice(0, 256).map((c) => (typeof c === "string" ? clip(c, 1024) : c)) : null,
     description: description ? clip(description, 4096) : null,
-    required: demand,
+    required: demands(spec),
   };
 }
 

@@ -30,72 +30,14 @@ export interface ArgparseFacts {
 
 const GROUP_METHODS = new Set(["add_argument_group", "add_mutually_exclusive_group"]);
 
+type Owned = { parameters: Parameter[]; roles: Map<string, FileRole> };
+type SubcommandSpec = { description: string | null; parents: string[] };
+
 export function argparseFacts(calls: readonly Node[], imports: PythonImports): ArgparseFacts {
-  // Which parser each variable holds: "" for a top-level parser, a sub-command's name for its parser.
-  const owner = new Map<string, string>();
-  let description: string | null = null;
-  for (const call of calls) {
-    const fn = qualifiedName(call.childForFieldName("function"), imports);
-    if (!fn || lastSegment(fn) !== "ArgumentParser") continue;
-    const target = assignedTo(call);
-    if (target) owner.set(target, "");
-    if (description === null) {
-      const text = stringLiteral(callArguments(call).keywords.get("description"));
-      if (text?.trim()) description = text.trim();
-    }
-  }
+  const { owner, description } = topParsers(calls, imports);
   if (owner.size === 0) return { parameters: [], roles: new Map(), description: null, subcommands: [] };
-
-  const holders = new Set<string>();
-  const subcommands = new Map<string, { description: string | null; parents: string[] }>();
-  // Groups and sub-parsers are usually made right after their parser; a second pass catches the rest.
-  for (let pass = 0; pass < 2; pass++) {
-    for (const call of calls) {
-      const on = methodCall(call);
-      if (!on) continue;
-      const target = assignedTo(call);
-      if (GROUP_METHODS.has(on.method) && owner.has(on.object)) {
-        if (target && !owner.has(target)) owner.set(target, owner.get(on.object)!);
-      } else if (on.method === "add_subparsers" && owner.get(on.object) === "") {
-        if (target) holders.add(target);
-      } else if (on.method === "add_parser" && holders.has(on.object)) {
-        const args = callArguments(call);
-        const name = stringLiteral(args.positional[0] ?? args.keywords.get("name"));
-        if (!name || !/^[\w][\w.:-]*$/.test(name) || subcommands.has(name)) continue;
-        const help = stringLiteral(args.keywords.get("help")) ?? stringLiteral(args.keywords.get("description"));
-        const parents = args.keywords.get("parents");
-        subcommands.set(name, {
-          description: help?.trim() ? foldWhitespace(help) : null,
-          parents: parents?.type === "list" ? parents.namedChildren.filter((c): c is Node => c !== null).map((c) => c.text) : [],
-        });
-        if (target) owner.set(target, name);
-      }
-    }
-  }
-
-  const byOwner = new Map<string, { parameters: Parameter[]; roles: Map<string, FileRole> }>();
-  const declaredBy = new Map<string, Parameter[]>();
-  for (const call of calls) {
-    const fn = call.childForFieldName("function");
-    if (fn?.type !== "attribute" || fn.childForFieldName("attribute")?.text !== "add_argument") continue;
-    const object = fn.childForFieldName("object");
-    if (!object) continue;
-    let who: string | undefined = owner.get(object.text);
-    if (who === undefined && object.type === "call") {
-      const inner = methodCall(object);
-      if (inner && GROUP_METHODS.has(inner.method)) who = owner.get(inner.object);
-    }
-    if (who === undefined) continue;
-    const declared = argumentParameter(callArguments(call), imports);
-    if (!declared) continue;
-    const into = byOwner.get(who) ?? { parameters: [], roles: new Map<string, FileRole>() };
-    byOwner.set(who, into);
-    into.parameters.push(declared.parameter);
-    if (declared.role && !into.roles.has(declared.parameter.name)) into.roles.set(declared.parameter.name, declared.role);
-    const list = declaredBy.get(object.text) ?? [];
-    list.push(declared.parameter);
-    declaredBy.set(object.text, list);
-  }
+  const subcommands = subParsers(calls, owner);
+  const { byOwner, declaredBy } = declaredArguments(calls, owner, imports);
   const top = byOwner.get("") ?? { parameters: [], roles: new Map<string, FileRole>() };
   return {
     parameters: top.parameters,
@@ -108,6 +50,99 @@ export function argparseFacts(calls: readonly Node[], imports: PythonImports): A
       return { name, parameters: [...inherited, ...own.parameters], roles: own.roles, description: sub.description };
     }),
   };
+}
+
+/**
+ * Which parser each variable holds ("" for a top-level parser, a sub-command's
+ * name for its parser), here the `ArgumentParser()`s; and the first one's description.
+ */
+function topParsers(calls: readonly Node[], imports: PythonImports): { owner: Map<string, string>; description: string | null } {
+  const owner = new Map<string, string>();
+  let description: string | null = null;
+  for (const call of calls) {
+    const fn = qualifiedName(call.childForFieldName("function"), imports);
+    if (!fn || lastSegment(fn) !== "ArgumentParser") continue;
+    const target = assignedTo(call);
+    if (target) owner.set(target, "");
+    if (description === null) {
+      const text = stringLiteral(callArguments(call).keywords.get("description"));
+      if (text?.trim()) description = text.trim();
+    }
+  }
+  return { owner, description };
+}
+
+/** The groups and sub-command parsers made from the known parsers, added to owner; the sub-commands by name. */
+function subParsers(calls: readonly Node[], owner: Map<string, string>): Map<string, SubcommandSpec> {
+  const holders = new Set<string>();
+  const subcommands = new Map<string, SubcommandSpec>();
+  // Groups and sub-parsers are usually made right after their parser; a second pass catches the rest.
+  for (let pass = 0; pass < 2; pass++) {
+    for (const call of calls) {
+      const on = methodCall(call);
+      if (!on) continue;
+      const target = assignedTo(call);
+      if (GROUP_METHODS.has(on.method) && owner.has(on.object)) {
+        if (target && !owner.has(target)) owner.set(target, owner.get(on.object)!);
+      } else if (on.method === "add_subparsers" && owner.get(on.object) === "") {
+        if (target) holders.add(target);
+      } else if (on.method === "add_parser" && holders.has(on.object)) {
+        const name = addParser(call, subcommands);
+        if (name && target) owner.set(target, name);
+      }
+    }
+  }
+  return subcommands;
+}
+
+/** Records `sub.add_parser("name", ...)` in subcommands; its name, or null when it is not a new, readable one. */
+function addParser(call: Node, subcommands: Map<string, SubcommandSpec>): string | null {
+  const args = callArguments(call);
+  const name = stringLiteral(args.positional[0] ?? args.keywords.get("name"));
+  if (!name || !/^[\w][\w.:-]*$/.test(name) || subcommands.has(name)) return null;
+  const help = stringLiteral(args.keywords.get("help")) ?? stringLiteral(args.keywords.get("description"));
+  const parents = args.keywords.get("parents");
+  subcommands.set(name, {
+    description: help?.trim() ? foldWhitespace(help) : null,
+    parents: parents?.type === "list" ? parents.namedChildren.filter((c): c is Node => c !== null).map((c) => c.text) : [],
+  });
+  return name;
+}
+
+/** The parser an `x.add_argument(...)` adds to: x's, or that of the group made inline (`p.add_argument_group().add_argument`). */
+function argumentOwner(object: Node, owner: Map<string, string>): string | undefined {
+  const who = owner.get(object.text);
+  if (who !== undefined || object.type !== "call") return who;
+  const inner = methodCall(object);
+  return inner && GROUP_METHODS.has(inner.method) ? owner.get(inner.object) : undefined;
+}
+
+/** The arguments added, by the parser they belong to and by the variable they were added on. */
+function declaredArguments(
+  calls: readonly Node[],
+  owner: Map<string, string>,
+  imports: PythonImports,
+): { byOwner: Map<string, Owned>; declaredBy: Map<string, Parameter[]> } {
+  const byOwner = new Map<string, Owned>();
+  const declaredBy = new Map<string, Parameter[]>();
+  for (const call of calls) {
+    const fn = call.childForFieldName("function");
+    if (fn?.type !== "attribute" || fn.childForFieldName("attribute")?.text !== "add_argument") continue;
+    const object = fn.childForFieldName("object");
+    if (!object) continue;
+    const who = argumentOwner(object, owner);
+    if (who === undefined) continue;
+    const declared = argumentParameter(callArguments(call), imports);
+    if (!declared) continue;
+    const into = byOwner.get(who) ?? { parameters: [], roles: new Map<string, FileRole>() };
+    byOwner.set(who, into);
+    into.parameters.push(declared.parameter);
+    if (declared.role && !into.roles.has(declared.parameter.name)) into.roles.set(declared.parameter.name, declared.role);
+    const list = declaredBy.get(object.text) ?? [];
+    list.push(declared.parameter);
+    declaredBy.set(object.text, list);
+  }
+  return { byOwner, declaredBy };
 }
 
 /** `obj.method(...)`: the method and the text of obj. */
@@ -131,21 +166,32 @@ function assignedTo(call: Node): string | null {
 const SWITCH_ACTIONS = new Set(["store_true", "store_false", "store_const", "append_const", "count"]);
 const SKIPPED_ACTIONS = new Set(["help", "version"]);
 
-function argumentParameter(args: CallArguments, imports: PythonImports): Declared | null {
+/** The option strings (or the positional's name); null when one cannot be read or there are none. */
+function argumentFlags(args: CallArguments): string[] | null {
   const flags: string[] = [];
   for (const node of args.positional) {
     const s = stringLiteral(node);
     if (s === null || s === "") return null; // an option name we cannot read: nothing reliable to report
     flags.push(s);
   }
-  if (flags.length === 0) return null;
+  return flags.length === 0 ? null : flags;
+}
+
+/** The `action=`'s last segment: "store_true" or argparse.BooleanOptionalAction alike. */
+function argumentAction(kw: CallArguments["keywords"], imports: PythonImports): string | null {
+  const actionNode = kw.get("action");
+  const actionName = stringLiteral(actionNode) ?? qualifiedName(actionNode, imports);
+  return actionName === null ? null : lastSegment(actionName);
+}
+
+function argumentParameter(args: CallArguments, imports: PythonImports): Declared | null {
+  const flags = argumentFlags(args);
+  if (!flags) return null;
   const kw = args.keywords;
   const positional = !flags[0]!.startsWith("-");
   if (!positional && flags.some((f) => f === "-h" || f === "--help")) return null;
 
-  const actionNode = kw.get("action");
-  const actionName = stringLiteral(actionNode) ?? qualifiedName(actionNode, imports);
-  const action = actionName === null ? null : lastSegment(actionName);
+  const action = argumentAction(kw, imports);
   if (action && SKIPPED_ACTIONS.has(action)) return null;
 
   const explicitDest = stringLiteral(kw.get("dest"));
@@ -170,13 +216,23 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
   if ((action && SWITCH_ACTIONS.has(action)) || action === "BooleanOptionalAction") {
     return { parameter: { name, value: false, category: "flag", cli_option, choices: null, description, required: false } };
   }
+  return valueArgument(kw, imports, { name, cli_option, description, required }, defaultLit);
+}
 
+/** An argument that takes a value: its category from `type=`, else its choices, else its default. */
+function valueArgument(
+  kw: CallArguments["keywords"],
+  imports: PythonImports,
+  base: Pick<Parameter, "name" | "cli_option" | "description" | "required">,
+  defaultLit: ReturnType<typeof literal>,
+): Declared {
   const type = typeInfo(kw.get("type"), imports);
   let choices = literalList(kw.get("choices"));
   const category =
     type?.category ??
     (choices?.length && choices.every((c) => typeof c === "number") ? (choices.every(Number.isInteger) ? "integer" : "number") : literalCategory(defaultLit));
   if (choices && category === "string") choices = choices.map(String);
+  const { name, cli_option, description, required } = base;
   const parameter: Parameter = { name, value: defaultValue(defaultLit, category, ["True", "False"]), category, cli_option, choices, description, required };
   return { parameter, ...(type?.role && { role: type.role }) };
 }

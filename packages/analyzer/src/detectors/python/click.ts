@@ -112,41 +112,60 @@ export function commandName(fn: string): string {
   return base.toLowerCase().replace(/_/g, "-");
 }
 
+interface Registered {
+  fn: Node;
+  decorators: Decorator[];
+  command: Decorator;
+}
+
 /** The commands registered on a group: `@group.command(...)`, `@group.group(...)` and `group.add_command(fn, name)`. */
 function groupCommands(root: Node, group: string, imports: PythonImports, path: string): ClickSubcommand[] {
   if (!group) return [];
   const out: ClickSubcommand[] = [];
-  const byFunction = new Map<string, { fn: Node; decorators: Decorator[]; command: Decorator }>();
-  const add = (name: string | null, fn: Node, decorators: Decorator[], command: Decorator) => {
+  const add = (name: string | null, { fn, decorators, command }: Registered) => {
     const n = name ?? commandName(fn.childForFieldName("name")?.text ?? "");
     if (!n || out.some((c) => c.name === n)) return;
     const facts = commandFacts(fn, decorators, command, imports, path);
     out.push({ name: n, parameters: facts.parameters, roles: facts.roles, description: facts.description });
   };
+  const byFunction = new Map<string, Registered>();
   for (const def of descendants(root, "decorated_definition")) {
     const fn = def.childForFieldName("definition");
     if (fn?.type !== "function_definition") continue;
     const decorators = clickDecorators(def, imports);
-    let registered: { call: Node | null; node: Node } | null = null;
-    for (const dec of children(def)) {
-      if (dec.type !== "decorator") continue;
-      const expr = dec.firstNamedChild;
-      const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
-      if (
-        callee?.type === "attribute" &&
-        callee.childForFieldName("object")?.text === group &&
-        /^(command|group)$/.test(callee.childForFieldName("attribute")?.text ?? "")
-      ) {
-        registered = { call: expr?.type === "call" ? expr : null, node: dec };
-      }
-    }
     const own = decorators.find((d) => d.kind === "command" || d.kind === "group");
     if (own) byFunction.set(fn.childForFieldName("name")?.text ?? "", { fn, decorators, command: own });
+    const registered = groupDecorator(def, group);
     if (!registered) continue;
     const args = registered.call ? callArguments(registered.call) : null;
     const name = args ? (stringLiteral(args.positional[0]) ?? stringLiteral(args.keywords.get("name"))) : null;
-    add(name, fn, decorators, { kind: "command", call: registered.call, node: registered.node });
+    add(name, { fn, decorators, command: registered });
   }
+  for (const { name, target } of addedCommands(root, group, byFunction)) add(name, target);
+  return out;
+}
+
+/** The last `@group.command(...)` / `@group.group(...)` decorator of a definition, as a command decorator. */
+function groupDecorator(def: Node, group: string): Decorator | null {
+  let registered: Decorator | null = null;
+  for (const dec of children(def)) {
+    if (dec.type !== "decorator") continue;
+    const expr = dec.firstNamedChild;
+    const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
+    if (
+      callee?.type === "attribute" &&
+      callee.childForFieldName("object")?.text === group &&
+      /^(command|group)$/.test(callee.childForFieldName("attribute")?.text ?? "")
+    ) {
+      registered = { kind: "command", call: expr?.type === "call" ? expr : null, node: dec };
+    }
+  }
+  return registered;
+}
+
+/** `group.add_command(fn, name)` calls for decorated commands, with the name each is registered under. */
+function addedCommands(root: Node, group: string, byFunction: Map<string, Registered>): { name: string | null; target: Registered }[] {
+  const out: { name: string | null; target: Registered }[] = [];
   for (const call of descendants(root, "call")) {
     const callee = call.childForFieldName("function");
     if (callee?.type !== "attribute" || callee.childForFieldName("object")?.text !== group || callee.childForFieldName("attribute")?.text !== "add_command")
@@ -154,11 +173,11 @@ function groupCommands(root: Node, group: string, imports: PythonImports, path: 
     const args = callArguments(call);
     const target = byFunction.get(args.positional[0]?.text ?? "");
     if (!target) continue;
-    const explicit =
+    const name =
       stringLiteral(args.positional[1]) ??
       stringLiteral(args.keywords.get("name")) ??
       (target.command.call ? stringLiteral(callArguments(target.command.call).positional[0]) : null);
-    add(explicit, target.fn, target.decorators, target.command);
+    out.push({ name, target });
   }
   return out;
 }
@@ -175,28 +194,40 @@ function declarations(args: CallArguments): string[] | null {
 
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
-function optionParameter(args: CallArguments, imports: PythonImports): Declared | null {
-  const decls = declarations(args);
-  if (!decls) return null;
-  const kw = args.keywords;
-  let explicitName: string | null = null;
-  const switches: string[] = [];
-  let secondary = false;
-  let offSwitch: string | null = null;
+interface OptionDecls {
+  /** A declaration without dashes names the parameter. */
+  explicitName: string | null;
+  /** The switches that turn it on (or take its value). */
+  switches: string[];
+  /** Declared as "--on/--off". */
+  secondary: boolean;
+  offSwitch: string | null;
+}
+
+function optionDecls(decls: string[]): OptionDecls {
+  const out: OptionDecls = { explicitName: null, switches: [], secondary: false, offSwitch: null };
   for (const decl of decls) {
     if (!decl.startsWith("-") && IDENTIFIER.test(decl)) {
-      explicitName = decl;
+      out.explicitName = decl;
       continue;
     }
     // "--shout/--no-shout": the first half turns it on, the second off.
     const on = decl.includes("/") ? decl.slice(0, decl.indexOf("/")).trim() : decl;
     if (decl.includes("/")) {
-      secondary = true;
+      out.secondary = true;
       const off = decl.slice(decl.indexOf("/") + 1).trim();
-      if (off.startsWith("-") && (!offSwitch || off.startsWith("--"))) offSwitch = off;
+      if (off.startsWith("-") && (!out.offSwitch || off.startsWith("--"))) out.offSwitch = off;
     }
-    if (on.startsWith("-")) switches.push(on);
+    if (on.startsWith("-")) out.switches.push(on);
   }
+  return out;
+}
+
+function optionParameter(args: CallArguments, imports: PythonImports): Declared | null {
+  const decls = declarations(args);
+  if (!decls) return null;
+  const kw = args.keywords;
+  const { explicitName, switches, secondary, offSwitch } = optionDecls(decls);
   if (switches.length === 0) return null;
   // click names the parameter after its first --option (else its first -o).
   const source = switches.find((s) => s.startsWith("--")) ?? switches[0]!;
@@ -213,11 +244,21 @@ function optionParameter(args: CallArguments, imports: PythonImports): Declared 
     if (value && offSwitch) return { parameter: negated(name, cli_option ?? "", description, offSwitch) };
     return { parameter: { name, value: value && !secondary ? value : false, category: "flag", cli_option, choices: null, description, required: false } };
   }
+  return valueOption(kw, imports, { name, cli_option, description }, defaultLit);
+}
+
+/** An option that takes a value; required when click must have it or would prompt for it. */
+function valueOption(
+  kw: CallArguments["keywords"],
+  imports: PythonImports,
+  { name, cli_option, description }: Pick<Parameter, "name" | "cli_option" | "description">,
+  defaultLit: ReturnType<typeof literal>,
+): Declared {
   const type = typeInfo(kw.get("type"), imports);
   const category = type?.category ?? literalCategory(defaultLit);
   // A prompt with nothing to fall back on waits for a terminal a run does not have.
   const prompts = kw.has("prompt") && literal(kw.get("prompt"))?.value !== false;
-  const required = isTrue("required") || (prompts && (!defaultLit || defaultLit.value === null));
+  const required = literal(kw.get("required"))?.value === true || (prompts && (!defaultLit || defaultLit.value === null));
   const parameter: Parameter = {
     name,
     value: defaultValue(defaultLit, category, ["true", "false"]),

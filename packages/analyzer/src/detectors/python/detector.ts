@@ -84,29 +84,8 @@ export const detectPython: Detector = (ctx) => {
     if (source === null) continue;
     const test = isTestFile(file.path);
     const pkg = mainPackage(file.path);
-    // Most files are not runnable, read no environment variable and import no
-    // notable library; a look at the text spares parsing them (what is parsed
-    // is still decided by the tree, never by the text).
-    if (
-      pkg === null &&
-      !source.includes("__main__") &&
-      !MAY_RUN_ON_IMPORT.test(source) &&
-      (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))
-    )
-      continue;
-    const parsed = ctx.syntax.parse("python", source, (root): FileFacts => {
-      const imports = readImports(root);
-      const main = pkg !== null || mainBlock(root) !== null;
-      const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
-      const runnable = main || onImport;
-      return {
-        onImport,
-        modules: test ? [] : imports.topLevelModules,
-        envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, file.path) : [],
-        entry: runnable ? entryFacts(root, imports, file.path) : null,
-        imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
-      };
-    });
+    if (notWorthParsing(source, pkg, test)) continue;
+    const parsed = ctx.syntax.parse("python", source, (root) => fileFacts(root, source, file.path, pkg, test));
     if (!parsed) continue;
     const facts = parsed.value;
     for (const f of frameworksOf(facts.modules)) frameworks.add(f);
@@ -115,23 +94,57 @@ export const detectPython: Detector = (ctx) => {
     const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
     if (!test) envVars.addAll(entry.envVars);
     if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
-    const found: Experiment[] = [];
-    if (pkg !== null) {
-      const folder = file.path.slice(0, -"/__main__.py".length);
-      const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
-      found.push(
-        ...withSubcommands(experiment("python-module", `python-module:${pkg}`, file.path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry),
-      );
-    } else {
-      found.push(
-        ...withSubcommands(experiment("python-script", `python:${file.path}`, file.path, ["python3", file.path], entry, fallbackTitle(file.path)), entry),
-      );
-    }
+    const found = entryExperiments(ctx, file.path, pkg, entry);
     experiments.push(...found);
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
-  // A file that only parses options on import, and that another file imports, is the project's shared options
-  // module: not an entry itself, but the scripts that import it take its options.
+  adoptSharedOptions(ctx, experiments, onImportOnly);
+  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
+  experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
+  return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
+};
+
+/**
+ * Most files are not runnable, read no environment variable and import no
+ * notable library; a look at the text spares parsing them (what is parsed
+ * is still decided by the tree, never by the text).
+ */
+function notWorthParsing(source: string, pkg: string | null, test: boolean): boolean {
+  return (
+    pkg === null &&
+    !source.includes("__main__") &&
+    !MAY_RUN_ON_IMPORT.test(source) &&
+    (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))
+  );
+}
+
+function fileFacts(root: Node, source: string, path: string, pkg: string | null, test: boolean): FileFacts {
+  const imports = readImports(root);
+  const main = pkg !== null || mainBlock(root) !== null;
+  const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
+  const runnable = main || onImport;
+  return {
+    onImport,
+    modules: test ? [] : imports.topLevelModules,
+    envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, path) : [],
+    entry: runnable ? entryFacts(root, imports, path) : null,
+    imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
+  };
+}
+
+/** A package's `python3 -m pkg` or a script's `python3 path`, one experiment per sub-command if it has them. */
+function entryExperiments(ctx: AnalyzerContext, path: string, pkg: string | null, entry: EntryFacts): Experiment[] {
+  if (pkg === null) return withSubcommands(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)), entry);
+  const folder = path.slice(0, -"/__main__.py".length);
+  const doc = entry.docstring ?? packageDocstring(ctx, `${folder}/__init__.py`);
+  return withSubcommands(experiment("python-module", `python-module:${pkg}`, path, ["python3", "-m", pkg], { ...entry, docstring: doc }, pkg), entry);
+}
+
+/**
+ * A file that only parses options on import, and that another file imports, is the project's shared options
+ * module: not an entry itself, but the scripts that import it take its options.
+ */
+function adoptSharedOptions(ctx: AnalyzerContext, experiments: Experiment[], onImportOnly: Map<string, Experiment[]>): void {
   for (const [path, found] of onImportOnly) {
     if (ctx.outOfTime()) break;
     const importers = importersOf(ctx, path);
@@ -157,10 +170,7 @@ export const detectPython: Detector = (ctx) => {
       }
     }
   }
-  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
-  experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
-  return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
-};
+}
 
 /** Text that a file run by importing it must contain (what is run is still decided on the tree). */
 const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click|exec\(open/;

@@ -56,34 +56,46 @@ function settingsUses(root: Node, imports: PythonImports, path: string): EnvVarU
     if (!bases || !children(bases).some((b) => /(^|\.)BaseSettings$/.test(qualifiedName(b, imports) ?? b.text))) continue;
     const body = cls.childForFieldName("body");
     if (!body) continue;
-    let prefix = "";
-    for (const call of descendants(body, "call")) {
-      const p = stringLiteral(callArguments(call).keywords.get("env_prefix"));
-      if (p !== null) prefix = p;
-    }
-    for (const a of descendants(body, "assignment")) {
-      const left = a.childForFieldName("left");
-      if (left?.text === "env_prefix") prefix = stringLiteral(a.childForFieldName("right")) ?? prefix;
-    }
+    const prefix = envPrefix(body);
     for (const stmt of children(body)) {
-      const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
-      if (a?.type !== "assignment" || !a.childForFieldName("type")) continue;
-      const name = a.childForFieldName("left");
-      if (name?.type !== "identifier" || name.text === "model_config" || name.text.startsWith("_")) continue;
-      const value = a.childForFieldName("right");
-      let env = `${prefix}${name.text}`.toUpperCase();
-      let required = value === null;
-      if (value?.type === "call" && /(^|\.)Field$/.test(qualifiedName(value.childForFieldName("function"), imports) ?? "")) {
-        const args = callArguments(value);
-        const alias = stringLiteral(args.keywords.get("validation_alias") ?? args.keywords.get("alias") ?? args.keywords.get("env"));
-        if (alias) env = alias.toUpperCase();
-        const first = args.positional[0];
-        required = (!first || first.type === "ellipsis") && !args.keywords.has("default") && !args.keywords.has("default_factory");
-      }
-      if (/^[A-Z_][A-Z0-9_]*$/.test(env)) out.push({ name: env, path, line: lineOf(a), required });
+      const use = settingsField(stmt, prefix, imports, path);
+      if (use) out.push(use);
     }
   }
   return out;
+}
+
+/** The class's `env_prefix`, from `SettingsConfigDict(env_prefix=...)` or `env_prefix = ...` (the last one said). */
+function envPrefix(body: Node): string {
+  let prefix = "";
+  for (const call of descendants(body, "call")) {
+    const p = stringLiteral(callArguments(call).keywords.get("env_prefix"));
+    if (p !== null) prefix = p;
+  }
+  for (const a of descendants(body, "assignment")) {
+    const left = a.childForFieldName("left");
+    if (left?.text === "env_prefix") prefix = stringLiteral(a.childForFieldName("right")) ?? prefix;
+  }
+  return prefix;
+}
+
+/** The variable an annotated field of a settings class is read from. */
+function settingsField(stmt: Node, prefix: string, imports: PythonImports, path: string): EnvVarUse | null {
+  const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+  if (a?.type !== "assignment" || !a.childForFieldName("type")) return null;
+  const name = a.childForFieldName("left");
+  if (name?.type !== "identifier" || name.text === "model_config" || name.text.startsWith("_")) return null;
+  const value = a.childForFieldName("right");
+  let env = `${prefix}${name.text}`.toUpperCase();
+  let required = value === null;
+  if (value?.type === "call" && /(^|\.)Field$/.test(qualifiedName(value.childForFieldName("function"), imports) ?? "")) {
+    const args = callArguments(value);
+    const alias = stringLiteral(args.keywords.get("validation_alias") ?? args.keywords.get("alias") ?? args.keywords.get("env"));
+    if (alias) env = alias.toUpperCase();
+    const first = args.positional[0];
+    required = (!first || first.type === "ellipsis") && !args.keywords.has("default") && !args.keywords.has("default_factory");
+  }
+  return /^[A-Z_][A-Z0-9_]*$/.test(env) ? { name: env, path, line: lineOf(a), required } : null;
 }
 
 /** `os.environ["X"] = ...` and `del os.environ["X"]` set the variable rather than read it. */
@@ -106,36 +118,39 @@ export function optionalRead(read: Node, testsNone: boolean): boolean {
   if (testsNone && storedThenTested(read)) return true;
   let child = read;
   for (let p = read.parent; p; child = p, p = p.parent) {
-    switch (p.type) {
-      case "if_statement":
-      case "elif_clause":
-      case "while_statement": {
-        const inCondition = p.childForFieldName("condition")?.equals(child) ?? false;
-        if (inCondition) {
-          if (testsNone) return true;
-          break;
-        }
-        if (p.type === "if_statement" && isMainGuard(p)) break;
-        return true;
-      }
-      case "else_clause":
-      case "conditional_expression":
-        return true;
-      case "boolean_operator":
-      case "comparison_operator":
-      case "not_operator":
-        if (testsNone) return true;
-        break;
-      case "try_statement":
-        if (p.childForFieldName("body")?.equals(child) && catchesMissing(p)) return true;
-        break;
-      case "function_definition":
-      case "lambda":
-      case "class_definition":
-        return false;
-    }
+    const verdict = enclosingVerdict(p, child, testsNone);
+    if (verdict !== null) return verdict;
   }
   return false;
+}
+
+/** What the node p around a read (reached through child) says of it: optional, not, or null to look further out. */
+function enclosingVerdict(p: Node, child: Node, testsNone: boolean): boolean | null {
+  switch (p.type) {
+    case "if_statement":
+    case "elif_clause":
+    case "while_statement": {
+      const inCondition = p.childForFieldName("condition")?.equals(child) ?? false;
+      if (inCondition) return testsNone ? true : null;
+      if (p.type === "if_statement" && isMainGuard(p)) return null;
+      return true;
+    }
+    case "else_clause":
+    case "conditional_expression":
+      return true;
+    case "boolean_operator":
+    case "comparison_operator":
+    case "not_operator":
+      return testsNone ? true : null;
+    case "try_statement":
+      return p.childForFieldName("body")?.equals(child) && catchesMissing(p) ? true : null;
+    case "function_definition":
+    case "lambda":
+    case "class_definition":
+      return false;
+    default:
+      return null;
+  }
 }
 
 /** `proxy = os.getenv("X")` followed by `if proxy:` (or `proxy or ...`, `proxy is None`) in the same scope. */

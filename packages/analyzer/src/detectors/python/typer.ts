@@ -24,14 +24,19 @@ export interface TyperCommand {
 
 const imported = (imports: PythonImports, module: string): boolean => [...imports.bindings.values()].some((m) => m === module || m.startsWith(`${module}.`));
 
-export function typerCommands(root: Node, imports: PythonImports): TyperCommand[] {
-  if (!imported(imports, "typer")) return [];
-  const apps = new Set<string>();
+/** Each function definition by its name, the first one where a name repeats. */
+function functionsByName(root: Node): Map<string, Node> {
   const functions = new Map<string, Node>();
-  for (const stmt of descendants(root, "function_definition")) {
-    const name = stmt.childForFieldName("name")?.text;
-    if (name && !functions.has(name)) functions.set(name, stmt);
+  for (const def of descendants(root, "function_definition")) {
+    const name = def.childForFieldName("name")?.text;
+    if (name && !functions.has(name)) functions.set(name, def);
   }
+  return functions;
+}
+
+/** The names bound to `typer.Typer()`, and the function the first `typer.run(f)` runs. */
+function typerApps(root: Node, imports: PythonImports, functions: Map<string, Node>): { apps: Set<string>; run: Node | null } {
+  const apps = new Set<string>();
   let run: Node | null = null;
   for (const call of descendants(root, "call")) {
     const fn = qualifiedName(call.childForFieldName("function"), imports);
@@ -43,21 +48,36 @@ export function typerCommands(root: Node, imports: PythonImports): TyperCommand[
       run = functions.get(callArguments(call).positional[0]?.text ?? "") ?? null;
     }
   }
-  if (run) return [command(run, null, null, imports)];
-  if (apps.size === 0) return [];
+  return { apps, run };
+}
 
-  const commands: { fn: Node; explicit: string | null; help: string | null }[] = [];
+interface AppCommand {
+  fn: Node;
+  explicit: string | null;
+  help: string | null;
+}
+
+/** The `@app.<method>(...)` decorators of a definition, as the method and the call's arguments. */
+function appDecorators(def: Node, apps: Set<string>): { method: string | undefined; args: ReturnType<typeof callArguments> | null }[] {
+  const out: { method: string | undefined; args: ReturnType<typeof callArguments> | null }[] = [];
+  for (const dec of children(def)) {
+    if (dec.type !== "decorator") continue;
+    const expr = dec.firstNamedChild;
+    const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
+    if (callee?.type !== "attribute" || !apps.has(callee.childForFieldName("object")?.text ?? "")) continue;
+    out.push({ method: callee.childForFieldName("attribute")?.text, args: expr?.type === "call" ? callArguments(expr) : null });
+  }
+  return out;
+}
+
+/** The `@app.command()` functions, and whether an app has a `@app.callback()`. */
+function appCommands(root: Node, apps: Set<string>): { commands: AppCommand[]; callback: boolean } {
+  const commands: AppCommand[] = [];
   let callback = false;
   for (const def of descendants(root, "decorated_definition")) {
     const fn = def.childForFieldName("definition");
     if (fn?.type !== "function_definition") continue;
-    for (const dec of children(def)) {
-      if (dec.type !== "decorator") continue;
-      const expr = dec.firstNamedChild;
-      const callee = expr?.type === "call" ? expr.childForFieldName("function") : expr;
-      if (callee?.type !== "attribute" || !apps.has(callee.childForFieldName("object")?.text ?? "")) continue;
-      const method = callee.childForFieldName("attribute")?.text;
-      const args = expr?.type === "call" ? callArguments(expr) : null;
+    for (const { method, args } of appDecorators(def, apps)) {
       if (method === "callback") callback = true;
       if (method !== "command") continue;
       commands.push({
@@ -67,6 +87,15 @@ export function typerCommands(root: Node, imports: PythonImports): TyperCommand[
       });
     }
   }
+  return { commands, callback };
+}
+
+export function typerCommands(root: Node, imports: PythonImports): TyperCommand[] {
+  if (!imported(imports, "typer")) return [];
+  const { apps, run } = typerApps(root, imports, functionsByName(root));
+  if (run) return [command(run, null, null, imports)];
+  if (apps.size === 0) return [];
+  const { commands, callback } = appCommands(root, apps);
   const single = commands.length === 1 && !callback;
   return commands.map((c) => command(c.fn, single ? null : (c.explicit ?? commandName(c.fn.childForFieldName("name")?.text ?? "")), c.help, imports));
 }
@@ -81,23 +110,32 @@ function command(fn: Node, name: string | null, help: string | null, imports: Py
   return { name, parameters, description: doc ? foldWhitespace(doc.split("\f")[0]!) || null : null };
 }
 
-function parameter(p: Node, imports: PythonImports): Parameter | null {
-  let nameNode: Node | null;
-  let type: Node | null = null;
-  let value: Node | null = null;
-  if (p.type === "identifier") nameNode = p;
-  else if (p.type === "typed_parameter") {
-    nameNode = children(p).find((c) => c.type === "identifier") ?? null;
-    type = p.childForFieldName("type");
-  } else if (p.type === "default_parameter" || p.type === "typed_default_parameter") {
-    nameNode = p.childForFieldName("name");
-    type = p.childForFieldName("type");
-    value = p.childForFieldName("value");
-  } else return null;
-  const name = nameNode?.type === "identifier" ? nameNode.text : null;
-  if (!name || name === "self" || name === "ctx") return null;
+interface ParameterParts {
+  nameNode: Node | null;
+  type: Node | null;
+  value: Node | null;
+}
 
-  // What typer.Option / typer.Argument say, from Annotated[...] or the default.
+/** A signature entry's name, annotation and default, by the kind of parameter it is. */
+function parameterParts(p: Node): ParameterParts | null {
+  if (p.type === "identifier") return { nameNode: p, type: null, value: null };
+  if (p.type === "typed_parameter")
+    return { nameNode: children(p).find((c) => c.type === "identifier") ?? null, type: p.childForFieldName("type"), value: null };
+  if (p.type === "default_parameter" || p.type === "typed_default_parameter")
+    return { nameNode: p.childForFieldName("name"), type: p.childForFieldName("type"), value: p.childForFieldName("value") };
+  return null;
+}
+
+interface TyperSpelling {
+  /** The annotation without Annotated[...]. */
+  annotation: Node | null;
+  /** The typer.Option / typer.Argument call, if any. */
+  info: Node | null;
+  defaultNode: Node | null;
+}
+
+/** What typer.Option / typer.Argument say, from Annotated[...] or the default. */
+function typerSpelling(type: Node | null, value: Node | null, imports: PythonImports): TyperSpelling {
   let info: Node | null = null;
   let annotation = type;
   if (annotation?.type === "type") annotation = annotation.firstNamedChild;
@@ -115,28 +153,49 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
     info = value;
     defaultNode = callArguments(value).positional[0] ?? callArguments(value).keywords.get("default") ?? null;
   }
+  return { annotation, info, defaultNode };
+}
+
+/** Without an annotation, the default's own type (as Typer and Fire take it). */
+function literalCategory(lit: ReturnType<typeof literal> | null): ParameterCategory | "flag" {
+  switch (lit?.kind) {
+    case "int":
+      return "integer";
+    case "float":
+      return "number";
+    case "bool":
+      return "flag";
+    default:
+      return "string";
+  }
+}
+
+/** typer.Option / typer.Argument's kind, its option spellings and its help. */
+function typerInfo(info: Node | null, imports: PythonImports): { kind: string | null; decls: string[]; description: string | null } {
+  if (!info) return { kind: null, decls: [], description: null };
+  const infoArgs = callArguments(info);
+  const kind = lastSegment(qualifiedName(info.childForFieldName("function"), imports) ?? "");
+  // In the old spelling typer.Option(default, "--name"); in Annotated, typer.Option("--name").
+  const decls = infoArgs.positional.map((a) => stringLiteral(a)).filter((s): s is string => !!s && s.startsWith("-"));
+  const help = stringLiteral(infoArgs.keywords.get("help"));
+  return { kind, decls, description: help ? foldWhitespace(help) || null : null };
+}
+
+function parameter(p: Node, imports: PythonImports): Parameter | null {
+  const parts = parameterParts(p);
+  if (!parts) return null;
+  const name = parts.nameNode?.type === "identifier" ? parts.nameNode.text : null;
+  if (!name || name === "self" || name === "ctx") return null;
+
+  const { annotation, info, defaultNode } = typerSpelling(parts.type, parts.value, imports);
   const typeName = baseType(annotation, imports);
   if (typeName === "typer.Context" || typeName === "Context") return null;
-  const infoArgs = info ? callArguments(info) : null;
-  const kind = info ? lastSegment(qualifiedName(info.childForFieldName("function"), imports) ?? "") : null;
-  // In the old spelling typer.Option(default, "--name"); in Annotated, typer.Option("--name").
-  const decls = infoArgs ? infoArgs.positional.map((a) => stringLiteral(a)).filter((s): s is string => !!s && s.startsWith("-")) : [];
+  const { kind, decls, description } = typerInfo(info, imports);
   const required = defaultNode === null || defaultNode.type === "ellipsis";
   const positional = kind === "Argument" || (kind === null && defaultNode === null);
-  const help = infoArgs ? stringLiteral(infoArgs.keywords.get("help")) : null;
-  const description = help ? foldWhitespace(help) || null : null;
   const long = decls.find((d) => d.startsWith("--"))?.split("/")[0] ?? `--${name.replace(/_/g, "-")}`;
   const lit = required ? null : literal(defaultNode);
-  // Without an annotation, the default's own type (as Typer and Fire take it).
-  const category = annotation
-    ? categoryOf(typeName)
-    : lit?.kind === "int"
-      ? "integer"
-      : lit?.kind === "float"
-        ? "number"
-        : lit?.kind === "bool"
-          ? "flag"
-          : "string";
+  const category = annotation ? categoryOf(typeName) : literalCategory(lit);
 
   if (category === "flag" && !positional) {
     if (lit?.value === true) return negated(name, long, description, decls.find((d) => d.includes("/"))?.split("/")[1]);
@@ -200,11 +259,7 @@ function categoryOf(type: string | null): ParameterCategory | "flag" {
  */
 export function fireCommands(root: Node, imports: PythonImports): TyperCommand[] {
   if (!imported(imports, "fire")) return [];
-  const functions = new Map<string, Node>();
-  for (const def of descendants(root, "function_definition")) {
-    const name = def.childForFieldName("name")?.text;
-    if (name && !functions.has(name)) functions.set(name, def);
-  }
+  const functions = functionsByName(root);
   for (const call of descendants(root, "call")) {
     if (qualifiedName(call.childForFieldName("function"), imports) !== "fire.Fire") continue;
     const target = callArguments(call).positional[0];
