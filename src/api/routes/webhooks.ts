@@ -3,6 +3,7 @@ import type { Context } from "koa";
 import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import { acceptedSchema, deliveryPageSchema } from "../../domain/webhooks/webhooks.schemas.ts";
+import { cursorText } from "../../domain/shared/pagination.ts";
 import { decodeDeliveryCursor, type WebhookService } from "../../domain/webhooks/webhooks.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
@@ -96,8 +97,7 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
 
 const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
+  cursor: cursorText(400)
     .optional()
     .refine((v) => v === undefined || decodeDeliveryCursor(v) !== null, { message: "Invalid cursor" })
     .meta({ description: "The `next_cursor` of the previous page, unchanged." }),
