@@ -38,7 +38,7 @@ export const pageQuerySchema = z.strictObject({
     })
     .meta({
       description:
-        "Where the page starts: the `next_cursor` of the previous page, passed back unchanged. An opaque token (base64url; it holds the last id seen, so rows added meanwhile never shift the pages). Omit it for the first page; any other value is a 422 (`value_error`, `Invalid cursor`).",
+        "Where the page starts: the `next_cursor` of the previous page, passed back unchanged. An opaque token (base64url; it holds the last id seen, so rows added meanwhile never shift the pages). Omit it for the first page. A value outside the pattern is a 422 (`string_pattern_mismatch`); a well-formed one that no page returned, a 422 (`value_error`, `Invalid cursor`).",
     }),
 });
 
