@@ -10,10 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey, isWellFormedApiKey } from "../src/domain/auth/api-key-token.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
 import { freePort } from "./helpers/free-port.ts";
+import { until } from "./helpers/until.ts";
 
 // The CLI and `serve` as a user runs them: separate processes, real signals.
 
 const execFile = promisify(execFileCb);
+/** How long `serve` may take to become healthy, and a test with processes in it to finish, on a loaded machine. */
+const STARTUP_MS = 60_000;
+const PROCESS_TEST_MS = 180_000;
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
 let database: TestDatabase;
 let env: Record<string, string>;
@@ -36,18 +40,19 @@ async function serve(extra: Record<string, string> = {}): Promise<{ proc: ChildP
   });
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { proc, url, exited };
-    await new Promise((r) => setTimeout(r, 100));
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  try {
+    // A generous deadline: on a loaded machine a process takes seconds to start; one that exits fails at once.
+    await until("serve to answer /healthz", STARTUP_MS, async () => {
+      if (exitCode !== undefined) throw new Error(`serve exited with ${exitCode} before it was healthy`);
+      return (await fetch(`${url}/healthz`)).ok;
+    });
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
   }
-  proc.kill("SIGKILL");
-  throw new Error("serve did not become healthy");
+  return { proc, url, exited };
 }
 
 beforeAll(async () => {
@@ -61,7 +66,7 @@ beforeAll(async () => {
 });
 afterAll(() => database?.drop());
 
-describe("codeplane CLI", () => {
+describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
   it("migrates an empty database, then has nothing left to apply", async () => {
     const first = await cli("migrate");
     expect(first.code).toBe(0);
@@ -128,7 +133,7 @@ describe("codeplane CLI", () => {
   });
 });
 
-describe("codeplane serve", () => {
+describe("codeplane serve", { timeout: PROCESS_TEST_MS }, () => {
   it("keys generate prints a valid key offline, different each time, that seeds the first credential", async () => {
     const first = await cli("keys", "generate");
     const second = await cli("keys", "generate");
@@ -169,7 +174,8 @@ describe("codeplane serve", () => {
           port,
           path: "/v1/environment-variables",
           method: "POST",
-          headers: { authorization: `Bearer ${keyOut.key}`, "content-type": "application/json" },
+          // The server answers 100 Continue once it has read the headers: the request is then in flight, however slow the machine.
+          headers: { authorization: `Bearer ${keyOut.key}`, "content-type": "application/json", expect: "100-continue" },
         },
         (res) => {
           let body = "";
@@ -178,11 +184,13 @@ describe("codeplane serve", () => {
         },
       );
       req.on("error", reject);
-      req.write('{"name": "IN_FLIGHT", ');
-      setTimeout(() => {
+      req.on("continue", () => {
+        req.write('{"name": "IN_FLIGHT", ');
         proc.kill("SIGTERM");
+        // The rest of the body comes after the signal.
         setTimeout(() => req.end('"value": "v", "secret": false}'), 500);
-      }, 200);
+      });
+      req.flushHeaders();
     });
     const res = await response;
     expect(res.status).toBe(201);
@@ -192,7 +200,7 @@ describe("codeplane serve", () => {
   });
 });
 
-describe("codeplane analyze", () => {
+describe("codeplane analyze", { timeout: PROCESS_TEST_MS }, () => {
   const fixture = new URL("../packages/analyzer/fixtures/golden/mixed/repo", import.meta.url).pathname;
 
   it("prints the analysis of a folder as JSON without any configuration", async () => {

@@ -1,5 +1,5 @@
 import type Router from "@koa/router";
-import type { OpenAPIRegistry, RouteConfig } from "@asteasolutions/zod-to-openapi";
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
 import type { Context, Middleware } from "koa";
 import { z } from "zod";
 import type { Principal, Scope } from "../domain/auth/scopes.ts";
@@ -89,6 +89,30 @@ export const validationErrorSchema = z
 /** The query of a route that declares none: an unknown parameter is refused (`extra_forbidden`), as in a declared query or a body. */
 const noQuery = z.strictObject({});
 
+const retryAfterHeader = {
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" as const, minimum: 1 } },
+};
+const UNDER_LOAD =
+  "A service this operation depends on failed or was busy (the database's pool, Postgres, the Kubernetes API server, the network, this process's resources); try again after `Retry-After` (docs/users/api-behaviour.md lists the classes).";
+const CONCURRENT = "A concurrent request created, changed or removed the same resource meanwhile; read it again.";
+
+/**
+ * Every operation can meet an infrastructure failure under load (errors.ts answers it with
+ * domain/infrastructure-errors.ts): its 503 (with Retry-After) is documented everywhere, and
+ * the 409 of a concurrent change on every operation that writes; an operation's own 503 or 409
+ * keeps its description, with this one added.
+ */
+function documentInfrastructureFailures(responses: RouteConfig["responses"], writes: boolean): void {
+  const add = (status: 409 | 503, description: string, headers?: typeof retryAfterHeader) => {
+    const declared = responses[status] as (ResponseConfig & { headers?: ResponseHeaders }) | undefined;
+    responses[status] = declared
+      ? { ...declared, description: `${declared.description} Also: ${description}`, ...(headers && { headers: { ...headers, ...declared.headers } }) }
+      : { description, content: { "application/json": { schema: errorBodySchema } }, ...(headers && { headers }) };
+  };
+  add(503, UNDER_LOAD, retryAfterHeader);
+  if (writes) add(409, CONCURRENT);
+}
+
 const toKoaPath = (p: string) => p.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, loc: Location, issues: ValidationIssue[]): unknown {
@@ -177,7 +201,8 @@ export class Routes {
         content: { "application/json": { schema: validationErrorSchema } },
       };
     }
-    responses[500] = err("An unexpected failure; the body reveals nothing, the log has the request id.");
+    documentInfrastructureFailures(responses, spec.method !== "get");
+    responses[500] = err("An unexpected failure (a bug); the body reveals nothing, the log has the request id.");
     this.registry.registerPath({
       method: spec.method,
       path: spec.path,

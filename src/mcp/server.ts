@@ -1,6 +1,7 @@
 import { McpServer, type AuthInfo, type CallToolResult, type ScopeChallengeHandler } from "@modelcontextprotocol/server";
 import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import { DomainError, DomainValidationError } from "../domain/errors.ts";
+import { classifyInfrastructureError } from "../domain/infrastructure-errors.ts";
 import type { Logger } from "../logger.ts";
 import { TOOLS, type McpServices, type ToolDefinition } from "./tools.ts";
 import type { SharedReads, WaitSlots } from "./wait.ts";
@@ -32,6 +33,12 @@ const text = (s: string): CallToolResult => ({ content: [{ type: "text", text: s
 export function toolError(err: unknown, log: Logger, tool: string): CallToolResult {
   if (err instanceof DomainError) return text(err.message);
   if (err instanceof DomainValidationError) return text(`Validation failed: ${err.message}`);
+  // A database, Kubernetes or network failure under load says what the REST API's 503/409 says.
+  const infrastructure = classifyInfrastructureError(err);
+  if (infrastructure) {
+    log.warn({ err, tool, answer: infrastructure.message }, "MCP tool: infrastructure failure");
+    return text(infrastructure.message);
+  }
   log.error({ err, tool }, "MCP tool failed");
   return text("Internal Server Error");
 }

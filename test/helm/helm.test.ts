@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { planInstall } from "../../src/k8s/install.ts";
 import { describeError, NODE_ADDRESS, until } from "../helpers/cluster.ts";
@@ -15,6 +15,7 @@ import { sseClient } from "../helpers/sse-client.ts";
 import { steadyLoad } from "./load.ts";
 import { appendToHelmInstall, readHelmReadme, substitute } from "./readme.ts";
 import { freePort } from "../helpers/free-port.ts";
+import { saveDiagnostics } from "../helpers/pod-diagnostics.ts";
 
 // The Helm chart from this checkout, installed into the local cluster the way
 // docs/operators/helm.md tells a platform team to, and used as they would: one
@@ -39,6 +40,13 @@ const POD_CIDR = process.env.CODEPLANE_TEST_POD_CIDR || "10.244.0.0/24";
 const FIXTURE = "helm-e2e";
 const RUN_LINES = 160; // printed every 0.25 s: 40 s, longer than the rollout
 const CRDS = ["runs.codeplane.dev", "analyses.codeplane.dev"];
+/**
+ * Where a failed step saves the release's pod logs and events: $CODEPLANE_HELM_DIAGNOSTICS_DIR
+ * (a CI artifact), else a folder of its own in the temp dir. Not the suite's `dir`, which
+ * afterAll removes, and made only when a step fails.
+ */
+const DIAGNOSTICS =
+  process.env.CODEPLANE_HELM_DIAGNOSTICS_DIR || path.join(tmpdir(), `codeplane-helm-diagnostics-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 
 /** The suite needs the local cluster (its node address, git daemon, crictl), not another KUBECONFIG's. */
 const foreign = !!process.env.KUBECONFIG && path.resolve(process.env.KUBECONFIG) !== KUBECONFIG;
@@ -378,6 +386,19 @@ afterAll(async () => {
     ].join("\n"),
   );
 }, 300_000);
+
+// A failed step keeps what explains it before the next step (or the uninstall) changes the
+// cluster: every pod's log in both namespaces, previous containers too, and their events.
+afterEach(async (ctx) => {
+  if (foreign || ctx.task.result?.state !== "fail") return;
+  await saveDiagnostics({
+    kubectl,
+    namespaces: [NS, RUN_NS],
+    folder: DIAGNOSTICS,
+    step: ctx.task.name,
+    log: (text) => process.stderr.write(text),
+  }).catch((err: unknown) => process.stderr.write(`saving the diagnostics of "${ctx.task.name}" failed: ${describeError(err)}\n`));
+}, 120_000);
 
 describe.skipIf(foreign)("the Helm chart on the local cluster", () => {
   it("installs with the README's commands as written (database URL substituted, local values added with -f): two replicas Ready, none restarted", async () => {

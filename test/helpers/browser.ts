@@ -9,3 +9,14 @@ export const CHROMIUM = "/usr/bin/chromium";
 export function launchBrowser(args: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", ...args], headless: true });
 }
+
+/**
+ * How long one UI step may wait for the page: a locator's `waitFor` (and every
+ * action's auto-wait) is woken by the page's own changes, so a generous deadline
+ * costs nothing when the page is quick and spares a loaded machine a timeout
+ * (issue 29: `#file-content` was not filled within expect.poll's 1 s default).
+ */
+export const UI_WAIT_MS = 60_000;
+
+/** A whole UI test: several steps, each of which may take seconds on a loaded machine. */
+export const UI_TEST_MS = 240_000;

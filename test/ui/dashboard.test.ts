@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
+import { launchBrowser, UI_TEST_MS, UI_WAIT_MS } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
@@ -32,7 +32,7 @@ beforeAll(async () => {
     content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));',
   });
   page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   page.on("console", (m) => {
     // HTTP error statuses the page expects and handles (401 before sign-in, 404 probing whether a path is a
     // directory, the 422 and 403 provoked below) are logged by Chromium as "Failed to load resource"; anything else counts.
@@ -50,7 +50,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
   attackerBase = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-}, 60_000);
+}, UI_TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -61,7 +61,7 @@ afterAll(async () => {
 
 const keyNames = async () => ((await (await alice.api("/v1/auth/keys?limit=100")).json()) as { items: { name: string }[] }).items.map((k) => k.name);
 
-describe("the dashboard in Chromium", () => {
+describe("the dashboard in Chromium", { timeout: UI_TEST_MS }, () => {
   it("is served under a strict CSP with no inline script or style", async () => {
     const res = await fetch(`${svc.url}/ui/`);
     expect(res.status).toBe(200);
@@ -84,7 +84,7 @@ describe("the dashboard in Chromium", () => {
     await page.goto(`${svc.url}/ui/`);
     await page.locator("#api-key").fill("cp_not_a_key");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").first().textContent()).toContain("not a valid API key");
+    await page.getByRole("alert").filter({ hasText: "not a valid API key" }).first().waitFor();
     await page.locator("#api-key").fill(alice.key);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Repositories" }).waitFor();
@@ -110,7 +110,7 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("cell", { name: "from the dashboard", exact: true }).waitFor();
     expect(await page.content()).not.toContain(key);
     await page.getByRole("button", { name: "Revoke from the dashboard" }).click();
-    await expect.poll(() => page.getByRole("cell", { name: "from the dashboard", exact: true }).count()).toBe(0);
+    await page.getByRole("cell", { name: "from the dashboard", exact: true }).waitFor({ state: "detached" });
     expect((await fetch(`${svc.url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
 
@@ -123,7 +123,7 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("link", { name: "README.md" }).waitFor();
     await page.getByRole("link", { name: "a/", exact: true }).click();
     await page.getByRole("link", { name: "top.txt" }).click();
-    await expect.poll(() => page.locator("#file-content").textContent()).toContain("top of a");
+    await page.locator("#file-content", { hasText: "top of a" }).waitFor();
     // The binary file and the large one.
     const repoUrl = page.url().split("?")[0]!;
     await page.goto(`${repoUrl}?ref=main&path=image.png`);
@@ -133,14 +133,14 @@ describe("the dashboard in Chromium", () => {
     const large = (await (await alice.api(`/v1/repositories/${repoUrl.split("/").at(-1)}/files/large.txt`)).json()) as { truncated: boolean };
     expect(await page.locator("#truncated-notice").count()).toBe(large.truncated ? 1 : 0);
     await page.goto(`${repoUrl}?ref=main&path=scripts/run.sh`);
-    await expect.poll(() => page.locator("#file-content .tok-str, #file-content .tok-com").count()).toBeGreaterThan(0);
+    await page.locator("#file-content .tok-str, #file-content .tok-com").first().waitFor();
     // At the lightweight tag only README.md exists; at a commit, by its hash.
     await page.goto(repoUrl);
     await page.locator("#tree").waitFor();
     await page.locator("#ref").fill("light");
     await page.getByRole("button", { name: "Browse" }).click();
     await page.getByText(`commit ${fixture.commits.initial}`).waitFor();
-    await expect.poll(() => page.locator("#tree tr").count()).toBe(1);
+    await expect.poll(() => page.locator("#tree tr").count(), { timeout: UI_WAIT_MS }).toBe(1);
     await page.locator("#ref").fill(fixture.commits.feature);
     await page.getByRole("button", { name: "Browse" }).click();
     await page.getByRole("link", { name: "feature.txt" }).waitFor();
@@ -165,7 +165,7 @@ describe("the dashboard in Chromium", () => {
     await page.locator("#env-name").fill("not a name!");
     await page.locator("#env-value").fill("x");
     await page.getByRole("button", { name: "Add variable" }).click();
-    await expect.poll(() => page.locator("label[for=env-name] .field-error").textContent()).not.toBe("");
+    await page.locator("label[for=env-name] .field-error", { hasText: /\S/ }).waitFor();
   });
 
   it("refuses the session cookie cross-site, and without the CSRF token", async () => {
@@ -215,7 +215,7 @@ describe("the dashboard in Chromium", () => {
     ).toBe(401);
     // In the browser: a same-origin fetch without the token is refused too.
     const dashboard = await own.newPage();
-    dashboard.setDefaultTimeout(15_000);
+    dashboard.setDefaultTimeout(UI_WAIT_MS);
     await dashboard.goto(`${svc.url}/ui/`);
     await dashboard.getByRole("heading", { name: "Repositories" }).waitFor();
     expect(
@@ -227,7 +227,7 @@ describe("the dashboard in Chromium", () => {
     ).toBe(403);
     // A form on another site posting to /v1 with the browser's cookie: no credential, and the session is unharmed.
     const other = await own.newPage();
-    other.setDefaultTimeout(15_000);
+    other.setDefaultTimeout(UI_WAIT_MS);
     await other.goto(attackerBase);
     const [response] = await Promise.all([other.waitForResponse((r) => r.url().startsWith(`${svc.url}/v1/auth/keys`)), other.click("#go")]);
     expect(response.status()).toBe(401);

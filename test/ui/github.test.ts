@@ -1,5 +1,5 @@
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
+import { launchBrowser, UI_TEST_MS, UI_WAIT_MS } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGitHubDouble, type GitHubDouble } from "../helpers/github-double/index.ts";
 import { githubEnvFor } from "../helpers/github-env.ts";
@@ -25,12 +25,12 @@ beforeAll(async () => {
   alice = await svc.tenant();
   browser = await launchBrowser();
   page = await browser.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   page.on("console", (m) => {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of")) problems.push(m.text());
   });
   page.on("pageerror", (e) => problems.push(e.message));
-}, 60_000);
+}, UI_TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -38,7 +38,7 @@ afterAll(async () => {
   await gh?.close();
 });
 
-describe("GitHub in the dashboard", () => {
+describe("GitHub in the dashboard", { timeout: UI_TEST_MS }, () => {
   it("connects an installation through GitHub's redirect, registers one of its repositories and browses it", async () => {
     const inst = gh.addInstallation({ account: { login: "acme", type: "Organization" }, repositorySelection: "selected" }).id;
     await gh.addRepository({
@@ -72,7 +72,7 @@ describe("GitHub in the dashboard", () => {
     await page.getByRole("heading", { name: "widgets" }).waitFor();
     await page.getByRole("link", { name: "src/" }).click();
     await page.getByRole("link", { name: "app.py" }).click();
-    await expect.poll(() => page.locator("#file-content").textContent()).toContain("print('w')");
+    await page.locator("#file-content", { hasText: "print('w')" }).waitFor();
     const repos = (await (await alice.api("/v1/repositories")).json()) as { items: { name: string; provider: string }[] };
     expect(repos.items).toEqual([expect.objectContaining({ name: "widgets", provider: "github" })]);
     expect(problems).toEqual([]);

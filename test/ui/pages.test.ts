@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
+import { launchBrowser, UI_TEST_MS, UI_WAIT_MS } from "../helpers/browser.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnalyzerResult } from "@codeplane/analyzer";
 import { insertRunRow } from "../helpers/seed.ts";
@@ -107,12 +107,12 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 760 } });
   page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   page.on("console", (m) => {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of")) problems.push(m.text());
   });
   page.on("pageerror", (e) => problems.push(e.message));
-}, 60_000);
+}, UI_TEST_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -130,7 +130,7 @@ async function axe(p: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-describe("dashboard pages", () => {
+describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
   it("the sign-in page is accessible, and signing in works", async () => {
     await page.goto(`${t.svc.url}/ui/`);
     await page.locator("#api-key").waitFor();
@@ -156,16 +156,16 @@ describe("dashboard pages", () => {
     await page.getByLabel(/^epochs/).fill("2.5");
     await page.getByLabel("Timeout (seconds)").fill("0");
     await page.getByRole("button", { name: "Start run" }).click();
-    await expect.poll(() => page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).not.toBe("");
+    await page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error", { hasText: /\S/ }).waitFor();
     await page.getByLabel("Timeout (seconds)").fill("60");
     await page.getByRole("button", { name: "Start run" }).click();
-    await expect.poll(() => page.locator('[data-error-for="epochs"]').textContent()).not.toBe("");
+    await page.locator('[data-error-for="epochs"]', { hasText: /\S/ }).waitFor();
     expect(await page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).toBe("");
     // A valid request: the API says the variable is missing, which the page links to.
     await page.getByLabel(/^epochs/).fill("5");
     await page.getByLabel("Timeout (seconds)").fill("60");
     await page.getByRole("button", { name: "Start run" }).click();
-    await expect.poll(() => page.locator(".experiment [role=alert]").textContent()).toContain("missing environment variables: API_TOKEN");
+    await page.locator(".experiment [role=alert]", { hasText: "missing environment variables: API_TOKEN" }).waitFor();
     expect(await axe(page)).toEqual([]);
     await page.locator("#missing-env").getByRole("link", { name: "API_TOKEN" }).click();
     await page.getByRole("heading", { name: "Environment variables of a repository" }).waitFor();
@@ -179,7 +179,7 @@ describe("dashboard pages", () => {
     await page.getByRole("heading", { name: "train (primary)" }).waitFor();
     expect(await page.locator("#missing-env").count()).toBe(0);
     await page.getByRole("button", { name: "Start run" }).click();
-    await expect.poll(() => page.locator(".experiment [role=alert]").textContent()).toMatch(/Kubernetes|cluster/i);
+    await page.locator(".experiment [role=alert]", { hasText: /Kubernetes|cluster/i }).waitFor();
   });
 
   it("lists runs with their status, filtered", async () => {
@@ -189,13 +189,13 @@ describe("dashboard pages", () => {
     await shot(page, "runs");
     expect(await axe(page)).toEqual([]);
     await page.locator("#filter-status").selectOption("failed");
-    await expect.poll(() => page.locator("[data-run-id]").count()).toBe(1);
+    await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
     expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
   });
 
   it("replays a finished run's stored output, with colours, filter, search and download", async () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${finishedRun}`);
-    await expect.poll(() => page.locator("#log-state").textContent()).toBe("ended: completed, exit code 0");
+    await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
     expect(await page.locator("#log .l").count()).toBe(30);
     await shot(page, "run");
     expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Context } from "koa";
+import { refText } from "../../domain/repositories/repositories.schemas.ts";
 import { pageQuerySchema } from "../../domain/shared/pagination.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type ResponseHeaders } from "../route.ts";
@@ -17,7 +18,7 @@ export const idParam = <K extends string>(key: K) => z.strictObject({ [key]: z.u
 
 export const repoParams = z.strictObject({ repository_id: z.uuid() });
 export const commitParams = repoParams.extend({
-  commit_hash: z.string().min(1).max(255).meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
+  commit_hash: refText.meta({ description: "A full or short commit hash, or a branch or tag name, resolved to the full hash." }),
 });
 
 /** Retry-After on a 503 the caller should simply repeat later. */

@@ -11,6 +11,7 @@ import {
   registerInstallationRepositorySchema,
 } from "../../domain/integrations/integrations.schemas.ts";
 import { repositorySchema } from "../../domain/repositories/repositories.schemas.ts";
+import { cursorText } from "../../domain/shared/pagination.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { idParam, pageOf, pageQuery, retryAfter } from "./common.ts";
@@ -29,8 +30,7 @@ const unavailable = (more = "") => ({
 /** GitHub's own pages: the cursor holds a page number of GitHub's list, not an id. */
 const installationRepositoriesQuery = z.strictObject({
   limit: pageQuery.shape.limit,
-  cursor: z
-    .string()
+  cursor: cursorText(64)
     .refine((v) => decodeGitHubCursor(v) !== null, { message: "Invalid cursor" })
     .optional()
     .meta({ description: "The previous page's `next_cursor` (an opaque token holding GitHub's page; its page size wins over `limit`)." }),

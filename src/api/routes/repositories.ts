@@ -8,6 +8,7 @@ import {
   fileQuerySchema,
   filesQuerySchema,
   refsSchema,
+  repoPathText,
   repositorySchema,
   treeSchema,
   updateRepositorySchema,
@@ -155,7 +156,7 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
       "UTF-8 text comes back as is; anything else base64. Content beyond the configured maximum is cut (on a character boundary) with `truncated: true`; `size` is always the full size. A symlink returns its target.",
     tag: "Repositories",
     scope: "repositories:read",
-    params: z.strictObject({ repository_id: z.uuid(), path: z.string().min(1).max(4096) }),
+    params: z.strictObject({ repository_id: z.uuid(), path: repoPathText.min(1) }),
     query: fileQuerySchema,
     responses: {
       200: { description: "The file.", schema: fileContentSchema },

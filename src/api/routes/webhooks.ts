@@ -4,6 +4,7 @@ import type { Context } from "koa";
 import { z } from "zod";
 import type { Db } from "../../db/database.ts";
 import { acceptedSchema, deliveryPageSchema } from "../../domain/webhooks/webhooks.schemas.ts";
+import { cursorText } from "../../domain/shared/pagination.ts";
 import { decodeDeliveryCursor, type WebhookService } from "../../domain/webhooks/webhooks.ts";
 import { DELIVERY_ID, EVENT } from "../../domain/webhooks/intake.ts";
 import { SIGNATURE } from "../../domain/webhooks/signature.ts";
@@ -142,8 +143,7 @@ export function registerWebhookIntake(router: Router, routes: Routes, db: Db, we
 
 const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
+  cursor: cursorText(400)
     .optional()
     .refine((v) => v === undefined || decodeDeliveryCursor(v) !== null, { message: "Invalid cursor" })
     .meta({ description: "The `next_cursor` of the previous page, unchanged." }),

@@ -5,6 +5,7 @@ import { analysisResourceName } from "../../resources/labels.ts";
 import type { Logger } from "../../logger.ts";
 import type { Experiment } from "@codeplane/analyzer";
 import { conflict, notFound, unavailable } from "../errors.ts";
+import { classifyInfrastructureError } from "../infrastructure-errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";
 import { configuredEnvNames } from "../env-vars/env-var-rows.ts";
 import { requireRepository } from "../repositories/repository-rows.ts";
@@ -109,7 +110,7 @@ export class AnalysisService {
     } catch (err) {
       await deleteAnalysisRow(db, id);
       this.#deps.logger.error({ err, analysis_id: id }, "could not create the Analysis resource");
-      throw unavailable(NO_CLUSTER, err);
+      throw classifyInfrastructureError(err) ?? unavailable(NO_CLUSTER, err);
     }
     return { analysis: await this.#present(db, accountId, id), created: true };
   }

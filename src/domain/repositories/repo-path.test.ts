@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainValidationError } from "../errors.ts";
-import { normalizeRepoPath, validateRef } from "./repo-path.ts";
+import { normalizeRepoPath, PATH_PATTERN, REF_PATTERN, validateRef } from "./repo-path.ts";
 
 function issueOf(fn: () => unknown) {
   try {
@@ -88,5 +88,116 @@ describe("validateRef", () => {
     const issue = issueOf(() => validateRef(ref, ["body", "ref"]));
     expect(issue.loc).toEqual(["body", "ref"]);
     expect(issue.type).toBe("value_error");
+  });
+});
+
+describe("REF_PATTERN (published for every ref and commit_hash parameter)", () => {
+  const accepts = (ref: string) => {
+    try {
+      validateRef(ref);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Both the flagless and the unicode reading: JSON Schema validators compile patterns with "u".
+  const patterns = [new RegExp(REF_PATTERN), new RegExp(REF_PATTERN, "u")];
+
+  it.each([
+    "main",
+    "feature/x.y",
+    "v1.2.3",
+    "HEAD",
+    "@x",
+    "Ð",
+    "a".repeat(256),
+    "-x",
+    "@",
+    "a@{1}",
+    "a..b",
+    "a//b",
+    "/a",
+    "a/",
+    "a.",
+    "a/.b",
+    ".a",
+    "a.lock",
+    "x.lock/b",
+    "a b",
+    "a~1",
+    "a[b",
+    "a\\b",
+    "a:b",
+    "",
+    "a".repeat(257),
+  ])("agrees with validateRef on %j", (ref) => {
+    for (const re of patterns) expect(re.test(ref)).toBe(accepts(ref));
+  });
+
+  it("agrees with validateRef on 20,000 strings made of the characters the rules are about", () => {
+    const alphabet = [
+      "a",
+      "b",
+      "0",
+      ".",
+      "/",
+      "-",
+      "@",
+      "{",
+      "}",
+      "~",
+      "^",
+      ":",
+      "?",
+      "*",
+      "[",
+      "\\",
+      " ",
+      "\t",
+      "\x7f",
+      "\0",
+      "l",
+      "o",
+      "c",
+      "k",
+      "Ð",
+      "\u2028",
+      "\n",
+    ];
+    let seed = 29;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 20_000; i++) {
+      const length = 1 + (next() % 9);
+      let ref = "";
+      for (let j = 0; j < length; j++) ref += alphabet[next() % alphabet.length];
+      for (const re of patterns) expect([ref, re.test(ref)]).toEqual([ref, accepts(ref)]);
+    }
+  });
+});
+
+describe("PATH_PATTERN (published for every path parameter)", () => {
+  const accepts = (path: string) => {
+    try {
+      normalizeRepoPath(path);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const patterns = [new RegExp(PATH_PATTERN), new RegExp(PATH_PATTERN, "u")];
+
+  it("agrees with normalizeRepoPath on 20,000 strings made of the characters its rules are about", () => {
+    const alphabet = ["a", ".", "/", "\\", "\0", "\x1f", "\x7f", "\n", "\u2028", "Ð", " "];
+    let seed = 29;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (const path of ["", "src/a.ts", "../x", "a/../b", "a/..", "..a/b", "a/b..", "/abs", "a\\b", "a".repeat(4097)]) {
+      for (const re of patterns) expect([path.slice(0, 9), re.test(path)]).toEqual([path.slice(0, 9), accepts(path)]);
+    }
+    for (let i = 0; i < 20_000; i++) {
+      const length = next() % 9;
+      let path = "";
+      for (let j = 0; j < length; j++) path += alphabet[next() % alphabet.length];
+      for (const re of patterns) expect([path, re.test(path)]).toEqual([path, accepts(path)]);
+    }
   });
 });

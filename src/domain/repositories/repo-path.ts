@@ -13,6 +13,10 @@ function invalid(loc: Loc, msg: string): DomainValidationError {
   return new DomainValidationError([{ loc: [...loc], msg, type: "value_error" }]);
 }
 
+/** normalizeRepoPath's refusals as one pattern, published for every path parameter (repo-path.test.ts checks they agree). */
+export const PATH_PATTERN = "^(?!/)(?!(?:[\\s\\S]*/)?\\.\\.(?:/|$))[^\\x00-\\x1f\\x7f\\\\]{0,4096}$";
+export const PATH_RE = new RegExp(PATH_PATTERN);
+
 /**
  * A repository-relative path in canonical form: "" for the root, no leading,
  * trailing or repeated slashes, no "." segments. Refuses absolute paths, any
@@ -33,6 +37,17 @@ export function normalizeRepoPath(path: string, loc: Loc = ["query", "path"]): s
   }
   return segments.join("/");
 }
+
+/**
+ * validateRef's rules as one ECMAScript pattern, published in the OpenAPI
+ * document for every ref and commit_hash parameter so a client can tell a
+ * value the server will refuse before sending it (repo-path.test.ts checks
+ * the two agree). Lookaheads carry the rules a character class cannot; they
+ * read [\s\S] rather than ".", which stops at U+2028 where git does not.
+ */
+export const REF_PATTERN =
+  "^(?!-)(?!@$)(?!/)(?![\\s\\S]*(?:\\.\\.|//|@\\{))(?![\\s\\S]*[/.]$)(?![\\s\\S]*(?:^|/)\\.)(?![\\s\\S]*\\.lock(?:/|$))[^\\x00-\\x20\\x7f~^:?*\\[\\\\]{1,256}$";
+export const REF_RE = new RegExp(REF_PATTERN);
 
 /**
  * Checks that `ref` is a plain branch or tag name (as `git check-ref-format

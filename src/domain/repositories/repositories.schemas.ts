@@ -1,5 +1,20 @@
 import { z } from "zod";
+import { cursorText } from "../shared/pagination.ts";
 import { decodeTreeCursor, TREE_PAGE_DEFAULT, TREE_PAGE_MAX } from "./git/tree-cursor.ts";
+import { PATH_RE, REF_RE } from "./repo-path.ts";
+
+/** A ref or commit_hash parameter: validateRef's rules as a pattern the OpenAPI document publishes. */
+export const refText = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(REF_RE, "should be a branch or tag name, HEAD, or a full or abbreviated commit hash (git's ref-name rules)");
+
+/** A path in the repository: normalizeRepoPath's refusals as a pattern the OpenAPI document publishes. */
+export const repoPathText = z
+  .string()
+  .max(4096)
+  .regex(PATH_RE, "should be a path relative to the repository root, without '..' segments, backslashes or control characters");
 
 // The document's pattern and lengths hold for what was sent, so nothing is trimmed first.
 const name = z
@@ -80,8 +95,8 @@ export const fileContentSchema = z
   .meta({ id: "RepositoryFile" });
 
 export const filesQuerySchema = z.strictObject({
-  ref: z.string().min(1).max(255).optional(),
-  path: z.string().max(4096).optional(),
+  ref: refText.optional(),
+  path: repoPathText.optional(),
   limit: z.coerce
     .number()
     .int()
@@ -89,10 +104,9 @@ export const filesQuerySchema = z.strictObject({
     .max(TREE_PAGE_MAX)
     .default(TREE_PAGE_DEFAULT)
     .meta({ description: `Entries per page, 1 to ${TREE_PAGE_MAX} (default ${TREE_PAGE_DEFAULT}).` }),
-  cursor: z
-    .string()
+  cursor: cursorText(8192)
     .refine((v) => decodeTreeCursor(v) !== null, { message: "Invalid cursor" })
     .optional()
     .meta({ description: "The previous page's `next_cursor`; the listing continues at the commit the first page read (`ref` is then ignored)." }),
 });
-export const fileQuerySchema = z.strictObject({ ref: z.string().min(1).max(255).optional() });
+export const fileQuerySchema = z.strictObject({ ref: refText.optional() });

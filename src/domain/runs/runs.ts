@@ -5,6 +5,7 @@ import { RUN_LIFECYCLE, type RunSpec } from "../../resources/run.ts";
 import { runResourceName } from "../../resources/labels.ts";
 import type { Logger } from "../../logger.ts";
 import { conflict, DomainValidationError, notFound, unavailable, type ValidationIssue } from "../errors.ts";
+import { classifyInfrastructureError } from "../infrastructure-errors.ts";
 import type { GitSource } from "../repositories/git-port.ts";
 import { requireRepository } from "../repositories/repository-rows.ts";
 import { newId } from "../shared/ids.ts";
@@ -102,7 +103,8 @@ export class RunService {
       resource = await launcher.create(spec);
     } catch (err) {
       this.#deps.logger.error({ err, run_id: runId }, "could not create the Run resource");
-      throw unavailable(NO_CLUSTER, err);
+      // A throttling, failing or conflicting API server says so (with Retry-After); anything else is "not reachable".
+      throw classifyInfrastructureError(err) ?? unavailable(NO_CLUSTER, err);
     }
     await mirrorWorkload(db, RUN_ROWS, {
       namespace: resource.metadata.namespace,

@@ -14,10 +14,18 @@ export function decodeCursor(cursor: string): string | null {
   return m?.[1] && UUID_RE.test(m[1]) ? m[1].toLowerCase() : null;
 }
 
+/**
+ * A cursor's text as the OpenAPI document publishes it (pattern and length), checked with
+ * `.regex` so the document carries it: a refinement alone is invisible there, and a
+ * client generating values from the schema would send ones the server refuses. What the
+ * cursor holds is still checked after this (a well-formed cursor no page returned is 422).
+ */
+export const cursorText = (max: number) =>
+  z.string().regex(new RegExp(`^[A-Za-z0-9_-]{1,${max}}$`), `should be the next_cursor of a previous page (base64url, at most ${max} characters)`);
+
 export const pageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
+  cursor: cursorText(64)
     .optional()
     .transform((v, ctx) => {
       if (v === undefined) return undefined;
@@ -30,7 +38,7 @@ export const pageQuerySchema = z.strictObject({
     })
     .meta({
       description:
-        "Where the page starts: the `next_cursor` of the previous page, passed back unchanged. An opaque token (base64url; it holds the last id seen, so rows added meanwhile never shift the pages). Omit it for the first page; any other value is a 422 (`value_error`, `Invalid cursor`).",
+        "Where the page starts: the `next_cursor` of the previous page, passed back unchanged. An opaque token (base64url; it holds the last id seen, so rows added meanwhile never shift the pages). Omit it for the first page. A value outside the pattern is a 422 (`string_pattern_mismatch`); a well-formed one that no page returned, a 422 (`value_error`, `Invalid cursor`).",
     }),
 });
 
