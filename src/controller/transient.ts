@@ -1,23 +1,13 @@
 import { ApiException } from "@kubernetes/client-node";
+import { NETWORK_CODES as CONNECTION_CODES } from "../domain/infrastructure-errors.ts";
 
 // Whether a failed reconcile may succeed later by itself: a server away or
 // overloaded, a connection dropped, a conflict with a concurrent writer. Those
 // are retried without limit; anything else (a bug, data that can never be
 // stored, a request the API server refuses) counts towards giving up.
 
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EPIPE",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EAI_AGAIN",
-  "ENOTFOUND",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ABORT_ERR",
-]);
+/** A connection that failed, dropped or timed out (what the API answers 503 for), a name that did not resolve, an aborted call. */
+const NETWORK_CODES = new Set([...CONNECTION_CODES, "ENOTFOUND", "ABORT_ERR"]);
 
 export function isTransient(err: unknown): boolean {
   if (err instanceof ApiException) return err.code === 409 || err.code === 429 || err.code >= 500 || err.code === 0;

@@ -14,8 +14,8 @@ import { DomainError } from "./errors.ts";
 /** Seconds a client should wait before retrying each transient class. */
 const RETRY = { database: 2, kubernetes: 5, network: 2, resources: 10 } as const;
 
-/** errno and undici codes of a connection that failed, dropped or timed out. */
-const NETWORK_CODES = new Set([
+/** errno and undici codes of a connection that failed, dropped or timed out (the controller retries them too). */
+export const NETWORK_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "ETIMEDOUT",
