@@ -6,7 +6,8 @@
 // sockets on loopback, so a request can declare a body it never sends. Client
 // addresses are told apart by X-Forwarded-For (CODEPLANE_TRUST_PROXY), so each
 // case has budgets of its own.
-import { createHmac, generateKeyPairSync, randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import { webhookOnlyGitHubEnv } from "../helpers/github-env.ts";
 import net from "node:net";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -20,21 +21,7 @@ const MAX_BODY = 4 * MiB;
 const MAX_INFLIGHT = 8 * MiB;
 const RATE = 5;
 const FAILURES = 2;
-const { privateKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
-
-const githubEnv = {
-  CODEPLANE_GITHUB_APP_ID: "123",
-  CODEPLANE_GITHUB_PRIVATE_KEY: privateKey,
-  CODEPLANE_GITHUB_WEBHOOK_SECRET: SECRET,
-  CODEPLANE_GITHUB_APP_SLUG: "codeplane-test",
-  CODEPLANE_GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
-  CODEPLANE_PUBLIC_URL: "http://127.0.0.1:8080",
-  CODEPLANE_TRUST_PROXY: "true",
-};
+const githubEnv = webhookOnlyGitHubEnv(SECRET, { CODEPLANE_TRUST_PROXY: "true" });
 
 const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
 const FORGED = `sha256=${"ab".repeat(32)}`;

@@ -3,7 +3,8 @@
 // (ping, installation, a push about an installation nobody connected) are
 // handled from codeplane's own tables. Analyses and check runs started by
 // webhooks are in test/integrations and the end-to-end suite.
-import { createHmac, generateKeyPairSync, randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import { webhookOnlyGitHubEnv } from "../helpers/github-env.ts";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
@@ -11,22 +12,7 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 
 const SECRET = "current-webhook-secret";
 const OLD = "previous-webhook-secret";
-const { privateKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
-
-const githubEnv = {
-  CODEPLANE_GITHUB_APP_ID: "123",
-  CODEPLANE_GITHUB_PRIVATE_KEY: privateKey,
-  CODEPLANE_GITHUB_WEBHOOK_SECRET: SECRET,
-  CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS: OLD,
-  CODEPLANE_GITHUB_APP_SLUG: "codeplane-test",
-  // Nothing listens there: these tests never need GitHub's API.
-  CODEPLANE_GITHUB_API_URL: "http://127.0.0.1:9/api/v3",
-  CODEPLANE_PUBLIC_URL: "http://127.0.0.1:8080",
-};
+const githubEnv = webhookOnlyGitHubEnv(SECRET, { CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS: OLD });
 
 let svc: TestService;
 let alice: Tenant;
