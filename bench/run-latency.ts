@@ -147,6 +147,7 @@ async function createJobDirectly(bench: ClusterBench, command: string[]): Promis
     images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
     compute: COMPUTE["cpu-general"],
     envNames: [],
+    internalUrl: gitEndpoint,
     checkout: { gitUrl: `${gitEndpoint}/git/${bench.repositoryId}.git`, secretName: `run-${runId}`, egress: "restricted", preprocessEnv: {} },
     ttlSecondsAfterFinished: 30,
   });

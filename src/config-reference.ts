@@ -282,8 +282,17 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     default: "`openid email`, plus `groups` for that claim (`profile` for another)",
   },
   CODEPLANE_OIDC_API_KEY_SIGN_IN: { meaning: "the sign-in page also offers the API-key form; `false` (only with OIDC configured): the provider alone" },
+  CODEPLANE_ENVIRONMENT_IMAGES: {
+    meaning:
+      'JSON catalog of environment images: `[{"image", "toolchains": {"python": "3.11", ...}, "packages": ["torch"], "presets": ["gpu"]}]`; a run gets the image that fits its commit\'s toolchains on its compute type (docs/operators/environments.md)',
+    default: "the runner image alone, as Python 3.11 and Node 24",
+    helm: "environments.images",
+  },
+  CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: { meaning: "an environment build's time budget (checkout and install), apart from the runs' own timeouts" },
+  CODEPLANE_ENVIRONMENT_MAX_BYTES: { meaning: "largest environment archive one build may store; a larger one fails the build with `413`" },
+  CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: { meaning: "bound on all stored environment archives together; the least recently used are dropped beyond it" },
   CODEPLANE_RUN_PREPROCESS_ENV: {
-    meaning: "JSON of non-secret variables the checkout and dependency install get (a package mirror's URL)",
+    meaning: "JSON of non-secret variables the checkout and environment builds get (a package mirror's URL)",
     default: "`{}`",
     helm: "runs.preprocessEnv",
   },

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./resources/compute-types.ts";
 import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./resources/egress.ts";
 import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
+import { catalogSchema, type Catalog } from "./resources/environment-catalog.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -325,6 +326,28 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? null : v.split(/[\s,]+/).filter(Boolean))),
   CODEPLANE_OIDC_API_KEY_SIGN_IN: bool.default(true),
+  CODEPLANE_ENVIRONMENT_IMAGES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: "custom", message: 'must be JSON: [{"image": "...", "toolchains": {"python": "3.11"}}]' });
+        return z.NEVER;
+      }
+      const r = catalogSchema.safeParse(json);
+      if (!r.success) {
+        ctx.addIssue({ code: "custom", message: `invalid catalog: ${z.prettifyError(r.error)}` });
+        return z.NEVER;
+      }
+      return r.data;
+    }),
+  CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: int(60, 7 * 24 * 3600).default(1800),
+  CODEPLANE_ENVIRONMENT_MAX_BYTES: int(1024 * 1024, 2 ** 50).default(4 * 1024 ** 3),
+  CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: int(1024 * 1024, 2 ** 53 - 1).default(50 * 1024 ** 3),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
     .optional()
@@ -431,6 +454,16 @@ export interface Config {
     };
     /** Non-secret variables the checkout and dependency install get (a package mirror, say). */
     preprocessEnv: Record<string, string>;
+  };
+  environments: {
+    /** Toolchain and version → image, per compute preset where an entry names presets (CODEPLANE_ENVIRONMENT_IMAGES). */
+    catalog: Catalog;
+    /** An environment build's time budget, apart from any run's timeout. */
+    buildTimeoutSeconds: number;
+    /** Largest archive one build may store. */
+    maxArchiveBytes: number;
+    /** All stored archives together; least recently used are dropped beyond it. */
+    maxCacheBytes: number;
   };
   analyses: {
     /** The Job's deadline; the analyzer's own time budget is a little less, so it reports what it found. */
@@ -824,6 +857,13 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
         gitPods: e.CODEPLANE_RUN_EGRESS_GIT_PODS && { ...e.CODEPLANE_RUN_EGRESS_GIT_PODS, port: e.CODEPLANE_GIT_PORT ?? e.PORT },
       },
       preprocessEnv: e.CODEPLANE_RUN_PREPROCESS_ENV,
+    },
+    environments: {
+      // Unset: the runner image alone, which holds Python 3.11 and Node 24 as codeplane's own does.
+      catalog: e.CODEPLANE_ENVIRONMENT_IMAGES ?? [{ image: e.CODEPLANE_RUNNER_IMAGE, toolchains: { python: "3.11", node: "24" }, packages: [] }],
+      buildTimeoutSeconds: e.CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS,
+      maxArchiveBytes: e.CODEPLANE_ENVIRONMENT_MAX_BYTES,
+      maxCacheBytes: e.CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES,
     },
     analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },
     github: github.github,

@@ -14,6 +14,9 @@ import path from "node:path";
 import { Registry } from "prom-client";
 import type Koa from "koa";
 import { createApps, type ApiServices } from "./api/app.ts";
+import { EnvironmentService } from "./domain/environments/environments.ts";
+import { createObjectStore } from "./storage/create.ts";
+import type { ObjectStore } from "./storage/object-store.ts";
 import { listen, type HttpServer } from "./api/server.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
 import { derivedInternalUrl, type Config } from "./config.ts";
@@ -105,7 +108,9 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const envVars = new EnvVarService(new SecretBox(config.encryption));
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
-    const api = config.components.api ? apiServices(config, database, git, kube, envVars, installation, github, metrics, logger) : null;
+    // Environment archives live here (a directory under the data dir, or S3); only API processes serve them.
+    const objects = config.components.api ? await createObjectStore(config, logger.child({ component: "object-store" })) : null;
+    const api = objects ? apiServices(config, database, git, kube, envVars, installation, github, metrics, objects, logger) : null;
     // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
     keyChanges =
       api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
@@ -209,18 +214,29 @@ function apiServices(
   installation: string,
   github: GitHubApp | null,
   metrics: Registry,
+  objects: ObjectStore,
   logger: Logger,
 ): ApiServices & { background: { start(): void; stop(): Promise<void> }; apiKeys: ApiKeyCache } {
+  const environments = new EnvironmentService({
+    store: objects,
+    catalog: config.environments.catalog,
+    maxArchiveBytes: config.environments.maxArchiveBytes,
+    maxCacheBytes: config.environments.maxCacheBytes,
+    logger: logger.child({ component: "environments" }),
+  });
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
     timeoutSeconds: config.analyses.timeoutSeconds,
+    environments: { catalog: config.environments.catalog, defaultComputeType: DEFAULT_COMPUTE_TYPE },
     logger: logger.child({ component: "analyses" }),
   });
   const runs = new RunService({
     git,
     experiments: analyses,
     launcher: kube ? new RunResources(kube, installation) : null,
+    environments,
+    runnerImage: config.runs.runnerImage,
     computeTypes: config.runs.computeTypes,
     defaultComputeType: DEFAULT_COMPUTE_TYPE,
     defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
@@ -262,6 +278,7 @@ function apiServices(
     repositories,
     envVars,
     runs,
+    environments,
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub"),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
@@ -407,6 +424,7 @@ function startController(
     },
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
+    environmentBuildTimeoutSeconds: config.environments.buildTimeoutSeconds,
     logMaxBytes: config.runs.logMaxBytes,
     analysisComputeType: config.analyses.computeType,
     installation,

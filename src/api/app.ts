@@ -28,6 +28,9 @@ import { registerAnalysisRoutes } from "./routes/analyses.ts";
 import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
+import { registerEnvironmentArchiveRoutes } from "./routes/environment-archives.ts";
+import { registerEnvironmentRoutes } from "./routes/environments.ts";
+import type { EnvironmentService } from "../domain/environments/environments.ts";
 import { registerWebhookIntake, registerWebhookRoutes } from "./routes/webhooks.ts";
 import { DEFAULT_WEBHOOK_LIMITS, InflightBytes, type WebhookIntakeLimits } from "./webhook-body.ts";
 import type { WebhookService } from "../domain/webhooks/webhooks.ts";
@@ -48,6 +51,8 @@ export interface ApiServices {
   repositories: RepositoryService;
   envVars: EnvVarService;
   runs: RunService;
+  /** Installed environments: the account's cache (/v1/environments) and the archive doors pods use (/internal/environments). */
+  environments: EnvironmentService;
   logHub: LogHub;
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
@@ -102,7 +107,13 @@ export function createApps(deps: AppDeps): Apps {
   const separate = deps.listeners ?? { git: false, metrics: false };
   return {
     main: createMainApp(deps, metrics, !separate.metrics),
-    git: separate.git && deps.api ? createSideApp(deps, metrics, (r) => registerGitRoutes(r, deps.api!.checkout)) : null,
+    git:
+      separate.git && deps.api
+        ? createSideApp(deps, metrics, (r) => {
+            registerGitRoutes(r, deps.api!.checkout);
+            registerEnvironmentArchiveRoutes(r, deps.api!.db, deps.api!.environments);
+          })
+        : null,
     metrics: separate.metrics ? createSideApp(deps, metrics, (r) => registerMetricsRoute(r, metrics.registry)) : null,
   };
 }
@@ -153,6 +164,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     registerRepositoryRoutes(routes, s.db, s.repositories);
     registerEnvVarRoutes(routes, s.db, s.envVars);
     registerRunRoutes(routes, s.db, s.runs, s.logHub);
+    registerEnvironmentRoutes(routes, s.db, s.environments);
     registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
     registerIntegrationRoutes(routes, s.db, s.integrations);
     registerWebhookRoutes(routes, s.db, s.webhooks);
@@ -172,7 +184,10 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     });
   // The git endpoint authenticates with checkout tokens, not API keys: outside /v1 and its limits.
   const git = new Router();
-  if (s) registerGitRoutes(git, s.checkout);
+  if (s) {
+    registerGitRoutes(git, s.checkout);
+    registerEnvironmentArchiveRoutes(git, s.db, s.environments);
+  }
   // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
   const mcp = new Router({ sensitive: true, strict: true });
   if (s)

@@ -11,6 +11,7 @@ import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerOAuthRoutes } from "./routes/oauth.ts";
 import { registerRepositoryRoutes } from "./routes/repositories.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
+import { registerEnvironmentRoutes } from "./routes/environments.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 
 // The OpenAPI document must publish what the server enforces on a string: a
@@ -26,6 +27,7 @@ function allRoutes(): Routes {
   registerRepositoryRoutes(routes, none, none);
   registerEnvVarRoutes(routes, none, none);
   registerRunRoutes(routes, none, none, none);
+  registerEnvironmentRoutes(routes, none, none);
   registerAnalysisRoutes(routes, none, none, none);
   registerIntegrationRoutes(routes, none, none);
   registerWebhookRoutes(routes, none, none);

@@ -19,6 +19,8 @@ import { isTransient } from "./transient.ts";
 import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
 import { runWorkload } from "./run-workload.ts";
+import { EnvironmentBuilds } from "./environment-builds.ts";
+import { recordRunEnvironmentCache } from "../domain/runs/run-rows.ts";
 import { WorkQueue } from "./work-queue.ts";
 import type { CheckoutDeps } from "./workload-secret.ts";
 import { mintCheckoutToken, revokeCheckoutTokens } from "../domain/checkout/checkout-tokens.ts";
@@ -39,6 +41,8 @@ export interface ControllerOptions {
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
+  /** An environment build's time budget (CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS). */
+  environmentBuildTimeoutSeconds: number;
   logMaxBytes: number;
   /** The compute preset analysis pods get. */
   analysisComputeType: string;
@@ -101,6 +105,17 @@ export class Controller {
     return [
       this.#wire(shared, {
         workload: runWorkload({
+          environments: new EnvironmentBuilds({
+            db,
+            namespace: k.namespace,
+            images: this.#o.images,
+            buildTimeoutSeconds: this.#o.environmentBuildTimeoutSeconds,
+            jobTtlSeconds: this.#o.jobTtlSeconds,
+            checkout,
+            cluster: shared.cluster,
+            logger: this.#o.logger.child({ component: "environment-builds" }),
+          }),
+          recordEnvironmentCache: (runId, cache) => recordRunEnvironmentCache(db, runId, cache),
           resolveEnv: (accountId, repositoryId) => envVars.resolveForRepository(db, accountId, repositoryId),
           images: this.#o.images,
           computeTypes: this.#o.computeTypes,

@@ -3,13 +3,22 @@ import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../re
 import { runLabels } from "../resources/labels.ts";
 import { buildRunJob } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
-import { presetFor, type Workload } from "./workload.ts";
+import { notReady, presetFor, type Workload } from "./workload.ts";
+import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
+import type { EnvironmentBuilds } from "./environment-builds.ts";
+
+/** How often a run waiting for its environment's build looks again. */
+export const ENVIRONMENT_POLL_MS = 2000;
 import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "./workload-secret.ts";
 
 // Runs as a workload: the user's command in a checkout, with the account's
 // and repository's environment variables in the Secret the Run owns.
 
 export interface RunWorkloadDeps {
+  /** Environment builds: a run with an environment waits for its build (null: runs are given none). */
+  environments: Pick<EnvironmentBuilds, "ensure"> | null;
+  /** Records on the run's row whether its environment was restored from the cache or built for it. */
+  recordEnvironmentCache(runId: string, cache: "hit" | "built"): Promise<void>;
   /** The variables a run of this repository gets, decrypted (only called when the Job is about to be created). */
   resolveEnv(accountId: string, repositoryId: string): Promise<Record<string, string>>;
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
@@ -27,6 +36,17 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
     async job(run, cluster) {
       const { spec } = run;
       const compute = presetFor(deps.computeTypes, spec.computeType);
+      if (spec.environment) {
+        if (!deps.environments) throw new Unreconcilable("NoEnvironments", "this controller cannot build environments");
+        const built = await deps.environments.ensure({ ...spec, environment: spec.environment, compute });
+        if (built.state === "waiting") return notReady("preprocessing", "EnvironmentBuilding", ENVIRONMENT_POLL_MS);
+        if (built.state === "failed") {
+          throw new Unreconcilable("EnvironmentFailed", `${built.error}\n(the build's log: GET /v1/environments/${spec.environment.key})`);
+        }
+        // Ready before the run existed: a cache hit; after: this run waited for its build.
+        const created = new Date(run.metadata.creationTimestamp ?? Date.now()).getTime();
+        await deps.recordEnvironmentCache(spec.runId, (built.row.completed_at?.getTime() ?? 0) > created ? "built" : "hit");
+      }
       const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
       const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, env);
@@ -37,6 +57,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         compute,
         checkout,
         envNames: Object.keys(env),
+        internalUrl: deps.checkout.internalUrl,
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },

@@ -11,7 +11,7 @@ import { setCondition } from "../resources/conditions.ts";
 import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
-import type { Workload, WorkloadObservation, WorkloadResource } from "./workload.ts";
+import { isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
 // and pod from the informer caches), decide (the descriptor's observe), act
@@ -160,6 +160,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const previous = resource.status;
     let status = previous;
     let pod = pass.cached;
+    let requeueAfterMs = LIVE_RESYNC_MS;
     if (previous && w.lifecycle.isTerminal(previous.phase)) {
       if (!(await this.#acknowledge(resource, previous))) return {};
     } else {
@@ -167,11 +168,12 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       if (stepped === "gone") return {};
       if (stepped === "orphaned") return this.#untracked(resource, pass.log);
       ({ status, pod } = stepped);
+      requeueAfterMs = stepped.requeueAfterMs ?? LIVE_RESYNC_MS;
     }
 
     const terminal = w.lifecycle.isTerminal(status?.phase);
     await this.#followLogs(pass, terminal, pod);
-    if (!terminal) return { requeueAfterMs: LIVE_RESYNC_MS };
+    if (!terminal) return { requeueAfterMs };
     return this.#retain(resource, status!, pass.now, pass.log);
   }
 
@@ -200,7 +202,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
    * if it must, its status written and mirrored. "gone": the resource went
    * away meanwhile; "orphaned": the database no longer knows it.
    */
-  async #step(pass: Pass<Spec, Status>): Promise<{ status: Status; pod: V1Pod | null } | "gone" | "orphaned"> {
+  async #step(pass: Pass<Spec, Status>): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs?: number } | "gone" | "orphaned"> {
     const { workload: w, cluster } = this.#d;
     const { resource, now, podNow } = pass;
     const { spec } = resource;
@@ -208,7 +210,11 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // The Job is named after its resource (restrictedJob), so it is found by that name.
     const jobName = resource.metadata.name;
     const previous = resource.status;
-    if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) await cluster.createJob(ns, await w.job(resource, cluster));
+    if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
+      const made = await w.job(resource, cluster);
+      if (isNotReady(made)) return this.#wait(pass, made);
+      await cluster.createJob(ns, made);
+    }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
     const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
@@ -223,6 +229,16 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod };
+  }
+
+  /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */
+  async #wait(pass: Pass<Spec, Status>, waiting: NotReady): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+    const { resource, now } = pass;
+    const obs: WorkloadObservation = { phase: waiting.phase, reason: waiting.reason, error: null, exitCode: null, stopJob: false };
+    const next = this.#statusFrom(resource, obs, null, now, undefined);
+    if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
+    if ((await pass.mirror(next)) === "orphaned") return "orphaned";
+    return { status: next, pod: null, requeueAfterMs: waiting.retryAfterMs };
   }
 
   /** Archives the main container's logs once it has run; marks them complete when it never will. */

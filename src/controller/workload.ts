@@ -40,6 +40,21 @@ export interface ObserveInput<Spec, Status> {
   cluster: ClusterActions;
 }
 
+/**
+ * The Job cannot be made yet: what it needs is on its way (a run's
+ * environment being built). The workload shows `phase` with `reason` and is
+ * looked at again after retryAfterMs.
+ */
+export interface NotReady {
+  readonly notReady: true;
+  phase: string;
+  reason: string;
+  retryAfterMs: number;
+}
+
+export const notReady = (phase: string, reason: string, retryAfterMs: number): NotReady => ({ notReady: true, phase, reason, retryAfterMs });
+export const isNotReady = (v: V1Job | NotReady): v is NotReady => "notReady" in v;
+
 export interface Workload<
   Spec extends WorkloadSpec,
   Status extends WorkloadStatus,
@@ -55,7 +70,7 @@ export interface Workload<
    * Secret). Called only when the cache has no Job, so expensive steps
    * (decrypting variables) happen only then.
    */
-  job(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<V1Job>;
+  job(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<V1Job | NotReady>;
   /** Decide what the workload's state is. Pure for runs; analyses read the finished analyzer's output. */
   observe(input: ObserveInput<Spec, Status>): Promise<Obs>;
   /** Act on what observe found before the status says so (an analysis stores its result first). */

@@ -95,8 +95,53 @@ export interface RunsTable {
   resource_deleted_at: Date | null;
   start_time: Date | null;
   close_time: Date | null;
+  /** The environment the run was given (null: none, or a run older than environments). */
+  environment: ColumnType<RunEnvironment | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+/** What a run records of its environment. */
+export interface RunEnvironment {
+  /** null: nothing to install, the image alone is the environment. */
+  key: string | null;
+  image: string;
+  /** "hit": restored from the cache; "built": this run waited for the build. */
+  cache?: "hit" | "built";
+  warnings: string[];
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  account_id: string;
+  repository_id: string | null;
+  commit_hash: string;
+  key: string;
+  image: string;
+  definition: ColumnType<EnvironmentDefinitionJson, string, string>;
+  status: "building" | "ready" | "failed";
+  error: string | null;
+  log: string | null;
+  size: ColumnType<string | null, number | null | undefined, number | null>;
+  sha256: string | null;
+  upload_token_hash: string | null;
+  build_deadline: Date | null;
+  created_at: CreatedAt;
+  started_at: Date | null;
+  completed_at: Date | null;
+  last_used_at: Generated<Date>;
+  deleted_at: Date | null;
+}
+
+/** An environment's definition as the analysis resolved it (the analyzer's environment, snake_case). */
+export interface EnvironmentDefinitionJson {
+  toolchains: { name: string; version: string | null; exact: boolean; source: string }[];
+  manifests: { path: string; sha256: string }[];
+  steps: { name: string; run: string; why: string; ecosystem: string }[];
+  cache_paths: string[];
+  packages: string[];
+  notes: string[];
+  warnings: string[];
 }
 
 export interface RunConfig {
@@ -158,7 +203,7 @@ export interface InstallationTable {
 
 export interface CheckoutTokensTable {
   token_hash: string;
-  workload_kind: "run" | "analysis";
+  workload_kind: "run" | "analysis" | "environment";
   workload_id: string;
   account_id: string;
   repository_id: string;
@@ -289,6 +334,7 @@ export interface Database {
   integrations: IntegrationsTable;
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
+  environments: EnvironmentsTable;
   run_log_lines: RunLogLinesTable;
   analyses: AnalysesTable;
   analysis_log_lines: AnalysisLogLinesTable;
@@ -304,6 +350,7 @@ export interface Database {
 export type AnalysisRow = Selectable<AnalysesTable>;
 
 export type RunRow = Selectable<RunsTable>;
+export type EnvironmentRow = Selectable<EnvironmentsTable>;
 
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

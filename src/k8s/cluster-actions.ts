@@ -25,6 +25,8 @@ export interface ClusterEvent {
 export interface ClusterActions {
   /** Creates the Job; one that already exists (a retried reconcile) counts as created. */
   createJob(namespace: string, job: V1Job): Promise<void>;
+  /** The Job as the API server has it now; null when there is none. */
+  getJob(namespace: string, name: string): Promise<V1Job | null>;
   /** Deletes the Job and its pods; one already gone counts as deleted. */
   deleteJob(namespace: string, name: string): Promise<void>;
   /** Creates the Secret; one that already exists counts as created. */
@@ -48,6 +50,14 @@ export function kubeClusterActions(k: KubeClients, logger: Logger): ClusterActio
         await k.batch.createNamespacedJob({ namespace, body: job });
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
+      }
+    },
+    async getJob(namespace, name) {
+      try {
+        return await k.batch.readNamespacedJob({ name, namespace });
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
       }
     },
     async deleteJob(namespace, name) {

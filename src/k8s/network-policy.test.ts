@@ -42,7 +42,7 @@ function reachable(policy: V1NetworkPolicy, ip: string, port: number, protocol =
 }
 
 describe("buildWorkloadNetworkPolicy", () => {
-  it("selects run and analysis pods, admits no ingress, and in restricted mode allows DNS and the git address only", () => {
+  it("selects run, analysis and environment build pods, admits no ingress, and in restricted mode allows DNS and the git address only", () => {
     expect(buildWorkloadNetworkPolicy(input())).toEqual({
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
@@ -54,7 +54,7 @@ describe("buildWorkloadNetworkPolicy", () => {
       spec: {
         podSelector: {
           matchLabels: { "app.kubernetes.io/managed-by": "codeplane" },
-          matchExpressions: [{ key: "app.kubernetes.io/component", operator: "In", values: ["run", "analysis"] }],
+          matchExpressions: [{ key: "app.kubernetes.io/component", operator: "In", values: ["run", "analysis", "environment"] }],
         },
         policyTypes: ["Ingress", "Egress"],
         egress: [

@@ -14,10 +14,10 @@ import { MANAGED_BY } from "../resources/labels.ts";
 
 export const WORKLOAD_POLICY_NAME = "codeplane-workloads";
 
-/** Selects every run and analysis pod (src/resources/labels.ts) and nothing else codeplane runs. */
+/** Selects every run, analysis and environment build pod (src/resources/labels.ts) and nothing else codeplane runs. */
 export const WORKLOAD_POD_SELECTOR: V1LabelSelector = {
   matchLabels: { ...MANAGED_BY },
-  matchExpressions: [{ key: "app.kubernetes.io/component", operator: "In", values: ["run", "analysis"] }],
+  matchExpressions: [{ key: "app.kubernetes.io/component", operator: "In", values: ["run", "analysis", "environment"] }],
 };
 
 /** The cluster DNS: CoreDNS and kube-dns both carry `k8s-app: kube-dns` in kube-system. */

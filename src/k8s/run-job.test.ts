@@ -28,6 +28,7 @@ const input = (over: Partial<RunJobInput> = {}): RunJobInput => ({
     preprocessEnv: { PIP_INDEX_URL: "http://mirror.internal/simple" },
   },
   ttlSecondsAfterFinished: 3600,
+  internalUrl: "http://10.0.0.5:8081",
   ...over,
 });
 
@@ -74,8 +75,9 @@ describe("buildRunJob", () => {
     }
   });
 
-  it("checks out the commit from codeplane's git endpoint, installs dependencies, then runs the argv through the framing entrypoint", () => {
-    expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "dependencies"]);
+  it("checks out the commit from codeplane's git endpoint, then runs the argv through the framing entrypoint (no environment: nothing installed)", () => {
+    expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout"]);
+    expect(pod.containers[0]!.image).toBe("codeplane-runner:dev");
     const checkout = pod.initContainers![1]!;
     expect(checkout.env).toEqual(
       expect.arrayContaining([
@@ -116,16 +118,55 @@ describe("buildRunJob", () => {
     expect(none.env!.filter((e) => e.valueFrom)).toEqual([]);
   });
 
-  it("gives dependency install the egress mode, short network timeouts and the operator's variables, and no token", () => {
-    const deps = pod.initContainers![2]!;
-    expect(deps.env).toEqual(
-      expect.arrayContaining([
-        { name: "CODEPLANE_RUN_EGRESS", value: "restricted" },
-        { name: "PIP_DEFAULT_TIMEOUT", value: "15" },
-        { name: "PIP_INDEX_URL", value: "http://mirror.internal/simple" },
-      ]),
-    );
-    expect(deps.env!.some((e) => e.valueFrom)).toBe(false);
+  describe("with an environment", () => {
+    const key = "e".repeat(64);
+    const withEnv = buildRunJob(
+      input({
+        resource: {
+          metadata: { name: `run-${spec.runId}`, namespace: "codeplane", uid: "uid-1" },
+          spec: {
+            ...spec,
+            image: "codeplane-go:dev",
+            environment: {
+              key,
+              image: "codeplane-go:dev",
+              steps: [{ name: "go mod download", run: "go mod download" }],
+              cachePaths: [],
+              warnings: ["go 1.30 asked"],
+            },
+          },
+        },
+      }),
+    ).spec!.template.spec!;
+
+    it("restores it after the checkout, in codeplane's image, from the internal endpoint, with the checkout token", () => {
+      expect(withEnv.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "environment"]);
+      const restore = withEnv.initContainers![2]!;
+      expect(restore.image).toBe("codeplane:dev");
+      expect(restore.command).toEqual(["node", "/app/packages/runner/src/environment-archive.ts", "restore"]);
+      expect(restore.env).toEqual(
+        expect.arrayContaining([
+          { name: "CODEPLANE_ARCHIVE_URL", value: `http://10.0.0.5:8081/internal/environments/${key}/archive` },
+          { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name: `run-${spec.runId}`, key: "codeplane-checkout-token", optional: false } } },
+          { name: "CODEPLANE_ENVIRONMENT_WARNINGS", value: JSON.stringify(["go 1.30 asked"]) },
+        ]),
+      );
+    });
+
+    it("runs the command in the environment's image, with its toolchains' variables and PATH", () => {
+      const main = withEnv.containers[0]!;
+      expect(main.image).toBe("codeplane-go:dev");
+      const env = Object.fromEntries(main.env!.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+      expect(env.PATH!.split(":").slice(0, 3)).toEqual(["/workspace/env/python/bin", "/workspace/src/node_modules/.bin", "/workspace/env/go/bin"]);
+      expect(env).toMatchObject({
+        CODEPLANE_ENV_DIR: "/workspace/env",
+        GOMODCACHE: "/workspace/env/go/pkg/mod",
+        GOTOOLCHAIN: "local",
+        HOME: "/workspace/home",
+      });
+      // The token stays with the checkout and restore containers: the command never holds it.
+      expect(JSON.stringify(main)).not.toContain("codeplane-checkout-token");
+    });
   });
 
   it("pulls with the operator's image pull secrets, and names none otherwise", () => {

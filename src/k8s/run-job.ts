@@ -4,13 +4,13 @@ import type { EgressMode } from "../resources/egress.ts";
 import { API_VERSION } from "../resources/common.ts";
 import { RUN_KIND, type RunSpec } from "../resources/run.ts";
 import { runLabels } from "../resources/labels.ts";
+import { ARCHIVER_IN_IMAGE, environmentVariables, SOURCE_DIR, WORKSPACE } from "./workspace.ts";
 
 // Pure: a Run in, the Job that executes it out. Everything about how a run
 // is isolated lives here, where a table test can see it.
 
 export const RUNNER_UID = 10001;
-export const WORKSPACE = "/workspace";
-export const SOURCE_DIR = `${WORKSPACE}/src`;
+export { SOURCE_DIR, WORKSPACE };
 export const TOOLS_DIR = "/codeplane/bin";
 /** Where the codeplane image keeps the entrypoint that frames stdout and stderr (the @codeplane/runner package). */
 export const ENTRYPOINT_IN_IMAGE = "/app/packages/runner/src/entrypoint.ts";
@@ -27,9 +27,9 @@ export interface CheckoutInput {
   gitUrl: string;
   /** The workload's Secret: its checkout token (and, for runs, its environment values). */
   secretName: string;
-  /** Run pods' egress mode, so a failed dependency install can say why. */
+  /** Run pods' egress mode, so a failed environment install can say why. */
   egress: EgressMode;
-  /** Operator-set variables for checkout and dependency install (a package mirror's address). */
+  /** Operator-set variables for checkout and environment install (a package mirror's address). */
   preprocessEnv: Readonly<Record<string, string>>;
 }
 
@@ -47,6 +47,8 @@ export interface RunJobInput extends WorkloadJobInput<RunSpec> {
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
   /** Names of the run's environment variables, whose values are keys of the workload's Secret. */
   envNames: readonly string[];
+  /** codeplane's internal base URL, where the environment is restored from. */
+  internalUrl: string | null;
 }
 
 /** The key of the workload's Secret that holds its checkout token (not a variable name, so no user variable can collide). */
@@ -70,30 +72,6 @@ git -c advice.detachedHead=false checkout -q --detach "$CODEPLANE_COMMIT"
 echo "checked out $CODEPLANE_COMMIT"
 `;
 
-// Dependencies are installed in a container of their own, without the
-// checkout token: installing runs code from the repository and its packages.
-export const DEPENDENCIES_SCRIPT = `set -eu
-cd "$CODEPLANE_SOURCE_DIR"
-failed() {
-  echo "dependency install failed: $1" >&2
-  if [ "$CODEPLANE_RUN_EGRESS" = restricted ]; then
-    echo "if it could not reach a package index: run pods' network egress is restricted (DNS, codeplane's git endpoint and what the operator allows); an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY) or set CODEPLANE_RUN_EGRESS=open" >&2
-  fi
-  exit 1
-}
-if [ -f requirements.txt ]; then
-  echo "installing Python dependencies (requirements.txt)"
-  python3 -m pip install --user --no-input --disable-pip-version-check -r requirements.txt || failed "pip install -r requirements.txt"
-fi
-if [ -f package-lock.json ]; then
-  echo "installing Node dependencies (npm ci)"
-  npm ci --ignore-scripts --no-audit --no-fund || failed "npm ci"
-elif [ -f package.json ]; then
-  echo "installing Node dependencies (npm install)"
-  npm install --ignore-scripts --no-audit --no-fund || failed "npm install"
-fi
-`;
-
 export const restricted: V1SecurityContext = {
   allowPrivilegeEscalation: false,
   readOnlyRootFilesystem: true,
@@ -115,27 +93,8 @@ export const checkoutEnv = (checkout: CheckoutInput): V1EnvVar[] => [
   { name: "GIT_TERMINAL_PROMPT", value: "0" },
 ];
 
-/**
- * Dependency install: short network timeouts and one retry (so a refused
- * mirror fails in seconds, not minutes), then the operator's variables.
- */
-const dependenciesEnv = (checkout: CheckoutInput): V1EnvVar[] => {
-  const env: Record<string, string> = {
-    CODEPLANE_RUN_EGRESS: checkout.egress,
-    PIP_DEFAULT_TIMEOUT: "15",
-    // Debian's Python refuses even --user installs (PEP 668); a user install into the pod's own HOME
-    // leaves the image's packages alone, which is what the marker protects.
-    PIP_BREAK_SYSTEM_PACKAGES: "1",
-    PIP_RETRIES: "1",
-    npm_config_fetch_retries: "1",
-    npm_config_fetch_timeout: "15000",
-    ...checkout.preprocessEnv,
-  };
-  return Object.entries(env).map(([name, value]) => ({ name, value }));
-};
-
 /** The pod-level isolation every codeplane workload gets: non-root, no service-account token, no service links. */
-const restrictedPodSecurity = {
+export const restrictedPodSecurity = {
   restartPolicy: "Never",
   automountServiceAccountToken: false,
   enableServiceLinks: false,
@@ -149,13 +108,12 @@ const restrictedPodSecurity = {
   terminationGracePeriodSeconds: 10,
 } as const;
 
+// HOME, PATH and the toolchains' variables are the environment's (environment-job.ts), so
+// what its build installed is found in the run where it was put.
 const baseEnv = (spec: RunSpec) => [
-  { name: "HOME", value: `${WORKSPACE}/home` },
+  ...environmentVariables(),
   { name: "CODEPLANE_RUN_ID", value: spec.runId },
   { name: "CODEPLANE_COMMIT", value: spec.commitHash },
-  { name: "CODEPLANE_SOURCE_DIR", value: SOURCE_DIR },
-  // User-level installs (pip --user) land in HOME; put their scripts on PATH.
-  { name: "PATH", value: `${WORKSPACE}/home/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` },
 ];
 
 export function buildRunJob(input: RunJobInput): V1Job {
@@ -184,18 +142,29 @@ export function buildRunJob(input: RunJobInput): V1Job {
     resources,
     volumeMounts: mounts,
   });
-  const dependencies = restrictedContainer({
-    name: "dependencies",
-    image: images.runner,
-    imagePullPolicy: images.pullPolicy,
-    command: ["sh", "-c", DEPENDENCIES_SCRIPT],
-    env: [...baseEnv(spec), ...dependenciesEnv(input.checkout)],
-    resources,
-    volumeMounts: mounts,
-  });
+  // The installed environment, restored from codeplane's internal endpoint with the checkout token
+  // (which opens this run's own environment and nothing else), before the token is released.
+  const environment = spec.environment
+    ? [
+        restrictedContainer({
+          name: "environment",
+          image: images.codeplane,
+          imagePullPolicy: images.pullPolicy,
+          command: ["node", ARCHIVER_IN_IMAGE, "restore"],
+          env: [
+            ...baseEnv(spec),
+            { name: "CODEPLANE_ARCHIVE_URL", value: input.internalUrl ? `${input.internalUrl}/internal/environments/${spec.environment.key}/archive` : "" },
+            { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: CHECKOUT_TOKEN_KEY, optional: false } } },
+            { name: "CODEPLANE_ENVIRONMENT_WARNINGS", value: JSON.stringify(spec.environment.warnings) },
+          ],
+          resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+          volumeMounts: mounts,
+        }),
+      ]
+    : [];
   const main = restrictedContainer({
     name: "main",
-    image: images.runner,
+    image: spec.image ?? images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["node", `${TOOLS_DIR}/entrypoint.ts`, "--workdir", SOURCE_DIR, "--", ...spec.command],
     env: [...baseEnv(spec), ...userEnv],
@@ -203,7 +172,7 @@ export function buildRunJob(input: RunJobInput): V1Job {
     volumeMounts: mounts,
   });
   return restrictedJob(RUN_KIND, input, runLabels(spec.accountId, spec.repositoryId, spec.runId), {
-    initContainers: [tools, checkout, dependencies],
+    initContainers: [tools, checkout, ...environment],
     containers: [main],
     volumes: [
       { name: "workspace", emptyDir: {} },

@@ -51,3 +51,19 @@ export const RESTRICTED_POD_SECURITY_LABELS = {
   "pod-security.kubernetes.io/audit": "restricted",
   "pod-security.kubernetes.io/audit-version": "latest",
 } as const;
+
+/** The label that ties an environment build's Job and pod to its environment (row id). */
+export const ENVIRONMENT_LABEL = "codeplane.dev/environment";
+
+export function environmentLabels(accountId: string, repositoryId: string, environmentId: string): Record<string, string> {
+  return {
+    ...MANAGED_BY,
+    "app.kubernetes.io/component": "environment",
+    "codeplane.dev/account": accountId,
+    "codeplane.dev/repository": repositoryId,
+    [ENVIRONMENT_LABEL]: environmentId,
+  };
+}
+
+/** An environment build's Job and Secret. */
+export const environmentResourceName = (environmentId: string) => `environment-${environmentId}`;

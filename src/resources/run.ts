@@ -14,6 +14,22 @@ export const RUN_PHASES = RUN_LIFECYCLE.phases;
 export const RUN_WORKLOAD: WorkloadKind = { noun: "run", kind: RUN_KIND, plural: RUN_PLURAL, lifecycle: RUN_LIFECYCLE };
 export type RunPhase = (typeof RUN_PHASES)[number];
 
+/** The installed environment a run restores before its command (built once per key by a Job of its own). */
+export const runEnvironmentSpecSchema = z.object({
+  key: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .meta({ description: "The environment's cache key." }),
+  image: z.string().min(1).max(512),
+  steps: z
+    .array(z.object({ name: z.string().max(512), run: z.string().max(65_536) }))
+    .max(64)
+    .meta({ description: "The install steps (what the build Job runs when the key has no environment yet)." }),
+  cachePaths: z.array(z.string().max(1024)).max(256).meta({ description: "Checkout-relative folders the install writes that the archive keeps." }),
+  warnings: z.array(z.string().max(1024)).max(32),
+});
+export type RunEnvironmentSpec = z.infer<typeof runEnvironmentSpecSchema>;
+
 export const runSpecSchema = z.object({
   runId: UUID.meta({ description: "The API's run id." }),
   accountId: UUID,
@@ -27,6 +43,8 @@ export const runSpecSchema = z.object({
     .optional()
     .meta({ description: "The experiment's parameter values (defaults with the request's overrides); never secret." }),
   computeType: z.string().min(1).max(63),
+  image: z.string().min(1).max(512).optional().meta({ description: "The image the command runs in (the catalog's choice); absent: the runner image." }),
+  environment: runEnvironmentSpecSchema.optional().meta({ description: "The installed environment restored before the command; absent: none." }),
   timeoutSeconds: z
     .int()
     .min(1)

@@ -26,6 +26,7 @@ const git = {
 } as unknown as GitSource;
 const experiments: ExperimentCatalog = {
   experiment: async () => (calls.push("catalog"), null),
+  environmentOf: async () => (calls.push("environment"), null),
 };
 const launcher = (kind: string): RunLauncher & AnalysisLauncher => ({
   namespace: "codeplane",
@@ -42,13 +43,22 @@ const runs = () =>
     git,
     experiments,
     launcher: launcher("run"),
+    environments: { planRun: async (_db, _run, _env, image) => ({ image, environment: undefined, record: null }) },
+    runnerImage: "runner:test",
     computeTypes: DEFAULT_COMPUTE_TYPES,
     defaultComputeType: "cpu-general",
     defaultTimeoutSeconds: 60,
     maxTimeoutSeconds: 3600,
     logger,
   });
-const analyses = () => new AnalysisService({ git, launcher: launcher("analysis"), timeoutSeconds: 60, logger });
+const analyses = () =>
+  new AnalysisService({
+    git,
+    launcher: launcher("analysis"),
+    timeoutSeconds: 60,
+    environments: { catalog: [{ image: "runner:test", toolchains: {}, packages: [] }], defaultComputeType: "cpu-general" },
+    logger,
+  });
 
 const count = async (table: "runs" | "analyses") =>
   Number(

@@ -11,6 +11,7 @@ import type { WorkloadSpec, WorkloadStatus } from "../../resources/common.ts";
 import type { RunSpec, RunStatus } from "../../resources/run.ts";
 import type { FollowTarget } from "../../k8s/pod-log.ts";
 import { newestPod } from "../../k8s/pods.ts";
+import type { EnvironmentBuilds } from "../environment-builds.ts";
 import { analysisWorkload } from "../analysis-workload.ts";
 import { runWorkload } from "../run-workload.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "../workload.ts";
@@ -51,6 +52,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   retentionSeconds?: number;
   /** CODEPLANE_INTERNAL_URL; null: unset. A node address when absent. */
   internalUrl?: string | null;
+  /** Environment builds, as a run with an environment sees them (absent: none). */
+  environments?: Pick<EnvironmentBuilds, "ensure">;
 }
 
 /** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
@@ -143,6 +146,11 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
       act(`createJob ${j.metadata?.name}`);
       r.jobs.push(structuredClone(j));
     },
+    async getJob(ns, name) {
+      inNamespace(ns);
+      act(`getJob ${name}`);
+      return r.jobs.find((j) => j.metadata?.name === name) ?? null;
+    },
     async deleteJob(ns, name) {
       inNamespace(ns);
       act(`deleteJob ${name}`);
@@ -208,6 +216,10 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
 export const runWorld = (given: Given<RunSpec, RunStatus>) =>
   fakeWorld(RUN, given, (r) =>
     runWorkload({
+      environments: given.environments ?? null,
+      recordEnvironmentCache: async (id, cache) => {
+        r.actions.push(`recordEnvironmentCache ${id} ${cache}`);
+      },
       resolveEnv: async () => ({ ...given.env }),
       images: { runner: "runner:test", codeplane: "codeplane:test", pullPolicy: "IfNotPresent" },
       computeTypes: DEFAULT_COMPUTE_TYPES,

@@ -1,3 +1,7 @@
+import type { Catalog } from "../../resources/environment-catalog.ts";
+import { analysisEnvironmentView } from "../environments/resolve.ts";
+import type { AnalyzedEnvironment } from "../environments/resolve.ts";
+import type { AnalysisRow } from "../../db/schema.ts";
 import type { Db } from "../../db/database.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
 import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
@@ -38,6 +42,8 @@ export interface AnalysisServiceDeps {
   /** null when this process has no reachable cluster: starting an analysis answers 503. */
   launcher: AnalysisLauncher | null;
   timeoutSeconds: number;
+  /** The image catalog and the default compute type: an analysis shows the environment its runs get. */
+  environments: { catalog: Catalog; defaultComputeType: string };
   logger: Logger;
 }
 
@@ -48,6 +54,12 @@ export interface AnalysedExperiment {
   experiment: Experiment;
   /** Required variables the code reads that are not configured now. */
   missingEnvVars: string[];
+}
+
+/** The environment the analyzer found for a commit (absent from analyses made before environments). */
+export function analyzedEnvironmentOf(row: AnalysisRow): AnalyzedEnvironment | null {
+  const env = (row.result as { environment?: AnalyzedEnvironment } | null)?.environment;
+  return env ?? null;
 }
 
 export class AnalysisService {
@@ -129,7 +141,7 @@ export class AnalysisService {
     await requireRepository(db, accountId, repositoryId);
     const rows = await listAnalyses(db, accountId, repositoryId, page);
     const configured = await configuredEnvNames(db, accountId, repositoryId);
-    return toPage(rows, page.limit, (r) => toAnalysis(r, configured));
+    return toPage(rows, page.limit, (r) => toAnalysis(r, configured, this.#environmentView));
   }
 
   async cancel(db: Db, accountId: string, repositoryId: string, ref: string): Promise<Analysis> {
@@ -164,6 +176,16 @@ export class AnalysisService {
     return { experiment, missingEnvVars: requiredEnvVars(row).filter((n) => !configured.has(n)) };
   }
 
+  /** The environment of a commit's completed analysis; null when it has none (not analysed, or analysed before environments). */
+  async environmentOf(db: Db, accountId: string, repositoryId: string, commitHash: string): Promise<AnalyzedEnvironment | null> {
+    const row = await this.#live(db, repositoryId, commitHash);
+    if (!row || row.account_id !== accountId || row.status !== "completed" || !row.result) return null;
+    return analyzedEnvironmentOf(row);
+  }
+
+  readonly #environmentView = (env: AnalyzedEnvironment) =>
+    analysisEnvironmentView(env, this.#deps.environments.catalog, this.#deps.environments.defaultComputeType);
+
   async #find(db: Db, accountId: string, repositoryId: string, ref: string) {
     const repo = await requireRepository(db, accountId, repositoryId);
     // A full hash needs no trip to the mirror (and works for commits the mirror has not fetched).
@@ -176,7 +198,7 @@ export class AnalysisService {
   async #present(db: Db, accountId: string, id: string): Promise<Analysis> {
     const row = await findAnalysis(db, accountId, id);
     if (!row) throw notFound("Analysis");
-    return toAnalysis(row, await configuredEnvNames(db, accountId, row.repository_id));
+    return toAnalysis(row, await configuredEnvNames(db, accountId, row.repository_id), this.#environmentView);
   }
 
   #live(db: Db, repositoryId: string, commitHash: string) {

@@ -10,6 +10,8 @@ import { isDataException } from "../shared/db-errors.ts";
 import { Unreconcilable } from "../workloads/unreconcilable.ts";
 import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
 import type { Analysis } from "./analyses.schemas.ts";
+import type { AnalysisEnvironment } from "../environments/environments.schemas.ts";
+import type { AnalyzedEnvironment } from "../environments/resolve.ts";
 
 // Analyses in Postgres: the mirror of Analysis resources (workload-rows.ts
 // writes it), their results, and every query the API makes on them.
@@ -30,8 +32,14 @@ export function requiredEnvVars(row: AnalysisRow): string[] {
   return (row.result?.env_vars ?? []).filter((e) => e.required).map((e) => e.name);
 }
 
-export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>): Analysis {
+/**
+ * The API's view of an analysis. `environmentView` resolves the analyzer's
+ * environment against the image catalog; without it (or for analyses made
+ * before environments) `environment` is null.
+ */
+export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>, environmentView?: (env: AnalyzedEnvironment) => AnalysisEnvironment): Analysis {
   const result = row.result;
+  const analyzed = (result as { environment?: AnalyzedEnvironment } | null)?.environment;
   return {
     id: row.id,
     repository_id: row.repository_id,
@@ -47,6 +55,7 @@ export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>): A
     experiments: result?.experiments ?? [],
     primary_ids: result?.primary_ids ?? [],
     env_vars: result ? envVarsReport(requiredEnvVars(row), configured) : null,
+    environment: analyzed && environmentView ? environmentView(analyzed) : null,
     error: row.error,
     trigger: { kind: row.trigger, delivery_id: row.trigger_delivery_id },
     logs_url: `/v1/repositories/${row.repository_id}/analysis/${row.commit_hash}/logs/stream`,

@@ -8,7 +8,7 @@ import type { Db } from "../../db/database.ts";
 // workload's deadline and revoked when the workload's command starts or it
 // ends, whichever comes first.
 
-export type WorkloadKindName = "run" | "analysis";
+export type WorkloadKindName = "run" | "analysis" | "environment";
 
 export interface CheckoutGrant {
   workloadKind: WorkloadKindName;

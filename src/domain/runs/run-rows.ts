@@ -1,5 +1,6 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import type { RunConfig, RunRow } from "../../db/schema.ts";
+import type { RunConfig, RunEnvironment, RunRow } from "../../db/schema.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
 import type { RunSpec } from "../../resources/run.ts";
 import { keysetPage } from "../shared/keyset.ts";
@@ -17,8 +18,19 @@ export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.comman
 export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
   table: RUN_TABLE,
   idOf: (spec) => spec.runId,
-  insertOnly: (spec) => ({ experiment_id: spec.experimentId ?? null, compute_type: spec.computeType, run_config: JSON.stringify(runConfigOf(spec)) }),
+  insertOnly: (spec) => ({
+    experiment_id: spec.experimentId ?? null,
+    compute_type: spec.computeType,
+    run_config: JSON.stringify(runConfigOf(spec)),
+    environment: JSON.stringify(runEnvironmentOf(spec)),
+  }),
 };
+
+/** What the run's row records of its environment, derived from the spec (cache is filled in when its Job is made). */
+export function runEnvironmentOf(spec: RunSpec): RunEnvironment | null {
+  if (spec.environment) return { key: spec.environment.key, image: spec.environment.image, warnings: spec.environment.warnings };
+  return spec.image ? { key: null, image: spec.image, warnings: [] } : null;
+}
 
 export function toRun(r: RunRow): Run {
   const start = r.start_time;
@@ -32,6 +44,9 @@ export function toRun(r: RunRow): Run {
     experiment_id: r.experiment_id,
     compute_type: r.compute_type,
     run_config: r.run_config,
+    environment: r.environment
+      ? { key: r.environment.key, image: r.environment.image, cache: r.environment.cache ?? null, warnings: r.environment.warnings }
+      : null,
     exit_code: r.exit_code,
     error: r.error,
     stdout_url: `/v1/runs/${r.id}/logs/stdout`,
@@ -71,4 +86,14 @@ export function listRunsQuery(db: Db, accountId: string, filter: RunFilter, page
 export async function readRunLogLines(db: Db, runId: string, stream: "stdout" | "stderr"): Promise<string[]> {
   const rows = await db.selectFrom("run_log_lines").select("line").where("run_id", "=", runId).where("stream", "=", stream).orderBy("seq").execute();
   return rows.map((r) => r.line);
+}
+
+/** Whether the run's environment was restored from the cache or built while it waited (the controller's, once the Job is made). */
+export async function recordRunEnvironmentCache(db: Db, runId: string, cache: "hit" | "built"): Promise<void> {
+  await db
+    .updateTable("runs")
+    .set({ environment: sql`jsonb_set(environment, '{cache}', to_jsonb(${cache}::text))` })
+    .where("id", "=", runId)
+    .where("environment", "is not", null)
+    .execute();
 }

@@ -17,6 +17,10 @@ export const createRunSchema = z
       .meta({ description: 'argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).' }),
     compute_type: z.string().min(1).max(63).optional().meta({ description: "A named preset; default cpu-general." }),
     timeout_seconds: z.int().min(1).optional().meta({ description: "Default and maximum are set by the operator." }),
+    environment: z.enum(["auto", "none"]).optional().meta({
+      description:
+        "`auto` (the default): the environment the commit's analysis found, in the catalog image that fits it, with its dependencies installed once per key and restored; `none`: the runner image as it is, nothing installed.",
+    }),
   })
   .superRefine((v, ctx) => {
     if ((v.command === undefined) === (v.analyzed_experiment === undefined)) {
@@ -39,6 +43,18 @@ export const runSchema = z
     experiment_id: z.string().nullable(),
     compute_type: z.string(),
     run_config: z.object({ command: z.array(z.string()), parameters: z.record(z.string(), paramValue), timeout_seconds: z.int() }),
+    environment: z
+      .object({
+        key: z.string().nullable().meta({ description: "The installed environment's key (GET /v1/environments/{key}); null: nothing to install." }),
+        image: z.string(),
+        cache: z
+          .enum(["hit", "built"])
+          .nullable()
+          .meta({ description: "`hit`: restored from the cache; `built`: the run waited for its build; null until its pod is made." }),
+        warnings: z.array(z.string()).meta({ description: "Fits that are not exact (a toolchain version the catalog lacks: the nearest was used)." }),
+      })
+      .nullable()
+      .meta({ description: "The environment the run executes in; null: the runner image, nothing installed." }),
     exit_code: z.int().nullable(),
     error: z.string().nullable(),
     stdout_url: z.string(),

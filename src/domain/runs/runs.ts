@@ -17,6 +17,8 @@ import { findRun, listRuns, RUN_ROWS, toRun, type RunFilter } from "./run-rows.t
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 import type { AnalysedExperiment } from "../analyses/analyses.ts";
 import { buildExperimentCommand } from "../analyses/experiment-command.ts";
+import type { EnvironmentService } from "../environments/environments.ts";
+import type { AnalyzedEnvironment } from "../environments/resolve.ts";
 
 export type { RunFilter };
 
@@ -31,6 +33,8 @@ export interface RunLauncher {
 /** Where runs of analysed experiments look their experiment up (the AnalysisService). */
 export interface ExperimentCatalog {
   experiment(db: Db, accountId: string, repositoryId: string, commitHash: string, experimentId: string): Promise<AnalysedExperiment | null>;
+  /** The environment a commit's completed analysis found; null when there is none. */
+  environmentOf(db: Db, accountId: string, repositoryId: string, commitHash: string): Promise<AnalyzedEnvironment | null>;
 }
 
 export interface RunServiceDeps {
@@ -38,6 +42,10 @@ export interface RunServiceDeps {
   experiments: ExperimentCatalog;
   /** null when this process has no reachable cluster: run creation answers 503. */
   launcher: RunLauncher | null;
+  /** The image and installed environment a run gets (the catalog's choice for its commit and compute type). */
+  environments: Pick<EnvironmentService, "planRun">;
+  /** The image runs without an analysed environment get (CODEPLANE_RUNNER_IMAGE). */
+  runnerImage: string;
   computeTypes: ComputeTypes;
   defaultComputeType: string;
   defaultTimeoutSeconds: number;
@@ -82,6 +90,9 @@ export class RunService {
     }
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
+    // "auto": the environment the commit's analysis found (installed once per key and restored); "none": the runner image as it is.
+    const analyzed = input.environment === "none" ? null : await this.#deps.experiments.environmentOf(db, accountId, repo.id, commitHash);
+    const plan = await this.#deps.environments.planRun(db, { accountId, repositoryId: repo.id, commitHash, computeType }, analyzed, this.#deps.runnerImage);
 
     const runId = newId();
     const spec: RunSpec = {
@@ -93,6 +104,8 @@ export class RunService {
       command: command!,
       ...(experimentId !== undefined && { experimentId, parameters }),
       computeType,
+      ...(analyzed && { image: plan.image }),
+      ...(plan.environment && { environment: plan.environment }),
       timeoutSeconds: timeout,
     };
     // The resource is the source of truth and is written first; if this

@@ -20,6 +20,7 @@ function analysis(over: Partial<Analysis> = {}): Analysis {
     experiments: [],
     primary_ids: [],
     env_vars: { valid: true, required_env_vars: [], missing_env_vars: [] },
+    environment: null,
     error: null,
     trigger: { kind: "push", delivery_id: "d" },
     logs_url: "/x",

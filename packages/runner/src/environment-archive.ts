@@ -1,0 +1,131 @@
+/**
+ * Moves an installed environment between a pod and codeplane's internal endpoint, in codeplane's image:
+ *
+ *   node environment-archive.ts save      (the build Job's last container)
+ *   node environment-archive.ts restore   (a run's `environment` init container)
+ *
+ * The archive is a gzipped tar of /workspace/env and the checkout-relative folders the install wrote
+ * (CODEPLANE_CACHE_PATHS, e.g. node_modules), relative to /workspace, so a restore puts everything back
+ * at the path it was installed at (a venv's scripts name their interpreter by absolute path).
+ * The pod holds no storage credential: it presents CODEPLANE_ARCHIVE_TOKEN (the build's upload token,
+ * or the run's checkout token) to CODEPLANE_ARCHIVE_URL, and codeplane decides what it may read or write.
+ *
+ * Streams end to end (tar | HTTP and HTTP | tar): an archive of any size passes through in bounded memory.
+ * Network failures and 5xx answers are tried again (three attempts); a 4xx is final.
+ * Imports only node:*: it runs from the codeplane image as it is.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+// The pod's workspace volume; CODEPLANE_WORKSPACE moves it (the tests use a temporary directory).
+const WORKSPACE = process.env.CODEPLANE_WORKSPACE ?? "/workspace";
+const ATTEMPTS = 3;
+
+class Final extends Error {}
+
+function env(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Final(`${name} is not set`);
+  return v;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What to archive: env, and the cache paths that exist (relative, inside the checkout). */
+export function archiveEntries(workspace: string, cachePaths: readonly string[], exists: (p: string) => boolean): string[] {
+  const entries = ["env"];
+  for (const p of cachePaths) {
+    const clean = p.replace(/^\.\/+/, "").replace(/\/+$/, "");
+    if (!clean || clean.startsWith("/") || clean.split("/").some((part) => part === ".." || part === "")) continue;
+    if (exists(`${workspace}/src/${clean}`)) entries.push(`src/${clean}`);
+  }
+  return entries;
+}
+
+function tar(args: string[]) {
+  const child = spawn("tar", args, { stdio: ["pipe", "pipe", "inherit"] });
+  const done = new Promise<void>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Final(`tar ${args[0]} exited with code ${code}`))));
+  });
+  return { child, done };
+}
+
+async function save(): Promise<void> {
+  const url = env("CODEPLANE_ARCHIVE_URL");
+  const token = env("CODEPLANE_ARCHIVE_TOKEN");
+  const cachePaths = JSON.parse(process.env.CODEPLANE_CACHE_PATHS ?? "[]") as string[];
+  const entries = archiveEntries(WORKSPACE, cachePaths, existsSync);
+  say(`saving the environment: ${entries.join(", ")}`);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const t = tar(["-C", WORKSPACE, "-czf", "-", "--numeric-owner", ...entries]);
+    t.child.stdin.end();
+    try {
+      const res = await fetch(url, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/gzip" },
+        body: Readable.toWeb(t.child.stdout) as ReadableStream<Uint8Array>,
+        duplex: "half",
+      } as RequestInit);
+      const text = await res.text();
+      await t.done;
+      if (res.ok) {
+        const size = (JSON.parse(text) as { size?: number }).size ?? 0;
+        say(`stored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        return;
+      }
+      if (res.status < 500) throw new Final(`codeplane refused the environment (${res.status}): ${text.slice(0, 500)}`);
+      throw new Error(`codeplane answered ${res.status}: ${text.slice(0, 200)}`);
+    } catch (err) {
+      t.child.kill();
+      if (err instanceof Final || attempt >= ATTEMPTS) throw err;
+      say(`storing the environment failed (${err instanceof Error ? err.message : String(err)}); trying again`);
+      await sleep(1000 * attempt);
+    }
+  }
+}
+
+async function restore(): Promise<void> {
+  const url = env("CODEPLANE_ARCHIVE_URL");
+  const token = env("CODEPLANE_ARCHIVE_TOKEN");
+  for (const w of JSON.parse(process.env.CODEPLANE_ENVIRONMENT_WARNINGS ?? "[]") as string[]) say(`warning: ${w}`);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      if (!res.ok || !res.body) {
+        const text = (await res.text()).slice(0, 500);
+        if (res.status < 500) throw new Final(`the environment could not be fetched (${res.status}): ${text}`);
+        throw new Error(`codeplane answered ${res.status}: ${text}`);
+      }
+      const size = Number(res.headers.get("content-length") ?? 0);
+      const t = tar(["-C", WORKSPACE, "-xzf", "-", "--no-same-owner"]);
+      await Promise.all([pipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), t.child.stdin), t.done]);
+      say(`restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    } catch (err) {
+      if (err instanceof Final || attempt >= ATTEMPTS) throw err;
+      say(`restoring the environment failed (${err instanceof Error ? err.message : String(err)}); trying again`);
+      await sleep(1000 * attempt);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const verb = process.argv[2];
+  try {
+    if (verb === "save") await save();
+    else if (verb === "restore") await restore();
+    else throw new Final("usage: environment-archive.ts save|restore");
+  } catch (err) {
+    process.stderr.write(`codeplane: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (import.meta.main) await main();

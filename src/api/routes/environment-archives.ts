@@ -1,0 +1,47 @@
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import type { Db } from "../../db/database.ts";
+import type { EnvironmentService } from "../../domain/environments/environments.ts";
+import { HttpError } from "../http-error.ts";
+
+// The internal doors environment archives pass through, beside the git
+// endpoint (the only address workload pods may reach): a build Job stores its
+// archive with its upload token, a run's restore container fetches its own
+// run's archive with its checkout token. Not part of the public API. Pods
+// hold no storage credential; what a token opens is decided here.
+
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KEY = /^[0-9a-f]{64}$/;
+
+const unauthenticated = () => new HttpError(401, "A valid token is required", { "WWW-Authenticate": 'Bearer realm="codeplane environments"' });
+
+function bearer(ctx: Context): string {
+  const m = /^Bearer ([^\s]+)$/i.exec(ctx.get("authorization"));
+  if (!m) throw unauthenticated();
+  return m[1]!;
+}
+
+export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environments: EnvironmentService): void {
+  router.put("/internal/environments/:id/archive", async (ctx) => {
+    const token = bearer(ctx);
+    const id = (ctx.params as Record<string, string>).id!;
+    if (!ID.test(id)) throw new HttpError(404, "Environment not found");
+    const stored = await environments.receiveArchive(db, id, token, ctx.req);
+    if (!stored) throw unauthenticated();
+    ctx.status = 201;
+    ctx.body = stored;
+  });
+
+  router.get("/internal/environments/:key/archive", async (ctx) => {
+    const token = bearer(ctx);
+    const key = (ctx.params as Record<string, string>).key!;
+    if (!KEY.test(key)) throw new HttpError(404, "Environment not found");
+    const archive = await environments.openArchive(db, token, key);
+    if (archive === "unauthenticated") throw unauthenticated();
+    if (!archive) throw new HttpError(404, "Environment not found");
+    ctx.status = 200;
+    ctx.type = "application/gzip";
+    ctx.length = archive.size;
+    ctx.body = archive.body;
+  });
+}

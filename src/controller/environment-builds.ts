@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto";
+import type { V1Job } from "@kubernetes/client-node";
+import type { Db } from "../db/database.ts";
+import type { EnvironmentRow } from "../db/schema.ts";
+import { claimBuild, findEnvironment, markFailed, reserveEnvironment, saveBuildLog } from "../domain/environments/environment-rows.ts";
+import type { ClusterActions } from "../k8s/cluster-actions.ts";
+import { buildEnvironmentJob, environmentSecret } from "../k8s/environment-job.ts";
+import type { ComputePreset } from "../resources/compute-types.ts";
+import { ENVIRONMENT_LABEL, environmentLabels, environmentResourceName } from "../resources/labels.ts";
+import type { RunEnvironmentSpec } from "../resources/run.ts";
+import type { Logger } from "../logger.ts";
+import { jobCondition } from "./run-rules.ts";
+import type { CheckoutDeps } from "./workload-secret.ts";
+
+// Environment builds, driven by the runs that wait for them: gather (the
+// environment's row and its Job), decide (pure: decideBuild), act (start the
+// Job, record a failure with its log, keep a finished build's log). Every
+// waiting run of a key reconciles the same row, and the row's unique live
+// (account, key) makes them share one build: whichever looks first starts
+// it, the others find it started. The archive's upload (through the API)
+// marks the row ready; a Job that ends without one marks it failed.
+
+/** The install's output kept with the environment: its last 256 KiB. */
+export const BUILD_LOG_MAX_BYTES = 256 * 1024;
+/** Lines of the install's end the failure message quotes (the failing package is among them). */
+const ERROR_TAIL_LINES = 15;
+/** The token outlives the Job's deadline by this much (the Job starts a little after minting). */
+const DEADLINE_SLACK_SECONDS = 120;
+
+export type BuildDecision =
+  | { do: "ready" }
+  | { do: "failed" }
+  | { do: "start" }
+  | { do: "wait" }
+  /** The build ended without an environment: record why (with the install's log when the pod has one). */
+  | { do: "fail"; why: string };
+
+type RowFacts = Pick<EnvironmentRow, "status" | "started_at" | "build_deadline">;
+
+/** What to do about an environment, from its row and its Job (null: none). Pure. */
+export function decideBuild(row: RowFacts, job: V1Job | null, now: Date, timeoutSeconds: number): BuildDecision {
+  if (row.status === "ready") return { do: "ready" };
+  if (row.status === "failed") return { do: "failed" };
+  if (job === null) {
+    // Never started, or its Job is gone (deleted by hand, or its TTL passed while nobody waited): start it
+    // again unless its deadline has passed, which means it ran and nobody recorded the end.
+    if (row.started_at && row.build_deadline && row.build_deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000 < now.getTime()) {
+      return { do: "fail", why: "the build's Job ended without storing the environment, and its log is gone" };
+    }
+    return { do: "start" };
+  }
+  const failed = jobCondition(job, "Failed");
+  if (failed) {
+    if (failed.reason === "DeadlineExceeded")
+      return { do: "fail", why: `the build took longer than ${timeoutSeconds}s (CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS)` };
+    return { do: "fail", why: "" };
+  }
+  if (jobCondition(job, "Complete")) return { do: "fail", why: "the build finished without storing the environment" };
+  return { do: "wait" };
+}
+
+/** The install's failure as a user reads it: the failing step's line and the lines before it, where the package at fault is named. */
+export function failureMessage(log: string | null, why: string): string {
+  if (why) return `environment build failed: ${why}`;
+  if (!log) return "environment build failed (its log is gone)";
+  const lines = log.split("\n").filter((l) => l.trim() !== "");
+  const stepAt = lines.findLastIndex((l) => l.startsWith("environment build failed in step"));
+  if (stepAt === -1) return `environment build failed:\n${lines.slice(-ERROR_TAIL_LINES).join("\n")}`;
+  const before = lines.slice(Math.max(0, stepAt - ERROR_TAIL_LINES), stepAt).filter((l) => !l.startsWith("==> "));
+  return [lines[stepAt], ...before].join("\n");
+}
+
+export const tail = (text: string, max = BUILD_LOG_MAX_BYTES): string => {
+  const buf = Buffer.from(text, "utf8");
+  return buf.length <= max ? text : `[...]\n${buf.subarray(buf.length - max).toString("utf8")}`;
+};
+
+export interface EnvironmentBuildsDeps {
+  db: Db;
+  namespace: string;
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never"; pullSecrets?: readonly string[] };
+  /** The build's time budget, apart from any run's timeout (CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS). */
+  buildTimeoutSeconds: number;
+  jobTtlSeconds: number;
+  checkout: CheckoutDeps;
+  cluster: ClusterActions;
+  logger: Logger;
+}
+
+/** A run waiting for its environment, as the builds see it. */
+export interface WaitingRun {
+  accountId: string;
+  repositoryId: string;
+  commitHash: string;
+  environment: RunEnvironmentSpec;
+  compute: ComputePreset;
+}
+
+export type BuildState = { state: "ready"; row: EnvironmentRow } | { state: "waiting" } | { state: "failed"; error: string };
+
+export class EnvironmentBuilds {
+  readonly #d: EnvironmentBuildsDeps;
+
+  constructor(deps: EnvironmentBuildsDeps) {
+    this.#d = deps;
+  }
+
+  /** Where the run's environment is: ready to restore, being built (started if nobody had), or failed. */
+  async ensure(run: WaitingRun): Promise<BuildState> {
+    const { db, cluster, namespace } = this.#d;
+    const env = run.environment;
+    // The row is reserved when the run is created; one deleted since (DELETE /v1/environments) is reserved again.
+    const row =
+      (await findEnvironment(db, run.accountId, env.key)) ??
+      (
+        await reserveEnvironment(db, {
+          accountId: run.accountId,
+          repositoryId: run.repositoryId,
+          commitHash: run.commitHash,
+          key: env.key,
+          image: env.image,
+          definition: {
+            toolchains: [],
+            manifests: [],
+            steps: env.steps.map((s) => ({ ...s, why: "", ecosystem: "" })),
+            cache_paths: env.cachePaths,
+            packages: [],
+            notes: [],
+            warnings: env.warnings,
+          },
+        })
+      ).row;
+    const jobName = environmentResourceName(row.id);
+    const job = row.status === "building" || (row.status === "ready" && row.log === null) ? await cluster.getJob(namespace, jobName) : null;
+    const decision = decideBuild(row, job, new Date(), this.#d.buildTimeoutSeconds);
+    switch (decision.do) {
+      case "ready":
+        if (row.log === null && job && jobCondition(job, "Complete")) await this.#keepLog(row);
+        return { state: "ready", row };
+      case "failed":
+        return { state: "failed", error: row.error ?? "environment build failed" };
+      case "start":
+        await this.#start(row, run);
+        return { state: "waiting" };
+      case "wait":
+        return { state: "waiting" };
+      case "fail": {
+        const log = await this.#installLog(row.id);
+        const error = failureMessage(log, decision.why);
+        await markFailed(db, row.id, error, log === null ? null : tail(log));
+        await this.#cleanUp(row.id);
+        this.#d.logger.warn({ environment: row.key, account: row.account_id, error }, "environment build failed");
+        // Another waiter may have recorded it first: report what the row says.
+        const now = await findEnvironment(db, run.accountId, env.key);
+        return now?.status === "ready" ? { state: "ready", row: now } : { state: "failed", error: now?.error ?? error };
+      }
+    }
+  }
+
+  async #start(row: EnvironmentRow, run: WaitingRun): Promise<void> {
+    const { db, cluster, namespace, checkout } = this.#d;
+    if (!checkout.internalUrl) throw new Error("CODEPLANE_INTERNAL_URL is not set, so environment builds cannot check out or store their archive");
+    const name = environmentResourceName(row.id);
+    const deadline = new Date(Date.now() + this.#d.buildTimeoutSeconds * 1000);
+    const uploadToken = `cpu_${randomBytes(32).toString("base64url")}`;
+    // Another waiting run may be starting it right now: one claim wins, the others wait for its Job.
+    if (!(await claimBuild(db, row.id, row.started_at, uploadToken, new Date(deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000)))) return;
+    const checkoutToken = await checkout.mint({
+      workloadKind: "environment",
+      workloadId: row.id,
+      accountId: run.accountId,
+      repositoryId: run.repositoryId,
+      commitHash: run.commitHash,
+      expiresAt: new Date(deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000),
+    });
+    // The Secret first (a retried start replaces one left by an attempt whose Job never came), then the Job that reads it.
+    const labels = environmentLabels(run.accountId, run.repositoryId, row.id);
+    await cluster.deleteSecret(namespace, name);
+    await cluster.createSecret(namespace, environmentSecret({ name, namespace, labels }, { checkout: checkoutToken, upload: uploadToken }));
+    const job = buildEnvironmentJob({
+      environmentId: row.id,
+      accountId: run.accountId,
+      repositoryId: run.repositoryId,
+      commitHash: run.commitHash,
+      key: row.key,
+      image: run.environment.image,
+      steps: run.environment.steps,
+      cachePaths: run.environment.cachePaths,
+      namespace,
+      compute: run.compute,
+      timeoutSeconds: this.#d.buildTimeoutSeconds,
+      ttlSecondsAfterFinished: this.#d.jobTtlSeconds,
+      checkout: {
+        gitUrl: `${checkout.internalUrl}/git/${run.repositoryId}.git`,
+        secretName: name,
+        egress: checkout.egress,
+        preprocessEnv: checkout.preprocessEnv,
+      },
+      internalUrl: checkout.internalUrl,
+      images: this.#d.images,
+      imagePullSecrets: this.#d.images.pullSecrets,
+    });
+    await cluster.createJob(namespace, job);
+    this.#d.logger.info({ environment: row.key, account: run.accountId, image: run.environment.image }, "environment build started");
+  }
+
+  /** The install container's whole log (null when its pod is gone). */
+  async #installLog(id: string): Promise<string | null> {
+    const { cluster, namespace } = this.#d;
+    const pod = await cluster.newestPod(namespace, `${ENVIRONMENT_LABEL}=${id}`);
+    if (!pod?.metadata?.name) return null;
+    return cluster.readPodLog(namespace, pod.metadata.name, "install");
+  }
+
+  async #keepLog(row: EnvironmentRow): Promise<void> {
+    const log = await this.#installLog(row.id);
+    await saveBuildLog(this.#d.db, row.id, log === null ? "(the build's log was not kept: its pod is gone)" : tail(log));
+    await this.#cleanUp(row.id);
+  }
+
+  /** The build's Secret and tokens are of no use once it has ended. */
+  async #cleanUp(id: string): Promise<void> {
+    await this.#d.cluster.deleteSecret(this.#d.namespace, environmentResourceName(id));
+    await this.#d.checkout.revoke("environment", id);
+  }
+}

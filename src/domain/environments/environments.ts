@@ -1,0 +1,191 @@
+import type { Readable } from "node:stream";
+import type { Db } from "../../db/database.ts";
+import type { EnvironmentRow, RunEnvironment } from "../../db/schema.ts";
+import type { Catalog } from "../../resources/environment-catalog.ts";
+import type { RunEnvironmentSpec } from "../../resources/run.ts";
+import type { Logger } from "../../logger.ts";
+import { checkoutGrantFor } from "../checkout/checkout-tokens.ts";
+import { conflict, DomainError, DomainValidationError, notFound } from "../errors.ts";
+import type { Page, PageRequest } from "../shared/pagination.ts";
+import { toPage } from "../shared/pagination.ts";
+import {
+  archiveObjectKey,
+  deleteEnvironmentRow,
+  environmentForUpload,
+  findEnvironment,
+  leastRecentlyUsed,
+  listEnvironments,
+  markReady,
+  reserveEnvironment,
+  storedBytes,
+  toEnvironment,
+  touchEnvironment,
+} from "./environment-rows.ts";
+import type { Environment } from "./environments.schemas.ts";
+import { resolveEnvironment, type AnalyzedEnvironment } from "./resolve.ts";
+
+// Environments as a service: what a run of a commit gets (an image, and the
+// key of its installed dependencies), the account's cache of them, and the
+// two internal doors pods use: a build Job stores its archive with a token
+// only it holds, and a run's restore container fetches its own run's archive
+// with its checkout token. Neither door takes a storage credential into a pod.
+
+/** Where archives live (src/storage's ObjectStore satisfies it). */
+export interface ArchiveStore {
+  put(key: string, body: Readable, opts: { maxBytes: number; contentType?: string }): Promise<{ size: number; sha256: string }>;
+  get(key: string): Promise<{ body: Readable; size: number } | null>;
+  delete(key: string): Promise<void>;
+}
+
+export interface EnvironmentServiceDeps {
+  store: ArchiveStore;
+  catalog: Catalog;
+  /** Largest archive a build may store (CODEPLANE_ENVIRONMENT_MAX_BYTES). */
+  maxArchiveBytes: number;
+  /** Bound on all stored archives together; least recently used go first (CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES). */
+  maxCacheBytes: number;
+  logger: Logger;
+}
+
+/** What a new run is given: the image, and the environment to restore when there is one. */
+export interface RunEnvironmentPlan {
+  image: string;
+  environment: RunEnvironmentSpec | undefined;
+  /** What the run row records. */
+  record: RunEnvironment | null;
+}
+
+export class EnvironmentService {
+  readonly #d: EnvironmentServiceDeps;
+
+  constructor(deps: EnvironmentServiceDeps) {
+    this.#d = deps;
+  }
+
+  get catalog(): Catalog {
+    return this.#d.catalog;
+  }
+
+  async list(db: Db, accountId: string, page: PageRequest): Promise<Page<Environment>> {
+    return toPage(await listEnvironments(db, accountId, page), page.limit, toEnvironment);
+  }
+
+  async get(db: Db, accountId: string, key: string): Promise<Environment> {
+    const row = await findEnvironment(db, accountId, key);
+    if (!row) throw notFound("Environment");
+    return toEnvironment(row);
+  }
+
+  /** Drops a cached environment: the next run of its key builds it again. A build in progress is not interrupted. */
+  async delete(db: Db, accountId: string, key: string): Promise<void> {
+    const row = await findEnvironment(db, accountId, key);
+    if (!row) throw notFound("Environment");
+    if (row.status === "building") throw conflict("The environment is being built; delete it once the build has ended");
+    await this.#drop(db, row);
+  }
+
+  /**
+   * What a run of a commit gets on a compute preset: refused (422) when no
+   * image of the catalog can provide what the analysis found, refused (409)
+   * when the environment of this key failed to build, otherwise the image and
+   * the environment (its row reserved, so concurrent runs share one build).
+   */
+  async planRun(
+    db: Db,
+    run: { accountId: string; repositoryId: string; commitHash: string; computeType: string },
+    analyzed: AnalyzedEnvironment | null,
+    defaultImage: string,
+  ): Promise<RunEnvironmentPlan> {
+    if (!analyzed) return { image: defaultImage, environment: undefined, record: null };
+    const resolved = resolveEnvironment(analyzed, this.#d.catalog, run.computeType);
+    if (!resolved.ok) {
+      throw new DomainValidationError([{ loc: ["body", "compute_type"], msg: `Value error, this commit's environment cannot be provided: ${resolved.reason}`, type: "value_error" }]);
+    }
+    const { image, key, definition } = resolved;
+    if (key === null) return { image, environment: undefined, record: { key: null, image, warnings: definition.warnings } };
+    const { row } = await reserveEnvironment(db, { accountId: run.accountId, repositoryId: run.repositoryId, commitHash: run.commitHash, key, image, definition });
+    if (row.status === "failed") {
+      throw conflict(
+        `This commit's environment failed to build (${(row.error ?? "").split("\n")[0]}); see GET /v1/environments/${key} for its log, and DELETE it to build it again`,
+      );
+    }
+    return {
+      image,
+      environment: { key, image, steps: definition.steps.map((s) => ({ name: s.name, run: s.run })), cachePaths: definition.cache_paths, warnings: definition.warnings },
+      record: { key, image, warnings: definition.warnings },
+    };
+  }
+
+  /** A build Job's upload: stored, then the environment is ready. Unknown token or environment: not found (the caller answers 401). */
+  async receiveArchive(db: Db, environmentId: string, token: string, body: Readable): Promise<{ size: number } | null> {
+    const row = await environmentForUpload(db, environmentId, token);
+    if (!row) return null;
+    let stored;
+    try {
+      stored = await this.#d.store.put(archiveObjectKey(row), body, { maxBytes: this.#d.maxArchiveBytes, contentType: "application/gzip" });
+    } catch (err) {
+      // The store's ObjectTooLargeError (src/storage), told by name: the domain does not depend on a store.
+      if (err instanceof Error && err.name === "ObjectTooLargeError") {
+        throw new DomainError(
+          "payload_too_large",
+          `The environment's archive is larger than ${this.#d.maxArchiveBytes} bytes (CODEPLANE_ENVIRONMENT_MAX_BYTES)`,
+        );
+      }
+      throw err;
+    }
+    if (!(await markReady(db, row.id, stored))) {
+      // Deleted or ended meanwhile: the object belongs to nothing.
+      await this.#d.store.delete(archiveObjectKey(row)).catch(() => undefined);
+      return null;
+    }
+    this.#d.logger.info({ environment: row.key, account: row.account_id, bytes: stored.size }, "environment stored");
+    await this.evict(db, row.id);
+    return { size: stored.size };
+  }
+
+  /**
+   * A run's restore: its checkout token opens its own run's environment and
+   * nothing else (another key, account or repository: not found).
+   */
+  async openArchive(db: Db, token: string, key: string): Promise<{ body: Readable; size: number } | "unauthenticated" | null> {
+    const grant = await checkoutGrantFor(db, token);
+    if (!grant) return "unauthenticated";
+    if (grant.workloadKind !== "run") return null;
+    const run = await db
+      .selectFrom("runs")
+      .select(["environment", "account_id"])
+      .where("id", "=", grant.workloadId)
+      .where("account_id", "=", grant.accountId)
+      .executeTakeFirst();
+    if (run?.environment?.key !== key) return null;
+    const row = await findEnvironment(db, grant.accountId, key);
+    if (row?.status !== "ready") return null;
+    const object = await this.#d.store.get(archiveObjectKey(row));
+    if (!object) return null;
+    await touchEnvironment(db, row.id);
+    return object;
+  }
+
+  /** Keeps the stored archives within the bound, dropping the least recently used first (never `keep`). */
+  async evict(db: Db, keep?: string): Promise<number> {
+    let total = await storedBytes(db);
+    let dropped = 0;
+    while (total > this.#d.maxCacheBytes) {
+      const victims = (await leastRecentlyUsed(db, 16)).filter((r) => r.id !== keep);
+      if (victims.length === 0) break;
+      for (const v of victims) {
+        if (total <= this.#d.maxCacheBytes) break;
+        await this.#drop(db, v);
+        total -= Number(v.size ?? 0);
+        dropped++;
+        this.#d.logger.info({ environment: v.key, account: v.account_id, bytes: Number(v.size ?? 0) }, "environment evicted (least recently used)");
+      }
+    }
+    return dropped;
+  }
+
+  async #drop(db: Db, row: EnvironmentRow): Promise<void> {
+    await deleteEnvironmentRow(db, row.id);
+    await this.#d.store.delete(archiveObjectKey(row));
+  }
+}

@@ -1,0 +1,162 @@
+import type { V1EnvVar, V1Job } from "@kubernetes/client-node";
+import type { ComputePreset } from "../resources/compute-types.ts";
+import { environmentLabels, environmentResourceName } from "../resources/labels.ts";
+import { checkoutEnv, CHECKOUT_TOKEN_KEY, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedPodSecurity, type CheckoutInput } from "./run-job.ts";
+import { ARCHIVER_IN_IMAGE, environmentVariables, WORKSPACE } from "./workspace.ts";
+
+/** The key of the build's Secret that holds its upload token. */
+export const UPLOAD_TOKEN_KEY = "codeplane-upload-token";
+
+// Pure: the Job that installs an environment once, for every later run of its
+// key. Three steps in one pod: the checkout (with the checkout token), the
+// install (in the environment's image, running the repository's install
+// steps, holding no token at all), and the save (in codeplane's image: it
+// archives what the install wrote and hands it to codeplane's internal
+// endpoint with an upload token that only this container holds). No storage
+// credential is ever in the pod.
+
+export interface EnvironmentBuildInput {
+  /** The environment's row id: names the Job, its Secret and its pod label. */
+  environmentId: string;
+  accountId: string;
+  repositoryId: string;
+  commitHash: string;
+  key: string;
+  image: string;
+  steps: readonly { name: string; run: string }[];
+  cachePaths: readonly string[];
+  namespace: string;
+  compute: ComputePreset;
+  timeoutSeconds: number;
+  ttlSecondsAfterFinished: number;
+  checkout: CheckoutInput;
+  /** codeplane's internal base URL (CODEPLANE_INTERNAL_URL). */
+  internalUrl: string;
+  images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
+  imagePullSecrets?: readonly string[];
+}
+
+/** A shell word that stays one word whatever it holds. */
+export const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The install container's script: each step in order, announced, in its own
+ * `sh -eu`, in the checkout. A failing step stops the build naming the step;
+ * under restricted egress it also says how an operator opens a mirror.
+ */
+export function installScript(steps: readonly { name: string; run: string }[]): string {
+  const lines = [
+    "set -u",
+    `cd "$CODEPLANE_SOURCE_DIR"`,
+    `mkdir -p "$CODEPLANE_ENV_DIR"`,
+    "failed() {",
+    `  echo "environment build failed in step: $1 (exit code $2)" >&2`,
+    `  if [ "$CODEPLANE_RUN_EGRESS" = restricted ]; then`,
+    `    echo "if it could not reach a package index: run pods' egress is restricted (DNS, codeplane's endpoint and what the operator allows); an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY)" >&2`,
+    "  fi",
+    "  exit 1",
+    "}",
+  ];
+  steps.forEach((step, i) => {
+    const label = `[${i + 1}/${steps.length}] ${step.name}`;
+    lines.push(`echo ${shellQuote(`==> ${label}`)}`, `sh -eu -c ${shellQuote(step.run)} || failed ${shellQuote(label)} $?`);
+  });
+  lines.push(`echo "==> environment installed"`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
+  const name = environmentResourceName(input.environmentId);
+  const labels = environmentLabels(input.accountId, input.repositoryId, input.environmentId);
+  const resources = { requests: { ...input.compute.requests }, limits: { ...input.compute.limits } };
+  const mounts = [
+    { name: "workspace", mountPath: WORKSPACE },
+    { name: "tmp", mountPath: "/tmp" },
+  ];
+  const common = [...environmentVariables(), { name: "CODEPLANE_COMMIT", value: input.commitHash }];
+  const checkout = restrictedContainer({
+    name: "checkout",
+    image: input.images.runner,
+    imagePullPolicy: input.images.pullPolicy,
+    command: ["sh", "-c", GIT_CHECKOUT_SCRIPT],
+    env: [...common, ...checkoutEnv(input.checkout)],
+    resources,
+    volumeMounts: mounts,
+  });
+  const preprocess = Object.entries({
+    CODEPLANE_RUN_EGRESS: input.checkout.egress,
+    PIP_DEFAULT_TIMEOUT: "15",
+    PIP_RETRIES: "1",
+    PIP_NO_CACHE_DIR: "1",
+    PIP_DISABLE_PIP_VERSION_CHECK: "1",
+    npm_config_fetch_retries: "1",
+    npm_config_fetch_timeout: "15000",
+    npm_config_update_notifier: "false",
+    npm_config_cache: "/tmp/npm-cache",
+    ...input.checkout.preprocessEnv,
+  }).map(([n, value]) => ({ name: n, value }));
+  const install = restrictedContainer({
+    name: "install",
+    image: input.image,
+    imagePullPolicy: input.images.pullPolicy,
+    command: ["sh", "-c", installScript(input.steps)],
+    env: [...common, ...preprocess],
+    resources,
+    volumeMounts: mounts,
+  });
+  const save = restrictedContainer({
+    name: "main",
+    image: input.images.codeplane,
+    imagePullPolicy: input.images.pullPolicy,
+    command: ["node", ARCHIVER_IN_IMAGE, "save"],
+    env: [
+      ...common,
+      { name: "CODEPLANE_ARCHIVE_URL", value: `${input.internalUrl}/internal/environments/${input.environmentId}/archive` },
+      { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name, key: UPLOAD_TOKEN_KEY, optional: false } } },
+      { name: "CODEPLANE_CACHE_PATHS", value: JSON.stringify(input.cachePaths) },
+    ],
+    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+    volumeMounts: mounts,
+  });
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: input.namespace, labels, annotations: { "codeplane.dev/environment-key": input.key } },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: input.timeoutSeconds,
+      ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
+      template: {
+        metadata: { labels },
+        spec: {
+          ...restrictedPodSecurity,
+          securityContext: { ...restrictedPodSecurity.securityContext },
+          nodeSelector: { ...input.compute.nodeSelector },
+          tolerations: input.compute.tolerations.map((t) => ({ ...t })),
+          ...(input.compute.runtimeClassName ? { runtimeClassName: input.compute.runtimeClassName } : {}),
+          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((n) => ({ name: n })) } : {}),
+          initContainers: [checkout, install],
+          containers: [save],
+          volumes: [
+            { name: "workspace", emptyDir: {} },
+            { name: "tmp", emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The build's Secret: its checkout token and its upload token. Not owned by
+ * the Job (it exists before the Job that reads it); the controller deletes it
+ * when the build ends, and its labels tie it to the environment.
+ */
+export function environmentSecret(s: { name: string; namespace: string; labels: Record<string, string> }, tokens: { checkout: string; upload: string }) {
+  return {
+    metadata: { name: s.name, namespace: s.namespace, labels: s.labels },
+    type: "Opaque",
+    immutable: true,
+    stringData: { [CHECKOUT_TOKEN_KEY]: tokens.checkout, [UPLOAD_TOKEN_KEY]: tokens.upload },
+  };
+}
