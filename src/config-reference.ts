@@ -27,7 +27,7 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     default: "unset",
     helmSecret: "database.existingSecret",
   },
-  CODEPLANE_DATA_DIR: { meaning: "embedded database, generated development key, git mirror cache" },
+  CODEPLANE_DATA_DIR: { meaning: "embedded database, generated development key, git mirror cache, the directory object store" },
   PORT: { meaning: "HTTP port" },
   CODEPLANE_HOST: { meaning: "listen address" },
   CODEPLANE_LOG_LEVEL: { meaning: "`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`" },
@@ -296,4 +296,26 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     default: "`{}`",
     helm: "runs.preprocessEnv",
   },
+  CODEPLANE_OBJECT_STORE: {
+    meaning:
+      "where environment archives (and run outputs) are kept: `directory` (a folder of this process: one replica, or a volume all replicas share) or `s3` (an S3-compatible bucket); only the server holds it, pods never do. See [Object storage](storage.md)",
+  },
+  CODEPLANE_OBJECT_STORE_DIR: { meaning: "the `directory` store's folder", default: "`$CODEPLANE_DATA_DIR/objects`" },
+  CODEPLANE_S3_ENDPOINT: {
+    meaning: "URL of an S3-compatible service (MinIO, Ceph RGW, R2, versitygw, ...); only with `CODEPLANE_OBJECT_STORE=s3`",
+    default: "unset: AWS S3 in `CODEPLANE_S3_REGION`",
+  },
+  CODEPLANE_S3_BUCKET: { meaning: "the bucket; required with `CODEPLANE_OBJECT_STORE=s3`, which checks at start that it is reachable", default: "unset" },
+  CODEPLANE_S3_REGION: { meaning: "the bucket's region (most S3-compatible servers take any)" },
+  CODEPLANE_S3_FORCE_PATH_STYLE: {
+    meaning:
+      "address the bucket in the path (`http://host/bucket/key`) instead of a host name (`http://bucket.host/key`): most S3-compatible servers need `true`",
+  },
+  CODEPLANE_S3_ACCESS_KEY_ID: {
+    meaning:
+      "access key for the bucket, with `CODEPLANE_S3_SECRET_ACCESS_KEY` (both or neither; neither: the AWS SDK's default chain, e.g. `AWS_*` variables or the pod's workload identity)",
+    default: "unset",
+    helmSecret: "objectStore.existingSecret",
+  },
+  CODEPLANE_S3_SECRET_ACCESS_KEY: { meaning: "its secret key (never logged)", default: "unset", helmSecret: "objectStore.existingSecret" },
 };

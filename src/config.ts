@@ -366,7 +366,21 @@ export const envSchema = z.object({
         return z.NEVER;
       }
       return r.data;
-    }),
+    }), // Where environment archives (and later run outputs) are kept (src/storage/).
+  CODEPLANE_OBJECT_STORE: z.enum(["directory", "s3"]).default("directory"),
+  CODEPLANE_OBJECT_STORE_DIR: z.string().min(1).optional(),
+  CODEPLANE_S3_ENDPOINT: httpUrl.optional(),
+  CODEPLANE_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3-63 lower-case letters, digits, '.' and '-')")
+    .optional(),
+  CODEPLANE_S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, "must be a region name, e.g. us-east-1")
+    .default("us-east-1"),
+  CODEPLANE_S3_FORCE_PATH_STYLE: bool.default(false),
+  CODEPLANE_S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+  CODEPLANE_S3_SECRET_ACCESS_KEY: z.string().min(1).max(1024).optional(),
 });
 
 export interface EncryptionKeys {
@@ -487,6 +501,23 @@ export interface Config {
   /** POST /v1/webhooks/github: body bytes (one, and all being read at once), how long a body may take, deliveries per address and window, JSON depth. */
   webhookIntake: { maxBodyBytes: number; maxInflightBytes: number; readTimeoutMs: number; rateLimitRequests: number; maxDepth: number };
   oauth: OAuthConfig;
+  /** Where environment archives and run outputs are kept (src/storage/); only this process holds it, never a pod. */
+  objectStore: ObjectStoreConfig;
+}
+
+/** The object store's settings: a directory (the embedded default) or an S3-compatible bucket. */
+export type ObjectStoreConfig = { kind: "directory"; dir: string } | { kind: "s3"; s3: S3Settings };
+
+export interface S3Settings {
+  /** An S3-compatible service's URL (MinIO, Ceph, R2, ...); null: AWS S3 in `region`. */
+  endpoint: string | null;
+  bucket: string;
+  region: string;
+  /** Address the bucket in the path (http://host/bucket/key), as most S3-compatible servers want. */
+  forcePathStyle: boolean;
+  /** Both or neither; neither: the AWS SDK's default chain (AWS_* variables, web identity, instance role). Secret: never logged. */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
 }
 
 /** The OAuth 2.0 authorization server's settings. */
@@ -770,6 +801,50 @@ function webhookIntake(e: ParsedEnv): Config["webhookIntake"] {
   };
 }
 
+const S3_SETTINGS = [
+  "CODEPLANE_S3_ENDPOINT",
+  "CODEPLANE_S3_BUCKET",
+  "CODEPLANE_S3_FORCE_PATH_STYLE",
+  "CODEPLANE_S3_ACCESS_KEY_ID",
+  "CODEPLANE_S3_SECRET_ACCESS_KEY",
+] as const;
+
+/**
+ * The object store: settings of the other kind are refused rather than
+ * ignored (a bucket named with the store left at `directory` would keep
+ * archives on one pod's disk without a word). `present` is the environment as
+ * given, to tell a setting from its default.
+ */
+function objectStore(e: ParsedEnv, present: Readonly<Record<string, unknown>>, dataDir: string): ObjectStoreConfig {
+  const problem = (lines: string[]) => new ConfigError(`invalid configuration:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+  if (e.CODEPLANE_OBJECT_STORE === "directory") {
+    const stray = [...S3_SETTINGS, "CODEPLANE_S3_REGION"].filter((k) => k in present);
+    if (stray.length) throw problem(stray.map((k) => `${k}: set, but CODEPLANE_OBJECT_STORE is directory (set CODEPLANE_OBJECT_STORE=s3, or unset it)`));
+    return { kind: "directory", dir: path.resolve(e.CODEPLANE_OBJECT_STORE_DIR ?? path.join(dataDir, "objects")) };
+  }
+  const lines: string[] = [];
+  if ("CODEPLANE_OBJECT_STORE_DIR" in present) lines.push("CODEPLANE_OBJECT_STORE_DIR: set, but CODEPLANE_OBJECT_STORE is s3");
+  if (!e.CODEPLANE_S3_BUCKET) lines.push("CODEPLANE_S3_BUCKET: required when CODEPLANE_OBJECT_STORE is s3");
+  if ((e.CODEPLANE_S3_ACCESS_KEY_ID === undefined) !== (e.CODEPLANE_S3_SECRET_ACCESS_KEY === undefined)) {
+    const missing = e.CODEPLANE_S3_ACCESS_KEY_ID === undefined ? "CODEPLANE_S3_ACCESS_KEY_ID" : "CODEPLANE_S3_SECRET_ACCESS_KEY";
+    lines.push(
+      `${missing}: required with the other of CODEPLANE_S3_ACCESS_KEY_ID and CODEPLANE_S3_SECRET_ACCESS_KEY (both, or neither for the SDK's default credentials)`,
+    );
+  }
+  if (lines.length) throw problem(lines);
+  return {
+    kind: "s3",
+    s3: {
+      endpoint: e.CODEPLANE_S3_ENDPOINT ?? null,
+      bucket: e.CODEPLANE_S3_BUCKET!,
+      region: e.CODEPLANE_S3_REGION,
+      forcePathStyle: e.CODEPLANE_S3_FORCE_PATH_STYLE,
+      accessKeyId: e.CODEPLANE_S3_ACCESS_KEY_ID ?? null,
+      secretAccessKey: e.CODEPLANE_S3_SECRET_ACCESS_KEY ?? null,
+    },
+  };
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
   // Empty strings mean "unset", as they do for most operators' tooling.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -885,6 +960,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       oidc,
       apiKeySignIn: oidc ? e.CODEPLANE_OIDC_API_KEY_SIGN_IN : true,
     },
+    objectStore: objectStore(e, cleaned, dataDir),
   };
   return deepFreeze(config);
 }

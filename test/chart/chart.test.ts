@@ -534,6 +534,8 @@ describe("the Helm chart", () => {
         "CODEPLANE_GITHUB_WEBHOOK_SECRET",
         "CODEPLANE_GITHUB_WEBHOOK_OLD_SECRETS",
         "CODEPLANE_OIDC_CLIENT_SECRET",
+        "CODEPLANE_S3_ACCESS_KEY_ID",
+        "CODEPLANE_S3_SECRET_ACCESS_KEY",
         "KUBECONFIG",
       ];
       const configKeys = Object.keys(schema.properties.config.properties);
@@ -799,6 +801,36 @@ describe("the Helm chart", () => {
       expect(config.github).toMatchObject({ appId: "12345", appSlug: "codeplane", apiUrl: "https://api.github.com", webUrl: "https://github.com" });
       // Without the Secret's keys the binary refuses to start, naming them.
       expect(() => configFromEnv(e)).toThrow(/CODEPLANE_GITHUB_PRIVATE_KEY: required for the GitHub App/);
+    });
+
+    it("keeps objects in a folder by default, and in a bucket with keys from objectStore.existingSecret, which the binary accepts", async () => {
+      const plain = await render();
+      expect(configFromEnv(env(plain)).objectStore).toEqual({ kind: "directory", dir: "/var/lib/codeplane/objects" });
+      expect(container(plain).envFrom).not.toContainEqual({ secretRef: { name: "codeplane-s3" } });
+      const docs = await render({
+        objectStore: { existingSecret: "codeplane-s3" },
+        config: {
+          CODEPLANE_OBJECT_STORE: "s3",
+          CODEPLANE_S3_ENDPOINT: "http://minio.storage:9000",
+          CODEPLANE_S3_BUCKET: "codeplane-envs",
+          CODEPLANE_S3_FORCE_PATH_STYLE: true,
+        },
+      });
+      expect(container(docs).envFrom).toContainEqual({ secretRef: { name: "codeplane-s3" } });
+      const e = env(docs);
+      expect(Object.keys(e).filter((k) => k.startsWith("CODEPLANE_S3_") && k.includes("KEY"))).toEqual([]);
+      const config = configFromEnv({ ...e, CODEPLANE_S3_ACCESS_KEY_ID: "AK", CODEPLANE_S3_SECRET_ACCESS_KEY: "from-the-secret" });
+      expect(config.objectStore).toEqual({
+        kind: "s3",
+        s3: {
+          endpoint: "http://minio.storage:9000",
+          bucket: "codeplane-envs",
+          region: "us-east-1",
+          forcePathStyle: true,
+          accessKeyId: "AK",
+          secretAccessKey: "from-the-secret",
+        },
+      });
     });
 
     it("adds extraEnv, extraEnvFrom, extraVolumes and extraVolumeMounts after the chart's own", async () => {
