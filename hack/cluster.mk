@@ -27,7 +27,7 @@ cluster-reset: cluster-down ## Tear down and delete all local cluster state (.cl
 cluster-test: ## Run the cluster smoke and NetworkPolicy tests against .cluster/kubeconfig (or KUBECONFIG)
 	KUBECONFIG=$${KUBECONFIG:-$(CLUSTER_KUBECONFIG)} npx vitest run --config test/cluster/vitest.config.ts
 
-images: ## Build pause, codeplane-runner:dev and codeplane:dev images without Docker; import them if the cluster is up
+images: ## Build pause, CoreDNS, the catalog images (codeplane-runner:dev, -go, -build, -python-next, -torch-standin) and codeplane:dev without Docker; import them if the cluster is up
 	$(CLUSTER_SUDO) $(CLUSTER_HACK)/images.sh all
 
 kind-up: ## Alternative with Docker: kind cluster with the same feature gates, kubeconfig and images

