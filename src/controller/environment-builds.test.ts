@@ -17,6 +17,12 @@ describe("decideBuild", () => {
     ["failed stays failed (no rebuild per run)", row({ status: "failed" }), null, { do: "failed" }],
     ["never started: start", row(), null, { do: "start" }],
     [
+      "claimed a moment ago, its Job not made yet: wait (another waiter is making it)",
+      row({ started_at: new Date(NOW.getTime() - 1000) }),
+      null,
+      { do: "wait" },
+    ],
+    [
       "started, Job gone before its deadline (deleted by hand): start again",
       row({ started_at: new Date(NOW.getTime() - 60_000), build_deadline: new Date(NOW.getTime() + 600_000) }),
       null,

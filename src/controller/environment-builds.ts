@@ -24,6 +24,8 @@ import type { CheckoutDeps } from "./workload-secret.ts";
 export const BUILD_LOG_MAX_BYTES = 256 * 1024;
 /** Lines of the install's end the failure message quotes (the failing package is among them). */
 const ERROR_TAIL_LINES = 15;
+/** How long after a claim a missing Job is taken to be still on its way rather than lost. */
+export const JOB_GRACE_MS = 60_000;
 /** The token outlives the Job's deadline by this much (the Job starts a little after minting). */
 const DEADLINE_SLACK_SECONDS = 120;
 
@@ -42,9 +44,12 @@ export function decideBuild(row: RowFacts, job: V1Job | null, now: Date, timeout
   if (row.status === "ready") return { do: "ready" };
   if (row.status === "failed") return { do: "failed" };
   if (job === null) {
-    // Never started, or its Job is gone (deleted by hand, or its TTL passed while nobody waited): start it
-    // again unless its deadline has passed, which means it ran and nobody recorded the end.
-    if (row.started_at && row.build_deadline && row.build_deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000 < now.getTime()) {
+    if (!row.started_at) return { do: "start" };
+    // Claimed a moment ago: its Job is on its way (the claim comes before the Job), so wait for it.
+    if (now.getTime() - row.started_at.getTime() < JOB_GRACE_MS) return { do: "wait" };
+    // Its Job is gone (deleted by hand, its creation failed, or its TTL passed while nobody waited): start
+    // it again, unless its deadline has passed, which means it ran and nobody recorded the end.
+    if (row.build_deadline && row.build_deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000 < now.getTime()) {
       return { do: "fail", why: "the build's Job ended without storing the environment, and its log is gone" };
     }
     return { do: "start" };

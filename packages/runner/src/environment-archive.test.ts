@@ -35,7 +35,7 @@ describe("save and restore", () => {
   let server: Server;
   let url: string;
   let stored: Buffer | null = null;
-  let dirs: string[] = [];
+  const dirs: string[] = [];
   let status = 201;
 
   beforeAll(async () => {

@@ -71,7 +71,7 @@ async function save(): Promise<void> {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/gzip" },
         body: Readable.toWeb(t.child.stdout) as ReadableStream<Uint8Array>,
         duplex: "half",
-      } as RequestInit);
+      });
       const text = await res.text();
       await t.done;
       if (res.ok) {
@@ -105,7 +105,7 @@ async function restore(): Promise<void> {
       }
       const size = Number(res.headers.get("content-length") ?? 0);
       const t = tar(["-C", WORKSPACE, "-xzf", "-", "--no-same-owner"]);
-      await Promise.all([pipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), t.child.stdin), t.done]);
+      await Promise.all([pipeline(Readable.fromWeb(res.body), t.child.stdin), t.done]);
       say(`restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return;
     } catch (err) {

@@ -24,7 +24,7 @@ function bearer(ctx: Context): string {
 export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environments: EnvironmentService): void {
   router.put("/internal/environments/:id/archive", async (ctx) => {
     const token = bearer(ctx);
-    const id = (ctx.params as Record<string, string>).id!;
+    const id = (ctx.params).id!;
     if (!ID.test(id)) throw new HttpError(404, "Environment not found");
     const stored = await environments.receiveArchive(db, id, token, ctx.req);
     if (!stored) throw unauthenticated();
@@ -34,7 +34,7 @@ export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environ
 
   router.get("/internal/environments/:key/archive", async (ctx) => {
     const token = bearer(ctx);
-    const key = (ctx.params as Record<string, string>).key!;
+    const key = (ctx.params).key!;
     if (!KEY.test(key)) throw new HttpError(404, "Environment not found");
     const archive = await environments.openArchive(db, token, key);
     if (archive === "unauthenticated") throw unauthenticated();

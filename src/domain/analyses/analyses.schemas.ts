@@ -39,11 +39,9 @@ export const analysisSchema = z
     experiments: z.array(experimentSchema).meta({ description: "Runnable entry points; empty until the analysis has completed." }),
     primary_ids: z.array(z.string()).meta({ description: "The experiments most likely to be what a user wants to run, best first." }),
     env_vars: envVarsReportSchema.nullable().meta({ description: "null until the analysis has completed." }),
-    environment: analysisEnvironmentSchema
-      .nullable()
-      .meta({
-        description: "What runs of this commit execute in: the image the catalog gives it and what is installed. null until the analysis has completed.",
-      }),
+    environment: analysisEnvironmentSchema.nullable().meta({
+      description: "What runs of this commit execute in: the image the catalog gives it and what is installed. null until the analysis has completed.",
+    }),
     error: z.string().nullable(),
     trigger: z
       .object({

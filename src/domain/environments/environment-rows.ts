@@ -36,7 +36,13 @@ export function toEnvironment(r: EnvironmentRow): Environment {
 
 /** The account's live environment of this key. */
 export function findEnvironment(db: Db, accountId: string, key: string): Promise<EnvironmentRow | undefined> {
-  return db.selectFrom("environments").selectAll().where("account_id", "=", accountId).where("key", "=", key).where("deleted_at", "is", null).executeTakeFirst();
+  return db
+    .selectFrom("environments")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("key", "=", key)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
 }
 
 export function findEnvironmentById(db: Db, id: string): Promise<EnvironmentRow | undefined> {

@@ -19,16 +19,19 @@ const step = z.object({
 
 export const analysisEnvironmentSchema = z
   .object({
-    key: z
-      .string()
-      .nullable()
-      .meta({ description: "SHA-256 of the image and of what defines the install; runs with the same key share one installed environment. null: nothing to install, or no image fits." }),
+    key: z.string().nullable().meta({
+      description:
+        "SHA-256 of the image and of what defines the install; runs with the same key share one installed environment. null: nothing to install, or no image fits.",
+    }),
     image: z.string().nullable().meta({ description: "The catalog image chosen for the default compute type; null when none fits (see `problem`)." }),
     toolchains: z.array(toolchain),
     manifests: z.array(z.string()).meta({ description: "The files that define the install (lockfiles and manifests)." }),
     steps: z.array(step),
     notes: z.array(z.string()).meta({ description: "What was seen and why it was or was not acted on; fits that are not exact." }),
-    problem: z.string().nullable().meta({ description: "Why no image of the catalog can provide this environment (runs of it are refused with 422); null when one can." }),
+    problem: z
+      .string()
+      .nullable()
+      .meta({ description: "Why no image of the catalog can provide this environment (runs of it are refused with 422); null when one can." }),
   })
   .meta({ id: "AnalysisEnvironment" });
 export type AnalysisEnvironment = z.infer<typeof analysisEnvironmentSchema>;

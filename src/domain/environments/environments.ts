@@ -99,11 +99,20 @@ export class EnvironmentService {
     if (!analyzed) return { image: defaultImage, environment: undefined, record: null };
     const resolved = resolveEnvironment(analyzed, this.#d.catalog, run.computeType);
     if (!resolved.ok) {
-      throw new DomainValidationError([{ loc: ["body", "compute_type"], msg: `Value error, this commit's environment cannot be provided: ${resolved.reason}`, type: "value_error" }]);
+      throw new DomainValidationError([
+        { loc: ["body", "compute_type"], msg: `Value error, this commit's environment cannot be provided: ${resolved.reason}`, type: "value_error" },
+      ]);
     }
     const { image, key, definition } = resolved;
     if (key === null) return { image, environment: undefined, record: { key: null, image, warnings: definition.warnings } };
-    const { row } = await reserveEnvironment(db, { accountId: run.accountId, repositoryId: run.repositoryId, commitHash: run.commitHash, key, image, definition });
+    const { row } = await reserveEnvironment(db, {
+      accountId: run.accountId,
+      repositoryId: run.repositoryId,
+      commitHash: run.commitHash,
+      key,
+      image,
+      definition,
+    });
     if (row.status === "failed") {
       throw conflict(
         `This commit's environment failed to build (${(row.error ?? "").split("\n")[0]}); see GET /v1/environments/${key} for its log, and DELETE it to build it again`,
@@ -111,7 +120,13 @@ export class EnvironmentService {
     }
     return {
       image,
-      environment: { key, image, steps: definition.steps.map((s) => ({ name: s.name, run: s.run })), cachePaths: definition.cache_paths, warnings: definition.warnings },
+      environment: {
+        key,
+        image,
+        steps: definition.steps.map((s) => ({ name: s.name, run: s.run })),
+        cachePaths: definition.cache_paths,
+        warnings: definition.warnings,
+      },
       record: { key, image, warnings: definition.warnings },
     };
   }

@@ -41,8 +41,7 @@ export function resolveEnvironment(env: AnalyzedEnvironment, catalog: Catalog, p
     notes: [...env.notes, ...provided],
     warnings: choice.warnings,
   };
-  const key =
-    env.steps.length === 0 ? null : environmentKey({ image: choice.image, manifests: env.manifests, steps: env.steps, cachePaths: env.cache_paths });
+  const key = env.steps.length === 0 ? null : environmentKey({ image: choice.image, manifests: env.manifests, steps: env.steps, cachePaths: env.cache_paths });
   return { ok: true, image: choice.image, key, definition };
 }
 
