@@ -62,7 +62,7 @@ export function resolveNode(input: EnvironmentInput): EnvironmentPart {
     part.toolchains.push(version ? { name: "node", ...version } : { name: "node", version: null, exact: false, source: hasPkg ? "package.json" : "Node experiments" });
   }
   part.manifests.push(...[".nvmrc", ".node-version"].filter((p) => has(ctx, p)));
-  if (!pkg || !needsInstall(pkg)) return part;
+  if (!pkg || !(needsInstall(pkg) || has(ctx, "pnpm-workspace.yaml"))) return part;
   install(input, pkg, part);
   return part;
 }
