@@ -92,16 +92,22 @@ export const toolchainSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9+.-]*$/)
     .max(64)
-    .meta({ description: 'A language toolchain an image must provide: "python", "node", "go", "c" (a C/C++ compiler and make), "cmake", "rust", "java", "ruby", "r", "php".' }),
-  version: z
-    .string()
-    .max(32)
-    .nullable()
-    .meta({ description: 'The version asked for, normalised to what images are catalogued by (Python "3.12", Node "22", Go "1.22"); null when the repository names none.' }),
-  exact: z.boolean().meta({
-    description: "true: the repository asks for this version (.python-version, .nvmrc, runtime.txt); false: at least this version (requires-python >=3.10, engines.node >=18, go.mod's go and toolchain lines).",
+    .meta({
+      description:
+        'A language toolchain an image must provide: "python", "node", "go", "c" (a C/C++ compiler and make), "cmake", "rust", "java", "ruby", "r", "php".',
+    }),
+  version: z.string().max(32).nullable().meta({
+    description:
+      'The version asked for, normalised to what images are catalogued by (Python "3.12", Node "22", Go "1.22"); null when the repository names none.',
   }),
-  source: z.string().max(1024).meta({ description: 'Why the toolchain is needed and where its version comes from, e.g. "pyproject.toml requires-python >=3.10".' }),
+  exact: z.boolean().meta({
+    description:
+      "true: the repository asks for this version (.python-version, .nvmrc, runtime.txt); false: at least this version (requires-python >=3.10, engines.node >=18, go.mod's go and toolchain lines).",
+  }),
+  source: z
+    .string()
+    .max(1024)
+    .meta({ description: 'Why the toolchain is needed and where its version comes from, e.g. "pyproject.toml requires-python >=3.10".' }),
 });
 export type Toolchain = z.infer<typeof toolchainSchema>;
 
@@ -123,7 +129,10 @@ export const environmentSchema = z
       .array(
         z.object({
           path: z.string().max(4096),
-          sha256: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: "Hex SHA-256 of the file's bytes." }),
+          sha256: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/)
+            .meta({ description: "Hex SHA-256 of the file's bytes." }),
         }),
       )
       .max(256)
@@ -137,7 +146,10 @@ export const environmentSchema = z
       .array(z.string().max(128))
       .max(64)
       .meta({ description: "Notable large packages the install needs that an image may already provide (torch, tensorflow, jax, ...), as PEP 503 names." }),
-    notes: z.array(z.string().max(2048)).max(64).meta({ description: "What was seen and not acted on, and why (another lockfile, a manifest too large to read, ...)." }),
+    notes: z
+      .array(z.string().max(2048))
+      .max(64)
+      .meta({ description: "What was seen and not acted on, and why (another lockfile, a manifest too large to read, ...)." }),
   })
   .meta({
     description:

@@ -48,4 +48,3 @@ function goVersion(mod: GoMod | null): { version: string | null; source: string 
   if (go) return { version: go, source: `go.mod go ${mod!.go}` };
   return { version: null, source: mod ? "go.mod (no go line)" : "Go experiments" };
 }
-

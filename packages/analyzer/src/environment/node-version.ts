@@ -10,7 +10,14 @@ import type { VersionChoice } from "./python-version.ts";
 export function nodeMajor(s: string): string | null {
   const m = /^v?(\d+)(\.|$)/.exec(s.trim());
   if (m) return String(Number(m[1]));
-  return LTS_NAMES.get(s.trim().toLowerCase().replace(/^lts\//, "")) ?? null;
+  return (
+    LTS_NAMES.get(
+      s
+        .trim()
+        .toLowerCase()
+        .replace(/^lts\//, ""),
+    ) ?? null
+  );
 }
 
 /** Node's LTS code names, for .nvmrc files that use them. */

@@ -59,7 +59,9 @@ export function resolveNode(input: EnvironmentInput): EnvironmentPart {
   if (hasPkg && !pkg) part.notes.push("package.json could not be read or parsed: nothing is installed for Node");
   const version = nodeVersion(ctx, pkg);
   if (hasPkg || input.experiments.some((e) => NODE_KINDS.has(e.kind))) {
-    part.toolchains.push(version ? { name: "node", ...version } : { name: "node", version: null, exact: false, source: hasPkg ? "package.json" : "Node experiments" });
+    part.toolchains.push(
+      version ? { name: "node", ...version } : { name: "node", version: null, exact: false, source: hasPkg ? "package.json" : "Node experiments" },
+    );
   }
   part.manifests.push(...[".nvmrc", ".node-version"].filter((p) => has(ctx, p)));
   if (!pkg || !(needsInstall(pkg) || has(ctx, "pnpm-workspace.yaml"))) return part;
@@ -77,10 +79,14 @@ function install(input: EnvironmentInput, pkg: Record<string, unknown>, part: En
   const declared = packageManagerField(pkg);
   const present = LOCKFILES.filter(([, file]) => has(ctx, file));
   const chosen = present.find(([m]) => m === declared?.name) ?? present[0];
-  for (const [, file] of present) if (file !== chosen?.[1]) part.notes.push(`${file} is not used: ${chosen![1]} was chosen${declared ? ` (packageManager ${declared.name})` : ""}`);
+  for (const [, file] of present)
+    if (file !== chosen?.[1]) part.notes.push(`${file} is not used: ${chosen![1]} was chosen${declared ? ` (packageManager ${declared.name})` : ""}`);
   if (has(ctx, "bun.lockb") || has(ctx, "bun.lock")) part.notes.push("bun's lockfile is not used: bun is not provided");
   part.manifests.push("package.json", ...(chosen ? [chosen[1]] : []));
-  const folders = workspaceFolders(ctx, chosen?.[0] === "pnpm" || has(ctx, "pnpm-workspace.yaml") ? pnpmWorkspaces(ctx.readText("pnpm-workspace.yaml")) : packageJsonWorkspaces(pkg));
+  const folders = workspaceFolders(
+    ctx,
+    chosen?.[0] === "pnpm" || has(ctx, "pnpm-workspace.yaml") ? pnpmWorkspaces(ctx.readText("pnpm-workspace.yaml")) : packageJsonWorkspaces(pkg),
+  );
   if (has(ctx, "pnpm-workspace.yaml")) part.manifests.push("pnpm-workspace.yaml");
   part.manifests.push(...folders.map((d) => `${d}/package.json`));
   part.cache_paths.push("node_modules", ...folders.map((d) => `${d}/node_modules`));
@@ -90,13 +96,22 @@ function install(input: EnvironmentInput, pkg: Record<string, unknown>, part: En
     return;
   }
   const [manager, file] = chosen;
-  if (manager === "npm") part.steps.push(step("npm ci", NPM_CI, `${file} pins every dependency: npm ci installs exactly those versions and fails if package.json disagrees with it.`));
-  else if (manager === "pnpm") part.steps.push(pnpmStep(declared?.name === "pnpm" && declared.major ? declared.major : pnpmMajorForLock(ctx.readText(file)), declared?.name === "pnpm"));
+  if (manager === "npm")
+    part.steps.push(
+      step("npm ci", NPM_CI, `${file} pins every dependency: npm ci installs exactly those versions and fails if package.json disagrees with it.`),
+    );
+  else if (manager === "pnpm")
+    part.steps.push(pnpmStep(declared?.name === "pnpm" && declared.major ? declared.major : pnpmMajorForLock(ctx.readText(file)), declared?.name === "pnpm"));
   else part.steps.push(yarnStep(declared?.name === "yarn" && declared.major ? declared.major : yarnMajorForLock(ctx.readText(file))));
 }
 
 function noLockStep(pnpmMajor: string | null): EnvironmentStep {
-  if (pnpmMajor) return step("pnpm install", `npx --yes pnpm@${pnpmMajor} install --ignore-scripts`, `packageManager names pnpm ${pnpmMajor} and there is no lockfile: pnpm resolves the versions.`);
+  if (pnpmMajor)
+    return step(
+      "pnpm install",
+      `npx --yes pnpm@${pnpmMajor} install --ignore-scripts`,
+      `packageManager names pnpm ${pnpmMajor} and there is no lockfile: pnpm resolves the versions.`,
+    );
   return step("npm install", NPM_INSTALL, "package.json has dependencies and no lockfile: npm resolves and installs them.");
 }
 

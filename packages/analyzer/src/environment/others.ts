@@ -14,7 +14,11 @@ interface Other {
 
 const OTHERS: Other[] = [
   { name: "rust", manifests: ["Cargo.toml", "Cargo.lock"], versionFiles: [["rust-toolchain", true]] },
-  { name: "java", manifests: ["pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"], versionFiles: [[".java-version", true]] },
+  {
+    name: "java",
+    manifests: ["pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"],
+    versionFiles: [[".java-version", true]],
+  },
   { name: "ruby", manifests: ["Gemfile", "Gemfile.lock"], versionFiles: [[".ruby-version", true]] },
   { name: "r", manifests: ["DESCRIPTION", "renv.lock"] },
   { name: "php", manifests: ["composer.json", "composer.lock"] },
@@ -47,7 +51,9 @@ function toolchain(input: EnvironmentInput, other: Other, present: string[]): To
 
 /** rust-toolchain.toml's channel (exact when it is a version) or Cargo.toml's rust-version (a floor). */
 function rustVersion(input: EnvironmentInput): Toolchain | null {
-  const channel = has(input.ctx, "rust-toolchain.toml") ? /^\s*channel\s*=\s*"(\d+\.\d+)/m.exec(input.ctx.readText("rust-toolchain.toml") ?? "")?.[1] : undefined;
+  const channel = has(input.ctx, "rust-toolchain.toml")
+    ? /^\s*channel\s*=\s*"(\d+\.\d+)/m.exec(input.ctx.readText("rust-toolchain.toml") ?? "")?.[1]
+    : undefined;
   if (channel) return { name: "rust", version: channel, exact: true, source: `rust-toolchain.toml channel ${channel}` };
   const floor = /^\s*rust-version\s*=\s*"(\d+\.\d+)/m.exec(input.ctx.readText("Cargo.toml") ?? "")?.[1];
   return floor ? { name: "rust", version: floor, exact: false, source: `Cargo.toml rust-version ${floor}` } : null;

@@ -81,7 +81,14 @@ function chooseInstall(input: EnvironmentInput, project: PythonProject, pipfile:
     if (!read.installsProject) out.steps.push(...editable(project, false));
   } else if (pipfile) {
     const lines = pipfileRequirements(pipfile);
-    if (lines.length) out.steps.push(step("pip install (Pipfile)", writeAndInstall("Pipfile.txt", lines, "-r"), "Pipfile without Pipfile.lock: its [packages], resolved by pip at build time."));
+    if (lines.length)
+      out.steps.push(
+        step(
+          "pip install (Pipfile)",
+          writeAndInstall("Pipfile.txt", lines, "-r"),
+          "Pipfile without Pipfile.lock: its [packages], resolved by pip at build time.",
+        ),
+      );
     out.manifests.push("Pipfile");
     out.names.push(...lines);
     out.notes.push("Pipfile has no Pipfile.lock: versions are resolved when the environment is built");
@@ -192,4 +199,3 @@ function writeAndInstall(file: string, lines: readonly string[], flag: "-r" | "-
   const body = lines.filter((l) => l !== "CODEPLANE_EOF" && !/[\r\n]/.test(l));
   return `mkdir -p ${LOCKS_DIR}\ncat > ${path} <<'CODEPLANE_EOF'\n${body.join("\n")}\nCODEPLANE_EOF\npip install --no-input ${flag} ${path}${target ? ` ${target}` : ""}`;
 }
-
