@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DETECTORS } from "./detectors/index.ts";
 import { mergeEnvUses } from "./env-rules.ts";
+import { resolveEnvironment } from "./environment/index.ts";
 import { DEFAULT_LIMITS, FileReader, walk, type WalkLimits } from "./files.ts";
 import { analyzerResultSchema, type AnalyzerResult, type EnvVarUse, type Experiment } from "./model.ts";
 import { rankExperiments } from "./rank.ts";
@@ -103,6 +104,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     env_vars: mergeEnvUses(envUses)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .slice(0, 1000),
+    environment: resolveEnvironment({ ctx, experiments: unique }),
     stats: { files_scanned: listing.files.length, files_parsed: syntax.parsed - parsedBefore + helped.parsed, duration_ms: Date.now() - started },
   };
   progress(`found ${result.experiments.length} experiment(s) and ${result.env_vars.length} environment variable(s) in ${result.stats.duration_ms} ms`);

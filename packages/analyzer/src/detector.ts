@@ -16,6 +16,8 @@ export interface AnalyzerContext {
   readText(path: string): string | null;
   /** After readText returned null: whether the file held binary data (rather than being too large). */
   isBinary?(path: string): boolean;
+  /** Hex SHA-256 of the file's bytes (no text decoding), or null when it cannot be read within the limits. */
+  sha256?(path: string): string | null;
   readonly syntax: Syntax;
   /** True once the analysis's time budget is spent: stop and return what was found. */
   outOfTime(): boolean;

@@ -1,4 +1,5 @@
 import { lstatSync, openSync, readdirSync, readSync, closeSync, type Dirent } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 
 // The repository as the analyzer sees it: regular files only, found by a walk
@@ -160,6 +161,26 @@ export class FileReader {
     return buf.toString("utf8");
   }
 
+  /**
+   * Hex SHA-256 of the file's bytes, read in chunks through the shared buffer
+   * (so a lockfile larger than maxFileBytes costs no more memory than a small
+   * one); null past maxHashBytes, when unreadable, or past the read budget.
+   */
+  sha256(file: RepoFile, maxHashBytes = MAX_HASH_BYTES): string | null {
+    if (file.size > maxHashBytes) return null;
+    if (this.#readBytes + file.size > this.#limits.maxTotalReadBytes) {
+      this.budgetExhausted = true;
+      return null;
+    }
+    try {
+      const { hex, bytes } = hashCapped(join(this.#root, file.path), maxHashBytes);
+      this.#readBytes += bytes;
+      return hex;
+    } catch {
+      return null;
+    }
+  }
+
   isBinary(path: string): boolean {
     return this.#binary.has(path);
   }
@@ -209,6 +230,28 @@ function readCapped(path: string, max: number): Buffer {
       if (total >= max) break;
     }
     return scratch.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Lockfiles larger than this are not hashed (the environment notes it): 64 MiB, far above any real lockfile. */
+export const MAX_HASH_BYTES = 64 * 1024 * 1024;
+
+function hashCapped(path: string, max: number): { hex: string; bytes: number } {
+  const fd = openSync(path, "r");
+  try {
+    const hash = createHash("sha256");
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, scratch, 0, scratch.length, null);
+      if (n === 0) break;
+      total += n;
+      // The file grew past the cap after it was listed: refuse rather than hash a part of it.
+      if (total > max) throw new Error("too large");
+      hash.update(scratch.subarray(0, n));
+    }
+    return { hex: hash.digest("hex"), bytes: total };
   } finally {
     closeSync(fd);
   }

@@ -84,6 +84,79 @@ export const repoSummarySchema = z.object({
 });
 export type RepoSummary = z.infer<typeof repoSummarySchema>;
 
+export const ENVIRONMENT_ECOSYSTEMS = ["python", "node", "go", "c", "notebook"] as const;
+export type EnvironmentEcosystem = (typeof ENVIRONMENT_ECOSYSTEMS)[number];
+
+export const toolchainSchema = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9+.-]*$/)
+    .max(64)
+    .meta({
+      description:
+        'A language toolchain an image must provide: "python", "node", "go", "c" (a C/C++ compiler and make), "cmake", "rust", "java", "ruby", "r", "php".',
+    }),
+  version: z.string().max(32).nullable().meta({
+    description:
+      'The version asked for, normalised to what images are catalogued by (Python "3.12", Node "22", Go "1.22"); null when the repository names none.',
+  }),
+  exact: z.boolean().meta({
+    description:
+      "true: the repository asks for this version (.python-version, .nvmrc, runtime.txt); false: at least this version (requires-python >=3.10, engines.node >=18, go.mod's go and toolchain lines).",
+  }),
+  source: z
+    .string()
+    .max(1024)
+    .meta({ description: 'Why the toolchain is needed and where its version comes from, e.g. "pyproject.toml requires-python >=3.10".' }),
+});
+export type Toolchain = z.infer<typeof toolchainSchema>;
+
+export const environmentStepSchema = z.object({
+  name: z.string().min(1).max(128).meta({ description: "A short name for the step, shown with its log." }),
+  run: z.string().min(1).max(65_536).meta({
+    description:
+      "POSIX sh text, run with `sh -eu -c` in the checkout (/workspace/src) with the environment's tools on PATH; what it installs outside the checkout goes under $CODEPLANE_ENV_DIR.",
+  }),
+  why: z.string().max(2048).meta({ description: "Why this step, and not another, installs the repository's dependencies." }),
+  ecosystem: z.enum(ENVIRONMENT_ECOSYSTEMS),
+});
+export type EnvironmentStep = z.infer<typeof environmentStepSchema>;
+
+export const environmentSchema = z
+  .object({
+    toolchains: z.array(toolchainSchema).max(16).meta({ description: "The toolchains the repository needs; empty for a plain repository." }),
+    manifests: z
+      .array(
+        z.object({
+          path: z.string().max(4096),
+          sha256: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/)
+            .meta({ description: "Hex SHA-256 of the file's bytes." }),
+        }),
+      )
+      .max(256)
+      .meta({ description: "The files that define the install (lockfiles first-class), sorted by path: a change to one is a new environment." }),
+    steps: z.array(environmentStepSchema).max(32).meta({ description: "The install, in order; empty when there is nothing to install." }),
+    cache_paths: z
+      .array(z.string().max(4096))
+      .max(256)
+      .meta({ description: "Checkout-relative folders the install writes and a later run needs (node_modules, a workspace package's node_modules, ...)." }),
+    packages: z
+      .array(z.string().max(128))
+      .max(64)
+      .meta({ description: "Notable large packages the install needs that an image may already provide (torch, tensorflow, jax, ...), as PEP 503 names." }),
+    notes: z
+      .array(z.string().max(2048))
+      .max(64)
+      .meta({ description: "What was seen and not acted on, and why (another lockfile, a manifest too large to read, ...)." }),
+  })
+  .meta({
+    description:
+      "What running the repository needs, resolved from its files without running any of them: toolchains with versions, the manifests that define the install, the install steps and why each was chosen. The service adds the image and the environment's key.",
+  });
+export type Environment = z.infer<typeof environmentSchema>;
+
 export const analyzerResultSchema = z.object({
   version: z.literal(1),
   repo_summary: repoSummarySchema,
@@ -93,6 +166,8 @@ export const analyzerResultSchema = z.object({
     .array(envVarUseSchema)
     .max(1000)
     .meta({ description: "Every environment variable the code reads; `required` ones count towards missing_env_vars." }),
+  // Optional only for results stored before environments existed; the analyzer always writes it.
+  environment: environmentSchema.optional(),
   stats: z.object({ files_scanned: z.int().min(0), files_parsed: z.int().min(0), duration_ms: z.int().min(0) }),
 });
 export type AnalyzerResult = z.infer<typeof analyzerResultSchema>;

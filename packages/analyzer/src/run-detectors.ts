@@ -27,6 +27,10 @@ export function analyzerContext(
       return f ? reader.readText(f) : null;
     },
     isBinary: (path) => reader.isBinary(path),
+    sha256: (path) => {
+      const f = byPath.get(path);
+      return f ? reader.sha256(f) : null;
+    },
     syntax,
     outOfTime: () => {
       if (!timedOut && Date.now() > deadline) timedOut = true;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AnalyzerContext } from "../detector.ts";
 import type { RepoFile } from "../files.ts";
 import type { Syntax } from "../syntax.ts";
@@ -38,6 +39,10 @@ export function memoryContext(files: Record<string, string | null | MemoryFile>,
     readText: (path) => {
       options.onRead?.(path);
       return get(path)?.text ?? null;
+    },
+    sha256: (path) => {
+      const text = get(path)?.text;
+      return text === undefined || text === null ? null : createHash("sha256").update(text).digest("hex");
     },
     syntax:
       options.syntax ??

@@ -198,7 +198,10 @@ export const detectNotebook: Detector = (ctx) => {
 
     if (/\s/.test(file.path)) continue; // the command line could not hold it unquoted
     const { title, description } = titleAndDescription(notebook.cells);
-    const command = ["papermill", file.path, output];
+    // papermill writes the cells' output into the output notebook only; these
+    // send it to the run's own stdout and stderr as well, so a notebook run
+    // shows what it prints, like any other experiment.
+    const command = ["papermill", file.path, output, "--stdout-file", "/dev/stdout", "--stderr-file", "/dev/stderr"];
     experiments.push({
       id: `notebook:${file.path}`,
       title: (title ?? file.path.slice(file.path.lastIndexOf("/") + 1)).slice(0, 512),

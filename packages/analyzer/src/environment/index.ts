@@ -1,0 +1,62 @@
+import type { Environment, EnvironmentStep, Toolchain } from "../model.ts";
+import { resolveC } from "./c.ts";
+import { resolveGo } from "./go.ts";
+import { resolveNode } from "./node.ts";
+import { resolveNotebook } from "./notebook.ts";
+import { resolveOthers } from "./others.ts";
+import { notablePackages } from "./packages.ts";
+import { resolvePython } from "./python.ts";
+import type { EnvironmentInput, EnvironmentPart } from "./part.ts";
+
+// The environment a commit needs, resolved from its files (see
+// docs/users/analyses.md, "The environment"): each ecosystem's resolver
+// looks at the root's manifests; this merges them, hashes the manifests and
+// puts the steps in the order they must run. Deterministic: the same files
+// give the same environment, byte for byte.
+
+const RESOLVERS = [resolvePython, resolveNotebook, resolveNode, resolveGo, resolveC, resolveOthers];
+
+export const VENV_STEP: EnvironmentStep = {
+  name: "create the Python venv",
+  run: 'python3 -m venv --system-site-packages "$CODEPLANE_ENV_DIR/python"',
+  why: "Python packages install into a venv under $CODEPLANE_ENV_DIR (archived and restored at the same path, so its scripts' paths stay valid); --system-site-packages lets packages the image already holds (torch on a GPU image) count as installed.",
+  ecosystem: "python",
+};
+
+const MAX_NOTES = 64;
+
+export function resolveEnvironment(input: EnvironmentInput): Environment {
+  const parts = RESOLVERS.map((resolve) => resolve(input));
+  const notes: string[] = parts.flatMap((p) => p.notes);
+  const steps = parts.flatMap((p) => p.steps);
+  const python = steps.some((s) => s.ecosystem === "python" || s.ecosystem === "notebook");
+  return {
+    toolchains: mergeToolchains(parts),
+    manifests: hashManifests(input, parts, notes),
+    steps: python ? [VENV_STEP, ...steps] : steps,
+    cache_paths: [...new Set(parts.flatMap((p) => p.cache_paths))].sort(),
+    packages: notablePackages(parts.flatMap((p) => p.packages)),
+    notes: [...new Set(notes)].slice(0, MAX_NOTES).map((n) => n.slice(0, 2048)),
+  };
+}
+
+/** One toolchain per name: the first that names a version (python.ts's over notebook.ts's "any Python"), else the first. */
+function mergeToolchains(parts: EnvironmentPart[]): Toolchain[] {
+  const byName = new Map<string, Toolchain>();
+  for (const t of parts.flatMap((p) => p.toolchains)) {
+    const seen = byName.get(t.name);
+    if (!seen || (seen.version === null && t.version !== null)) byName.set(t.name, t);
+  }
+  return [...byName.values()];
+}
+
+function hashManifests(input: EnvironmentInput, parts: EnvironmentPart[], notes: string[]): Environment["manifests"] {
+  const paths = [...new Set(parts.flatMap((p) => p.manifests))].filter((p) => input.ctx.byPath.has(p)).sort();
+  const out: Environment["manifests"] = [];
+  for (const path of paths) {
+    const sha256 = input.ctx.sha256?.(path) ?? null;
+    if (sha256) out.push({ path, sha256 });
+    else notes.push(`${path} could not be hashed (too large or unreadable): a change to it alone does not make a new environment`);
+  }
+  return out;
+}
