@@ -1,4 +1,4 @@
-import type { V1EnvVar, V1Job } from "@kubernetes/client-node";
+import type { V1Job } from "@kubernetes/client-node";
 import type { ComputePreset } from "../resources/compute-types.ts";
 import { environmentLabels, environmentResourceName } from "../resources/labels.ts";
 import { checkoutEnv, CHECKOUT_TOKEN_KEY, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedPodSecurity, type CheckoutInput } from "./run-job.ts";
