@@ -71,6 +71,7 @@ describe("failureMessage", () => {
     expect(msg.split("\n")[0]).toBe("environment build failed in step: [2/2] pip install -r requirements.txt (exit code 1)");
     expect(msg).toContain("No matching distribution found for nonexistent-pkg==9.9");
     expect(msg).not.toContain("==> [1/2]");
+    expect(msg.split("\n").at(-1)).toBe("if it could not reach a package index: ...");
   });
   it("says why when the reason is not in the log", () => {
     expect(failureMessage(null, "the build took longer than 60s")).toBe("environment build failed: the build took longer than 60s");

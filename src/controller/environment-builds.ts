@@ -72,7 +72,8 @@ export function failureMessage(log: string | null, why: string): string {
   const stepAt = lines.findLastIndex((l) => l.startsWith("environment build failed in step"));
   if (stepAt === -1) return `environment build failed:\n${lines.slice(-ERROR_TAIL_LINES).join("\n")}`;
   const before = lines.slice(Math.max(0, stepAt - ERROR_TAIL_LINES), stepAt).filter((l) => !l.startsWith("==> "));
-  return [lines[stepAt], ...before].join("\n");
+  // What the script says after the step line is its hint (how an operator opens a package mirror).
+  return [lines[stepAt], ...before, ...lines.slice(stepAt + 1)].join("\n");
 }
 
 export const tail = (text: string, max = BUILD_LOG_MAX_BYTES): string => {

@@ -303,15 +303,33 @@ describe("isolation of untrusted code", () => {
     });
   });
 
-  it("dependency install fails with a clear message under restricted egress, and works once the operator allows the package mirror", async () => {
+  it("an environment build fails with a clear message under restricted egress, stays failed, and works once the operator allows the package mirror", async () => {
+    const analysed = await alice.api(`/v1/repositories/${repoId}/analysis/${depsCommit}`, { method: "POST", json: {} });
+    expect(analysed.status, await analysed.clone().text()).toBeLessThan(300);
+    await until("the analysis to complete", 180_000, async () => {
+      const a = await (await alice.api(`/v1/repositories/${repoId}/analysis/${depsCommit}`)).json();
+      if (a.status === "failed") throw new Error(`analysis failed: ${a.error}`);
+      return a.status === "completed" ? a : undefined;
+    });
     const refused = await finished(await startRun(depsCommit, ["python3", "use.py"]));
     expect(refused.status).toBe("failed");
+    expect(refused.error).toMatch(/environment build failed in step: .*pip install/);
     expect(refused.error).toMatch(/egress is restricted/);
     expect(refused.error).toMatch(/CODEPLANE_RUN_EGRESS_ALLOW/);
+    const key = refused.environment.key as string;
+    // A failed build stays failed for its key: the next run is refused at once instead of building again.
+    const again = await alice.api(`/v1/repositories/${repoId}/${depsCommit}/runs`, { method: "POST", json: { command: ["python3", "use.py"] } });
+    expect(again.status).toBe(409);
+    expect((await again.json()).detail).toContain(`/v1/environments/${key}`);
+    const env = await (await alice.api(`/v1/environments/${key}`)).json();
+    expect(env.status).toBe("failed");
+    expect(env.log).toMatch(/pip install/);
 
     await installCluster(cluster.kc, settings({ CODEPLANE_RUN_EGRESS_ALLOW: `${NODE_ADDRESS}/32@${mirrorPort}/tcp` }));
+    expect((await alice.api(`/v1/environments/${key}`, { method: "DELETE" })).status).toBe(204);
     const allowed = await finished(await startRun(depsCommit, ["python3", "use.py"]));
-    expect(allowed.status, `${allowed.error}\n${await containerLog(allowed.run_id, "dependencies")}`).toBe("completed");
+    expect(allowed.status, `${allowed.error}\n${await containerLog(allowed.run_id, "environment")}`).toBe("completed");
+    expect(allowed.environment).toMatchObject({ key, cache: "built" });
     expect(await stdout(allowed.run_id)).toBe("hello from the mirror\n");
   });
 
