@@ -232,6 +232,41 @@ describe("the package mirror", () => {
   );
 
   it(
+    "installs a package-lock.json that names the public registry from it (npm ci)",
+    async () => {
+      // as committed in a repository: resolved URLs on registry.npmjs.org, which npm
+      // replaces with the configured registry (replace-registry-host)
+      const meta = JSON.parse((await get(`${mirror.npm}commander`)).body) as { versions: Record<string, { dist: { integrity: string } }> };
+      const [version, { dist }] = Object.entries(meta.versions)[0]!;
+      const app = path.join(work, "locked-app");
+      mkdirSync(app);
+      const manifest = { name: "locked-app", version: "1.0.0", private: true, dependencies: { commander: `^${version}` } };
+      writeFileSync(path.join(app, "package.json"), JSON.stringify(manifest));
+      writeFileSync(
+        path.join(app, "package-lock.json"),
+        JSON.stringify({
+          name: "locked-app",
+          version: "1.0.0",
+          lockfileVersion: 3,
+          requires: true,
+          packages: {
+            "": manifest,
+            "node_modules/commander": {
+              version,
+              resolved: `https://registry.npmjs.org/commander/-/commander-${version}.tgz`,
+              integrity: dist.integrity,
+            },
+          },
+        }),
+      );
+      await run(["npm", "ci", "--ignore-scripts"], { cwd: app });
+      const installed = JSON.parse(readFileSync(path.join(app, "node_modules", "commander", "package.json"), "utf8")) as { version: string };
+      expect(installed.version).toBe(version);
+    },
+    INSTALL_TIMEOUT,
+  );
+
+  it(
     "runs pnpm 9 with npx, and pnpm installs from it too",
     async () => {
       expect(await run(["npx", "--yes", "pnpm@9", "--version"])).toMatch(/^9\.\d+\.\d+\n$/);
