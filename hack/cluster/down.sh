@@ -103,9 +103,14 @@ stop mirror-npm
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat|pypi-server|verdaccio)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat|pypi-server)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
+done
+
+# the mirror's verdaccio: a Node process named MainThread, known by its config's path
+for p in $(pgrep -f "verdaccio.* -c $CLUSTER_DIR/mirror/"); do
+  log "killing leftover verdaccio (pid $p)"; kill -KILL "$p" 2>/dev/null
 done
 
 # 5. mounts: netns bind mounts, then anything under our dirs (deepest first)
