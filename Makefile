@@ -7,7 +7,9 @@ SHELL := /usr/bin/env bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 STAMP := node_modules/.install-stamp
-# Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts there.
+# Where pods of the local cluster reach this machine (hack/cluster/lib.sh POD_GATEWAY): make dev serves checkouts
+# there, and runs install through the package mirror there (`hack/cluster/mirror.sh env` prints the settings:
+# CODEPLANE_RUN_EGRESS_ALLOW and CODEPLANE_RUN_PREPROCESS_ENV, each kept when already set).
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
 .PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-sse bench-analyze bench-memory crds clean
@@ -24,11 +26,12 @@ install: $(STAMP) ## Install dependencies (including Node 24) into node_modules
 run: $(STAMP) ## Serve the API on :8080 (embedded database unless DATABASE_URL is set)
 	node bin/codeplane.mjs serve
 
-dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed)
+dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed; runs install through its package mirror)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then \
 	  $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); \
 	  export CODEPLANE_GIT_HOST=$${CODEPLANE_GIT_HOST:-$(CLUSTER_NODE_ADDRESS)} CODEPLANE_GIT_PORT=$${CODEPLANE_GIT_PORT:-8081}; \
+	  eval "$$(hack/cluster/mirror.sh env $(CLUSTER_NODE_ADDRESS))"; \
 	fi; \
 	node bin/codeplane.mjs install; \
 	CODEPLANE_ALLOW_LOCAL_REPOSITORIES=$${CODEPLANE_ALLOW_LOCAL_REPOSITORIES:-true} node bin/codeplane.mjs serve

@@ -96,14 +96,21 @@ stop apiserver-relay
 stop kube-apiserver
 stop etcd
 stop git-daemon
+stop mirror-pypi
+stop mirror-npm
 
 # leftovers of a crash (a component killed without its pid file, an orphaned
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat|pypi-server)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
+done
+
+# the mirror's verdaccio: a Node process named MainThread, known by its config's path
+for p in $(pgrep -f "verdaccio.* -c $CLUSTER_DIR/mirror/"); do
+  log "killing leftover verdaccio (pid $p)"; kill -KILL "$p" 2>/dev/null
 done
 
 # 5. mounts: netns bind mounts, then anything under our dirs (deepest first)
@@ -159,7 +166,7 @@ for c in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
 done
 
 # 7. state (keep pki, images, containerd image store, logs)
-rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$CLUSTER_DIR/git" "$RUN_DIR"
+rm -rf "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" "$CLUSTER_DIR/pod-logs" "$CLUSTER_DIR/cni/ipam" "$CLUSTER_DIR/git" "$CLUSTER_DIR/mirror" "$RUN_DIR"
 rm -f "$CLUSTER_DIR"/iptables.*.before "$CLUSTER_DIR/ipset.before"
 
 # 8. verify

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { applyCrds } from "../../src/k8s/install.ts";
+import { mirrorSettings } from "./mirror.ts";
 
 // Access to the test cluster for end-to-end tests: a fresh namespace per test
 // file, the CRDs applied, and fixture repositories published to the
@@ -21,6 +22,12 @@ export const NODE_ADDRESS = process.env.CODEPLANE_TEST_NODE_ADDRESS || "10.244.0
  * the URL valid across restarts of the service.
  */
 export const gitListenerEnv = (port = 0): Record<string, string> => ({ CODEPLANE_GIT_HOST: NODE_ADDRESS, CODEPLANE_GIT_PORT: String(port) });
+/**
+ * The package mirror on the node (hack/cluster/mirror.sh, started by cluster-up): `MIRROR.pypi`,
+ * `MIRROR.npm`, and what a run needs to install through it, the same values `make dev` passes:
+ * `MIRROR.egressAllow` (CODEPLANE_RUN_EGRESS_ALLOW) and `MIRROR.preprocessEnv` (CODEPLANE_RUN_PREPROCESS_ENV, as an object).
+ */
+export const MIRROR = mirrorSettings(NODE_ADDRESS);
 const NO_CLUSTER = "Run `make cluster-up` (or `make kind-up`) first, or point KUBECONFIG at a cluster.";
 
 export interface TestCluster {
