@@ -26,10 +26,11 @@ install: $(STAMP) ## Install dependencies (including Node 24) into node_modules
 run: $(STAMP) ## Serve the API on :8080 (embedded database unless DATABASE_URL is set)
 	node bin/codeplane.mjs serve
 
-dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed; runs install through its package mirror)
+dev: $(STAMP) ## Serve API and controller on a cluster: KUBECONFIG's, or the local one (booted if needed; its catalog images, runs install through its package mirror)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then \
-	  $(MAKE) --no-print-directory cluster-up; export KUBECONFIG=$(CLUSTER_KUBECONFIG); \
+	  $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); \
+	  export CODEPLANE_ENVIRONMENT_IMAGES="$${CODEPLANE_ENVIRONMENT_IMAGES:-$$(node hack/cluster/catalog.mjs)}"; \
 	  export CODEPLANE_GIT_HOST=$${CODEPLANE_GIT_HOST:-$(CLUSTER_NODE_ADDRESS)} CODEPLANE_GIT_PORT=$${CODEPLANE_GIT_PORT:-8081}; \
 	  eval "$$(hack/cluster/mirror.sh env $(CLUSTER_NODE_ADDRESS))"; \
 	fi; \
