@@ -104,6 +104,10 @@ bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a clu
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
 	npm run bench:runs
 
+bench-environments: $(STAMP) ## Run the environment benchmark (bench/environments.ts: first run vs cached runs, key changes, one build for concurrent runs; needs a cluster)
+	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
+	npm run bench:environments
+
 bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
 	npm run bench:sse

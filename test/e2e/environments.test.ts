@@ -174,5 +174,10 @@ describe("real repositories run as they are", () => {
     const after = await (await alice.api(`/v1/environments/${analysis.environment.key}`)).json();
     expect(after.completed_at).toBe(before.completed_at);
     expect(await stdout(run.run_id)).toMatch(/todo-digest: \d+ open/);
+    // The install's output is the user's: the build it reuses, step by step, and stdout stays the command's.
+    const setup = await (await alice.api(`/v1/runs/${run.run_id}/logs/setup`)).json();
+    expect(setup).toMatchObject({ environment_key: analysis.environment.key, status: "ready" });
+    expect(setup.content).toMatch(/==> \[1\/1\] npm ci/);
+    expect(await stdout(run.run_id)).not.toMatch(/==> \[1\/1\]/);
   });
 });

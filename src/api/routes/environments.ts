@@ -1,8 +1,8 @@
 import type { Db } from "../../db/database.ts";
 import type { EnvironmentService } from "../../domain/environments/environments.ts";
-import { environmentKeyParam, environmentSchema } from "../../domain/environments/environments.schemas.ts";
+import { environmentKeyParam, environmentSchema, runSetupLogSchema } from "../../domain/environments/environments.schemas.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
-import { pageOf, pageQuery } from "./common.ts";
+import { idParam, pageOf, pageQuery } from "./common.ts";
 
 // The account's cached environments: what was installed once per key and is
 // restored into runs. Reading them needs runs:read, dropping one runs:write.
@@ -55,5 +55,19 @@ export function registerEnvironmentRoutes(routes: Routes, db: Db, environments: 
       await environments.delete(db, principal.accountId, params.key);
       return { status: 204 };
     },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}/logs/setup",
+    operationId: "getRunSetupLog",
+    summary: "Read a run's environment install output",
+    description:
+      "The output of the install that built the run's environment (its steps, and what pip, npm or go printed), kept with the environment: a run restored from the cache shows the log of the build it reuses. Empty while the build is still going.",
+    tag: "Runs",
+    scope: "runs:read",
+    params: idParam("run_id"),
+    responses: { 200: { description: "The install's output.", schema: runSetupLogSchema }, 404: { description: "No such run in this account.", schema: errorBodySchema } },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await environments.setupLog(db, principal.accountId, params.run_id) }),
   });
 }

@@ -61,3 +61,15 @@ export type Environment = z.infer<typeof environmentSchema>;
 export const environmentKeyParam = z.strictObject({
   key: z.string().regex(/^[0-9a-f]{64}$/, "should be an environment key (64 lowercase hex digits)"),
 });
+
+export const runSetupLogSchema = z
+  .object({
+    run_id: z.uuid(),
+    environment_key: z.string().nullable().meta({ description: "The run's environment; null when it has none (nothing installed)." }),
+    status: environmentStatusEnum.nullable().meta({ description: "The environment's build: `building`, `ready` or `failed`; null without an environment." }),
+    content: z
+      .string()
+      .meta({ description: "The install's output (its last 256 KiB), kept with the environment once its build has ended: the same text for every run of the key." }),
+  })
+  .meta({ id: "RunSetupLog" });
+export type RunSetupLog = z.infer<typeof runSetupLogSchema>;

@@ -21,7 +21,7 @@ import {
   toEnvironment,
   touchEnvironment,
 } from "./environment-rows.ts";
-import type { Environment } from "./environments.schemas.ts";
+import type { Environment, RunSetupLog } from "./environments.schemas.ts";
 import { resolveEnvironment, type AnalyzedEnvironment } from "./resolve.ts";
 
 // Environments as a service: what a run of a commit gets (an image, and the
@@ -129,6 +129,21 @@ export class EnvironmentService {
       },
       record: { key, image, warnings: definition.warnings },
     };
+  }
+
+  /** The install's output of a run's environment (GET /v1/runs/{id}/logs/setup). */
+  async setupLog(db: Db, accountId: string, runId: string): Promise<RunSetupLog> {
+    const run = await db
+      .selectFrom("runs")
+      .select("environment")
+      .where("id", "=", runId)
+      .where("account_id", "=", accountId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirst();
+    if (!run) throw notFound("Run");
+    const key = run.environment?.key ?? null;
+    const row = key ? await findEnvironment(db, accountId, key) : undefined;
+    return { run_id: runId, environment_key: key, status: row?.status ?? null, content: row?.log ?? "" };
   }
 
   /** A build Job's upload: stored, then the environment is ready. Unknown token or environment: not found (the caller answers 401). */
