@@ -42,7 +42,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(async () => {
-  (stores.s3 as S3Store | undefined)?.close();
+  stores.s3?.close();
   await server?.stop();
   rmSync(dirRoot, { recursive: true, force: true });
 });
@@ -337,7 +337,7 @@ describe("the S3 store", () => {
     expect(store.location).toBe(`s3 bucket ${server.bucket} at ${server.endpoint}`);
     expect(lines.join("")).toContain("object store ready");
     expect(lines.join("")).not.toContain(server.secretAccessKey);
-    (store as S3Store).close();
+    store.close();
   });
 
   it("stores an object where any S3 client finds it: the bucket's folder on the server", async () => {
