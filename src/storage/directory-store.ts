@@ -172,6 +172,9 @@ export class DirectoryStore implements ObjectStore {
     }
   }
 
+  /** Nothing held open between calls. */
+  close(): void {}
+
   /** Makes the folder, proves it writable and clears temp files a crash left. */
   async check(): Promise<void> {
     const tempDir = path.join(this.#root, TEMP_DIR);

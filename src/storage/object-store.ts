@@ -62,6 +62,8 @@ export interface ObjectStore {
   list(prefix: string): AsyncIterable<ListedObject>;
   /** Proves the store usable at start (writable directory, reachable bucket): ObjectStoreUnavailableError saying what failed. */
   check(): Promise<void>;
+  /** Lets go of connections (at shutdown); the store is not used after. */
+  close(): void;
 }
 
 /** A key or prefix outside the allowed form (keys.ts); a caller's mistake, never retried. */

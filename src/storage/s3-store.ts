@@ -162,7 +162,7 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  /** Closes the client's connections (tests, shutdown). */
+  /** Closes the client's pooled connections. */
   close(): void {
     this.#client.destroy();
   }
