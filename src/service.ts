@@ -193,6 +193,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         await step("background", () => api?.background.stop());
         await step("controller", () => elector?.stop());
         await step("key_notifications", () => keyChanges?.close());
+        objects?.close();
         await step("database", () => database.close());
         logger.info({ steps_ms: steps }, "service closed");
       },
