@@ -36,7 +36,7 @@ export const gitUnavailable = {
 
 /** The 409 of every operation that reads a registered repository's mirror. */
 export const gitRefusedDescription =
-  "The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected; the detail says why.";
+  "The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why.";
 export const gitRefused = { description: gitRefusedDescription, schema: errorBodySchema };
 
 /** The 503 of every operation that starts or changes a workload. */
