@@ -83,6 +83,8 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0009_oauth",
         "0010_run_list_indexes",
         "0011_api_key_notify",
+        "0012_environments",
+        "0013_workload_transitions",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

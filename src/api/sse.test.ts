@@ -77,11 +77,11 @@ function fakeCtx() {
 function fakeHub() {
   const hub = {
     sink: null as Subscriber | null,
-    args: null as [string, number] | null,
+    args: null as [string, number, string | null] | null,
     unsubscribed: 0,
-    subscribe(id: string, afterSeq: number, sink: Subscriber) {
+    subscribe(id: string, afterSeq: number, sink: Subscriber, afterPhase: string | null) {
       hub.sink = sink;
-      hub.args = [id, afterSeq];
+      hub.args = [id, afterSeq, afterPhase];
       return () => void hub.unsubscribed++;
     },
   };
@@ -96,7 +96,7 @@ describe("streamLogs", () => {
   it("sends headers at once, retry first, then the contract's events, and closes after end", async () => {
     const { res, ctx, headers, asKoa } = fakeCtx();
     const hub = fakeHub();
-    const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 4 });
+    const done = streamLogs(asKoa, { hub, id: "r1", afterSeq: 4, afterPhase: "preprocessing" });
     expect(ctx.status).toBe(200);
     expect(ctx.respond).toBe(false);
     expect(res.headersFlushed).toBe(true);
@@ -106,20 +106,20 @@ describe("streamLogs", () => {
       "X-Accel-Buffering": "no",
       Connection: "keep-alive",
     });
-    expect(hub.args).toEqual(["r1", 4]);
+    expect(hub.args).toEqual(["r1", 4, "preprocessing"]);
     const sink = hub.sink!;
-    sink.status("running");
+    sink.status("running", "4:running");
     expect(sink.line({ seq: 5, stream: "stdout", ts: TS, line: "hello" })).toBe(true);
     sink.line({ seq: 6, stream: "stderr", ts: TS, line: "oops", partial: true });
-    sink.status("completed");
+    sink.status("completed", "6:completed");
     sink.end({ status: "completed", exit_code: 0 });
     await done;
     expect(res.text).toBe(
       "retry: 3000\n\n" +
-        'event: status\ndata: {"status":"running"}\n\n' +
+        'event: status\nid: 4:running\ndata: {"status":"running"}\n\n' +
         `event: stdout\nid: 5\ndata: {"seq":5,"ts":"${TS}","line":"hello"}\n\n` +
         `event: stderr\nid: 6\ndata: {"seq":6,"ts":"${TS}","line":"oops"}\n\n` +
-        'event: status\ndata: {"status":"completed"}\n\n' +
+        'event: status\nid: 6:completed\ndata: {"status":"completed"}\n\n' +
         'event: end\ndata: {"status":"completed","exit_code":0}\n\n',
     );
     expect(res.writableEnded).toBe(true);
@@ -273,19 +273,24 @@ describe("streamLogs", () => {
 });
 
 describe("parseAfter", () => {
-  it.each<[string | undefined, string | undefined, number]>([
-    [undefined, undefined, 0],
-    ["", undefined, 0],
-    [undefined, "0", 0],
-    [undefined, "42", 42],
-    ["17", undefined, 17],
-    ["17", "3", 17],
-    [" 17 ", undefined, 17],
-    ["", "5", 5],
-    [undefined, "007", 7],
-    ["9007199254740991", undefined, 9007199254740991],
-  ])("Last-Event-ID %j, after %j → %d", (header, query, expected) => {
-    expect(parseAfter(header, query)).toBe(expected);
+  const isRunPhase = (p: string) => ["pending", "preprocessing", "running", "completed", "failed", "cancelled"].includes(p);
+  it.each<[string | undefined, string | undefined, number, string | null]>([
+    [undefined, undefined, 0, null],
+    ["", undefined, 0, null],
+    [undefined, "0", 0, null],
+    [undefined, "42", 42, null],
+    ["17", undefined, 17, null],
+    ["17", "3", 17, null],
+    [" 17 ", undefined, 17, null],
+    ["", "5", 5, null],
+    [undefined, "007", 7, null],
+    ["9007199254740991", undefined, 9007199254740991, null],
+    // A status event's id: the last line's seq before it, and its phase.
+    ["0:pending", undefined, 0, "pending"],
+    ["12:completed", "3", 12, "completed"],
+    [undefined, "0:preprocessing", 0, "preprocessing"],
+  ])("Last-Event-ID %j, after %j → %d, %j", (header, query, seq, phase) => {
+    expect(parseAfter(header, query, isRunPhase)).toEqual({ seq, phase });
   });
 
   it.each<[string | undefined, string | undefined, string]>([
@@ -293,11 +298,15 @@ describe("parseAfter", () => {
     ["abc", "3", "header"],
     ["1.5", undefined, "header"],
     ["9007199254740992", undefined, "header"],
+    ["3:", undefined, "header"],
+    ["3:sleeping", undefined, "header"],
+    [":running", undefined, "header"],
     [undefined, "", "query"],
     [undefined, "1e3", "query"],
     [undefined, "-0", "query"],
+    [undefined, "2:running:x", "query"],
   ])("Last-Event-ID %j, after %j → error in the %s", (header, query, where) => {
-    const r = parseAfter(header, query);
-    expect(r).toMatchObject({ error: expect.stringContaining("non-negative integer"), loc: [where, expect.any(String)] });
+    const r = parseAfter(header, query, isRunPhase);
+    expect(r).toMatchObject({ error: expect.stringContaining("non-negative integer or <seq>:<phase>"), loc: [where, expect.any(String)] });
   });
 });

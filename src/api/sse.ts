@@ -6,9 +6,11 @@
  *
  *   retry: 3000                                   first: reconnect after 3 s
  *
- *   event: status                                 on connect (the current status) and on every change;
- *   data: {"status":"running"}                    status: the workload's phase, e.g. a run's pending|preprocessing|running|completed|failed|cancelled
- *                                                 a terminal status comes after the last line, just before end
+ *   event: status                                 each phase the workload goes through, once, in order: on connect
+ *   id: 0:running                                 those it went through so far, then each as it happens; every live
+ *   data: {"status":"running"}                    phase before the first line, a terminal one after the last line,
+ *                                                 just before end. id: <seq of the last line before it>:<phase>.
+ *                                                 status: a run's pending|preprocessing|running|completed|failed|cancelled
  *
  *   event: stdout                                 one event per line, stdout or stderr
  *   id: 17                                        the line's seq: 1, 2, 3, ... shared by both streams, may skip numbers
@@ -19,8 +21,9 @@
  *   event: end                                    every line has been sent and the workload is over;
  *   data: {"status":"completed","exit_code":0}    the server then closes (exit_code may be null)
  *
- * Resume with `Last-Event-ID: <seq>` (EventSource sends it on reconnect) or `?after=<seq>`: only
- * lines with a greater seq are sent, so nothing is lost or repeated. Data is JSON, whose encoding
+ * Resume with `Last-Event-ID` (EventSource sends it on reconnect) or `?after=`: a line's seq
+ * (`17`: lines after it, and the phases after the live ones, which all came before line 1) or a
+ * status event's id (`17:running`: lines after 17, phases after running), so nothing is lost or repeated. Data is JSON, whose encoding
  * escapes \n and \r, so every event has exactly one data line whatever the log line holds.
  */
 import type { Context } from "koa";
@@ -33,6 +36,8 @@ export interface StreamLogsOptions {
   id: string;
   /** Stream lines with seq > afterSeq (from parseAfter). */
   afterSeq: number;
+  /** The phase of the status event the client resumes after (from parseAfter); null: none. */
+  afterPhase?: string | null;
   /** Default 15000. */
   pingIntervalMs?: number;
   /** The reconnect delay sent to the client; default 3000 (tests use less). */
@@ -72,8 +77,8 @@ export function lineEvent(l: LogLine): Buffer {
   return bytes;
 }
 
-export function formatStatus(status: StreamStatus): string {
-  return `event: status\ndata: ${JSON.stringify({ status })}\n\n`;
+export function formatStatus(status: StreamStatus, id: string): string {
+  return `event: status\nid: ${id}\ndata: ${JSON.stringify({ status })}\n\n`;
 }
 
 export function formatEnd(e: StreamEnd): string {
@@ -190,7 +195,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     send(`retry: ${opts.retryMs ?? 3000}\n\n`);
     const sink: Subscriber = {
       line: (l) => send(lineEvent(l)),
-      status: (s) => void send(formatStatus(s)),
+      status: (s, id) => void send(formatStatus(s, id)),
       end: (e) => {
         send(formatEnd(e));
         endResponse();
@@ -208,7 +213,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     };
     let unsub: () => void;
     try {
-      unsub = opts.hub.subscribe(opts.id, opts.afterSeq, sink);
+      unsub = opts.hub.subscribe(opts.id, opts.afterSeq, sink, opts.afterPhase ?? null);
     } catch {
       // The hub is shutting down: close, so the client reconnects (to another replica).
       endResponse();
@@ -222,24 +227,42 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
 
 const NON_NEGATIVE_INT = /^[0-9]+$/;
 
+/** Where a stream resumes: after this line's seq and, when the client's last event was a status, after that phase. */
+export interface ResumePoint {
+  seq: number;
+  phase: string | null;
+}
+
+type ResumeError = { error: string; loc: ["header", "Last-Event-ID"] | ["query", "after"] };
+
 /**
- * The seq to resume after: `Last-Event-ID` when sent (EventSource's own reconnects), else
- * `?after=`, else 0. A bad value is an error the route answers with 422.
+ * Where to resume: `Last-Event-ID` when sent (EventSource's own reconnects), else `?after=`,
+ * else the start. Either is a line's seq (`17`) or a status event's id (`17:running`: the seq of
+ * the last line before it, and its phase). A bad value, or a phase `isPhase` does not know, is an
+ * error the route answers with 422.
  */
 export function parseAfter(
   lastEventId: string | undefined,
   after: string | undefined,
-): number | { error: string; loc: ["header", "Last-Event-ID"] | ["query", "after"] } {
+  isPhase: (p: string) => boolean = () => true,
+): ResumePoint | ResumeError {
   // Koa's ctx.get gives "" for a missing header; EventSource sends none before the first id.
   if (lastEventId !== undefined && lastEventId.trim() !== "") {
-    const n = parseSeq(lastEventId.trim());
-    return n ?? { error: "Last-Event-ID must be a non-negative integer", loc: ["header", "Last-Event-ID"] };
+    return (
+      parsePoint(lastEventId.trim(), isPhase) ?? { error: "Last-Event-ID must be a non-negative integer or <seq>:<phase>", loc: ["header", "Last-Event-ID"] }
+    );
   }
-  if (after !== undefined) {
-    const n = parseSeq(after);
-    return n ?? { error: "after must be a non-negative integer", loc: ["query", "after"] };
-  }
-  return 0;
+  if (after !== undefined) return parsePoint(after, isPhase) ?? { error: "after must be a non-negative integer or <seq>:<phase>", loc: ["query", "after"] };
+  return { seq: 0, phase: null };
+}
+
+function parsePoint(text: string, isPhase: (p: string) => boolean): ResumePoint | null {
+  const colon = text.indexOf(":");
+  const seq = parseSeq(colon < 0 ? text : text.slice(0, colon));
+  if (seq === null) return null;
+  if (colon < 0) return { seq, phase: null };
+  const phase = text.slice(colon + 1);
+  return isPhase(phase) ? { seq, phase } : null;
 }
 
 function parseSeq(text: string): number | null {

@@ -1,11 +1,15 @@
+import { sql } from "kysely";
 import type { LogLine, LogStore, StreamState } from "../logs/contracts.ts";
+import { transitionsSince } from "../resources/lifecycle.ts";
 import type { Db } from "./database.ts";
 import { untyped, type WorkloadTable } from "./workload-tables.ts";
 
 /** Postgres as the log hub's store, over one kind of workload's row and lines tables. */
 export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
   const db = untyped(typedDb);
+  const phases = owner.lifecycle.phases;
   return {
+    phases: { all: phases, live: phases.filter((p) => !owner.lifecycle.isTerminal(p)) },
     async readLines(id, afterSeq, limit): Promise<LogLine[]> {
       const rows: { seq: string; stream: "stdout" | "stderr"; ts: Date; line: string }[] = await db
         .selectFrom(owner.linesTable)
@@ -27,13 +31,37 @@ export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
       return row?.max == null ? 0 : Number(row.max);
     },
     async readState(id): Promise<StreamState | null> {
-      const row: { status: string; exit_code: number | null; logs_complete: boolean } | undefined = await db
-        .selectFrom(owner.table)
-        .select(["status", "exit_code", "logs_complete"])
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst();
-      return row ? { status: row.status, terminal: owner.lifecycle.isTerminal(row.status), exitCode: row.exit_code, logsComplete: row.logs_complete } : null;
+      // One statement, so the row and its transitions are of the same moment (they are written together).
+      const row:
+        { status: string; exit_code: number | null; logs_complete: boolean; start: Date | null; end: Date | null; recorded: string[] | null } | undefined =
+        await db
+          .selectFrom(owner.table)
+          .select([
+            "status",
+            "exit_code",
+            "logs_complete",
+            `${owner.startColumn} as start`,
+            `${owner.endColumn} as end`,
+            sql<
+              string[]
+            >`array(select phase from ${sql.table(owner.transitionsTable)} where ${sql.ref(owner.key)} = ${sql.ref(`${owner.table}.id`)} order by seq)`.as(
+              "recorded",
+            ),
+          ])
+          .where("id", "=", id)
+          .where("deleted_at", "is", null)
+          .executeTakeFirst();
+      if (!row) return null;
+      const recorded = row.recorded ?? [];
+      // A status written without its transitions (by hand, or before they were recorded) still counts, with what it implies.
+      const implied = transitionsSince(owner.lifecycle, recorded, { phase: row.status, startTime: row.start, endTime: row.end }, new Date());
+      return {
+        status: row.status,
+        history: [...recorded, ...implied.map((t) => t.phase)],
+        terminal: owner.lifecycle.isTerminal(row.status),
+        exitCode: row.exit_code,
+        logsComplete: row.logs_complete,
+      };
     },
   };
 }

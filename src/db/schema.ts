@@ -158,6 +158,19 @@ export interface RunLogLinesTable {
   line: string;
 }
 
+/** One phase a workload went through (migration 0012); the analysis table has the same columns keyed by analysis_id. */
+export interface RunTransitionsTable {
+  run_id: string;
+  seq: number;
+  phase: string;
+  at: Date;
+  inferred: Generated<boolean>;
+}
+
+export interface AnalysisTransitionsTable extends Omit<RunTransitionsTable, "run_id"> {
+  analysis_id: string;
+}
+
 export interface AnalysesTable {
   id: string;
   account_id: string;
@@ -336,6 +349,8 @@ export interface Database {
   runs: RunsTable;
   environments: EnvironmentsTable;
   run_log_lines: RunLogLinesTable;
+  run_transitions: RunTransitionsTable;
+  analysis_transitions: AnalysisTransitionsTable;
   analyses: AnalysesTable;
   analysis_log_lines: AnalysisLogLinesTable;
   github_webhook_deliveries: GitHubWebhookDeliveriesTable;

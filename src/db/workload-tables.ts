@@ -13,6 +13,8 @@ import type { Db } from "./database.ts";
 export interface WorkloadTable {
   readonly table: "runs" | "analyses";
   readonly linesTable: "run_log_lines" | "analysis_log_lines";
+  /** Every phase the workload went through, in order (migration 0012); keyed by `key` like the lines. */
+  readonly transitionsTable: "run_transitions" | "analysis_transitions";
   /** The lines table's column naming the owner. */
   readonly key: "run_id" | "analysis_id";
   readonly startColumn: "start_time" | "started_at";
@@ -29,6 +31,7 @@ export interface WorkloadTable {
 export const RUN_TABLE: WorkloadTable = {
   table: "runs",
   linesTable: "run_log_lines",
+  transitionsTable: "run_transitions",
   key: "run_id",
   startColumn: "start_time",
   endColumn: "close_time",
@@ -39,6 +42,7 @@ export const RUN_TABLE: WorkloadTable = {
 export const ANALYSIS_TABLE: WorkloadTable = {
   table: "analyses",
   linesTable: "analysis_log_lines",
+  transitionsTable: "analysis_transitions",
   key: "analysis_id",
   startColumn: "started_at",
   endColumn: "completed_at",

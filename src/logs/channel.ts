@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamPhases, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
 import { Ring } from "./ring.ts";
 import { StorePoller } from "./store-poller.ts";
 
@@ -30,7 +30,12 @@ interface Sub {
   waitTimer: NodeJS.Timeout | null;
   /** When Postgres was first found lacking lines the ring no longer holds (null: not lacking). */
   gapSince: number | null;
-  sentStatus: StreamStatus | null;
+  /** The phases this subscriber has been given, or had before it resumed. */
+  seen: Set<StreamStatus>;
+  /** Every live phase is in seen: lines may go out. */
+  outputReady: boolean;
+  /** The position (in phases.all) of the latest phase in seen: nothing behind it is given any more. */
+  reached: number;
 }
 
 /**
@@ -70,8 +75,22 @@ export class StreamChannel {
     void this.#init();
   }
 
-  add(afterSeq: number, sink: Subscriber): Sub {
-    const sub: Sub = { sink, delivered: afterSeq, live: false, paused: false, pumping: false, done: false, waitTimer: null, gapSince: null, sentStatus: null };
+  add(afterSeq: number, sink: Subscriber, afterPhase: StreamStatus | null = null): Sub {
+    const seen = seenBefore(this.#s.store.phases, afterSeq, afterPhase);
+    const sub: Sub = {
+      sink,
+      delivered: afterSeq,
+      live: false,
+      paused: false,
+      pumping: false,
+      done: false,
+      waitTimer: null,
+      gapSince: null,
+      seen,
+      outputReady: false,
+      reached: -1,
+    };
+    for (const p of seen) sub.reached = Math.max(sub.reached, this.#s.store.phases.all.indexOf(p));
     this.#subs.add(sub);
     this.#emitStatus(sub);
     if (this.#ready) void this.#pump(sub);
@@ -195,9 +214,8 @@ export class StreamChannel {
   }
 
   #applyState(state: StreamState): void {
-    const changed = this.#state?.status !== state.status;
     this.#state = state;
-    if (changed) for (const sub of [...this.#subs]) this.#emitStatus(sub);
+    for (const sub of [...this.#subs]) this.#emitStatus(sub);
     if (!state.terminal) return;
     if (state.logsComplete) this.#makeFinal();
     else if (!this.#graceTimer && !this.#final) {
@@ -240,19 +258,46 @@ export class StreamChannel {
     this.#teardown();
   }
 
+  /** Gives the subscriber the phases it lacks, in order; a terminal one only when ending. */
   #emitStatus(sub: Sub, ending = false): void {
-    if (!this.#state || sub.done || sub.sentStatus === this.#state.status) return;
-    if (!ending && this.#state.terminal) return;
-    sub.sentStatus = this.#state.status;
+    const state = this.#state;
+    if (!state) return;
+    for (const phase of state.history) {
+      if (sub.done) return;
+      if (sub.seen.has(phase)) continue;
+      if (!ending && state.terminal && phase === state.status) return;
+      // Recorded late (it came and went before a later one reached the subscriber): out of order now.
+      if (this.#s.store.phases.all.indexOf(phase) < sub.reached) continue;
+      this.#givePhase(sub, phase);
+    }
+  }
+
+  #givePhase(sub: Sub, phase: StreamStatus): void {
+    sub.seen.add(phase);
+    sub.reached = Math.max(sub.reached, this.#s.store.phases.all.indexOf(phase));
     try {
-      sub.sink.status(this.#state.status);
+      sub.sink.status(phase, `${sub.delivered}:${phase}`);
     } catch (err) {
       this.#sinkFailed(sub, err);
     }
   }
 
+  /**
+   * Output is written in the last live phase, and the row may not say so yet
+   * (the live log is quicker than the controller): the live phases go first,
+   * so no subscriber ever sees a line before the phase it was written in.
+   */
+  #givePhasesBeforeOutput(sub: Sub): void {
+    for (const phase of this.#s.store.phases.live) if (!sub.done && !sub.seen.has(phase)) this.#givePhase(sub, phase);
+    sub.outputReady = true;
+  }
+
   /** Gives one line; false when the subscriber paused or failed. */
   #deliver(sub: Sub, l: LogLine): boolean {
+    if (!sub.outputReady) {
+      this.#givePhasesBeforeOutput(sub);
+      if (sub.done) return false;
+    }
     sub.delivered = l.seq;
     let more: boolean;
     try {
@@ -391,6 +436,21 @@ export class StreamChannel {
     this.#subs.clear();
     this.#onClosed();
   }
+}
+
+/**
+ * The phases a subscriber already has when it starts: those up to the one it
+ * resumes after, or (resuming after a line) every live phase, which always
+ * comes before the first line; nothing when it starts from the beginning.
+ */
+export function seenBefore(phases: StreamPhases, afterSeq: number, afterPhase: StreamStatus | null): Set<StreamStatus> {
+  if (afterPhase !== null) {
+    const i = phases.all.indexOf(afterPhase);
+    // Terminal phases (after the last live one) exclude one another: after one, every phase has been seen.
+    const terminal = i > phases.all.indexOf(phases.live.at(-1) ?? "");
+    return new Set(i < 0 ? [] : terminal ? phases.all : phases.all.slice(0, i + 1));
+  }
+  return new Set(afterSeq > 0 ? phases.live : []);
 }
 
 const CANONICAL_TS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;

@@ -23,6 +23,11 @@ export interface LiveLogSource {
 
 export interface StreamState {
   status: StreamStatus;
+  /**
+   * Every phase the workload has gone through, in order, ending with status: what the status
+   * events replay, so a phase that came and went between two reads of the row is still sent.
+   */
+  history: StreamStatus[];
   /** The status is final: once the logs are complete, nothing more will come. */
   terminal: boolean;
   exitCode: number | null;
@@ -39,10 +44,13 @@ export interface Subscriber {
   /** Takes one line. false = the line was taken but no more can be taken now (backpressure). */
   line(l: LogLine): boolean;
   /**
-   * The workload's status, once on subscribing (when known) and again on every change. A
-   * terminal status is held back until every line has been given, so it comes right before end.
+   * Each phase the workload goes through, once and in order: those it went through before the
+   * subscriber came (unless it resumes after them), then each as it happens. Every live phase
+   * comes before the first line (output means the main container runs, in the last live phase);
+   * a terminal phase is held back until every line has been given, so it comes right before end.
+   * `id` is the event's resume position, `<last seq given>:<phase>` (see parseAfter in src/api/sse.ts).
    */
-  status(s: StreamStatus): void;
+  status(s: StreamStatus, id: string): void;
   /** Every line is delivered and the workload is over; nothing else is called after this. */
   end(e: StreamEnd): void;
   /**
@@ -54,8 +62,17 @@ export interface Subscriber {
   close?(): void;
 }
 
+/** The phases of the kind of workload a store serves, in order. */
+export interface StreamPhases {
+  /** Every phase: the live ones in the order they follow each other, then the terminal ones. */
+  readonly all: readonly StreamStatus[];
+  /** The live phases: a workload that has written output has gone through all of them. */
+  readonly live: readonly StreamStatus[];
+}
+
 /** The little the hub reads from Postgres; an interface so unit tests can fake it. */
 export interface LogStore {
+  readonly phases: StreamPhases;
   /** Lines with seq > afterSeq in seq order, at most limit of them. */
   readLines(id: string, afterSeq: number, limit: number): Promise<LogLine[]>;
   /** The highest stored seq, 0 when none. */

@@ -12,6 +12,8 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 /** Postgres as the hub sees it. A gate holds reads open after they took their snapshot. */
 class FakeStore implements LogStore {
+  // A lifecycle of its own: output is written in running; preprocessing, when a test sets it, comes before.
+  phases = { all: ["preprocessing", "running", "completed", "failed", "cancelled"], live: ["running"] };
   lines = new Map<string, LogLine[]>();
   states = new Map<string, StreamState | null>();
   readLinesCalls = 0;
@@ -24,8 +26,10 @@ class FakeStore implements LogStore {
     this.lines.set(id, list);
   }
   setState(id: string, state: Partial<StreamState> | null) {
-    const prev = this.states.get(id) ?? { status: "running", terminal: false, exitCode: null, logsComplete: false };
+    const prev = this.states.get(id) ?? { status: "running", history: [], terminal: false, exitCode: null, logsComplete: false };
     const next = { ...prev, ...state };
+    // Every status written is recorded, as Postgres does.
+    if (!next.history.includes(next.status)) next.history = [...next.history, next.status];
     // The store, not the hub, knows which phases are final (the workload's lifecycle).
     this.states.set(id, state === null ? null : { ...next, terminal: ["completed", "failed", "cancelled"].includes(next.status) });
   }
@@ -101,7 +105,7 @@ class Recorder implements Subscriber {
     this.events.push({ t: "line", l });
     return --this.room > 0;
   }
-  status(s: StreamStatus) {
+  status(s: StreamStatus, _id?: string) {
     this.events.push({ t: "status", s });
   }
   end(e: StreamEnd) {
@@ -225,9 +229,10 @@ describe("LogHub", () => {
     const r = new Recorder();
     hub.subscribe(ID, 0, r);
     await until(() => expect(r.ended).toEqual({ status: "completed", exit_code: 0 }));
-    // A terminal status comes after the last line, right before end.
-    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual([1, 2, 3, 4, 5, "status", "end"]);
-    expect(r.statuses).toEqual(["completed"]);
+    // The phase output is written in comes before the first line (the output proves it happened,
+    // even when the row only says completed); a terminal status after the last line, right before end.
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t))).toEqual(["status", 1, 2, 3, 4, 5, "status", "end"]);
+    expect(r.statuses).toEqual(["running", "completed"]);
     const resumed = new Recorder();
     hub.subscribe(ID, 3, resumed);
     await until(() => expect(resumed.ended).not.toBeNull());
@@ -463,3 +468,71 @@ function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+describe("LogHub status events", () => {
+  it("gives every phase once, in order, even those that came and went between two reads of the row", async () => {
+    const { store, live, hub } = setup({ pollIntervalMs: 300 });
+    store.setState(ID, { status: "preprocessing" });
+    const r = new Recorder();
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    // All of it before the next read of the row: only the record of transitions still shows running.
+    store.setState(ID, { status: "running" });
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
+    expect(r.statuses).toEqual(["preprocessing"]);
+    const again = new Recorder();
+    hub.subscribe(ID, 0, again);
+    for (const rec of [r, again]) {
+      await until(() => expect(rec.ended).toEqual({ status: "completed", exit_code: 0 }));
+      expect(rec.statuses).toEqual(["preprocessing", "running", "completed"]);
+    }
+  });
+
+  it("gives the phase output is written in before the first line, however late the row says so", async () => {
+    const { store, live, hub } = setup({ pollIntervalMs: 300 });
+    store.setState(ID, { status: "preprocessing" });
+    const r = new Recorder();
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(live.active()).toHaveLength(1));
+    live.emit(ID, 1, 2);
+    store.setState(ID, { status: "running" });
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
+    store.archive(ID, 1, 2);
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(r.events.map((e) => (e.t === "line" ? e.l.seq : e.t === "status" ? e.s : e.t))).toEqual(["preprocessing", "running", 1, 2, "completed", "end"]);
+  });
+
+  it.each<[string, number, string | null, string[]]>([
+    ["from the start", 0, null, ["preprocessing", "running", "completed"]],
+    ["after a status event before any line", 0, "preprocessing", ["running", "completed"]],
+    ["after a line: every live phase came before it", 3, null, ["completed"]],
+    ["after the terminal status event", 5, "completed", []],
+  ])("resumes %s without repeating a phase", async (_name, afterSeq, afterPhase, want) => {
+    const { store, hub } = setup();
+    store.setState(ID, { status: "preprocessing" });
+    store.setState(ID, { status: "running" });
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
+    store.archive(ID, ...range(1, 5));
+    const r = new Recorder();
+    hub.subscribe(ID, afterSeq, r, afterPhase);
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(r.statuses).toEqual(want);
+  });
+
+  it("gives each status event its resume position", async () => {
+    const { store, hub } = setup();
+    store.setState(ID, { status: "running" });
+    store.setState(ID, { status: "failed", exitCode: 1, logsComplete: true });
+    store.archive(ID, 1, 2, 4);
+    const ids: string[] = [];
+    const r = new Recorder();
+    const status = r.status.bind(r);
+    r.status = (s: StreamStatus, id: string) => {
+      ids.push(id);
+      status(s);
+    };
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(ids).toEqual(["0:running", "4:failed"]);
+  });
+});

@@ -67,15 +67,19 @@ export class LogHub {
     };
   }
 
-  /** Streams lines with seq > afterSeq, then live lines, then end. Returns the unsubscribe function (idempotent). */
-  subscribe(id: string, afterSeq: number, sink: Subscriber): () => void {
+  /**
+   * Streams lines with seq > afterSeq, then live lines, then end, with the workload's phases
+   * (those after afterPhase, when the subscriber resumes after a status event). Returns the
+   * unsubscribe function (idempotent).
+   */
+  subscribe(id: string, afterSeq: number, sink: Subscriber, afterPhase: string | null = null): () => void {
     if (this.#closed) throw new Error("log hub is closed");
     let channel = this.#channels.get(id);
     if (!channel) {
       channel = new StreamChannel(id, this.#settings, () => this.#channels.delete(id));
       this.#channels.set(id, channel);
     }
-    const sub = channel.add(afterSeq, sink);
+    const sub = channel.add(afterSeq, sink, afterPhase);
     const ch = channel;
     return () => ch.remove(sub);
   }

@@ -27,6 +27,7 @@ function fakeStore() {
     async readState() {
       return null;
     },
+    phases: { all: ["running", "completed"], live: ["running"] },
   };
   return store satisfies LogStore;
 }

@@ -223,7 +223,7 @@ describe("every status the route layer can produce is documented", () => {
     const badQuery: Record<string, string> = {
       limit: "0",
       cursor: "not-a-cursor",
-      after: "1".repeat(21),
+      after: "1".repeat(65),
       ref: "",
       path: "../x",
       status: "bogus",

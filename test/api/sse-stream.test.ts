@@ -15,6 +15,7 @@ import { pgLogStore } from "../../src/db/log-store.ts";
 import { RUN_TABLE } from "../../src/db/workload-tables.ts";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { createRootLogger } from "../../src/logger.ts";
+import { RUN_PHASES, type RunPhase } from "../../src/resources/run.ts";
 import { insertRunRow } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
@@ -79,15 +80,17 @@ beforeAll(async () => {
     const m = /^\/runs\/([0-9a-f-]{36})\/logs\/stream$/.exec(ctx.path);
     if (!m) return void (ctx.status = 404);
     const runId = m[1] as string;
-    const after = parseAfter(ctx.get("Last-Event-ID") || undefined, typeof ctx.query.after === "string" ? ctx.query.after : undefined);
-    if (typeof after !== "number") {
+    const after = parseAfter(ctx.get("Last-Event-ID") || undefined, typeof ctx.query.after === "string" ? ctx.query.after : undefined, (p) =>
+      RUN_PHASES.includes(p as RunPhase),
+    );
+    if ("error" in after) {
       ctx.status = 422;
       ctx.body = { detail: [{ loc: after.loc, msg: after.error, type: "int_parsing" }] };
       return;
     }
-    served.push({ runId, lastEventId: ctx.get("Last-Event-ID"), after, socket: ctx.req.socket });
+    served.push({ runId, lastEventId: ctx.get("Last-Event-ID"), after: after.seq, socket: ctx.req.socket });
     const ping = typeof ctx.query.ping === "string" ? Number(ctx.query.ping) : 15_000;
-    await streamLogs(ctx, { hub, id: runId, afterSeq: after, pingIntervalMs: ping, retryMs: 50 });
+    await streamLogs(ctx, { hub, id: runId, afterSeq: after.seq, afterPhase: after.phase, pingIntervalMs: ping, retryMs: 50 });
   });
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -167,6 +170,7 @@ function client(url: string, headers: Record<string, string> = {}) {
 
 const streamUrl = (runId: string, query = "") => `${base}/runs/${runId}/logs/stream${query}`;
 const until = (fn: () => void, timeout = 10_000) => vi.waitFor(fn, { timeout, interval: 10 });
+const statusEvents = (...phases: string[]): Received[] => phases.map((status) => ({ type: "status", data: { status } }));
 const expectedEvent = (l: LogLine): Received => ({ type: l.stream, id: String(l.seq), data: { seq: l.seq, ts: l.ts, line: l.line } });
 
 describe("run log stream over SSE", () => {
@@ -200,7 +204,8 @@ describe("run log stream over SSE", () => {
     await c.ended;
 
     expect(c.events).toEqual([
-      { type: "status", data: { status: "running" } },
+      // A run found running went through the phases before it: a client joining now gets them all, in order.
+      ...statusEvents("pending", "preprocessing", "running"),
       ...all.map(expectedEvent),
       { type: "status", data: { status: "completed" } },
       { type: "end", data: { status: "completed", exit_code: 0 } },
@@ -272,6 +277,7 @@ describe("run log stream over SSE", () => {
     const c = client(streamUrl(runId));
     await c.ended;
     expect(c.events).toEqual([
+      ...statusEvents("pending", "preprocessing", "running"),
       ...lines(1, 7).map(expectedEvent),
       { type: "status", data: { status: "cancelled" } },
       { type: "end", data: { status: "cancelled", exit_code: null } },
@@ -299,7 +305,7 @@ describe("run log stream over SSE", () => {
       text += decoder.decode(value, { stream: true });
     }
     expect(text.startsWith("retry: 50\n\n")).toBe(true);
-    expect(text).toContain('event: status\ndata: {"status":"running"}\n\n');
+    expect(text).toContain('event: status\nid: 0:running\ndata: {"status":"running"}\n\n');
     expect(text).toContain(": ping\n\n");
     await until(() => expect(pods.followsOf(runId).filter((f) => !f.stopped)).toHaveLength(1));
     ac.abort();

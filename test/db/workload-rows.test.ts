@@ -8,6 +8,7 @@ import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKin
 import type { AnalysisSpec, AnalysisStatus } from "../../src/resources/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/resources/common.ts";
 import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { untyped } from "../../src/db/workload-tables.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
@@ -96,6 +97,36 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
       [k.start]: new Date(T0),
       [k.end]: new Date(T1),
     });
+  });
+
+  const transitions = async (id: string) =>
+    (
+      await untyped(database.db)
+        .selectFrom(k.rows.table.transitionsTable)
+        .select(["seq", "phase", "at", "inferred"])
+        .where(k.rows.table.key, "=", id)
+        .orderBy("seq")
+        .execute()
+    ).map((r: { seq: number; phase: string; at: Date; inferred: boolean }) => `${r.seq} ${r.phase}${r.inferred ? "?" : ""} ${r.at.toISOString()}`);
+
+  it("records every phase the workload went through, once and in order, with the status", async () => {
+    const live = k.table === "runs" ? ["pending", "preprocessing", "running"] : ["pending", "running"];
+    const seen = randomUUID();
+    await mirror(seen, undefined);
+    await mirror(seen, { phase: "pending" });
+    // Found finished with its main container started: it was running, though nobody saw it.
+    await mirror(seen, { phase: "completed", exitCode: 0, startTime: T0, completionTime: T1 });
+    await mirror(seen, { phase: "completed", exitCode: 0, startTime: T0, completionTime: T1 });
+    const got = await transitions(seen);
+    expect(got.map((t) => t.split(" ")[1])).toEqual([...live.map((p, i) => (i === 0 ? p : `${p}?`)), "completed"]);
+    expect(got.at(-2)).toBe(`${live.length} ${live.at(-1)}? ${T0}`);
+    expect(got.at(-1)).toBe(`${live.length + 1} completed ${T1}`);
+
+    // Its resource deleted by hand before it finished: cancelled, and recorded so.
+    const gone = randomUUID();
+    await mirror(gone, undefined);
+    await rows().resourceGone(gone, `ns/x-${gone}`);
+    expect((await transitions(gone)).map((t) => t.split(" ")[1])).toEqual(["pending", "cancelled"]);
   });
 
   it("never replaces one terminal status with another, nor moves a terminal row back", async () => {

@@ -131,7 +131,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     responses: { 200: eventStream("Analysis", analysisStatusEnum), 404: notFound, 409: gitRefused, 503: gitUnavailable },
     handler: async (ctx, { params, query, principal }) => {
       const id = await analyses.idOf(db, principal.accountId, params.repository_id, params.commit_hash);
-      await streamLogs(ctx, { hub, id, afterSeq: resumeAfter(ctx, query) });
+      await streamLogs(ctx, { hub, id, ...resumeAfter(ctx, query, analysisStatusEnum.options) });
       return { status: 200 };
     },
   });

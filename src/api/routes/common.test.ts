@@ -24,7 +24,8 @@ describe("eventStream", () => {
 
   it("describes every event the stream writes", () => {
     const written = [
-      formatStatus("running"),
+      formatStatus("running", "0:running"),
+      formatStatus("completed", "8:completed"),
       formatLine({ seq: 7, stream: "stdout", ts: "2026-01-02T03:04:05.678Z", line: 'a "quoted"\ttab' }),
       formatLine({ seq: 8, stream: "stderr", ts: "2026-01-02T03:04:05.679Z", line: "" }),
       formatEnd({ status: "failed", exit_code: 3 }),

@@ -36,29 +36,41 @@ export const gitUnavailable = {
 
 /** The 409 of every operation that reads a registered repository's mirror. */
 export const gitRefusedDescription =
-  "The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected; the detail says why.";
+  "The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why.";
 export const gitRefused = { description: gitRefusedDescription, schema: errorBodySchema };
 
 /** The 503 of every operation that starts or changes a workload. */
 export const clusterUnavailable = { description: "Kubernetes is not reachable from this process.", schema: errorBodySchema };
 
 /** A log stream's query. */
-export const streamQuery = z.strictObject({ after: z.string().max(20).optional().meta({ description: "Resume after this seq (Last-Event-ID wins)." }) });
+export const streamQuery = z.strictObject({
+  after: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: "Resume after this event id: a line's seq, or a status event's `<seq>:<phase>` (Last-Event-ID wins)." }),
+});
 
 /**
  * One event of a log stream as OpenAPI 3.2's `itemSchema` describes Server-Sent Events: the
  * fields of the event, `data` being JSON text whose decoded shape is its `contentSchema`.
  */
-function sseEvent(events: [string, ...string[]], data: z.ZodType, description: string, withId = false) {
+function sseEvent(events: [string, ...string[]], data: z.ZodType, description: string, withId: "line" | "status" | null = null) {
   const { $schema: _, ...contentSchema } = z.toJSONSchema(data, { io: "output" }) as Record<string, unknown>;
   return z
     .object({
       event: z.enum(events),
-      ...(withId && {
+      ...(withId === "line" && {
         id: z
           .string()
           .regex(/^[0-9]+$/)
           .meta({ description: "The line's `seq`; send it back as `Last-Event-ID` to resume." }),
+      }),
+      ...(withId === "status" && {
+        id: z
+          .string()
+          .regex(/^[0-9]+:[a-z_]+$/)
+          .meta({ description: "`<seq of the last line before it>:<phase>`; send it back as `Last-Event-ID` to resume." }),
       }),
       data: z.string().meta({ description: "JSON text; its decoded shape is `contentSchema`.", contentMediaType: "application/json", contentSchema }),
     })
@@ -77,8 +89,13 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
   });
   const item = z
     .union([
-      sseEvent(["status"], z.object({ status }), "On connect (the current status) and on every change; a terminal status comes after the last line."),
-      sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", true),
+      sseEvent(
+        ["status"],
+        z.object({ status }),
+        "Each phase the workload goes through, once and in order: on connect the phases so far (after the resume point), then each as it happens. Every live phase comes before the first line; a terminal one after the last line.",
+        "status",
+      ),
+      sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", "line"),
       sseEvent(
         ["end"],
         z.object({
@@ -103,9 +120,9 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
   };
 }
 
-/** Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq. */
-export function resumeAfter(ctx: Context, query: z.infer<typeof streamQuery>): number {
-  const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after);
-  if (typeof after !== "number") throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "int_parsing" }]);
-  return after;
+/** Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq or a status event's id of one of `phases`. */
+export function resumeAfter(ctx: Context, query: z.infer<typeof streamQuery>, phases: readonly string[]): { afterSeq: number; afterPhase: string | null } {
+  const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after, (p) => phases.includes(p));
+  if ("error" in after) throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "value_error" }]);
+  return { afterSeq: after.seq, afterPhase: after.phase };
 }

@@ -23,7 +23,7 @@ const runParam = idParam("run_id");
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
 const unavailable = clusterUnavailable;
 
-const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`{"status": ...}\` on connect and on every change (a terminal status comes after the last line); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=<seq>\`: nothing is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
+const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`id: <seq>:<phase>\` and \`{"status": ...}\` for each phase the run goes through, once and in order (on connect the phases so far; every live phase before the first line, a terminal one after the last line); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=\` (a line's seq or a status event's id): no line or status is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
 
 export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
   routes.add({
@@ -144,7 +144,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     responses: { 200: eventStream("Run", runStatusEnum), 404: runNotFound },
     handler: async (ctx, { params, query, principal }) => {
       await runs.get(db, principal.accountId, params.run_id);
-      await streamLogs(ctx, { hub, id: params.run_id, afterSeq: resumeAfter(ctx, query) });
+      await streamLogs(ctx, { hub, id: params.run_id, ...resumeAfter(ctx, query, runStatusEnum.options) });
       return { status: 200 };
     },
   });

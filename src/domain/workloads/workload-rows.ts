@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../resources/common.ts";
+import { transitionsSince } from "../../resources/lifecycle.ts";
 import { isDataException, isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
 import { Unreconcilable } from "./unreconcilable.ts";
 
@@ -33,6 +34,44 @@ export interface WorkloadMirror<Spec, Status> {
  * already holds a later one, or is hidden (deleted through the API).
  */
 export async function mirrorWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadRowKind<Spec>, m: WorkloadMirror<Spec, WorkloadStatus>): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await upsertWorkload(trx, kind, m);
+    await recordTransitions(trx, kind.table, kind.idOf(m.spec));
+  });
+}
+
+const inTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> => (db.isTransaction ? fn(db) : db.transaction().execute(fn));
+
+/**
+ * Records the phases the row's status went through since the last one
+ * recorded (lifecycle.ts transitionsSince), in the transaction that wrote the
+ * status: the row is locked first, so concurrent writers record in turn and
+ * the log stream never reads a status without the transitions that led to it.
+ */
+export async function recordTransitions(trx: Db, t: WorkloadTable, id: string): Promise<void> {
+  const q = untyped(trx);
+  const row: { status: string; start: Date | null; end: Date | null } | undefined = await q
+    .selectFrom(t.table)
+    .select(["status", `${t.startColumn} as start`, `${t.endColumn} as end`])
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return;
+  const recorded: { phase: string }[] = await q.selectFrom(t.transitionsTable).select("phase").where(t.key, "=", id).orderBy("seq").execute();
+  const next = transitionsSince(
+    t.lifecycle,
+    recorded.map((r) => r.phase),
+    { phase: row.status, startTime: row.start, endTime: row.end },
+    new Date(),
+  );
+  if (next.length === 0) return;
+  await q
+    .insertInto(t.transitionsTable)
+    .values(next.map((tr, i) => ({ [t.key]: id, seq: recorded.length + i + 1, phase: tr.phase, at: tr.at, inferred: tr.inferred })))
+    .execute();
+}
+
+async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadRowKind<Spec>, m: WorkloadMirror<Spec, WorkloadStatus>): Promise<void> {
   const t = kind.table;
   const phase = m.status?.phase ?? t.lifecycle.initial;
   const own = (column: string) => sql.ref(`${t.table}.${column}`);
@@ -140,21 +179,24 @@ export function workloadRows<Spec extends WorkloadSpec, Status extends WorkloadS
     async resourceGone(id, workflowId) {
       await q.deleteFrom(t.table).where("workflow_id", "=", workflowId).where("id", "=", id).where("deleted_at", "is not", null).execute();
       const live = sql<boolean>`${sql.ref("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}`;
-      await q
-        .updateTable(t.table)
-        .set({
-          resource_deleted_at: new Date(),
-          status: sql`case when ${live} then 'cancelled' else status end`,
-          error: sql`case when ${live} then 'its resource was deleted from the cluster before it finished' else error end`,
-          [t.endColumn]: sql`case when ${live} then now() else ${sql.ref(t.endColumn)} end`,
-          status_rank: sql`greatest(status_rank, ${sql.lit(t.lifecycle.terminalRank)})`,
-          updated_at: new Date(),
-        })
-        .where("workflow_id", "=", workflowId)
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .where("resource_deleted_at", "is", null)
-        .execute();
+      await inTransaction(db, async (trx) => {
+        await untyped(trx)
+          .updateTable(t.table)
+          .set({
+            resource_deleted_at: new Date(),
+            status: sql`case when ${live} then 'cancelled' else status end`,
+            error: sql`case when ${live} then 'its resource was deleted from the cluster before it finished' else error end`,
+            [t.endColumn]: sql`case when ${live} then now() else ${sql.ref(t.endColumn)} end`,
+            status_rank: sql`greatest(status_rank, ${sql.lit(t.lifecycle.terminalRank)})`,
+            updated_at: new Date(),
+          })
+          .where("workflow_id", "=", workflowId)
+          .where("id", "=", id)
+          .where("deleted_at", "is", null)
+          .where("resource_deleted_at", "is", null)
+          .execute();
+        await recordTransitions(trx, t, id);
+      });
     },
     async markLogsComplete(id) {
       await q.updateTable(t.table).set({ logs_complete: true }).where("id", "=", id).where("logs_complete", "=", false).execute();
