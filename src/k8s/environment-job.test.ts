@@ -1,10 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
-import { buildEnvironmentJob, environmentSecret, installScript, shellQuote, UPLOAD_TOKEN_KEY, type EnvironmentBuildInput } from "./environment-job.ts";
+import {
+  buildEnvironmentJob,
+  environmentSecret,
+  INSTALL_WRAPPER,
+  installScript,
+  shellQuote,
+  UPLOAD_TOKEN_KEY,
+  type EnvironmentBuildInput,
+} from "./environment-job.ts";
 
 const ID = "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b";
 const input: EnvironmentBuildInput = {
@@ -83,9 +91,41 @@ describe("buildEnvironmentJob", () => {
     );
   });
 
+  it("runs the install script through the wrapper that keeps its output for the save container", () => {
+    expect(byName.install!.command).toEqual(["sh", "-c", INSTALL_WRAPPER]);
+    expect(byName.install!.env).toEqual(
+      expect.arrayContaining([
+        { name: "CODEPLANE_INSTALL_SCRIPT", value: installScript(input.steps) },
+        { name: "CODEPLANE_SETUP_LOG", value: "/workspace/setup.log" },
+      ]),
+    );
+    expect(byName.main!.env).toContainEqual({ name: "CODEPLANE_SETUP_LOG", value: "/workspace/setup.log" });
+  });
+
   it("keeps both tokens in a Secret named like the Job", () => {
     const secret = environmentSecret({ name: `environment-${ID}`, namespace: "codeplane", labels: {} }, { checkout: "cpg_x", upload: "cpu_y" });
     expect(secret.stringData).toEqual({ "codeplane-checkout-token": "cpg_x", [UPLOAD_TOKEN_KEY]: "cpu_y" });
+  });
+});
+
+describe("the install wrapper", () => {
+  const wrap = (script: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), "wrapper-"));
+    const log = path.join(dir, "setup.log");
+    try {
+      const out = execFileSync("sh", ["-c", INSTALL_WRAPPER], {
+        env: { PATH: process.env.PATH, CODEPLANE_INSTALL_SCRIPT: script, CODEPLANE_SETUP_LOG: log },
+        stdio: "pipe",
+      });
+      return { code: 0, out: out.toString(), log: readFileSync(log, "utf8") };
+    } catch (e) {
+      const err = e as { status: number; stdout: Buffer };
+      return { code: err.status, out: err.stdout.toString(), log: readFileSync(log, "utf8") };
+    }
+  };
+  it("passes the script's exit status through the pipe, and keeps stdout and stderr in the log and the pod log", () => {
+    expect(wrap("echo out; echo err >&2; exit 7")).toEqual({ code: 7, out: "out\nerr\n", log: "out\nerr\n" });
+    expect(wrap("echo fine")).toEqual({ code: 0, out: "fine\n", log: "fine\n" });
   });
 });
 

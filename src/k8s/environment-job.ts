@@ -36,6 +36,12 @@ export interface EnvironmentBuildInput {
   imagePullSecrets?: readonly string[];
 }
 
+/** Where the install's output is kept in the pod for the save container. */
+export const SETUP_LOG = `${WORKSPACE}/setup.log`;
+
+/** Runs CODEPLANE_INSTALL_SCRIPT with its output to the pod log and CODEPLANE_SETUP_LOG, exiting with its status. */
+export const INSTALL_WRAPPER = `{ sh -c "$CODEPLANE_INSTALL_SCRIPT"; echo $? > "$CODEPLANE_SETUP_LOG.status"; } 2>&1 | tee "$CODEPLANE_SETUP_LOG"; exit "$(cat "$CODEPLANE_SETUP_LOG.status")"`;
+
 /** A shell word that stays one word whatever it holds. */
 export const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -99,8 +105,10 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
     name: "install",
     image: input.image,
     imagePullPolicy: input.images.pullPolicy,
-    command: ["sh", "-c", installScript(input.steps)],
-    env: [...common, ...preprocess],
+    // The install's output goes to the pod log and to SETUP_LOG, which the save container hands in with the
+    // archive (the user's to read in every run of the key); its exit status survives the pipe through a file.
+    command: ["sh", "-c", INSTALL_WRAPPER],
+    env: [...common, ...preprocess, { name: "CODEPLANE_INSTALL_SCRIPT", value: installScript(input.steps) }, { name: "CODEPLANE_SETUP_LOG", value: SETUP_LOG }],
     resources,
     volumeMounts: mounts,
   });
@@ -114,6 +122,7 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
       { name: "CODEPLANE_ARCHIVE_URL", value: `${input.internalUrl}/internal/environments/${input.environmentId}/archive` },
       { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name, key: UPLOAD_TOKEN_KEY, optional: false } } },
       { name: "CODEPLANE_CACHE_PATHS", value: JSON.stringify(input.cachePaths) },
+      { name: "CODEPLANE_SETUP_LOG", value: SETUP_LOG },
     ],
     resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
     volumeMounts: mounts,

@@ -184,9 +184,11 @@ describe("the archive doors", () => {
     const svc = service();
     const { key, id, token } = await building(svc, a, env({ manifests: [{ path: "requirements.txt", sha256: "5".repeat(64) }] }));
     expect(await svc.receiveArchive(database.db, id, "cpu_wrong", archive(10))).toBeNull();
+    expect(await svc.receiveLog(database.db, id, "cpu_wrong", "forged")).toBe(false);
+    expect(await svc.receiveLog(database.db, id, token, "==> [1/1] pip install\nSuccessfully installed click-8.1.7\n")).toBe(true);
     expect(await svc.receiveArchive(database.db, id, token, archive(1000))).toEqual({ size: 1000 });
     const row = await findEnvironment(database.db, a.accountId, key);
-    expect(row).toMatchObject({ status: "ready", upload_token_hash: null });
+    expect(row).toMatchObject({ status: "ready", upload_token_hash: null, log: "==> [1/1] pip install\nSuccessfully installed click-8.1.7\n" });
     expect(Number(row!.size)).toBe(1000);
     // The token is spent: a second upload (a replayed request) changes nothing.
     expect(await svc.receiveArchive(database.db, id, token, archive(5))).toBeNull();

@@ -129,7 +129,8 @@ describe("real repositories run as they are", () => {
       const res = await runPrimary(repo, analysis.primary_ids[0], r.computeType);
       expect(res.status, await res.clone().text()).toBe(201);
       const run = await finished((await res.json()).run_id);
-      expect(run.status, `${run.error}`).toBe("completed");
+      const stderr = run.status === "completed" ? "" : (await (await alice.api(`/v1/runs/${run.run_id}/logs/stderr`)).json()).content.slice(-3000);
+      expect(run.status, `${run.error}\n${stderr}`).toBe("completed");
       expect(run.environment.image).toBe(r.image);
       expect(await stdout(run.run_id)).toMatch(r.prints);
     });

@@ -35,12 +35,22 @@ describe("save and restore", () => {
   let server: Server;
   let url: string;
   let stored: Buffer | null = null;
+  let log: string | null = null;
   const dirs: string[] = [];
   let status = 201;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.headers.authorization !== `Bearer ${TOKEN}`) return void res.writeHead(401).end("no");
+      if (req.method === "PUT" && req.url?.endsWith("/log")) {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          log = Buffer.concat(chunks).toString("utf8");
+          res.writeHead(204).end();
+        });
+        return;
+      }
       if (req.method === "PUT") {
         const chunks: Buffer[] = [];
         req.on("data", (c: Buffer) => chunks.push(c));
@@ -86,8 +96,11 @@ describe("save and restore", () => {
     const big = Buffer.alloc(3 * 1024 * 1024, 7);
     writeFileSync(join(from, "src/node_modules/commander/index.js"), big);
     writeFileSync(join(from, "src/app.js"), "not part of the environment");
-    const saved = await run("save", from, { CODEPLANE_CACHE_PATHS: '["node_modules","missing"]' });
+    writeFileSync(join(from, "setup.log"), "==> [1/1] npm ci\nadded 2 packages\n");
+    const saved = await run("save", from, { CODEPLANE_CACHE_PATHS: '["node_modules","missing"]', CODEPLANE_SETUP_LOG: join(from, "setup.log") });
     expect(saved.code, saved.out).toBe(0);
+    // The install's log is handed in before the archive (which makes the environment ready).
+    expect(log).toBe("==> [1/1] npm ci\nadded 2 packages\n");
     expect(saved.out).toMatch(/stored the environment: [0-9.]+ MiB/);
 
     const to = workspace();

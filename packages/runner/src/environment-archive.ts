@@ -15,13 +15,14 @@
  * Imports only node:*: it runs from the codeplane image as it is.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 // The pod's workspace volume; CODEPLANE_WORKSPACE moves it (the tests use a temporary directory).
 const WORKSPACE = process.env.CODEPLANE_WORKSPACE ?? "/workspace";
 const ATTEMPTS = 3;
+const LOG_MAX_BYTES = 256 * 1024;
 
 class Final extends Error {}
 
@@ -55,9 +56,34 @@ function tar(args: string[]) {
   return { child, done };
 }
 
+/** The install's output, handed in before the archive (which makes the environment ready): at most its last 256 KiB. */
+async function saveLog(url: string, token: string): Promise<void> {
+  const file = process.env.CODEPLANE_SETUP_LOG;
+  if (!file || !existsSync(file)) return;
+  const text = readFileSync(file);
+  const body = text.length > LOG_MAX_BYTES ? text.subarray(text.length - LOG_MAX_BYTES) : text;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(url.replace(/\/archive$/, "/log"), {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "text/plain; charset=utf-8" },
+        body,
+      });
+      if (res.ok) return;
+      const answer = (await res.text()).slice(0, 500);
+      if (res.status < 500) throw new Final(`codeplane refused the install's log (${res.status}): ${answer}`);
+      throw new Error(`codeplane answered ${res.status}: ${answer}`);
+    } catch (err) {
+      if (err instanceof Final || attempt >= ATTEMPTS) throw err;
+      await sleep(1000 * attempt);
+    }
+  }
+}
+
 async function save(): Promise<void> {
   const url = env("CODEPLANE_ARCHIVE_URL");
   const token = env("CODEPLANE_ARCHIVE_TOKEN");
+  await saveLog(url, token);
   const cachePaths = JSON.parse(process.env.CODEPLANE_CACHE_PATHS ?? "[]") as string[];
   const entries = archiveEntries(WORKSPACE, cachePaths, existsSync);
   say(`saving the environment: ${entries.join(", ")}`);

@@ -13,6 +13,21 @@ import { HttpError } from "../http-error.ts";
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^[0-9a-f]{64}$/;
 
+/** The install's log a build hands in: its tail, as the save container sends it. */
+const LOG_MAX_BYTES = 256 * 1024;
+
+/** The body as UTF-8, refused (413) past max bytes while it arrives. */
+async function readText(ctx: Context, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new HttpError(413, `The log is larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 const unauthenticated = () => new HttpError(401, "A valid token is required", { "WWW-Authenticate": 'Bearer realm="codeplane environments"' });
 
 function bearer(ctx: Context): string {
@@ -24,7 +39,7 @@ function bearer(ctx: Context): string {
 export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environments: EnvironmentService): void {
   router.put("/internal/environments/:id/archive", async (ctx) => {
     const token = bearer(ctx);
-    const id = (ctx.params).id!;
+    const id = ctx.params.id!;
     if (!ID.test(id)) throw new HttpError(404, "Environment not found");
     const stored = await environments.receiveArchive(db, id, token, ctx.req);
     if (!stored) throw unauthenticated();
@@ -32,9 +47,18 @@ export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environ
     ctx.body = stored;
   });
 
+  router.put("/internal/environments/:id/log", async (ctx) => {
+    const token = bearer(ctx);
+    const id = (ctx.params as Record<string, string>).id!;
+    if (!ID.test(id)) throw new HttpError(404, "Environment not found");
+    const text = await readText(ctx, LOG_MAX_BYTES);
+    if (!(await environments.receiveLog(db, id, token, text))) throw unauthenticated();
+    ctx.status = 204;
+  });
+
   router.get("/internal/environments/:key/archive", async (ctx) => {
     const token = bearer(ctx);
-    const key = (ctx.params).key!;
+    const key = ctx.params.key!;
     if (!KEY.test(key)) throw new HttpError(404, "Environment not found");
     const archive = await environments.openArchive(db, token, key);
     if (archive === "unauthenticated") throw unauthenticated();

@@ -67,7 +67,10 @@ export function registerEnvironmentRoutes(routes: Routes, db: Db, environments: 
     tag: "Runs",
     scope: "runs:read",
     params: idParam("run_id"),
-    responses: { 200: { description: "The install's output.", schema: runSetupLogSchema }, 404: { description: "No such run in this account.", schema: errorBodySchema } },
+    responses: {
+      200: { description: "The install's output.", schema: runSetupLogSchema },
+      404: { description: "No such run in this account.", schema: errorBodySchema },
+    },
     handler: async (_ctx, { params, principal }) => ({ status: 200, body: await environments.setupLog(db, principal.accountId, params.run_id) }),
   });
 }

@@ -141,7 +141,7 @@ export async function markFailed(db: Db, id: string, error: string, log: string 
     .execute();
 }
 
-/** Keeps the build's log on a ready environment (the controller reads it once the Job has ended). */
+/** Keeps the build's log (handed in by its save container, or read from its pod once the Job has ended), once. */
 export async function saveBuildLog(db: Db, id: string, log: string): Promise<void> {
   await db.updateTable("environments").set({ log }).where("id", "=", id).where("log", "is", null).execute();
 }

@@ -69,7 +69,9 @@ export const runSetupLogSchema = z
     status: environmentStatusEnum.nullable().meta({ description: "The environment's build: `building`, `ready` or `failed`; null without an environment." }),
     content: z
       .string()
-      .meta({ description: "The install's output (its last 256 KiB), kept with the environment once its build has ended: the same text for every run of the key." }),
+      .meta({
+        description: "The install's output (its last 256 KiB), kept with the environment once its build has ended: the same text for every run of the key.",
+      }),
   })
   .meta({ id: "RunSetupLog" });
 export type RunSetupLog = z.infer<typeof runSetupLogSchema>;

@@ -17,6 +17,7 @@ import {
   listEnvironments,
   markReady,
   reserveEnvironment,
+  saveBuildLog,
   storedBytes,
   toEnvironment,
   touchEnvironment,
@@ -144,6 +145,14 @@ export class EnvironmentService {
     const key = run.environment?.key ?? null;
     const row = key ? await findEnvironment(db, accountId, key) : undefined;
     return { run_id: runId, environment_key: key, status: row?.status ?? null, content: row?.log ?? "" };
+  }
+
+  /** A build's install log, handed in before its archive. Unknown token or environment: false (the caller answers 401). */
+  async receiveLog(db: Db, environmentId: string, token: string, text: string): Promise<boolean> {
+    const row = await environmentForUpload(db, environmentId, token);
+    if (!row) return false;
+    await saveBuildLog(db, row.id, text.replaceAll("\u0000", ""));
+    return true;
   }
 
   /** A build Job's upload: stored, then the environment is ready. Unknown token or environment: not found (the caller answers 401). */
