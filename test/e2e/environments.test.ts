@@ -133,7 +133,7 @@ describe("real repositories run as they are", () => {
       expect(run.status, `${run.error}\n${stderr}`).toBe("completed");
       expect(run.environment.image).toBe(r.image);
       expect(await stdout(run.run_id)).toMatch(r.prints);
-    });
+    }, 900_000);
   }
 
   it("refuses, before any pod, a repository whose toolchain no image provides (Rust)", async () => {

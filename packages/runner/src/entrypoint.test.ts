@@ -118,6 +118,15 @@ describe.concurrent("entrypoint", () => {
     expect(r.status).toBe(0);
   });
 
+  it("lets the command open /dev/stdout and /dev/stderr by name (real pipes, not sockets)", async () => {
+    // papermill --stdout-file /dev/stdout, tee /dev/stderr, --log-file /dev/stdout: open(2) of a socket pair's /proc/self/fd/N fails with ENXIO.
+    const r = await runSh("echo to-stdout > /dev/stdout && echo to-stderr > /dev/stderr && echo via-tee | tee /dev/stderr");
+    expectWellFormed(r);
+    expect(r.stdout).toEqual(["to-stdout", "via-tee"]);
+    expect(r.stderr).toEqual(["to-stderr", "via-tee"]);
+    expect(r.exit).toMatchObject({ code: 0 });
+  });
+
   it("keeps the order across streams when the writes are apart in time", async () => {
     const r = await runSh("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; sleep 0.1; echo four >&2");
     expectWellFormed(r);

@@ -22,13 +22,18 @@
  * which this process read the two pipes, which is close to, but not exactly, the order the child
  * wrote them.
  *
+ * The child's stdout and stderr are FIFOs (real pipes) rather than Node's socket pairs, so a
+ * program may open /dev/stdout or /dev/stderr by name, as many do (openFifos).
+ *
  * Exit status: the child's, or 128 + n when it died of signal n; 127 when the command is not
  * found, 126 when it cannot be executed; 125 when this program is misused (like env(1)).
  * The last frame is always the exit frame.
  */
-import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
-import { constants as osConstants } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants as fsConstants, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { Socket } from "node:net";
+import { constants as osConstants, tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 
 const MAGIC = "@cp1 ";
@@ -238,8 +243,10 @@ function main(): void {
   }
 
   const command = argv[0] as string;
-  const child = spawn(command, argv.slice(1), { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  const streams: Readable[] = [child.stdout, child.stderr];
+  const fifos = openFifos();
+  const child = spawn(command, argv.slice(1), { cwd, stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"] });
+  if (fifos) for (const f of fifos) closeSync(f.write);
+  const streams: Readable[] = fifos ? fifos.map((f) => new Socket({ fd: f.read, readable: true, writable: false })) : [child.stdout!, child.stderr!];
   const splitters = [new LineSplitter("o", maxLineBytes - FRAME_OVERHEAD), new LineSplitter("e", maxLineBytes - FRAME_OVERHEAD)];
   let open = 2;
   let blocked = false;
@@ -321,6 +328,31 @@ function main(): void {
     process.on(signal, () => {
       if (child.pid !== undefined && exit === null) child.kill(signal);
     });
+  }
+}
+
+/**
+ * The child's stdout and stderr as real pipes (FIFOs), so a program that opens /dev/stdout or
+ * /dev/stderr by name (`--log-file /dev/stdout`, `tee /dev/stderr`, papermill's --stdout-file) can:
+ * Node's own "pipe" stdio is a socket pair, which open(2) of /proc/self/fd/1 refuses (ENXIO).
+ * The read ends are opened first (non-blocking, so no writer is waited for), then the write ends;
+ * the names are removed at once. null when FIFOs cannot be made (no mkfifo): Node's pipes then.
+ */
+function openFifos(): [{ read: number; write: number }, { read: number; write: number }] | null {
+  let dir: string | undefined;
+  try {
+    dir = mkdtempSync(join(tmpdir(), "codeplane-stdio-"));
+    const paths = [join(dir, "out"), join(dir, "err")];
+    execFileSync("mkfifo", ["-m", "600", ...paths], { stdio: "ignore" });
+    const ends = paths.map((p) => {
+      const read = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+      return { read, write: openSync(p, fsConstants.O_WRONLY) };
+    });
+    return [ends[0]!, ends[1]!];
+  } catch {
+    return null;
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
