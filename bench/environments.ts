@@ -88,12 +88,15 @@ try {
       await sleep(500);
     }
   };
-  /** The restore container's start to end, from the pod's status. */
+  /** The restore's own measure (fetch and unpack), from the environment container's log: the pod's timestamps have whole seconds only. */
   const restoreMs = async (runId: string) => {
     const pods = await core.listNamespacedPod({ namespace: bench.namespace, labelSelector: `codeplane.dev/run=${runId}` });
-    const t = pods.items[0]?.status?.initContainerStatuses?.find((c) => c.name === "environment")?.state?.terminated;
-    if (!t?.startedAt || !t.finishedAt) throw new Error(`run ${runId}: no finished environment container`);
-    return new Date(t.finishedAt).getTime() - new Date(t.startedAt).getTime();
+    const name = pods.items[0]?.metadata?.name;
+    if (!name) throw new Error(`run ${runId}: no pod`);
+    const log = await core.readNamespacedPodLog({ name, namespace: bench.namespace, container: "environment" });
+    const m = /restored the environment: [0-9.]+ MiB in ([0-9.]+) s/.exec(log);
+    if (!m) throw new Error(`run ${runId}: the environment container did not say how long it took:\n${log}`);
+    return Number(m[1]) * 1000;
   };
   /** The build Job's start to completion (checkout, install, archive stored), from the Job's status. */
   const buildJobs = async () => (await batch.listNamespacedJob({ namespace: bench.namespace, labelSelector: "app.kubernetes.io/component=environment" })).items;

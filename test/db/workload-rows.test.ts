@@ -5,6 +5,7 @@ import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { Unreconcilable } from "../../src/domain/workloads/unreconcilable.ts";
 import { checkoutGrantFor, mintCheckoutToken } from "../../src/domain/checkout/checkout-tokens.ts";
 import { hideWorkload, removeDetachedWorkload, workloadRows, type WorkloadRowKind } from "../../src/domain/workloads/workload-rows.ts";
+import { logArchiveRows } from "../../src/domain/workloads/log-archive-rows.ts";
 import type { AnalysisSpec, AnalysisStatus } from "../../src/resources/analysis.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../../src/resources/common.ts";
 import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
@@ -204,6 +205,24 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
 
   it("answers orphaned, not an error, when the repository is gone", async () => {
     expect(await mirror(randomUUID(), { phase: "running" }, randomUUID())).toBe("orphaned");
+  });
+
+  it("mirrors a status while the log archiver writes the same row's lines, without deadlocking", async () => {
+    // The archiver inserts lines (a key-share lock on the row, through their foreign key) and then
+    // updates the row's byte counts; the mirror upserts the row and locks it to record transitions.
+    const archive = logArchiveRows(database.db, k.rows.table);
+    const ids = Array.from({ length: 12 }, () => randomUUID());
+    for (const id of ids) await mirror(id, undefined);
+    const phases = ["running", "running", "completed"] as const;
+    const work = ids.flatMap((id) => [
+      ...Array.from({ length: 6 }, (_, i) =>
+        archive.write(id, [{ seq: i + 1, stream: "stdout" as const, ts: T0, line: `line ${i}` }], { stdout: (i + 1) * 7, stderr: 0 }, { stdout: false, stderr: false }),
+      ),
+      ...phases.map((phase, i) => mirror(id, { phase, startTime: T0, ...(i === 2 && { completionTime: T1, exitCode: 0 }) })),
+    ]);
+    const results = await Promise.allSettled(work);
+    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    for (const id of ids) expect(await read(id)).toMatchObject({ status: "completed" });
   });
 
   it("marks logs complete once", async () => {

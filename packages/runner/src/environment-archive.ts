@@ -132,7 +132,7 @@ async function restore(): Promise<void> {
       const size = Number(res.headers.get("content-length") ?? 0);
       const t = tar(["-C", WORKSPACE, "-xzf", "-", "--no-same-owner"]);
       await Promise.all([pipeline(Readable.fromWeb(res.body), t.child.stdin), t.done]);
-      say(`restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      say(`restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(3)} s`);
       return;
     } catch (err) {
       if (err instanceof Final || attempt >= ATTEMPTS) throw err;

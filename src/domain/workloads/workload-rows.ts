@@ -47,6 +47,10 @@ const inTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> => (d
  * recorded (lifecycle.ts transitionsSince), in the transaction that wrote the
  * status: the row is locked first, so concurrent writers record in turn and
  * the log stream never reads a status without the transitions that led to it.
+ * FOR NO KEY UPDATE, the lock the upsert already holds: FOR UPDATE would also
+ * wait for the key-share lock the log archiver's line inserts take on the row
+ * (their foreign key), while the archiver waits for this transaction to update
+ * the row's byte counts: a deadlock.
  */
 export async function recordTransitions(trx: Db, t: WorkloadTable, id: string): Promise<void> {
   const q = untyped(trx);
@@ -54,7 +58,7 @@ export async function recordTransitions(trx: Db, t: WorkloadTable, id: string): 
     .selectFrom(t.table)
     .select(["status", `${t.startColumn} as start`, `${t.endColumn} as end`])
     .where("id", "=", id)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!row) return;
   const recorded: { phase: string }[] = await q.selectFrom(t.transitionsTable).select("phase").where(t.key, "=", id).orderBy("seq").execute();
