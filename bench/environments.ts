@@ -14,7 +14,7 @@
 // Phases are read from the cluster (the build Job's and the restore container's start and end),
 // not from this process's clock. Figures go to $BENCH_JSON when it is set.
 import { execFile as execFileCb } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -27,6 +27,8 @@ const root = path.join(import.meta.dirname, "..");
 const REPO = process.env.BENCH_REPO ?? "node-cli-lock";
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 10);
+/** The lockfile or manifest the benchmark changes, the first that the repository has. */
+const MANIFESTS = ["package-lock.json", "pnpm-lock.yaml", "uv.lock", "requirements.txt", "pyproject.toml", "go.sum"];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`.padStart(9);
 
@@ -53,9 +55,14 @@ try {
   writeFileSync(path.join(dir, "README.md"), readFileSync(path.join(dir, "README.md"), "utf8") + "\nA line of docs.\n");
   await git("commit", "-q", "-am", "docs only");
   const codeOnly = (await git("rev-parse", "HEAD")).stdout.trim();
-  const lock = JSON.parse(readFileSync(path.join(dir, "package-lock.json"), "utf8")) as { name?: string };
-  lock.name = `${lock.name ?? "bench"}-renamed`;
-  writeFileSync(path.join(dir, "package-lock.json"), JSON.stringify(lock, null, 2) + "\n");
+  // A change to the first manifest that keeps it valid: JSON laid out anew, or a comment line.
+  const manifest = MANIFESTS.find((m) => existsSync(path.join(dir, m)));
+  if (!manifest) throw new Error(`${REPO} has none of ${MANIFESTS.join(", ")}`);
+  const text = readFileSync(path.join(dir, manifest), "utf8");
+  writeFileSync(
+    path.join(dir, manifest),
+    manifest.endsWith(".json") ? JSON.stringify(JSON.parse(text), null, 1) + "\n" : `${text}\n# changed by the benchmark\n`,
+  );
   await git("commit", "-q", "-am", "lockfile changed");
   const lockChanged = (await git("rev-parse", "HEAD")).stdout.trim();
   await execFile("git", ["clone", "-q", "--bare", dir, `${dir}.git`]);
@@ -135,7 +142,7 @@ try {
       `  later runs (restore, median)  ${s(hit)}   of ${RUNS}: ${later.map((x) => s(x).trim()).join(", ")}`,
       `  ratio later / first           ${(ratio * 100).toFixed(1)}%   (goal: <= 10% or under 3 s: ${ratio <= 0.1 || hit < 3000 ? "met" : "NOT met"})`,
       `  a commit changing only docs   ${codeOnlyKey === firstRun.environment.key ? "same key: no build" : "NEW KEY (wrong)"}`,
-      `  a commit changing the lockfile ${lockKey !== firstRun.environment.key ? "new key" : "SAME KEY (wrong)"}; ${CONCURRENT} concurrent runs of it made ${buildsAfter - 1} build Job(s)`,
+      `  a commit changing ${manifest}: ${lockKey !== firstRun.environment.key ? "new key" : "SAME KEY (wrong)"}; ${CONCURRENT} concurrent runs of it made ${buildsAfter - 1} build Job(s)`,
       "",
     ].join("\n"),
   );
