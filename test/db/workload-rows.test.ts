@@ -216,12 +216,17 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     const phases = ["running", "running", "completed"] as const;
     const work = ids.flatMap((id) => [
       ...Array.from({ length: 6 }, (_, i) =>
-        archive.write(id, [{ seq: i + 1, stream: "stdout" as const, ts: T0, line: `line ${i}` }], { stdout: (i + 1) * 7, stderr: 0 }, { stdout: false, stderr: false }),
+        archive.write(
+          id,
+          [{ seq: i + 1, stream: "stdout" as const, ts: T0, line: `line ${i}` }],
+          { stdout: (i + 1) * 7, stderr: 0 },
+          { stdout: false, stderr: false },
+        ),
       ),
       ...phases.map((phase, i) => mirror(id, { phase, startTime: T0, ...(i === 2 && { completionTime: T1, exitCode: 0 }) })),
     ]);
     const results = await Promise.allSettled(work);
-    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(results.filter((r) => r.status === "rejected").map((r) => String(r.reason))).toEqual([]);
     for (const id of ids) expect(await read(id)).toMatchObject({ status: "completed" });
   });
 

@@ -49,7 +49,7 @@ export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environ
 
   router.put("/internal/environments/:id/log", async (ctx) => {
     const token = bearer(ctx);
-    const id = (ctx.params as Record<string, string>).id!;
+    const id = ctx.params.id!;
     if (!ID.test(id)) throw new HttpError(404, "Environment not found");
     const text = await readText(ctx, LOG_MAX_BYTES);
     if (!(await environments.receiveLog(db, id, token, text))) throw unauthenticated();
