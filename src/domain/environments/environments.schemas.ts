@@ -67,11 +67,9 @@ export const runSetupLogSchema = z
     run_id: z.uuid(),
     environment_key: z.string().nullable().meta({ description: "The run's environment; null when it has none (nothing installed)." }),
     status: environmentStatusEnum.nullable().meta({ description: "The environment's build: `building`, `ready` or `failed`; null without an environment." }),
-    content: z
-      .string()
-      .meta({
-        description: "The install's output (its last 256 KiB), kept with the environment once its build has ended: the same text for every run of the key.",
-      }),
+    content: z.string().meta({
+      description: "The install's output (its last 256 KiB), kept with the environment once its build has ended: the same text for every run of the key.",
+    }),
   })
   .meta({ id: "RunSetupLog" });
 export type RunSetupLog = z.infer<typeof runSetupLogSchema>;
