@@ -1,7 +1,7 @@
 import type { V1Job } from "@kubernetes/client-node";
 import type { ComputePreset } from "../resources/compute-types.ts";
 import { environmentLabels, environmentResourceName } from "../resources/labels.ts";
-import { checkoutEnv, CHECKOUT_TOKEN_KEY, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedPodSecurity, type CheckoutInput } from "./run-job.ts";
+import { checkoutEnv, CHECKOUT_TOKEN_KEY, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedPodSpec, type CheckoutInput } from "./run-job.ts";
 import { ARCHIVER_IN_IMAGE, environmentVariables, WORKSPACE } from "./workspace.ts";
 
 /** The key of the build's Secret that holds its upload token. */
@@ -137,20 +137,14 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
       ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
       template: {
         metadata: { labels },
-        spec: {
-          ...restrictedPodSecurity,
-          securityContext: { ...restrictedPodSecurity.securityContext },
-          nodeSelector: { ...input.compute.nodeSelector },
-          tolerations: input.compute.tolerations.map((t) => ({ ...t })),
-          ...(input.compute.runtimeClassName ? { runtimeClassName: input.compute.runtimeClassName } : {}),
-          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((n) => ({ name: n })) } : {}),
+        spec: restrictedPodSpec(input.compute, input.imagePullSecrets, {
           initContainers: [checkout, install],
           containers: [save],
           volumes: [
             { name: "workspace", emptyDir: {} },
             { name: "tmp", emptyDir: {} },
           ],
-        },
+        }),
       },
     },
   };

@@ -1,4 +1,4 @@
-import type { V1Container, V1EnvVar, V1Job, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
+import type { V1Container, V1EnvVar, V1Job, V1PodSpec, V1SecurityContext, V1Volume } from "@kubernetes/client-node";
 import type { ComputePreset } from "../resources/compute-types.ts";
 import type { EgressMode } from "../resources/egress.ts";
 import { API_VERSION } from "../resources/common.ts";
@@ -187,6 +187,23 @@ export function restrictedContainer(c: V1Container): V1Container {
   return { ...c, securityContext: restricted, terminationMessagePolicy: "FallbackToLogsOnError" };
 }
 
+/** A workload pod: restricted, scheduled by its compute preset, pulling with the given secrets. */
+export function restrictedPodSpec(
+  compute: ComputePreset,
+  imagePullSecrets: readonly string[] | undefined,
+  pod: { initContainers: V1Container[]; containers: V1Container[]; volumes: V1Volume[] },
+): V1PodSpec {
+  return {
+    ...restrictedPodSecurity,
+    securityContext: { ...restrictedPodSecurity.securityContext },
+    nodeSelector: { ...compute.nodeSelector },
+    tolerations: compute.tolerations.map((t) => ({ ...t })),
+    ...(compute.runtimeClassName ? { runtimeClassName: compute.runtimeClassName } : {}),
+    ...(imagePullSecrets?.length ? { imagePullSecrets: imagePullSecrets.map((name) => ({ name })) } : {}),
+    ...pod,
+  };
+}
+
 /**
  * The Job around a workload's containers: named after and owned by its
  * resource (deleting that cleans up), one attempt, the workload's deadline, a
@@ -212,18 +229,7 @@ export function restrictedJob(
       backoffLimit: 0,
       activeDeadlineSeconds: input.resource.spec.timeoutSeconds,
       ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
-      template: {
-        metadata: { labels },
-        spec: {
-          ...restrictedPodSecurity,
-          securityContext: { ...restrictedPodSecurity.securityContext },
-          nodeSelector: { ...input.compute.nodeSelector },
-          tolerations: input.compute.tolerations.map((t) => ({ ...t })),
-          ...(input.compute.runtimeClassName ? { runtimeClassName: input.compute.runtimeClassName } : {}),
-          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((name) => ({ name })) } : {}),
-          ...pod,
-        },
-      },
+      template: { metadata: { labels }, spec: restrictedPodSpec(input.compute, input.imagePullSecrets, pod) },
     },
   };
 }
