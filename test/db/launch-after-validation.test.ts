@@ -125,7 +125,7 @@ describe("RunService.create", () => {
   it("creates the resource, then the row, for a clean request (the fakes work)", async () => {
     const before = await count("runs");
     const run = await runs().create(database.db, accountId, repositoryId, "main", { command: ["echo", "caf\u00e9 \u{1f600}"] });
-    expect(calls).toEqual(["git main", "create run"]);
+    expect(calls).toEqual(["git main", "environment", "create run"]);
     expect(run.run_config.command).toEqual(["echo", "caf\u00e9 \u{1f600}"]);
     expect(await count("runs")).toBe(before + 1);
   });

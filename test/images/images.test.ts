@@ -128,7 +128,7 @@ describe("the catalog images", () => {
     expect(printed).toEqual(catalog(root));
     expect(printed).toEqual([
       { image: "codeplane-runner:dev", toolchains: { python: "3.11", node: "24" } },
-      { image: "codeplane-build:dev", toolchains: { python: "3.11", node: "24", c: "12" } },
+      { image: "codeplane-build:dev", toolchains: { python: "3.11", node: "24", c: "12", cmake: "3.25" } },
       { image: "codeplane-go:dev", toolchains: { python: "3.11", node: "24", go: "1.27" } },
       { image: "codeplane-python-next:dev", toolchains: { python: "3.13", node: "24" } },
       { image: "codeplane-torch-standin:dev", toolchains: { python: "3.11", node: "24" }, packages: ["torch"], presets: ["gpu-standin"] },
