@@ -41,7 +41,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         const built = await deps.environments.ensure({ ...spec, environment: spec.environment, compute });
         if (built.state === "waiting") return notReady("preprocessing", "EnvironmentBuilding", ENVIRONMENT_POLL_MS);
         if (built.state === "failed") {
-          throw new Unreconcilable("EnvironmentFailed", `${built.error}\n(the build's log: GET /v1/environments/${spec.environment.key})`);
+          throw new Unreconcilable("EnvironmentFailed", `${built.error}\n(the build's log: GET /v1/environments/${spec.environment.key})`, { expected: true });
         }
         // Ready before the run existed: a cache hit; after: this run waited for its build.
         const created = new Date(run.metadata.creationTimestamp ?? Date.now()).getTime();

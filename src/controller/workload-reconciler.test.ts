@@ -24,6 +24,9 @@ import {
 } from "./testing/builders.ts";
 import { analysisWorld, INSTALLATION, RETENTION_SECONDS, runWorld, type Given, type Recorded } from "./testing/fakes.ts";
 import { LIVE_RESYNC_MS, UNTRACKED_RESYNC_MS, type ReconcileResult } from "./workload-reconciler.ts";
+import type { EnvironmentBuilds } from "./environment-builds.ts";
+import { ENVIRONMENT_POLL_MS } from "./run-workload.ts";
+import type { EnvironmentRow } from "../db/schema.ts";
 
 // The generic reconciler, driven through fakes: each case is the world one
 // reconcile sees (resource, Job and pods in the caches, pods only the API
@@ -640,6 +643,54 @@ describe("WorkloadReconciler: runs", () => {
     await reconciler.reconcile(RUN.name);
     const main = recorded.jobs[0]!.spec!.template.spec!.containers.find((c) => c.name === "main");
     expect(main!.env!.filter((e) => e.valueFrom)).toEqual([]);
+  });
+
+  describe("with an environment", () => {
+    const KEY = "e".repeat(64);
+    const withEnv = () => {
+      const run = aRun().build();
+      run.spec.image = "codeplane-go:dev";
+      run.spec.environment = {
+        key: KEY,
+        image: "codeplane-go:dev",
+        steps: [{ name: "go mod download", run: "go mod download" }],
+        cachePaths: [],
+        warnings: [],
+      };
+      return run;
+    };
+    const builds = (state: Awaited<ReturnType<EnvironmentBuilds["ensure"]>>) => ({ ensure: async () => state });
+
+    it("waits in preprocessing while its environment builds: no Job, looked at again soon", async () => {
+      const { reconciler, recorded } = runWorld({ resource: withEnv(), environments: builds({ state: "waiting" }) });
+      expect(await reconciler.reconcile(RUN.name)).toEqual({ requeueAfterMs: ENVIRONMENT_POLL_MS });
+      expect(recorded.actions.some((a) => /^(mintToken|createSecret|createJob)/.test(a))).toBe(false);
+      expect(recorded.patched.at(-1)).toMatchObject({ phase: "preprocessing" });
+      expect(recorded.patched.at(-1)!.conditions!.find((c) => c.type === "Finished")).toMatchObject({ status: "False", reason: "EnvironmentBuilding" });
+    });
+
+    it("fails at once, quoting the build's failure, when its environment failed to build (a user's fault, not the installation's)", async () => {
+      const { reconciler, recorded } = runWorld({
+        resource: withEnv(),
+        environments: builds({ state: "failed", error: "environment build failed in step: [1/1] go mod download (exit code 1)" }),
+      });
+      await reconciler.reconcile(RUN.name);
+      expect(recorded.patched.at(-1)).toMatchObject({
+        phase: "failed",
+        error: expect.stringContaining(`go mod download (exit code 1)\n(the build's log: GET /v1/environments/${KEY})`),
+      });
+      expect(recorded.actions.some((a) => a.startsWith("createJob") || a.startsWith("metric unreconcilable"))).toBe(false);
+    });
+
+    it("runs in the environment's image once it is ready, restoring it first, and records a cache hit", async () => {
+      const ready = { id: "env-1", completed_at: new Date("2025-12-31T00:00:00Z") } as unknown as EnvironmentRow;
+      const { reconciler, recorded } = runWorld({ resource: withEnv(), environments: builds({ state: "ready", row: ready }) });
+      await reconciler.reconcile(RUN.name);
+      const pod = recorded.jobs[0]!.spec!.template.spec!;
+      expect(pod.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "environment"]);
+      expect(pod.containers[0]!.image).toBe("codeplane-go:dev");
+      expect(recorded.actions).toContain(`recordEnvironmentCache ${RUN.id} hit`);
+    });
   });
 
   it("without CODEPLANE_INTERNAL_URL a run fails at once saying so, with no token, Secret or Job", async () => {

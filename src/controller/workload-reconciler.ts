@@ -114,7 +114,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       return await this.#reconcile(resource);
     } catch (err) {
       if (!(err instanceof Unreconcilable)) throw err;
-      await this.#fail(resource, err.reason, err.message);
+      await this.#fail(resource, err.reason, err.message, err.expected);
       return {};
     }
   }
@@ -312,13 +312,16 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   }
 
   /** Marks a workload that can never be reconciled failed, with a condition, an Event, its row where one can be written, and a metric. */
-  async #fail(resource: WorkloadResource<Spec, Status>, reason: string, message: string): Promise<void> {
+  async #fail(resource: WorkloadResource<Spec, Status>, reason: string, message: string, expected = false): Promise<void> {
     const { workload: w, rows, cluster, metrics, logger } = this.#d;
     const { name, namespace } = resource.metadata;
     if (w.lifecycle.isTerminal(resource.status?.phase)) return;
     const log = logger.child({ [w.noun]: name });
-    log.warn({ reason, error: message }, `the ${w.noun} cannot be reconciled: marking it failed`);
-    metrics.unreconcilable(w.noun, reason);
+    if (expected) log.info({ reason, error: message }, `the ${w.noun} failed`);
+    else {
+      log.warn({ reason, error: message }, `the ${w.noun} cannot be reconciled: marking it failed`);
+      metrics.unreconcilable(w.noun, reason);
+    }
     const now = this.#now();
     const failed: WorkloadObservation = {
       phase: "failed",

@@ -14,7 +14,8 @@ import type { Environment } from "./environments.schemas.ts";
 
 export const hashUploadToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
-export function toEnvironment(r: EnvironmentRow): Environment {
+/** The API's view; the build's log (up to 256 KiB) only when asked for one environment, never in a list. */
+export function toEnvironment(r: EnvironmentRow, withLog = false): Environment {
   const d = r.definition;
   return {
     key: r.key,
@@ -27,7 +28,7 @@ export function toEnvironment(r: EnvironmentRow): Environment {
     manifests: d.manifests,
     steps: d.steps,
     error: r.error,
-    log: r.log,
+    log: withLog ? r.log : null,
     created_at: iso(r.created_at),
     completed_at: isoOrNull(r.completed_at),
     last_used_at: iso(r.last_used_at),

@@ -50,7 +50,10 @@ export const environmentSchema = z
     manifests: z.array(z.object({ path: z.string(), sha256: z.string() })),
     steps: z.array(step),
     error: z.string().nullable().meta({ description: "Why the build failed, naming the step and its last lines." }),
-    log: z.string().nullable().meta({ description: "The install's output (its last 256 KiB), for builds that have ended." }),
+    log: z
+      .string()
+      .nullable()
+      .meta({ description: "The install's output (its last 256 KiB), for builds that have ended; only in GET /v1/environments/{key}, null in lists." }),
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
     last_used_at: z.iso.datetime(),

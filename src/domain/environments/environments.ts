@@ -74,7 +74,7 @@ export class EnvironmentService {
   async get(db: Db, accountId: string, key: string): Promise<Environment> {
     const row = await findEnvironment(db, accountId, key);
     if (!row) throw notFound("Environment");
-    return toEnvironment(row);
+    return toEnvironment(row, true);
   }
 
   /** Drops a cached environment: the next run of its key builds it again. A build in progress is not interrupted. */

@@ -6,9 +6,15 @@
  */
 export class Unreconcilable extends Error {
   readonly reason: string;
-  constructor(reason: string, message: string) {
+  /**
+   * The workload failed for a reason of its own that users act on (its environment failed to
+   * build), not a fault of the installation: no unreconcilable metric, no warning.
+   */
+  readonly expected: boolean;
+  constructor(reason: string, message: string, opts: { expected?: boolean } = {}) {
     super(message);
     this.name = "Unreconcilable";
     this.reason = reason;
+    this.expected = opts.expected ?? false;
   }
 }
