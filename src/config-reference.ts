@@ -285,7 +285,7 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_ENVIRONMENT_IMAGES: {
     meaning:
       'JSON catalog of environment images: `[{"image", "toolchains": {"python": "3.11", ...}, "packages": ["torch"], "presets": ["gpu"]}]`; a run gets the image that fits its commit\'s toolchains on its compute type (docs/operators/environments.md)',
-    default: "the runner image alone, as Python 3.11 and Node 24",
+    default: "unset or `[]`: the runner image alone, as Python 3.11 and Node 24",
     helm: "environments.images",
   },
   CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: { meaning: "an environment build's time budget (checkout and install), apart from the runs' own timeouts" },

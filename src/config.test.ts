@@ -57,6 +57,37 @@ describe("loadConfig", () => {
     expect(Object.keys(c.encryption.keys).sort()).toEqual(["k1", "k2"]);
   });
 
+  it.each([
+    ["unset", {}, [{ image: "codeplane-runner:dev", toolchains: { python: "3.11", node: "24" }, packages: [] }]],
+    [
+      "[] (the chart's default)",
+      { CODEPLANE_ENVIRONMENT_IMAGES: "[]" },
+      [{ image: "codeplane-runner:dev", toolchains: { python: "3.11", node: "24" }, packages: [] }],
+    ],
+    [
+      "a catalog",
+      {
+        CODEPLANE_ENVIRONMENT_IMAGES:
+          '[{"image":"go:1","toolchains":{"go":"1.27"}},{"image":"t:1","toolchains":{"python":"3.11"},"packages":["torch"],"presets":["gpu"]}]',
+      },
+      [
+        { image: "go:1", toolchains: { go: "1.27" }, packages: [] },
+        { image: "t:1", toolchains: { python: "3.11" }, packages: ["torch"], presets: ["gpu"] },
+      ],
+    ],
+  ])("reads the environment catalog: %s", (_name, env, catalog) => {
+    expect(loadConfig({ ...base, ...env }).environments.catalog).toEqual(catalog);
+  });
+
+  it.each([
+    ["not JSON", "[{image"],
+    ["an entry without toolchains", '[{"image":"x"}]'],
+    ["a field it does not know", '[{"image":"x","toolchains":{},"tag":"y"}]'],
+    ["a toolchain name that is not one", '[{"image":"x","toolchains":{"Go Lang":"1"}}]'],
+  ])("refuses a catalog that is %s, naming the setting", (_name, value) => {
+    expect(() => loadConfig({ ...base, CODEPLANE_ENVIRONMENT_IMAGES: value })).toThrow(/CODEPLANE_ENVIRONMENT_IMAGES/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, PORT: "" }).http.port).toBe(8080);
   });

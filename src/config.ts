@@ -338,6 +338,8 @@ export const envSchema = z.object({
         ctx.addIssue({ code: "custom", message: 'must be JSON: [{"image": "...", "toolchains": {"python": "3.11"}}]' });
         return z.NEVER;
       }
+      // [] is the chart's default: no catalog of the operator's, so the runner image alone.
+      if (Array.isArray(json) && json.length === 0) return undefined;
       const r = catalogSchema.safeParse(json);
       if (!r.success) {
         ctx.addIssue({ code: "custom", message: `invalid catalog: ${z.prettifyError(r.error)}` });

@@ -1005,6 +1005,7 @@ describe("the Helm chart", () => {
       deleteNamespacedCustomObject: ["codeplane.dev/runs:delete", "codeplane.dev/analyses:delete"],
       createNamespacedJob: ["batch/jobs:create"],
       deleteNamespacedJob: ["batch/jobs:delete"],
+      readNamespacedJob: ["batch/jobs:get"],
       listNamespacedJob: ["batch/jobs:list"],
       createNamespacedSecret: ["/secrets:create"],
       deleteNamespacedSecret: ["/secrets:delete"],

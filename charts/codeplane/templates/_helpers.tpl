@@ -141,7 +141,7 @@ matchLabels:
 matchExpressions:
   - key: app.kubernetes.io/component
     operator: In
-    values: [run, analysis]
+    values: [run, analysis, environment]
 {{- end -}}
 
 {{- /* The workload NetworkPolicy the controller applies in the run namespace (CODEPLANE_RUN_EGRESS_POLICY). */ -}}
