@@ -53,7 +53,7 @@ describe("buildEnvironmentJob", () => {
       ["install", "codeplane-python-next:dev"],
     ]);
     expect(pod.containers.map((c) => [c.name, c.image, c.command])).toEqual([
-      ["main", "codeplane:dev", ["node", "/app/packages/runner/src/environment-archive.ts", "save"]],
+      ["main", "codeplane:dev", ["/usr/local/bin/node", "/app/packages/runner/src/environment-archive.ts", "save"]],
     ]);
     expect(job.spec!.activeDeadlineSeconds).toBe(1800);
     expect(job.spec!.backoffLimit).toBe(0);
@@ -64,6 +64,12 @@ describe("buildEnvironmentJob", () => {
     expect(pod.automountServiceAccountToken).toBe(false);
     for (const c of Object.values(byName))
       expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+  });
+
+  it("runs the save, which holds the upload token, with no workspace directory on its PATH (the install wrote there)", () => {
+    const path = byName.main!.env!.find((e) => e.name === "PATH")!.value!;
+    expect(path.split(":").some((d) => d.startsWith("/workspace"))).toBe(false);
+    expect(byName.install!.env!.find((e) => e.name === "PATH")!.value).toMatch(/^\/workspace\/env\/python\/bin:/);
   });
 
   it("gives each token to one container: the checkout token to checkout, the upload token to save, none to the install", () => {

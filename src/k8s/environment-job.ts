@@ -2,7 +2,7 @@ import type { V1Job } from "@kubernetes/client-node";
 import type { ComputePreset } from "../resources/compute-types.ts";
 import { environmentLabels, environmentResourceName } from "../resources/labels.ts";
 import { checkoutEnv, CHECKOUT_TOKEN_KEY, GIT_CHECKOUT_SCRIPT, restrictedContainer, restrictedPodSpec, type CheckoutInput } from "./run-job.ts";
-import { ARCHIVER_IN_IMAGE, environmentVariables, WORKSPACE } from "./workspace.ts";
+import { ARCHIVER_IN_IMAGE, environmentVariables, NODE_IN_IMAGE, trustedVariables, WORKSPACE } from "./workspace.ts";
 
 /** The key of the build's Secret that holds its upload token. */
 export const UPLOAD_TOKEN_KEY = "codeplane-upload-token";
@@ -116,9 +116,10 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
     name: "main",
     image: input.images.codeplane,
     imagePullPolicy: input.images.pullPolicy,
-    command: ["node", ARCHIVER_IN_IMAGE, "save"],
+    command: [NODE_IN_IMAGE, ARCHIVER_IN_IMAGE, "save"],
     env: [
-      ...common,
+      ...trustedVariables(),
+      { name: "CODEPLANE_COMMIT", value: input.commitHash },
       { name: "CODEPLANE_ARCHIVE_URL", value: `${input.internalUrl}/internal/environments/${input.environmentId}/archive` },
       { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name, key: UPLOAD_TOKEN_KEY, optional: false } } },
       { name: "CODEPLANE_CACHE_PATHS", value: JSON.stringify(input.cachePaths) },

@@ -143,7 +143,10 @@ describe("buildRunJob", () => {
       expect(withEnv.initContainers!.map((c) => c.name)).toEqual(["tools", "checkout", "environment"]);
       const restore = withEnv.initContainers![2]!;
       expect(restore.image).toBe("codeplane:dev");
-      expect(restore.command).toEqual(["node", "/app/packages/runner/src/environment-archive.ts", "restore"]);
+      expect(restore.command).toEqual(["/usr/local/bin/node", "/app/packages/runner/src/environment-archive.ts", "restore"]);
+      // It holds the token: nothing the checkout put in the workspace (node_modules/.bin/tar) may run in it.
+      const path = restore.env!.find((e) => e.name === "PATH")!.value!;
+      expect(path.split(":").some((d) => d.startsWith("/workspace"))).toBe(false);
       expect(restore.env).toEqual(
         expect.arrayContaining([
           { name: "CODEPLANE_ARCHIVE_URL", value: `http://10.0.0.5:8081/internal/environments/${key}/archive` },

@@ -4,7 +4,7 @@ import type { EgressMode } from "../resources/egress.ts";
 import { API_VERSION } from "../resources/common.ts";
 import { RUN_KIND, type RunSpec } from "../resources/run.ts";
 import { runLabels } from "../resources/labels.ts";
-import { ARCHIVER_IN_IMAGE, environmentVariables, SOURCE_DIR, WORKSPACE } from "./workspace.ts";
+import { ARCHIVER_IN_IMAGE, environmentVariables, NODE_IN_IMAGE, SOURCE_DIR, trustedVariables, WORKSPACE } from "./workspace.ts";
 
 // Pure: a Run in, the Job that executes it out. Everything about how a run
 // is isolated lives here, where a table test can see it.
@@ -150,9 +150,9 @@ export function buildRunJob(input: RunJobInput): V1Job {
           name: "environment",
           image: images.codeplane,
           imagePullPolicy: images.pullPolicy,
-          command: ["node", ARCHIVER_IN_IMAGE, "restore"],
+          command: [NODE_IN_IMAGE, ARCHIVER_IN_IMAGE, "restore"],
           env: [
-            ...baseEnv(spec),
+            ...trustedVariables(),
             { name: "CODEPLANE_ARCHIVE_URL", value: input.internalUrl ? `${input.internalUrl}/internal/environments/${spec.environment.key}/archive` : "" },
             { name: "CODEPLANE_ARCHIVE_TOKEN", valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: CHECKOUT_TOKEN_KEY, optional: false } } },
             { name: "CODEPLANE_ENVIRONMENT_WARNINGS", value: JSON.stringify(spec.environment.warnings) },

@@ -27,3 +27,15 @@ export const environmentVariables = (): V1EnvVar[] => [
   { name: "GOFLAGS", value: "-modcacherw" },
   { name: "GOTOOLCHAIN", value: "local" },
 ];
+
+/**
+ * The containers that hold a token and run codeplane's own programs (the build's save, the
+ * run's restore) find them on the image's system PATH only: a workspace directory first on
+ * PATH would let what the repository installed (a `tar` in the venv's bin) run with the token.
+ */
+export const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** codeplane's image's node (the Node layer's), named absolutely for the same reason. */
+export const NODE_IN_IMAGE = "/usr/local/bin/node";
+
+/** environmentVariables with the system PATH: for containers that hold a token. */
+export const trustedVariables = (): V1EnvVar[] => environmentVariables().map((v) => (v.name === "PATH" ? { name: "PATH", value: SYSTEM_PATH } : v));

@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { archiveEntries } from "./environment-archive.ts";
+import { archiveEntries, readSetupLog } from "./environment-archive.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PROGRAM = join(here, "environment-archive.ts");
@@ -26,6 +26,25 @@ describe("archiveEntries", () => {
     [["../etc", "/abs", "a//b", ""], ["env"]],
   ])("%j -> %j", (paths, want) => {
     expect(archiveEntries("/w", paths, exists)).toEqual(want);
+  });
+});
+
+describe("readSetupLog", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cp-setuplog-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it("reads a regular file's last 256 KiB only", () => {
+    const file = join(dir, "big.log");
+    writeFileSync(file, Buffer.concat([Buffer.alloc(300 * 1024, "a"), Buffer.from("END\n")]));
+    const got = readSetupLog(file)!;
+    expect(got.length).toBe(256 * 1024);
+    expect(got.subarray(-4).toString()).toBe("END\n");
+  });
+  it("refuses a symlink the install may have made (to /proc/self/environ, where the token is), and what is not a file", () => {
+    const link = join(dir, "setup.log");
+    symlinkSync("/proc/self/environ", link);
+    expect(readSetupLog(link)).toBeNull();
+    expect(readSetupLog(dir)).toBeNull();
+    expect(readSetupLog(join(dir, "missing"))).toBeNull();
   });
 });
 

@@ -15,7 +15,7 @@
  * Imports only node:*: it runs from the codeplane image as it is.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
@@ -48,7 +48,8 @@ export function archiveEntries(workspace: string, cachePaths: readonly string[],
 }
 
 function tar(args: string[]) {
-  const child = spawn("tar", args, { stdio: ["pipe", "pipe", "inherit"] });
+  // By absolute path: the workspace (which the repository's install wrote) is never searched for it.
+  const child = spawn("/bin/tar", args, { stdio: ["pipe", "pipe", "inherit"] });
   const done = new Promise<void>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve() : reject(new Final(`tar ${args[0]} exited with code ${code}`))));
@@ -56,12 +57,35 @@ function tar(args: string[]) {
   return { child, done };
 }
 
+/**
+ * The install's last LOG_MAX_BYTES bytes, read without trusting the file: the install wrote
+ * it, so a symlink (to /proc/self/environ, say, where this container's token is) is refused
+ * (O_NOFOLLOW), only a regular file is read, and only its tail, whatever its size.
+ */
+export function readSetupLog(file: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const length = Math.min(st.size, LOG_MAX_BYTES);
+    const buf = Buffer.alloc(length);
+    const read = readSync(fd, buf, 0, length, st.size - length);
+    return buf.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The install's output, handed in before the archive (which makes the environment ready): at most its last 256 KiB. */
 async function saveLog(url: string, token: string): Promise<void> {
   const file = process.env.CODEPLANE_SETUP_LOG;
-  if (!file || !existsSync(file)) return;
-  const text = readFileSync(file);
-  const body = text.length > LOG_MAX_BYTES ? text.subarray(text.length - LOG_MAX_BYTES) : text;
+  const body = file ? readSetupLog(file) : null;
+  if (!body) return;
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await fetch(url.replace(/\/archive$/, "/log"), {
