@@ -1,13 +1,15 @@
 import type { V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { decideBuild, failureMessage, tail, type BuildDecision } from "./environment-builds.ts";
+import type { V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
+import { decideBuild, failureMessage, podFailure, tail, type BuildDecision } from "./environment-builds.ts";
 
 const NOW = new Date("2026-11-26T12:00:00Z");
 const job = (conditions: { type: string; reason?: string }[] = []): V1Job => ({ status: { conditions: conditions.map((c) => ({ ...c, status: "True" })) } });
-const row = (over: Partial<{ status: "building" | "ready" | "failed"; started_at: Date | null; build_deadline: Date | null }> = {}) => ({
+const row = (over: Partial<{ status: "building" | "ready" | "failed"; started_at: Date | null; build_deadline: Date | null; created_at: Date }> = {}) => ({
   status: "building" as const,
   started_at: null,
   build_deadline: null,
+  created_at: new Date(NOW.getTime() - 120_000),
   ...over,
 });
 
@@ -33,6 +35,12 @@ describe("decideBuild", () => {
       row({ started_at: new Date(NOW.getTime() - 7200_000), build_deadline: new Date(NOW.getTime() - 3600_000) }),
       null,
       { do: "fail", why: "the build's Job ended without storing the environment, and its log is gone" },
+    ],
+    [
+      "its Job keeps vanishing or cannot be made, for longer than two budgets: failed, not retried forever",
+      row({ created_at: new Date(NOW.getTime() - 4000_000), started_at: new Date(NOW.getTime() - 120_000), build_deadline: new Date(NOW.getTime() + 600_000) }),
+      null,
+      { do: "fail", why: "the build's Job could not be kept running for 3600s (it was lost or could not be created)" },
     ],
     ["running: wait", row({ started_at: NOW }), job(), { do: "wait" }],
     ["Job failed: fail with its log", row({ started_at: NOW }), job([{ type: "Failed", reason: "BackoffLimitExceeded" }]), { do: "fail", why: "" }],
@@ -84,7 +92,70 @@ describe("failureMessage", () => {
   });
 });
 
+describe("podFailure", () => {
+  const status = (name: string, state: V1ContainerStatus["state"]): V1ContainerStatus => ({
+    name,
+    state,
+    image: "i",
+    imageID: "",
+    ready: false,
+    restartCount: 0,
+  });
+  const pod = (init: V1ContainerStatus[], main: V1ContainerStatus[] = []): V1Pod => ({ status: { initContainerStatuses: init, containerStatuses: main } });
+  const ok = status("checkout", { terminated: { exitCode: 0 } });
+  it.each<[string, V1Pod, boolean, string | RegExp]>([
+    [
+      "the checkout failed: its message",
+      pod([
+        status("checkout", { terminated: { exitCode: 1, message: "checkout failed: could not fetch abc" } }),
+        status("install", { waiting: { reason: "PodInitializing" } }),
+      ]),
+      false,
+      "the checkout step failed (exit code 1): checkout failed: could not fetch abc",
+    ],
+    ["the install failed and its log says why: nothing more", pod([ok, status("install", { terminated: { exitCode: 1 } })]), true, ""],
+    [
+      "the install ran out of memory",
+      pod([ok, status("install", { terminated: { exitCode: 137, reason: "OOMKilled" } })]),
+      true,
+      /install step ran out of memory \(OOMKilled\)/,
+    ],
+    [
+      "the image cannot be pulled",
+      pod([ok, status("install", { waiting: { reason: "ErrImagePull", message: "not found" } })]),
+      false,
+      "the install step could not start: ErrImagePull (not found)",
+    ],
+    [
+      "the save was refused (too large)",
+      pod(
+        [ok, status("install", { terminated: { exitCode: 0 } })],
+        [
+          status("main", {
+            terminated: {
+              exitCode: 1,
+              message: "codeplane: codeplane refused the environment (413): The environment's archive is larger than 4294967296 bytes",
+            },
+          }),
+        ],
+      ),
+      true,
+      /^the save step failed \(exit code 1\): codeplane: codeplane refused the environment \(413\)/,
+    ],
+    ["nothing failed that the pod shows", pod([ok]), false, ""],
+  ])("%s", (_name, p, logged, want) => {
+    const got = podFailure(p, logged);
+    if (typeof want === "string") expect(got).toBe(want);
+    else expect(got).toMatch(want);
+  });
+});
+
 describe("tail", () => {
+  it("replaces NUL, which Postgres text cannot hold, so a failure with binary output is still recorded", () => {
+    expect(tail("a\u0000b")).toBe("a\uFFFDb");
+    expect(failureMessage("x\u0000\nenvironment build failed in step: [1/1] s (exit code 1)", "")).not.toContain("\u0000");
+  });
+
   it("keeps a short log whole and the end of a long one", () => {
     expect(tail("short")).toBe("short");
     const long = "x".repeat(100) + "END";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { V1Job } from "@kubernetes/client-node";
+import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { EnvironmentRow } from "../db/schema.ts";
-import { claimBuild, findEnvironment, markFailed, reserveEnvironment, saveBuildLog } from "../domain/environments/environment-rows.ts";
+import { claimBuild, findEnvironment, markFailed, reserveEnvironment, saveBuildLog, touchEnvironment } from "../domain/environments/environment-rows.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import { buildEnvironmentJob, environmentSecret } from "../k8s/environment-job.ts";
 import type { ComputePreset } from "../resources/compute-types.ts";
@@ -37,7 +37,7 @@ export type BuildDecision =
   /** The build ended without an environment: record why (with the install's log when the pod has one). */
   | { do: "fail"; why: string };
 
-type RowFacts = Pick<EnvironmentRow, "status" | "started_at" | "build_deadline">;
+type RowFacts = Pick<EnvironmentRow, "status" | "started_at" | "build_deadline" | "created_at">;
 
 /** What to do about an environment, from its row and its Job (null: none). Pure. */
 export function decideBuild(row: RowFacts, job: V1Job | null, now: Date, timeoutSeconds: number): BuildDecision {
@@ -48,9 +48,13 @@ export function decideBuild(row: RowFacts, job: V1Job | null, now: Date, timeout
     // Claimed a moment ago: its Job is on its way (the claim comes before the Job), so wait for it.
     if (now.getTime() - row.started_at.getTime() < JOB_GRACE_MS) return { do: "wait" };
     // Its Job is gone (deleted by hand, its creation failed, or its TTL passed while nobody waited): start
-    // it again, unless its deadline has passed, which means it ran and nobody recorded the end.
+    // it again, unless its deadline has passed, which means it ran and nobody recorded the end, or it has
+    // been tried for longer than two builds' budgets (a Job that cannot be created, or keeps vanishing).
     if (row.build_deadline && row.build_deadline.getTime() + DEADLINE_SLACK_SECONDS * 1000 < now.getTime()) {
       return { do: "fail", why: "the build's Job ended without storing the environment, and its log is gone" };
+    }
+    if (now.getTime() - row.created_at.getTime() > (2 * timeoutSeconds + DEADLINE_SLACK_SECONDS) * 1000) {
+      return { do: "fail", why: `the build's Job could not be kept running for ${2 * timeoutSeconds}s (it was lost or could not be created)` };
     }
     return { do: "start" };
   }
@@ -66,6 +70,10 @@ export function decideBuild(row: RowFacts, job: V1Job | null, now: Date, timeout
 
 /** The install's failure as a user reads it: the failing step's line and the lines before it, where the package at fault is named. */
 export function failureMessage(log: string | null, why: string): string {
+  return failureText(log === null ? null : log.replaceAll("\u0000", "\uFFFD"), why.replaceAll("\u0000", "\uFFFD")).slice(0, 4000);
+}
+
+function failureText(log: string | null, why: string): string {
   if (why) return `environment build failed: ${why}`;
   if (!log) return "environment build failed (its log is gone)";
   const lines = log.split("\n").filter((l) => l.trim() !== "");
@@ -76,7 +84,29 @@ export function failureMessage(log: string | null, why: string): string {
   return [lines[stepAt], ...before, ...lines.slice(stepAt + 1)].join("\n");
 }
 
-export const tail = (text: string, max = BUILD_LOG_MAX_BYTES): string => {
+/** What the build's pod says about its failure, for a failure that is not the install's own (pure). */
+export function podFailure(pod: V1Pod, installLogged: boolean): string {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const c of statuses) {
+    const waiting = c.state?.waiting;
+    if (waiting?.reason && waiting.reason !== "PodInitializing" && waiting.reason !== "ContainerCreating") {
+      return `the ${c.name} step could not start: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}`;
+    }
+    const t = c.state?.terminated;
+    if (!t || t.exitCode === 0) continue;
+    if (t.reason === "OOMKilled") return `the ${c.name} step ran out of memory (OOMKilled): use a compute type with more memory`;
+    // The install's own lines say why better than its exit code; the others' termination message is their log's end.
+    if (c.name === "install" && installLogged) return "";
+    const said = (t.message ?? "").trim().split("\n").slice(-10).join("\n");
+    const step = c.name === "main" ? "save" : c.name;
+    return `the ${step} step failed (exit code ${t.exitCode})${said ? `: ${said}` : ""}`;
+  }
+  return "";
+}
+
+export const tail = (raw: string, max = BUILD_LOG_MAX_BYTES): string => {
+  // Postgres text cannot hold NUL: a step that printed binary must not make the failure unrecordable.
+  const text = raw.replaceAll("\u0000", "\uFFFD");
   const buf = Buffer.from(text, "utf8");
   return buf.length <= max ? text : `[...]\n${buf.subarray(buf.length - max).toString("utf8")}`;
 };
@@ -141,7 +171,10 @@ export class EnvironmentBuilds {
     const decision = decideBuild(row, job, new Date(), this.#d.buildTimeoutSeconds);
     switch (decision.do) {
       case "ready":
+        // In use from now: the least recently used go first, and a run about to restore it is using it.
+        await touchEnvironment(db, row.id);
         if (row.log === null && job && jobCondition(job, "Complete")) await this.#keepLog(row);
+        else await this.#cleanUp(row.id);
         return { state: "ready", row };
       case "failed":
         return { state: "failed", error: row.error ?? "environment build failed" };
@@ -151,8 +184,9 @@ export class EnvironmentBuilds {
       case "wait":
         return { state: "waiting" };
       case "fail": {
-        const log = await this.#installLog(row.id);
-        const error = failureMessage(log, decision.why);
+        const found = await this.#failure(row.id);
+        const log = found.log;
+        const error = failureMessage(log, decision.why || found.why);
         await markFailed(db, row.id, error, log === null ? null : tail(log));
         await this.#cleanUp(row.id);
         this.#d.logger.warn({ environment: row.key, account: row.account_id, error }, "environment build failed");
@@ -210,12 +244,29 @@ export class EnvironmentBuilds {
     this.#d.logger.info({ environment: row.key, account: run.accountId, image: run.environment.image }, "environment build started");
   }
 
-  /** The install container's whole log (null when its pod is gone). */
+  /** The install container's log, its last 256 KiB at most; null when it cannot be read (the pod is gone, the container never ran). */
   async #installLog(id: string): Promise<string | null> {
     const { cluster, namespace } = this.#d;
-    const pod = await cluster.newestPod(namespace, `${ENVIRONMENT_LABEL}=${id}`);
+    const pod = await cluster.newestPod(namespace, `${ENVIRONMENT_LABEL}=${id}`).catch(() => null);
     if (!pod?.metadata?.name) return null;
-    return cluster.readPodLog(namespace, pod.metadata.name, "install");
+    return this.#readLog(pod.metadata.name, "install");
+  }
+
+  async #readLog(pod: string, container: string): Promise<string | null> {
+    // The API server answers 400 for a container that never started: that is "no log", not an error to retry forever.
+    return this.#d.cluster.readPodLog(this.#d.namespace, pod, container, { lines: 5000, maxBytes: BUILD_LOG_MAX_BYTES }).catch(() => null);
+  }
+
+  /**
+   * Why the build's pod failed, from its status: the install's log when the install failed (its
+   * lines name the package), and otherwise what the step that failed says (the checkout's message,
+   * the save's refusal, an image that cannot be pulled, the OOM killer).
+   */
+  async #failure(id: string): Promise<{ log: string | null; why: string }> {
+    const pod = await this.#d.cluster.newestPod(this.#d.namespace, `${ENVIRONMENT_LABEL}=${id}`).catch(() => null);
+    if (!pod?.metadata?.name) return { log: null, why: "" };
+    const install = await this.#readLog(pod.metadata.name, "install");
+    return { log: install, why: podFailure(pod, install !== null) };
   }
 
   async #keepLog(row: EnvironmentRow): Promise<void> {

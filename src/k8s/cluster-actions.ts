@@ -35,8 +35,8 @@ export interface ClusterActions {
   deleteSecret(namespace: string, name: string): Promise<void>;
   /** The newest pod with the label, asked of the API server (not a cache that may lag). */
   newestPod(namespace: string, labelSelector: string): Promise<V1Pod | null>;
-  /** The whole log of a container; null when the pod is gone. */
-  readPodLog(namespace: string, pod: string, container: string): Promise<string | null>;
+  /** The whole log of a container, or with `tail` its last lines (at most maxBytes of them); null when the pod is gone. */
+  readPodLog(namespace: string, pod: string, container: string, tail?: { lines: number; maxBytes: number }): Promise<string | null>;
   /** Records a Kubernetes Event; best-effort by design, so it never fails. */
   recordEvent(subject: EventSubject, event: ClusterEvent): Promise<void>;
 }
@@ -85,9 +85,9 @@ export function kubeClusterActions(k: KubeClients, logger: Logger): ClusterActio
       const list = await k.core.listNamespacedPod({ namespace, labelSelector });
       return newestPod(list.items);
     },
-    async readPodLog(namespace, pod, container) {
+    async readPodLog(namespace, pod, container, tail) {
       try {
-        return await k.core.readNamespacedPodLog({ name: pod, namespace, container });
+        return await k.core.readNamespacedPodLog({ name: pod, namespace, container, ...(tail && { tailLines: tail.lines, limitBytes: tail.maxBytes }) });
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;

@@ -51,6 +51,8 @@ export function registerEnvironmentArchiveRoutes(router: Router, db: Db, environ
     const token = bearer(ctx);
     const id = ctx.params.id!;
     if (!ID.test(id)) throw new HttpError(404, "Environment not found");
+    // The token first: a caller without one gets nothing read from it.
+    if (!(await environments.canUpload(db, id, token))) throw unauthenticated();
     const text = await readText(ctx, LOG_MAX_BYTES);
     if (!(await environments.receiveLog(db, id, token, text))) throw unauthenticated();
     ctx.status = 204;

@@ -81,7 +81,8 @@ export class EnvironmentService {
   async delete(db: Db, accountId: string, key: string): Promise<void> {
     const row = await findEnvironment(db, accountId, key);
     if (!row) throw notFound("Environment");
-    if (row.status === "building") throw conflict("The environment is being built; delete it once the build has ended");
+    // A build that was never started (its run could not be created) has nothing to wait for.
+    if (row.status === "building" && row.started_at !== null) throw conflict("The environment is being built; delete it once the build has ended");
     await this.#drop(db, row);
   }
 
@@ -145,6 +146,11 @@ export class EnvironmentService {
     const key = run.environment?.key ?? null;
     const row = key ? await findEnvironment(db, accountId, key) : undefined;
     return { run_id: runId, environment_key: key, status: row?.status ?? null, content: row?.log ?? "" };
+  }
+
+  /** Whether an upload token opens this building environment (checked before a body is read). */
+  async canUpload(db: Db, environmentId: string, token: string): Promise<boolean> {
+    return (await environmentForUpload(db, environmentId, token)) !== undefined;
   }
 
   /** A build's install log, handed in before its archive. Unknown token or environment: false (the caller answers 401). */
