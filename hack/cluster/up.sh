@@ -425,12 +425,17 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: "codeplane:kube-router"}
 RBAC
 fi
+# --iptables-sync-period 10s (default 5m): a pod whose address arrived after kube-router's last
+# event-driven sync, with no other pod event after it, stays unknown (its new connections to the
+# node dropped by "pod not yet known" above) until the next periodic sync. Seen in CI: an
+# analysis pod's checkout could not connect to the node for 134 s. A full sync takes ~0.1 s.
 start kube-router "$KUBE_ROUTER_HEALTH" "127.0.0.1:$KUBE_ROUTER_HEALTH_PORT" \
   "$KUBE_ROUTER_BIN/kube-router" --kubeconfig "$PKI_DIR/kube-router.kubeconfig" \
   --hostname-override "$NODE_NAME" \
   --run-firewall=true --run-router=false --run-service-proxy=false --run-loadbalancer=false \
   --enable-cni=false --enable-pod-egress=false --enable-ipv4=true --enable-ipv6=false \
   --service-cluster-ip-range "$SERVICE_CIDR" --service-node-port-range 0-1 \
+  --iptables-sync-period 10s \
   --health-port "$KUBE_ROUTER_HEALTH_PORT" --metrics-port 0 --v=1
 # lets pods the enforcer knows talk to other pods (see CODEPLANE-POD-GATE above)
 restart_if_changed pod-gate "$HACK_DIR/pod-gate.sh"
