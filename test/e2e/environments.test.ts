@@ -60,14 +60,29 @@ async function register(name: string): Promise<{ id: string; commit: string }> {
   return { id: (await res.json()).id as string, commit };
 }
 
-async function analysed(repo: { id: string; commit: string }) {
+async function analysed(repo: { id: string; commit: string }, attempt = 1): Promise<Analysis> {
   const started = await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`, { method: "POST", json: {} });
   expect(started.status, await started.clone().text()).toBeLessThan(300);
-  return until(`the analysis of ${repo.commit} to complete`, 300_000, async () => {
-    const a = await (await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`)).json();
-    if (a.status === "failed") throw new Error(`analysis failed: ${a.error}`);
-    return a.status === "completed" ? a : undefined;
+  const a = await until(`the analysis of ${repo.commit} to end`, 300_000, async () => {
+    const got = (await (await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`)).json()) as Analysis;
+    return got.status === "completed" || got.status === "failed" ? got : undefined;
   });
+  // The local cluster drops a new pod's connections to the node until its NetworkPolicy enforcer
+  // knows the pod (hack/cluster/up.sh, "pod not yet known"); a checkout caught by that is the
+  // cluster's, not the product's: analyse once more. Any other failure fails the test.
+  if (a.status === "failed" && attempt === 1 && /checkout failed: .*Failed to connect/s.test(a.error ?? "")) {
+    expect((await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`, { method: "DELETE" })).status).toBeLessThan(300);
+    return analysed(repo, 2);
+  }
+  if (a.status === "failed") throw new Error(`analysis failed: ${a.error}`);
+  return a;
+}
+
+interface Analysis {
+  status: string;
+  error: string | null;
+  primary_ids: string[];
+  environment: { key: string | null; problem: string | null };
 }
 
 async function finished(runId: string) {
@@ -126,7 +141,7 @@ describe("real repositories run as they are", () => {
       // The analysis shows the default compute type's view: torch is provided only on the stand-in GPU preset.
       if (r.computeType) expect(analysis.environment.problem).toMatch(/gpu-standin/);
       else expect(analysis.environment.problem).toBeNull();
-      const res = await runPrimary(repo, analysis.primary_ids[0], r.computeType);
+      const res = await runPrimary(repo, analysis.primary_ids[0]!, r.computeType);
       expect(res.status, await res.clone().text()).toBe(201);
       const run = await finished((await res.json()).run_id);
       const stderr = run.status === "completed" ? "" : (await (await alice.api(`/v1/runs/${run.run_id}/logs/stderr`)).json()).content.slice(-3000);
@@ -140,7 +155,7 @@ describe("real repositories run as they are", () => {
     const repo = repos.get("rust-no-image")!;
     const analysis = await analysed(repo);
     expect(analysis.environment.problem).toMatch(/no image provides rust/);
-    const res = await runPrimary(repo, analysis.primary_ids[0]);
+    const res = await runPrimary(repo, analysis.primary_ids[0]!);
     expect(res.status).toBe(422);
     expect(JSON.stringify(await res.json())).toMatch(/no image provides rust .*CODEPLANE_ENVIRONMENT_IMAGES/);
   });
@@ -148,7 +163,7 @@ describe("real repositories run as they are", () => {
   it("refuses torch on a CPU preset, naming the preset whose image provides it", async () => {
     const repo = repos.get("py-torch-standin")!;
     const analysis = await analysed(repo);
-    const res = await runPrimary(repo, analysis.primary_ids[0]);
+    const res = await runPrimary(repo, analysis.primary_ids[0]!);
     expect(res.status).toBe(422);
     expect(JSON.stringify(await res.json())).toMatch(/torch.*gpu-standin/);
   });
@@ -168,7 +183,7 @@ describe("real repositories run as they are", () => {
     const repo = repos.get("node-cli-lock")!;
     const analysis = await analysed(repo);
     const before = (await (await alice.api(`/v1/environments/${analysis.environment.key}`)).json()) as { completed_at: string };
-    const res = await runPrimary(repo, analysis.primary_ids[0]);
+    const res = await runPrimary(repo, analysis.primary_ids[0]!);
     const run = await finished((await res.json()).run_id);
     expect(run.status, run.error).toBe("completed");
     expect(run.environment).toMatchObject({ key: analysis.environment.key, cache: "hit" });
