@@ -1,7 +1,6 @@
 import type { Catalog } from "../../resources/environment-catalog.ts";
 import { analysisEnvironmentView } from "../environments/resolve.ts";
 import type { AnalyzedEnvironment } from "../environments/resolve.ts";
-import type { AnalysisRow } from "../../db/schema.ts";
 import type { Db } from "../../db/database.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
 import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
@@ -18,6 +17,7 @@ import { assertStorableText, rejectUnstorableText } from "../shared/storable-tex
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { hideWorkload, removeDetachedWorkload } from "../workloads/workload-rows.ts";
 import {
+  analyzedEnvironmentOf,
   deleteAnalysisRow,
   findAnalysis,
   findLiveAnalysis,
@@ -54,12 +54,6 @@ export interface AnalysedExperiment {
   experiment: Experiment;
   /** Required variables the code reads that are not configured now. */
   missingEnvVars: string[];
-}
-
-/** The environment the analyzer found for a commit (absent from analyses made before environments). */
-export function analyzedEnvironmentOf(row: AnalysisRow): AnalyzedEnvironment | null {
-  const env = (row.result as { environment?: AnalyzedEnvironment } | null)?.environment;
-  return env ?? null;
 }
 
 export class AnalysisService {

@@ -32,6 +32,11 @@ export function requiredEnvVars(row: AnalysisRow): string[] {
   return (row.result?.env_vars ?? []).filter((e) => e.required).map((e) => e.name);
 }
 
+/** The environment the analyzer found for a commit; null for analyses made before environments. */
+export function analyzedEnvironmentOf(row: AnalysisRow): AnalyzedEnvironment | null {
+  return row.result?.environment ?? null;
+}
+
 /**
  * The API's view of an analysis. `environmentView` resolves the analyzer's
  * environment against the image catalog; without it (or for analyses made
@@ -39,7 +44,7 @@ export function requiredEnvVars(row: AnalysisRow): string[] {
  */
 export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>, environmentView?: (env: AnalyzedEnvironment) => AnalysisEnvironment): Analysis {
   const result = row.result;
-  const analyzed = (result as { environment?: AnalyzedEnvironment } | null)?.environment;
+  const analyzed = analyzedEnvironmentOf(row);
   return {
     id: row.id,
     repository_id: row.repository_id,
