@@ -1,5 +1,6 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { RunSpec, RunStatus } from "../resources/run.ts";
+import { mergeTimeline, podTimeline } from "./run-timeline.ts";
 import { iso, jobCondition, pending, RUN_RULES, type RunFacts, type RunObservation } from "./run-rules.ts";
 
 // Pure: what the cluster says about a run (its Job and pod), turned into the
@@ -30,9 +31,10 @@ export function observeRun(
     startTime: iso(main?.state?.running?.startedAt ?? terminated?.startedAt) ?? previous?.startTime,
     failed: jobCondition(job, "Failed") ?? jobCondition(job, "FailureTarget"),
   };
+  const timeline = mergeTimeline(previous?.timeline, podTimeline(job, pod));
   for (const rule of RUN_RULES) {
     const decided = rule(facts);
-    if (decided) return decided;
+    if (decided) return { ...decided, timeline };
   }
-  return pending(facts);
+  return { ...pending(facts), timeline };
 }

@@ -1,5 +1,5 @@
 import type { V1ContainerState, V1ContainerStatus, V1Job, V1JobCondition, V1Pod } from "@kubernetes/client-node";
-import type { RunPhase, RunSpec, RunStatus } from "../resources/run.ts";
+import type { RunPhase, RunSpec, RunStatus, RunTimelineMarks } from "../resources/run.ts";
 import { RUN_LIFECYCLE } from "../resources/run.ts";
 import type { WorkloadObservation } from "./workload.ts";
 
@@ -12,6 +12,8 @@ import type { WorkloadObservation } from "./workload.ts";
 
 export interface RunObservation extends WorkloadObservation {
   phase: RunPhase;
+  /** The start-up steps known so far (run-timeline.ts), the previous status's merged in; set by observeRun. */
+  timeline?: RunTimelineMarks;
 }
 
 /** Everything a rule may look at, gathered once per observation. */

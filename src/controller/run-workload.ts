@@ -62,6 +62,10 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       });
     },
     observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
+    extraStatus: (obs, previous) => {
+      const timeline = obs.timeline ?? previous?.timeline;
+      return timeline && Object.keys(timeline).length > 0 ? { timeline } : {};
+    },
     release: (run, cluster) => releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout),
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };

@@ -97,8 +97,21 @@ export interface RunsTable {
   close_time: Date | null;
   /** The environment the run was given (null: none, or a run older than environments). */
   environment: ColumnType<RunEnvironment | null, string | null | undefined, string | null>;
+  /** Start-up steps the cluster recorded, mirrored from the Run's status (migration 0014). */
+  timeline: ColumnType<RunTimelineMarksRow | null, string | null | undefined, string | null>;
+  /** When the first line of output was stored (the log archiver's). */
+  first_output_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+/** The Run status's timeline marks (src/resources/run.ts runTimelineMarksSchema), ISO times. */
+export interface RunTimelineMarksRow {
+  admitted?: string;
+  scheduled?: string;
+  imageReady?: string;
+  checkedOut?: string;
+  environmentReady?: string;
 }
 
 /** What a run records of its environment. */
@@ -196,6 +209,8 @@ export interface AnalysesTable {
   /** What started it: the API, or a GitHub webhook delivery. */
   trigger: Generated<"api" | "push" | "pull_request">;
   trigger_delivery_id: string | null;
+  /** When the first line of output was stored (the log archiver's). */
+  first_output_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

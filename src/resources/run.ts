@@ -53,7 +53,19 @@ export const runSpecSchema = z.object({
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;
 
-export const runStatusSchema = z.object({ phase: z.enum(RUN_PHASES).optional(), ...workloadStatusShape });
+/** When the run passed each start-up step the cluster records (src/controller/run-timeline.ts). */
+export const runTimelineMarksSchema = z
+  .object({
+    admitted: z.iso.datetime().optional().meta({ description: "The Job started (a suspended Job: when it was resumed)." }),
+    scheduled: z.iso.datetime().optional().meta({ description: "The pod was bound to a node." }),
+    imageReady: z.iso.datetime().optional().meta({ description: "The pod's first container started." }),
+    checkedOut: z.iso.datetime().optional().meta({ description: "The checkout finished." }),
+    environmentReady: z.iso.datetime().optional().meta({ description: "The installed environment was restored." }),
+  })
+  .meta({ description: "Start-up steps the cluster recorded; the API's `timeline` adds creation, start, first output and end." });
+export type RunTimelineMarks = z.infer<typeof runTimelineMarksSchema>;
+
+export const runStatusSchema = z.object({ phase: z.enum(RUN_PHASES).optional(), ...workloadStatusShape, timeline: runTimelineMarksSchema.optional() });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const RUN_PRINTER_COLUMNS = workloadPrinterColumns([

@@ -230,11 +230,57 @@ describe.each(kinds)("the workload mirror: $name", (k) => {
     for (const id of ids) expect(await read(id)).toMatchObject({ status: "completed" });
   });
 
+  it("keeps when the first line of output was stored, once: later and repeated lines do not move it", async () => {
+    const id = randomUUID();
+    await mirror(id, { phase: "running", startTime: T0 });
+    const archive = logArchiveRows(database.db, k.rows.table);
+    const bytes = { stdout: 1, stderr: 0 };
+    const none = { stdout: false, stderr: false };
+    expect(await read(id)).toMatchObject({ first_output_at: null });
+    await archive.write(id, [], bytes, none);
+    expect(await read(id)).toMatchObject({ first_output_at: null });
+    await archive.write(
+      id,
+      [
+        { seq: 2, stream: "stderr", ts: T1, line: "b" },
+        { seq: 1, stream: "stdout", ts: T0, line: "a" },
+      ],
+      bytes,
+      none,
+    );
+    await archive.write(id, [{ seq: 3, stream: "stdout", ts: "2026-01-01T00:02:00.000Z", line: "c" }], bytes, none);
+    expect(await read(id)).toMatchObject({ first_output_at: new Date(T0) });
+  });
+
   it("marks logs complete once", async () => {
     const id = randomUUID();
     await mirror(id, { phase: "completed" });
     await rows().markLogsComplete(id);
     expect(await read(id)).toMatchObject({ logs_complete: true });
+  });
+});
+
+describe("a run's timeline marks", () => {
+  const rows = () => workloadRows<RunSpec, RunStatus>(database.db, RUN_ROWS);
+  const spec = (id: string) => kinds[0]!.spec(id) as RunSpec;
+  const mirror = (id: string, status: RunStatus | undefined) =>
+    rows().mirror({ namespace: "ns", name: `x-${id}`, createdAt: new Date(T0), spec: spec(id), status });
+  const timeline = async (id: string) => (await database.db.selectFrom("runs").select("timeline").where("id", "=", id).executeTakeFirstOrThrow()).timeline;
+
+  it("are mirrored with the status; a status without them (waiting for its environment) leaves them", async () => {
+    const id = randomUUID();
+    await mirror(id, undefined);
+    expect(await timeline(id)).toBeNull();
+    await mirror(id, { phase: "preprocessing", timeline: { admitted: T0 } });
+    expect(await timeline(id)).toEqual({ admitted: T0 });
+    await mirror(id, { phase: "preprocessing" });
+    expect(await timeline(id)).toEqual({ admitted: T0 });
+    await mirror(id, { phase: "running", startTime: T1, timeline: { admitted: T0, checkedOut: T1 } });
+    expect(await timeline(id)).toEqual({ admitted: T0, checkedOut: T1 });
+    // Final once terminal: a later write changes nothing.
+    await mirror(id, { phase: "completed", exitCode: 0, startTime: T1, completionTime: T1, timeline: { admitted: T0, checkedOut: T1, environmentReady: T1 } });
+    await mirror(id, { phase: "completed", exitCode: 0, startTime: T1, completionTime: T1, timeline: { admitted: T1 } });
+    expect(await timeline(id)).toEqual({ admitted: T0, checkedOut: T1, environmentReady: T1 });
   });
 });
 

@@ -101,6 +101,24 @@ async function stdout(runId: string): Promise<string> {
   return (await (await alice.api(`/v1/runs/${runId}/logs/stdout`)).json()).content;
 }
 
+/** Every step of a run that restored an environment and printed, in order, in time within the cluster's whole seconds. */
+function expectWholeTimeline(run: { timeline: { event: string; at: string; cache?: string }[]; environment: { cache: string } }) {
+  expect(run.timeline.map((e) => e.event)).toEqual([
+    "created",
+    "admitted",
+    "scheduled",
+    "image_ready",
+    "checked_out",
+    "environment_ready",
+    "started",
+    "first_output",
+    "ended",
+  ]);
+  expect(run.timeline.find((e) => e.event === "environment_ready")?.cache).toBe(run.environment.cache);
+  const times = run.timeline.map((e) => Date.parse(e.at));
+  for (let i = 1; i < times.length; i++) expect(times[i], JSON.stringify(run.timeline)).toBeGreaterThanOrEqual(times[i - 1]! - 1000);
+}
+
 async function runPrimary(repo: { id: string; commit: string }, primary: string, computeType?: string) {
   const res = await alice.api(`/v1/repositories/${repo.id}/${repo.commit}/runs`, {
     method: "POST",
@@ -148,6 +166,7 @@ describe("real repositories run as they are", () => {
       expect(run.status, `${run.error}\n${stderr}`).toBe("completed");
       expect(run.environment.image).toBe(r.image);
       expect(await stdout(run.run_id)).toMatch(r.prints);
+      expectWholeTimeline(await (await alice.api(`/v1/runs/${run.run_id}`)).json());
     }, 900_000);
   }
 
@@ -187,6 +206,7 @@ describe("real repositories run as they are", () => {
     const run = await finished((await res.json()).run_id);
     expect(run.status, run.error).toBe("completed");
     expect(run.environment).toMatchObject({ key: analysis.environment.key, cache: "hit" });
+    expectWholeTimeline(await (await alice.api(`/v1/runs/${run.run_id}`)).json());
     const after = await (await alice.api(`/v1/environments/${analysis.environment.key}`)).json();
     expect(after.completed_at).toBe(before.completed_at);
     expect(await stdout(run.run_id)).toMatch(/todo-digest: \d+ open/);

@@ -31,6 +31,8 @@ export interface KindFacts {
   readonly name: string;
   readonly podLabel: string;
   readonly started: { reason: string; message: string };
+  /** What else the kind's status says in a steady state: a run's timeline marks from its Job and pod. */
+  readonly steady: { pending: object; running: object };
 }
 
 const RUN_ID = "0190b1c2-3d4e-7f00-8a1b-0000000000a1";
@@ -42,6 +44,10 @@ export const RUN: KindFacts = {
   name: `run-${RUN_ID}`,
   podLabel: RUN_LABEL,
   started: { reason: "ContainerStarted", message: "the run's command started" },
+  steady: {
+    pending: { timeline: { admitted: JOB_STARTED } },
+    running: { timeline: { admitted: JOB_STARTED, imageReady: MAIN_STARTED } },
+  },
 };
 
 export const ANALYSIS: KindFacts = {
@@ -50,6 +56,7 @@ export const ANALYSIS: KindFacts = {
   name: `analysis-${ANALYSIS_ID}`,
   podLabel: ANALYSIS_LABEL,
   started: { reason: "AnalyzerStarted", message: "the analyzer started" },
+  steady: { pending: {}, running: {} },
 };
 
 export class ResourceBuilder<Spec, Status> {
@@ -146,6 +153,7 @@ export const pendingStatus = <S extends WorkloadStatus = WorkloadStatus>(k: Kind
     observedGeneration: 1,
     conditions: [condition("Started", "False", "Pending", `the ${k.noun} is pending`), condition("Finished", "False", "Pending", `the ${k.noun} is pending`)],
     jobName: k.name,
+    ...k.steady.pending,
   }) as S;
 
 /** The status a reconcile wrote once the main container of `pod` was running: a steady state. */
@@ -157,6 +165,7 @@ export const runningStatus = <S extends WorkloadStatus = WorkloadStatus>(k: Kind
     jobName: k.name,
     podName: pod,
     startTime: MAIN_STARTED,
+    ...k.steady.running,
   }) as S;
 
 /** The status a reconcile wrote when the workload completed in `pod` with exit code 0. */

@@ -2,11 +2,12 @@ import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { RunConfig, RunEnvironment, RunRow } from "../../db/schema.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
-import type { RunSpec } from "../../resources/run.ts";
+import type { RunSpec, RunStatus } from "../../resources/run.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
 import { isoOrNull, iso } from "../shared/time.ts";
 import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
+import { runTimeline } from "./run-timeline.ts";
 import type { Run } from "./runs.schemas.ts";
 
 // Runs in Postgres: the mirror of Run resources (workload-rows.ts writes it)
@@ -24,6 +25,10 @@ export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
     run_config: JSON.stringify(runConfigOf(spec)),
     environment: JSON.stringify(runEnvironmentOf(spec)),
   }),
+  fromStatus: (status) => {
+    const timeline = (status as RunStatus | undefined)?.timeline;
+    return { timeline: timeline && Object.keys(timeline).length > 0 ? JSON.stringify(timeline) : null };
+  },
 };
 
 /** What the run's row records of its environment, derived from the spec (cache is filled in when its Job is made). */
@@ -55,6 +60,7 @@ export function toRun(r: RunRow): Run {
     start_time: isoOrNull(start),
     close_time: isoOrNull(close),
     created_at: iso(r.created_at),
+    timeline: runTimeline({ ...r, cache: r.environment?.cache ?? null }),
   };
 }
 

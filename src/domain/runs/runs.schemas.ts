@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TIMELINE_EVENTS } from "./run-timeline.ts";
 import { RUN_PHASES } from "../../resources/run.ts";
 
 export const runStatusEnum = z.enum(RUN_PHASES);
@@ -63,6 +64,21 @@ export const runSchema = z
     start_time: z.iso.datetime().nullable(),
     close_time: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
+    timeline: z
+      .array(
+        z.object({
+          event: z.enum(TIMELINE_EVENTS),
+          at: z.iso.datetime(),
+          cache: z
+            .enum(["hit", "built"])
+            .optional()
+            .meta({ description: "environment_ready only: restored from the cache (`hit`) or built while the run waited (`built`)." }),
+        }),
+      )
+      .meta({
+        description:
+          "What the run went through so far, in this order: `created`, `admitted` (its Job started), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.",
+      }),
   })
   .meta({ id: "Run" });
 export type Run = z.infer<typeof runSchema>;

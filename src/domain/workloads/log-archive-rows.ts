@@ -24,6 +24,13 @@ export interface LogArchiveRows {
   markComplete(id: string): Promise<void>;
 }
 
+/** The earliest line's time (lines come in seq order, but a batch after a resume may repeat older ones). */
+function firstTs(lines: readonly LogLine[]): Date {
+  let first = lines[0]!;
+  for (const l of lines) if (l.seq < first.seq) first = l;
+  return new Date(first.ts);
+}
+
 export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
   const db = untyped(typedDb);
   return {
@@ -53,6 +60,8 @@ export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
             stderr_bytes: bytes.stderr,
             ...(truncated.stdout && { stdout_truncated: true }),
             ...(truncated.stderr && { stderr_truncated: true }),
+            // The run's timeline's first_output: the earliest line stored, once.
+            ...(lines.length > 0 && { first_output_at: sql`coalesce(first_output_at, ${firstTs(lines)})` }),
           })
           .where("id", "=", id)
           .execute();

@@ -18,6 +18,11 @@ export interface WorkloadRowKind<Spec extends WorkloadSpec> {
   idOf(spec: Spec): string;
   /** Columns set when the row is inserted and never changed by a mirror. */
   insertOnly(spec: Spec): Record<string, unknown>;
+  /**
+   * Columns the kind derives from its status (a run's timeline), written with
+   * the status; a status without them leaves what the row holds.
+   */
+  fromStatus?(status: WorkloadStatus | undefined): Record<string, unknown>;
 }
 
 export interface WorkloadMirror<Spec, Status> {
@@ -79,6 +84,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
   const t = kind.table;
   const phase = m.status?.phase ?? t.lifecycle.initial;
   const own = (column: string) => sql.ref(`${t.table}.${column}`);
+  const derived = kind.fromStatus?.(m.status) ?? {};
   await untyped(db)
     .insertInto(t.table)
     .values({
@@ -90,6 +96,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
       status: phase,
       status_rank: t.lifecycle.rank(phase),
       ...kind.insertOnly(m.spec),
+      ...derived,
       exit_code: m.status?.exitCode ?? null,
       error: m.status?.error ?? null,
       [t.startColumn]: m.status?.startTime ? new Date(m.status.startTime) : null,
@@ -108,6 +115,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
           [t.startColumn]: sql`coalesce(${sql.ref(`excluded.${t.startColumn}`)}, ${own(t.startColumn)})`,
           [t.endColumn]: eb.ref(`excluded.${t.endColumn}`),
           updated_at: eb.ref("excluded.updated_at"),
+          ...Object.fromEntries(Object.keys(derived).map((c) => [c, sql`coalesce(${sql.ref(`excluded.${c}`)}, ${own(c)})`])),
         }))
         .where(
           sql<boolean>`${own("deleted_at")} is null and (${own("status_rank")} < excluded.status_rank or (${own("status_rank")} = excluded.status_rank and ${own("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}))`,

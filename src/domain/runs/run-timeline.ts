@@ -1,0 +1,58 @@
+import type { RunTimelineMarksRow } from "../../db/schema.ts";
+
+// The run's `timeline` as the API shows it (design.md, Environments): the
+// start-up steps the cluster recorded (mirrored from the Run's status) between
+// the columns the row already has, in the order a run goes through them. Only
+// steps that happened are listed; their order is the steps' order, not a sort
+// by time (container times have whole seconds, so two steps can share one).
+
+export const TIMELINE_EVENTS = [
+  "created",
+  "admitted",
+  "scheduled",
+  "image_ready",
+  "checked_out",
+  "environment_ready",
+  "started",
+  "first_output",
+  "ended",
+] as const;
+export type TimelineEventName = (typeof TIMELINE_EVENTS)[number];
+
+export interface TimelineEvent {
+  event: TimelineEventName;
+  at: string;
+  /** environment_ready only: restored from the cache (`hit`) or built while the run waited (`built`). */
+  cache?: "hit" | "built";
+}
+
+export interface TimelineSources {
+  created_at: Date;
+  timeline: RunTimelineMarksRow | null;
+  start_time: Date | null;
+  first_output_at: Date | null;
+  close_time: Date | null;
+  cache: "hit" | "built" | null;
+}
+
+export function runTimeline(r: TimelineSources): TimelineEvent[] {
+  const marks = r.timeline ?? {};
+  const at: Record<TimelineEventName, string | undefined> = {
+    created: r.created_at.toISOString(),
+    admitted: marks.admitted,
+    scheduled: marks.scheduled,
+    image_ready: marks.imageReady,
+    checked_out: marks.checkedOut,
+    environment_ready: marks.environmentReady,
+    started: r.start_time?.toISOString(),
+    first_output: r.first_output_at?.toISOString(),
+    ended: r.close_time?.toISOString(),
+  };
+  const events: TimelineEvent[] = [];
+  for (const event of TIMELINE_EVENTS) {
+    const when = at[event];
+    if (when === undefined) continue;
+    events.push(event === "environment_ready" && r.cache ? { event, at: when, cache: r.cache } : { event, at: when });
+  }
+  return events;
+}
