@@ -1,6 +1,7 @@
 // The run's live log: an EventSource on /v1/runs/{id}/logs/stream (the
 // session cookie authenticates it), ANSI colours, a stream filter, follow and
-// pause, timestamps, line numbers (the run's seq), search, download.
+// pause, timestamps, line numbers (the run's seq), search, download. The
+// stream's setup lines (the environment's install) are handed to onSetup.
 //
 // Bounded: the tab keeps the newest MAX_LINES lines (LogBuffer) and renders at
 // most MAX_DOM of them, batched once per animation frame, so a producer of
@@ -12,6 +13,7 @@
 import { parseAnsi } from "./ansi.ts";
 import { h } from "./dom.ts";
 import { LogBuffer, type LogLine, type Stream } from "./logbuffer.ts";
+import type { SetupLine } from "./setuplog.ts";
 
 export const MAX_LINES = 10_000;
 export const MAX_DOM = 2_000;
@@ -19,6 +21,8 @@ const MAX_LINE_CHARS = 4_000;
 
 export interface LogViewOptions {
   onStatus?: (status: string) => void;
+  /** The environment's install output (`event: setup`), which stays out of this view's stdout and stderr. */
+  onSetup?: (line: SetupLine) => void;
 }
 
 export class LogView {
@@ -142,6 +146,8 @@ export class LogView {
     });
     es.addEventListener("stdout", onLine("stdout"));
     es.addEventListener("stderr", onLine("stderr"));
+    // The install's lines (ids like 0:preprocessing/42, which the browser sends back itself as Last-Event-ID).
+    es.addEventListener("setup", (e) => this.#o.onSetup?.(JSON.parse((e as MessageEvent<string>).data) as SetupLine));
     es.addEventListener("status", (e) => {
       const status = (JSON.parse((e as MessageEvent<string>).data) as { status?: string }).status ?? (e as MessageEvent<string>).data;
       this.#o.onStatus?.(status);

@@ -111,62 +111,63 @@ export function waitsForBuild(run: PhasedRun): boolean {
   return run.status === "preprocessing" && !!env?.key && !env.cache && !(run.timeline ?? []).some((e) => e.event === "admitted");
 }
 
-export function runPhases(run: PhasedRun, now: number): RunPhases {
-  const at = new Map<TimelineEventName, number>();
-  let envCache: "hit" | "built" | null = run.environment?.cache ?? null;
+type Times = Map<TimelineEventName, number>;
+
+/** When each event happened (the first of each), with the columns a timeline repeats as fallbacks; and the environment's cache. */
+function timesOf(run: PhasedRun): { at: Times; cache: "hit" | "built" | null } {
+  const at: Times = new Map();
+  let cache: "hit" | "built" | null = run.environment?.cache ?? null;
   for (const e of run.timeline ?? []) {
     const t = ms(e.at);
     if (t !== null && !at.has(e.event)) at.set(e.event, t);
-    if (e.event === "environment_ready" && e.cache) envCache = e.cache;
+    if (e.event === "environment_ready" && e.cache) cache = e.cache;
   }
-  if (!at.has("created")) {
-    const c = ms(run.created_at);
-    if (c !== null) at.set("created", c);
-  }
+  const fallback = (event: TimelineEventName, iso: string | null | undefined, when: boolean) => {
+    const t = ms(iso);
+    if (when && t !== null && !at.has(event)) at.set(event, t);
+  };
+  fallback("created", run.created_at, true);
   // A server older than the timeline: the command's start and the end are still known.
-  if (!run.timeline && !at.has("started")) {
-    const s = ms(run.start_time);
-    if (s !== null) at.set("started", s);
-  }
-  if (!at.has("ended") && FINISHED.has(run.status)) {
-    const c = ms(run.close_time);
-    if (c !== null) at.set("ended", c);
-  }
+  fallback("started", run.start_time, !run.timeline);
+  fallback("ended", run.close_time, FINISHED.has(run.status));
+  return { at, cache };
+}
+
+/** Whether a phase is over: its end was recorded, or something after it happened. */
+function isDone(d: PhaseDef, at: Times): boolean {
+  if (d.id === "command") return at.has("started") && at.has("ended");
+  return at.has(d.to) || PROGRESS.some((e) => PROGRESS.indexOf(e) > PROGRESS.indexOf(d.to) && at.has(e));
+}
+
+function phaseOf(d: PhaseDef, state: PhaseState, at: Times, cache: "hit" | "built" | null, waiting: boolean): Phase {
+  const ended = at.get("ended") ?? null;
+  const from = at.get(d.from) ?? null;
+  // A current or stopped phase whose beginning was not recorded counts from the last event before it.
+  const since = from ?? (state === "current" || state === "stopped" ? lastBefore(at, d.from) : null);
+  const to = d.id === "command" ? ended : (at.get(d.to) ?? null);
+  return {
+    id: d.id,
+    label: labelOf(d, state, cache, waiting),
+    state,
+    since: since === null ? null : new Date(since).toISOString(),
+    seconds: state === "done" ? between(from, to) : state === "stopped" ? between(since, ended) : null,
+    note: noteOf(d, state, cache, waiting),
+  };
+}
+
+export function runPhases(run: PhasedRun, now: number): RunPhases {
+  const { at, cache } = timesOf(run);
   const ended = at.get("ended") ?? null;
   const finished = FINISHED.has(run.status) || ended !== null;
   const hasEnv = !!run.environment?.key;
-  const defs = DEFS.filter((d) => d.id !== "environment" || hasEnv);
-  const order = (e: TimelineEventName) => PROGRESS.indexOf(e);
   const waiting = waitsForBuild(run);
 
   const phases: Phase[] = [];
   let open = false; // a phase before this one is current or stopped
-  for (const d of defs) {
-    const from = at.get(d.from) ?? null;
-    const to = d.id === "command" ? (at.has("started") ? ended : null) : (at.get(d.to) ?? null);
-    // Done: its end was recorded, or something after it happened.
-    const last = d.id === "command" ? "started" : d.to;
-    const later = PROGRESS.some((e) => order(e) > order(last) && at.has(e));
-    const done = d.id === "command" ? at.has("started") && ended !== null : to !== null || later;
-    let state: PhaseState;
-    if (open) state = finished ? "not-reached" : "upcoming";
-    else if (done) state = "done";
-    else {
-      state = finished ? "stopped" : "current";
-      open = true;
-    }
-    // A current or stopped phase whose beginning was not recorded counts from the last event before it.
-    let since = from;
-    if (since === null && (state === "current" || state === "stopped")) since = lastBefore(at, d.from);
-    const seconds = state === "done" ? between(from, to) : state === "stopped" ? between(since, ended) : null;
-    phases.push({
-      id: d.id,
-      label: labelOf(d, state, envCache, waiting),
-      state,
-      since: since === null ? null : new Date(since).toISOString(),
-      seconds,
-      note: noteOf(d, state, envCache, waiting),
-    });
+  for (const d of DEFS.filter((x) => x.id !== "environment" || hasEnv)) {
+    const state: PhaseState = open ? (finished ? "not-reached" : "upcoming") : isDone(d, at) ? "done" : finished ? "stopped" : "current";
+    if (state === "current" || state === "stopped") open = true;
+    phases.push(phaseOf(d, state, at, cache, waiting));
   }
 
   const current = phases.find((p) => p.state === "current") ?? null;
@@ -184,7 +185,7 @@ export function runPhases(run: PhasedRun, now: number): RunPhases {
 }
 
 /** The time of the latest recorded event up to `event` in the timeline's order (created counts). */
-function lastBefore(at: Map<TimelineEventName, number>, event: TimelineEventName): number | null {
+function lastBefore(at: Times, event: TimelineEventName): number | null {
   const chain: TimelineEventName[] = ["created", ...PROGRESS.slice(0, PROGRESS.indexOf("first_output"))];
   const idx = event === "created" ? 0 : chain.indexOf(event);
   for (let i = idx; i >= 0; i--) {

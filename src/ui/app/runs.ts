@@ -1,8 +1,12 @@
-// Runs: the list (live by polling), and the run page with its live log.
+// Runs: the list (live by polling), and the run page with its phases, its
+// live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
 import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
 import { LogView } from "./logview.ts";
+import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
+import { elapsed, phaseSection, tick } from "./phaseview.ts";
+import { SetupLog } from "./setuplog.ts";
 
 interface Run {
   run_id: string;
@@ -18,10 +22,13 @@ interface Run {
   start_time: string | null;
   close_time: string | null;
   created_at: string;
+  environment: { key: string | null; image: string; cache: "hit" | "built" | null; warnings: string[] } | null;
+  timeline?: TimelineEvent[];
 }
 
 const STATUSES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"];
-const FINISHED = new Set(["completed", "failed", "cancelled"]);
+/** How often an unfinished run is read again: its timeline's steps come without a status event. */
+const RUN_POLL_MS = 2000;
 
 export async function runsPage(query: URLSearchParams): Promise<void> {
   const status = h(
@@ -34,21 +41,24 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
   const body = h("tbody", { id: "runs" });
   const reload = async () => {
     const page = await api<Page<Run>>(`/v1/runs${q({ limit: 50, status: status.value, repository_id: repo })}`);
+    const now = Date.now();
     body.replaceChildren(
-      ...page.items.map((r) =>
-        h(
+      ...page.items.map((r) => {
+        const p = runPhases(r, now);
+        return h(
           "tr",
           { "data-run-id": r.run_id },
           h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
-          h("td", {}, statusBadge(r.status)),
+          h("td", {}, statusBadge(r.status), p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null),
           h("td", {}, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
           h("td", {}, h("a", { href: `#/repos/${r.repository_id}${q({ ref: r.commit_hash })}` }, r.commit_hash.slice(0, 10))),
           h("td", {}, r.exit_code ?? ""),
+          h("td", { class: "duration" }, p.ended ? formatSeconds(p.totalSeconds) : FINISHED.has(r.status) ? "—" : `${formatSeconds(p.totalSeconds)} so far`),
           h("td", {}, fmtTime(r.created_at)),
-        ),
-      ),
+        );
+      }),
     );
-    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No run matches.")));
+    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No run matches.")));
   };
   status.addEventListener("change", () => {
     history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repo })}`);
@@ -57,7 +67,12 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
   show(
     h("h1", {}, "Runs"),
     h("form", { class: "inline" }, h("label", { for: "filter-status" }, "Status", status), repo ? h("span", { class: "muted" }, `repository ${repo}`) : null),
-    h("table", {}, h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Commit", "Exit", "Created"].map((t) => h("th", { scope: "col" }, t)))), body),
+    h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Commit", "Exit", "Duration", "Created"].map((t) => h("th", { scope: "col" }, t)))),
+      body,
+    ),
   );
   await reload();
   const timer = setInterval(() => void reload().catch(() => {}), 3000);
@@ -67,13 +82,19 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
 export async function runPage(id: string): Promise<void> {
   let run = await api<Run>(`/v1/runs/${seg(id)}`);
   const head = h("div", {});
-  const renderHead = () =>
+  const phases = h("div", {});
+  let shownPhases = "";
+  const renderHead = () => {
+    const now = Date.now();
+    const p = runPhases(run, now);
     head.replaceChildren(
       h(
         "p",
         {},
         "Status ",
         statusBadge(run.status),
+        p.current ? [" · ", h("span", { id: "run-phase", "data-phase": p.current.id }, p.current.label)] : "",
+        p.current?.since ? [" for ", elapsed(p.current.since, now)] : "",
         run.exit_code !== null ? ` · exit code ${run.exit_code}` : "",
         run.duration_seconds !== null ? ` · ${run.duration_seconds.toFixed(1)} s` : "",
         ` · ${run.compute_type} · started ${fmtTime(run.start_time)}`,
@@ -94,19 +115,43 @@ export async function runPage(id: string): Promise<void> {
             "Cancel run",
           ),
     );
+    // The list is rebuilt only when it changes (not on every poll), so a screen reader reading it keeps its place.
+    const key = JSON.stringify(p.phases.map((x) => [x.id, x.label, x.state, x.since, x.seconds, x.note]).concat([[p.ended, p.firstOutputSeconds, run.status]]));
+    if (key !== shownPhases) {
+      shownPhases = key;
+      phases.replaceChildren(phaseSection(p, run.status, now));
+    }
+  };
   renderHead();
+  const env = run.environment;
+  const setup = env?.key
+    ? new SetupLog(id, env.cache === "hit" ? "Restored from the cache: open to read the output of the build it reuses." : "Open to read the install's output.")
+    : null;
+  const refresh = async () => {
+    run = await api<Run>(`/v1/runs/${seg(id)}`);
+    renderHead();
+  };
   const view = new LogView(id, {
-    onStatus: async () => {
-      run = await api<Run>(`/v1/runs/${seg(id)}`);
-      renderHead();
-    },
+    onStatus: () => void refresh(),
+    onSetup: (line) => setup?.add(line),
   });
   show(
     h("h1", {}, `Run ${id}`),
     h("p", {}, h("a", { href: `#/repos/${run.repository_id}${q({ ref: run.commit_hash })}` }, "Its commit"), " · ", h("a", { href: "#/runs" }, "All runs")),
     head,
+    phases,
+    setup?.element,
     view.element,
   );
   view.start();
-  onLeave(() => view.stop());
+  // The phase in progress: its time ticks every second; the run is read again while it goes on.
+  const ticker = setInterval(() => tick(document.getElementById("main") ?? document), 1000);
+  const poller = setInterval(() => {
+    if (!FINISHED.has(run.status)) void refresh().catch(() => {});
+  }, RUN_POLL_MS);
+  onLeave(() => {
+    view.stop();
+    clearInterval(ticker);
+    clearInterval(poller);
+  });
 }
