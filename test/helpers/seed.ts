@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import type { Database } from "../../src/db/schema.ts";
 
 /** An account with one repository row (no mirror behind it): for tests that work on rows directly. */
@@ -25,10 +25,10 @@ export async function seedAccountWithRepository(db: Kysely<Database>): Promise<{
   return { accountId, repositoryId };
 }
 
-/** A run row (no resource behind it), for tests of what is read from rows: the status, and whether its logs are archived. */
+/** A run row (no resource behind it), for tests of what is read from rows: the status, and whether its logs are archived; `set` adds or overrides columns. */
 export async function insertRunRow(
   db: Kysely<Database>,
-  r: { accountId: string; repositoryId: string; status: Database["runs"]["status"]; logsComplete?: boolean },
+  r: { accountId: string; repositoryId: string; status: Database["runs"]["status"]; logsComplete?: boolean; set?: Partial<Insertable<Database["runs"]>> },
 ): Promise<string> {
   const id = randomUUID();
   await db
@@ -44,6 +44,7 @@ export async function insertRunRow(
       compute_type: "cpu-general",
       run_config: JSON.stringify({ command: ["true"], parameters: {}, timeout_seconds: 60 }),
       updated_at: new Date(),
+      ...r.set,
     })
     .execute();
   return id;

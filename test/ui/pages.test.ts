@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
@@ -10,7 +11,9 @@ import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenant
 // The dashboard's analyses, runs and run pages in Chromium with no cluster:
 // an analysis and runs written the way the controller writes them, a run's
 // stored output replayed and downloaded, the API's 422 shown next to its
-// field; and axe-core on every page, with no serious or critical violation.
+// field; a run's phases from its timeline and its environment's install output
+// (stored, and live from the stream's setup events); and axe-core on every
+// page, with no serious or critical violation.
 
 /** `make screenshots` sets this: the pages are photographed into it for the README. */
 const SHOTS = process.env.UI_SCREENSHOTS;
@@ -63,6 +66,8 @@ let browser: Browser;
 let page: Page;
 let finishedRun: string;
 let failedRun: string;
+let envRun: string;
+let buildingRun: string;
 const problems: string[] = [];
 
 beforeAll(async () => {
@@ -87,7 +92,26 @@ beforeAll(async () => {
       updated_at: new Date(),
     })
     .execute();
-  finishedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "completed", logsComplete: true });
+  // The finished run went through every step in about 12 s (its page is the README's screenshot).
+  const at = (s: number) => new Date(Date.parse("2026-11-22T09:59:48.000Z") + s * 1000);
+  finishedRun = await insertRunRow(svc.db, {
+    accountId: alice.accountId,
+    repositoryId: repoId,
+    status: "completed",
+    logsComplete: true,
+    set: {
+      created_at: at(0),
+      start_time: at(12),
+      first_output_at: at(12.123),
+      close_time: at(14.5),
+      timeline: JSON.stringify({
+        admitted: at(1).toISOString(),
+        scheduled: at(1).toISOString(),
+        imageReady: at(9).toISOString(),
+        checkedOut: at(11).toISOString(),
+      }),
+    },
+  });
   failedRun = await insertRunRow(svc.db, { accountId: alice.accountId, repositoryId: repoId, status: "failed", logsComplete: true });
   await svc.db.updateTable("runs").set({ exit_code: 0 }).where("id", "=", finishedRun).execute();
   await svc.db.updateTable("runs").set({ exit_code: 1, error: "command exited with code 1" }).where("id", "=", failedRun).execute();
@@ -104,6 +128,61 @@ beforeAll(async () => {
       })),
     )
     .execute();
+  // A run restored from a cached environment, with every step of its timeline, and one waiting for its environment's build.
+  const T = (s: number) => new Date(Date.parse("2026-11-22T09:59:40.000Z") + s * 1000);
+  const image = "codeplane-runner:dev";
+  const [CACHED_KEY, BUILDING_KEY] = ["c".repeat(64), "b".repeat(64)];
+  const definition = JSON.stringify({ toolchains: [], manifests: [], steps: [], cache_paths: [], packages: [], notes: [], warnings: [] });
+  const environment = (key: string, status: "ready" | "building", log: string | null) => ({
+    id: randomUUID(),
+    account_id: alice.accountId,
+    repository_id: repoId,
+    commit_hash: fixture.commits.main,
+    key,
+    image,
+    definition,
+    status,
+    log,
+    completed_at: status === "ready" ? T(-60) : null,
+  });
+  await svc.db
+    .insertInto("environments")
+    .values([
+      environment(CACHED_KEY, "ready", "Collecting click==8.1.7\n\u001b[32mSuccessfully installed click-8.1.7\u001b[0m\n"),
+      environment(BUILDING_KEY, "building", null),
+    ])
+    .execute();
+  envRun = await insertRunRow(svc.db, {
+    accountId: alice.accountId,
+    repositoryId: repoId,
+    status: "completed",
+    logsComplete: true,
+    set: {
+      exit_code: 0,
+      created_at: T(0),
+      start_time: T(12.5),
+      first_output_at: T(13.25),
+      close_time: T(20),
+      environment: JSON.stringify({ key: CACHED_KEY, image, cache: "hit", warnings: [] }),
+      timeline: JSON.stringify({
+        admitted: T(2).toISOString(),
+        scheduled: T(3).toISOString(),
+        imageReady: T(7).toISOString(),
+        checkedOut: T(9).toISOString(),
+        environmentReady: T(12).toISOString(),
+      }),
+    },
+  });
+  await svc.db
+    .insertInto("run_log_lines")
+    .values({ run_id: envRun, seq: 1, stream: "stdout", ts: T(13.25), line: "hello from the command" })
+    .execute();
+  buildingRun = await insertRunRow(svc.db, {
+    accountId: alice.accountId,
+    repositoryId: repoId,
+    status: "preprocessing",
+    set: { created_at: new Date(Date.now() - 30_000), environment: JSON.stringify({ key: BUILDING_KEY, image, warnings: [] }) },
+  });
   browser = await launchBrowser();
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1200, height: 760 } });
   page = await context.newPage();
@@ -188,6 +267,10 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     await page.locator(`[data-run-id="${finishedRun}"]`).waitFor();
     await shot(page, "runs");
     expect(await axe(page)).toEqual([]);
+    // The duration column: creation to end, or so far with the phase in progress.
+    expect(await page.locator(`[data-run-id="${envRun}"] td.duration`).textContent()).toBe("20 s");
+    expect(await page.locator(`[data-run-id="${buildingRun}"] td.duration`).textContent()).toMatch(/^\d+ s so far$/);
+    expect(await page.locator(`[data-run-id="${buildingRun}"] [data-phase]`).textContent()).toBe(" · Building environment");
     await page.locator("#filter-status").selectOption("failed");
     await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
     expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
@@ -212,6 +295,80 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-stderr").click()]);
     expect(readFileSync(await download.path(), "utf8")).toBe(Array.from({ length: 10 }, (_, i) => `warning ${3 * i + 3}\n`).join(""));
     expect(await axe(page)).toEqual([]);
+  });
+
+  it("shows a finished run's phases with their durations, its time to first output, and its stored setup log on demand", async () => {
+    await page.goto(`${t.svc.url}/ui/#/runs/${envRun}`);
+    await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
+    await page.locator('#phases > li[data-phase="ended"]').waitFor();
+    const items = await page
+      .locator("#phases > li")
+      .evaluateAll((els) => els.map((el) => `${el.getAttribute("data-phase")}:${el.getAttribute("data-state")}:${el.textContent}`));
+    expect(items).toEqual([
+      "queued:done:Queued 2.0 s ✓done",
+      "scheduling:done:Scheduling 1.0 s ✓done",
+      "image:done:Image 4.0 s ✓done",
+      "checkout:done:Checkout 2.0 s ✓done",
+      "environment:done:Environment (cached) 3.0 s ✓done",
+      "command:done:Command 7.5 s ✓done",
+      "ended:done:Ended completed, 20 s in all",
+    ]);
+    expect(await page.locator("#first-output").textContent()).toBe("Time to first output: 13 s after the run was created (0.8 s after its command started).");
+    expect(await page.locator("#run-phase").count(), "no phase in progress").toBe(0);
+    // The setup log: closed, read when opened (by keyboard), never in the output.
+    const setup = page.locator("#setup");
+    expect(await setup.getAttribute("open")).toBeNull();
+    await setup.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await page.locator("#setup-log .l", { hasText: "Successfully installed click-8.1.7" }).waitFor();
+    expect(await page.locator("#setup-log .l").allTextContents()).toEqual(["Collecting click==8.1.7", "Successfully installed click-8.1.7"]);
+    expect(await page.locator("#setup-log .l .f32").count()).toBe(1);
+    expect(await page.locator("#setup-count").textContent()).toBe("(2 lines)");
+    expect(await page.locator("#log .l").allTextContents()).toEqual(["109:59:53.250hello from the command"]);
+    await shot(page, "run-phases");
+    expect(await axe(page)).toEqual([]);
+    await page.keyboard.press("Enter");
+    expect(await setup.getAttribute("open")).toBeNull();
+  });
+
+  it("shows a run building its environment: the phase in the header with its time growing, the stream's setup lines apart from the output", async () => {
+    // The stream as the contract (event: setup) has it; no cluster builds anything here.
+    const setupEvent = (n: number, line: string) =>
+      `event: setup\nid: 0:preprocessing/${n}\ndata: ${JSON.stringify({ n, ts: new Date().toISOString(), line })}\n\n`;
+    const stream = `retry: 600000\n\nevent: status\nid: 0:preprocessing\ndata: {"status":"preprocessing"}\n\n${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(2, "\u001b[33mBuilding wheel\u001b[0m")}${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(3, "Successfully installed click-8.1.7")}`;
+    await page.route(`**/v1/runs/${buildingRun}/logs/stream**`, (route) =>
+      route.fulfill({ status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" }, body: stream }),
+    );
+    try {
+      await page.goto(`${t.svc.url}/ui/#/runs/${buildingRun}`);
+      await page.locator("#run-phase", { hasText: "Building environment" }).waitFor();
+      const current = page.locator('#phases > li[aria-current="step"]');
+      expect(await current.getAttribute("data-phase")).toBe("queued");
+      expect(await current.locator(".phase-state").textContent()).toBe("in progress");
+      const env = page.locator('#phases > li[data-phase="environment"]');
+      expect([await env.getAttribute("data-state"), await env.locator(".phase-state").textContent(), await env.locator(".phase-note").textContent()]).toEqual([
+        "upcoming",
+        "not yet",
+        "restored once built",
+      ]);
+      // The time in progress grows, in the header and in the list.
+      const shown = await page.locator("#run-phase ~ .elapsed").textContent();
+      expect(shown).toMatch(/^\d+ s$/);
+      await expect.poll(() => page.locator("#run-phase ~ .elapsed").textContent(), { timeout: UI_WAIT_MS }).not.toBe(shown);
+      expect(await current.locator(".elapsed").textContent()).toMatch(/^\d+ s$/);
+      // The setup lines open the section, once each, and stay out of stdout and stderr.
+      await page.locator("#setup[data-lines='3'][open]").waitFor();
+      expect(
+        await page.locator("#setup-log .l").evaluateAll((els) => els.map((el) => `${el.getAttribute("data-n")}:${el.lastChild?.textContent ?? ""}`)),
+      ).toEqual(["1:Collecting click==8.1.7", "2:Building wheel", "3:Successfully installed click-8.1.7"]);
+      expect(await page.locator("#setup-log .l .f33").count()).toBe(1);
+      expect(await page.locator("#log .l").count()).toBe(0);
+      expect(await page.locator("section[data-received]").getAttribute("data-received")).toBe("0");
+      await shot(page, "run-building");
+      expect(await axe(page)).toEqual([]);
+    } finally {
+      await page.unroute(`**/v1/runs/${buildingRun}/logs/stream**`);
+    }
   });
 
   it("every other page passes axe-core", async () => {
