@@ -134,6 +134,9 @@ describe("the run page on a real cluster", () => {
     await until("the first lines, live", 120_000, async () => (await received(page)) >= 4 || undefined);
     const status = await (await e.alice.api(`/v1/runs/${runId}`)).json();
     expect(status.status, "lines arrive while the run runs").toBe("running");
+    // The header names the phase in progress: the command (the page reads the run again every 2 s).
+    await expect.poll(() => page.locator("#run-phase").getAttribute("data-phase"), { timeout: 30_000 }).toBe("command");
+    expect(await page.locator('#phases > li[aria-current="step"]').getAttribute("data-phase")).toBe("command");
 
     // The streams are told apart, and the filter shows one at a time.
     const early = await shown(page);
@@ -169,6 +172,21 @@ describe("the run page on a real cluster", () => {
     expect(await page.locator("section[data-duplicates]").getAttribute("data-duplicates")).toBe("0");
     await page.getByText("Status").first().waitFor();
     await expect.poll(() => page.locator("[data-status]").first().getAttribute("data-status")).toBe("failed");
+    // Every phase from the timeline the cluster recorded, each with its duration; no environment, so no Environment phase.
+    await page.locator('#phases > li[data-phase="ended"]').waitFor({ timeout: 30_000 });
+    const phases = await page.locator("#phases > li").evaluateAll((els) =>
+      els.map((el) => ({
+        id: el.getAttribute("data-phase"),
+        state: el.getAttribute("data-state"),
+        time: el.querySelector(".phase-time")?.textContent ?? "",
+      })),
+    );
+    expect(phases.map((p) => `${p.id}:${p.state}`)).toEqual(["queued:done", "scheduling:done", "image:done", "checkout:done", "command:done", "ended:done"]);
+    for (const p of phases.slice(0, -1)) expect(p.time, `${p.id} has a duration`).toMatch(/^\d+(\.\d)? s$|^\d+ min \d\d s$/);
+    expect(await page.locator("#first-output").textContent()).toMatch(
+      /^Time to first output: .+ after the run was created \(.+ after its command started\)\.$/,
+    );
+    expect(await page.locator("#setup").count(), "no environment, no Setup section").toBe(0);
 
     // The stored output, once the pod is gone: the page opened afresh replays it and ends.
     const fresh = await context.newPage();
