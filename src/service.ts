@@ -225,6 +225,7 @@ function apiServices(
     maxCacheBytes: config.environments.maxCacheBytes,
     logger: logger.child({ component: "environments" }),
   });
+  let purging: { stop(): Promise<void> } | null = null;
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
@@ -270,7 +271,16 @@ function apiServices(
       encryptionKey: config.encryption.keys[config.encryption.currentId]!,
       logger,
     }),
-    background: hooks.background,
+    background: {
+      // Deleted and evicted environments' archives are purged on a schedule too, not only when a build ends.
+      start() {
+        hooks.background.start();
+        purging = environments.startPurging(database.db);
+      },
+      async stop() {
+        await Promise.all([hooks.background.stop(), purging?.stop()]);
+      },
+    },
     apiKeys,
     webhooks: hooks.service,
     db: database.db,
@@ -426,6 +436,7 @@ function startController(
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     environmentBuildTimeoutSeconds: config.environments.buildTimeoutSeconds,
+    environmentCatalog: config.environments.catalog,
     logMaxBytes: config.runs.logMaxBytes,
     analysisComputeType: config.analyses.computeType,
     installation,

@@ -85,6 +85,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0011_api_key_notify",
         "0012_environments",
         "0013_workload_transitions",
+        "0015_environment_pins",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });
