@@ -18,6 +18,7 @@ import { EnvironmentService } from "./domain/environments/environments.ts";
 import { createObjectStore } from "./storage/create.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 import { listen, type HttpServer } from "./api/server.ts";
+import { requestTimeoutFor } from "./api/routes/environment-archives.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
 import { derivedInternalUrl, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
@@ -136,7 +137,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const servers: HttpServer[] = [];
     const listenOn = async (app: Koa | null, port: number | null, host = config.http.host) => {
       if (!app || port === null) return null;
-      const server = await listen(app, { ...config.http, host, port, logger });
+      const server = await listen(app, { ...config.http, host, port, logger, requestTimeoutMs: requestTimeoutFor(config.environments.uploadTimeoutMs) });
       servers.push(server);
       return server.port;
     };
