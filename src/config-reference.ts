@@ -291,6 +291,10 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: { meaning: "an environment build's time budget (checkout and install), apart from the runs' own timeouts" },
   CODEPLANE_ENVIRONMENT_MAX_BYTES: { meaning: "largest environment archive one build may store; a larger one fails the build with `413`" },
   CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: { meaning: "bound on all stored environment archives together; the least recently used are dropped beyond it" },
+  CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS: {
+    meaning:
+      "how long one environment archive upload (a build's save, over the internal door) may take to arrive whole; every other request keeps the server's 300 s. A slower upload is cut with `408` and the build fails",
+  },
   CODEPLANE_RUN_PREPROCESS_ENV: {
     meaning: "JSON of non-secret variables the checkout and environment builds get (a package mirror's URL)",
     default: "`{}`",

@@ -21,6 +21,11 @@ describe("loadConfig", () => {
     expect(Object.isFrozen(c.http)).toBe(true);
   });
 
+  it("gives the environment archive upload its own bound, 30 minutes unless set", () => {
+    expect(loadConfig(base).environments.uploadTimeoutMs).toBe(1_800_000);
+    expect(loadConfig({ ...base, CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS: "7200" }).environments.uploadTimeoutMs).toBe(7_200_000);
+  });
+
   it.each([
     ["a non-numeric port", { PORT: "http" }, "PORT"],
     ["a port out of range", { PORT: "70000" }, "PORT"],
@@ -31,6 +36,7 @@ describe("loadConfig", () => {
     ["a bad namespace", { CODEPLANE_NAMESPACE: "Not_Valid" }, "CODEPLANE_NAMESPACE"],
     ["malformed old keys", { CODEPLANE_ENCRYPTION_OLD_KEYS: "k0" }, "CODEPLANE_ENCRYPTION_OLD_KEYS"],
     ["a malformed bootstrap key", { CODEPLANE_BOOTSTRAP_API_KEY: "secret" }, "CODEPLANE_BOOTSTRAP_API_KEY"],
+    ["an archive upload bound under a minute", { CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS: "30" }, "CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS"],
   ])("refuses %s with a message naming the variable", (_name, env, variable) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(new RegExp(variable));

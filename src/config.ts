@@ -350,6 +350,7 @@ export const envSchema = z.object({
   CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: int(60, 7 * 24 * 3600).default(1800),
   CODEPLANE_ENVIRONMENT_MAX_BYTES: int(1024 * 1024, 2 ** 50).default(4 * 1024 ** 3),
   CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: int(1024 * 1024, 2 ** 53 - 1).default(50 * 1024 ** 3),
+  CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS: int(60, 7 * 24 * 3600).default(1800),
   CODEPLANE_RUN_PREPROCESS_ENV: z
     .string()
     .optional()
@@ -480,6 +481,8 @@ export interface Config {
     maxArchiveBytes: number;
     /** All stored archives together; least recently used are dropped beyond it. */
     maxCacheBytes: number;
+    /** How long one archive upload (the request, body included) may take on the internal door, instead of the server's 300 s. */
+    uploadTimeoutMs: number;
   };
   analyses: {
     /** The Job's deadline; the analyzer's own time budget is a little less, so it reports what it found. */
@@ -941,6 +944,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       buildTimeoutSeconds: e.CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS,
       maxArchiveBytes: e.CODEPLANE_ENVIRONMENT_MAX_BYTES,
       maxCacheBytes: e.CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES,
+      uploadTimeoutMs: e.CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS * 1000,
     },
     analyses: { timeoutSeconds: e.CODEPLANE_ANALYSIS_TIMEOUT_SECONDS, computeType: e.CODEPLANE_ANALYSIS_COMPUTE_TYPE },
     github: github.github,

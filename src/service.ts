@@ -18,6 +18,7 @@ import { EnvironmentService } from "./domain/environments/environments.ts";
 import { createObjectStore } from "./storage/create.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 import { listen, type HttpServer } from "./api/server.ts";
+import { requestTimeoutFor } from "./api/routes/environment-archives.ts";
 import { CheckoutService } from "./domain/checkout/checkout.ts";
 import { derivedInternalUrl, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/database.ts";
@@ -136,7 +137,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     const servers: HttpServer[] = [];
     const listenOn = async (app: Koa | null, port: number | null, host = config.http.host) => {
       if (!app || port === null) return null;
-      const server = await listen(app, { ...config.http, host, port, logger });
+      const server = await listen(app, { ...config.http, host, port, logger, requestTimeoutMs: requestTimeoutFor(config.environments.uploadTimeoutMs) });
       servers.push(server);
       return server.port;
     };
@@ -225,6 +226,7 @@ function apiServices(
     maxCacheBytes: config.environments.maxCacheBytes,
     logger: logger.child({ component: "environments" }),
   });
+  let purging: { stop(): Promise<void> } | null = null;
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
@@ -270,7 +272,16 @@ function apiServices(
       encryptionKey: config.encryption.keys[config.encryption.currentId]!,
       logger,
     }),
-    background: hooks.background,
+    background: {
+      // Deleted and evicted environments' archives are purged on a schedule too, not only when a build ends.
+      start() {
+        hooks.background.start();
+        purging = environments.startPurging(database.db);
+      },
+      async stop() {
+        await Promise.all([hooks.background.stop(), purging?.stop()]);
+      },
+    },
     apiKeys,
     webhooks: hooks.service,
     db: database.db,
@@ -426,6 +437,7 @@ function startController(
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     environmentBuildTimeoutSeconds: config.environments.buildTimeoutSeconds,
+    environmentCatalog: config.environments.catalog,
     logMaxBytes: config.runs.logMaxBytes,
     analysisComputeType: config.analyses.computeType,
     installation,

@@ -86,6 +86,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0012_environments",
         "0013_workload_transitions",
         "0014_run_timeline",
+        "0015_environment_pins",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

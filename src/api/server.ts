@@ -14,8 +14,43 @@ export interface HttpServer {
 /** While shutting down, idle kept-alive connections are closed this often (those that were busy become idle). */
 const IDLE_SWEEP_MS = 250;
 
-export async function listen(app: Koa, opts: { host: string; port: number; shutdownTimeoutMs: number; logger: Logger }): Promise<HttpServer> {
+/** How long a request may take to arrive whole (headers and body), as Node's own default requestTimeout. */
+export const REQUEST_TIMEOUT_MS = 300_000;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  shutdownTimeoutMs: number;
+  logger: Logger;
+  /**
+   * How long this request may take to arrive whole; REQUEST_TIMEOUT_MS when not given. Node's
+   * requestTimeout is one figure for the whole server, so it is off and this bound is kept per
+   * request instead: a door that takes large bodies (an environment archive) gets its own.
+   */
+  requestTimeoutMs?: (req: IncomingMessage) => number;
+}
+
+/**
+ * Answers 408 and closes the connection if the request has not arrived whole within ms, as Node's
+ * requestTimeout does (its answer, when nothing was answered yet). Cleared once the body is in.
+ */
+export function boundRequestTime(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    const socket = req.socket;
+    if (!res.headersSent && socket.writable) socket.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
+    socket.destroy();
+  }, ms);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  req.once("end", clear);
+  req.once("close", clear);
+}
+
+export async function listen(app: Koa, opts: ListenOptions): Promise<HttpServer> {
   const appHandler = app.callback();
+  const requestTimeoutMs = opts.requestTimeoutMs ?? (() => REQUEST_TIMEOUT_MS);
   let closing = false;
   // Unfinished responses: those not yet begun are told to close their connection once shutdown
   // starts, and all of them are named if the shutdown timeout is reached.
@@ -23,6 +58,7 @@ export async function listen(app: Koa, opts: { host: string; port: number; shutd
   // Once closing, every answer says "Connection: close", so a kept-alive client moves on instead of
   // sending its next request down a connection that is about to go.
   const handler: RequestListener = (req, res) => {
+    boundRequestTime(req, res, requestTimeoutMs(req));
     if (closing) res.shouldKeepAlive = false;
     else {
       pending.add(res);
@@ -38,6 +74,8 @@ export async function listen(app: Koa, opts: { host: string; port: number; shutd
   // Slightly above common load-balancer idle timeouts so they, not we, close idle connections.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // Kept per request by boundRequestTime (headersTimeout still bounds the headers).
+  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.host, () => {

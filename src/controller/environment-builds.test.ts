@@ -1,7 +1,9 @@
 import type { V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import type { V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
-import { decideBuild, failureMessage, podFailure, tail, type BuildDecision } from "./environment-builds.ts";
+import type { EnvironmentDefinitionJson } from "../db/schema.ts";
+import type { RunEnvironmentSpec } from "../resources/run.ts";
+import { decideBuild, describeReservation, failureMessage, podFailure, tail, type BuildDecision, type EnvironmentDescription } from "./environment-builds.ts";
 
 const NOW = new Date("2026-11-26T12:00:00Z");
 const job = (conditions: { type: string; reason?: string }[] = []): V1Job => ({ status: { conditions: conditions.map((c) => ({ ...c, status: "True" })) } });
@@ -160,5 +162,46 @@ describe("tail", () => {
     expect(tail("short")).toBe("short");
     const long = "x".repeat(100) + "END";
     expect(tail(long, 10)).toBe("[...]\nxxxxxxxEND");
+  });
+});
+
+describe("describeReservation", () => {
+  const spec: RunEnvironmentSpec = {
+    key: "a".repeat(64),
+    image: "runner:dev",
+    steps: [{ name: "pip install", run: "pip install -r requirements.txt" }],
+    cachePaths: [],
+    warnings: ["python 3.12 asked, 3.11 given"],
+  };
+  const full: EnvironmentDefinitionJson = {
+    toolchains: [{ name: "python", version: "3.12", exact: true, source: ".python-version" }],
+    manifests: [{ path: "requirements.txt", sha256: "1".repeat(64) }],
+    steps: [{ name: "pip install", run: "pip install -r requirements.txt", why: "requirements.txt pins every package", ecosystem: "python" }],
+    cache_paths: [],
+    packages: ["click"],
+    notes: [],
+    warnings: ["python 3.12 asked, 3.11 given"],
+  };
+  const analysis = (key: string | null): EnvironmentDescription & { key: string | null } => ({ key, image: "runner:dev", definition: full });
+  const earlier: EnvironmentDescription = { image: "runner:old", definition: { ...full, notes: ["from the earlier row"] } };
+  const thin: EnvironmentDescription = {
+    image: "runner:dev",
+    definition: {
+      toolchains: [],
+      manifests: [],
+      steps: [{ name: "pip install", run: "pip install -r requirements.txt", why: "", ecosystem: "" }],
+      cache_paths: [],
+      packages: [],
+      notes: [],
+      warnings: spec.warnings,
+    },
+  };
+  it.each([
+    ["the analysis resolved again gives the run's key: its description", analysis(spec.key), earlier, { image: "runner:dev", definition: full }],
+    ["the analysis now gives another key (the catalog changed): the key's earlier row", analysis("b".repeat(64)), earlier, earlier],
+    ["no analysis: the key's earlier row", null, earlier, earlier],
+    ["neither: what the run's spec holds", null, undefined, thin],
+  ] as const)("%s", (_name, fromAnalysis, before, expected) => {
+    expect(describeReservation(spec, fromAnalysis, before)).toEqual(expected);
   });
 });

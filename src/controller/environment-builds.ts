@@ -1,11 +1,23 @@
 import { randomBytes } from "node:crypto";
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
-import type { EnvironmentRow } from "../db/schema.ts";
-import { claimBuild, findEnvironment, markFailed, reserveEnvironment, saveBuildLog, touchEnvironment } from "../domain/environments/environment-rows.ts";
+import type { EnvironmentDefinitionJson, EnvironmentRow } from "../db/schema.ts";
+import { analyzedEnvironmentOf, findLiveAnalysis } from "../domain/analyses/analysis-rows.ts";
+import {
+  claimBuild,
+  describedEnvironment,
+  findEnvironment,
+  markFailed,
+  pinForRun,
+  reserveEnvironment,
+  saveBuildLog,
+  touchEnvironment,
+} from "../domain/environments/environment-rows.ts";
+import { resolveEnvironment } from "../domain/environments/resolve.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import { buildEnvironmentJob, environmentSecret } from "../k8s/environment-job.ts";
 import type { ComputePreset } from "../resources/compute-types.ts";
+import type { Catalog } from "../resources/environment-catalog.ts";
 import { ENVIRONMENT_LABEL, environmentLabels, environmentResourceName } from "../resources/labels.ts";
 import type { RunEnvironmentSpec } from "../resources/run.ts";
 import type { Logger } from "../logger.ts";
@@ -120,16 +132,53 @@ export interface EnvironmentBuildsDeps {
   jobTtlSeconds: number;
   checkout: CheckoutDeps;
   cluster: ClusterActions;
+  /** The image catalog (CODEPLANE_ENVIRONMENT_IMAGES): a re-reservation resolves the run's analysis with it again. */
+  catalog: Catalog;
   logger: Logger;
 }
 
 /** A run waiting for its environment, as the builds see it. */
 export interface WaitingRun {
+  runId: string;
   accountId: string;
   repositoryId: string;
   commitHash: string;
+  computeType: string;
   environment: RunEnvironmentSpec;
   compute: ComputePreset;
+}
+
+/** What an environment row describes: its image and what the analysis resolved (toolchains, manifests, steps with why, ...). */
+export interface EnvironmentDescription {
+  image: string;
+  definition: EnvironmentDefinitionJson;
+}
+
+/**
+ * What a row reserved again for a waiting run says, from what was found (pure): the run's analysis
+ * resolved again when it still gives the run's key (the description the run was planned with), else
+ * the newest earlier row of the key (a catalog changed since), else what the run's spec holds (steps
+ * and cache paths only).
+ */
+export function describeReservation(
+  env: RunEnvironmentSpec,
+  fromAnalysis: (EnvironmentDescription & { key: string | null }) | null,
+  earlier: EnvironmentDescription | undefined,
+): EnvironmentDescription {
+  if (fromAnalysis && fromAnalysis.key === env.key) return { image: fromAnalysis.image, definition: fromAnalysis.definition };
+  if (earlier) return earlier;
+  return {
+    image: env.image,
+    definition: {
+      toolchains: [],
+      manifests: [],
+      steps: env.steps.map((s) => ({ ...s, why: "", ecosystem: "" })),
+      cache_paths: env.cachePaths,
+      packages: [],
+      notes: [],
+      warnings: env.warnings,
+    },
+  };
 }
 
 export type BuildState = { state: "ready"; row: EnvironmentRow } | { state: "waiting" } | { state: "failed"; error: string };
@@ -145,32 +194,16 @@ export class EnvironmentBuilds {
   async ensure(run: WaitingRun): Promise<BuildState> {
     const { db, cluster, namespace } = this.#d;
     const env = run.environment;
-    // The row is reserved when the run is created; one deleted since (DELETE /v1/environments) is reserved again.
-    const row =
-      (await findEnvironment(db, run.accountId, env.key)) ??
-      (
-        await reserveEnvironment(db, {
-          accountId: run.accountId,
-          repositoryId: run.repositoryId,
-          commitHash: run.commitHash,
-          key: env.key,
-          image: env.image,
-          definition: {
-            toolchains: [],
-            manifests: [],
-            steps: env.steps.map((s) => ({ ...s, why: "", ecosystem: "" })),
-            cache_paths: env.cachePaths,
-            packages: [],
-            notes: [],
-            warnings: env.warnings,
-          },
-        })
-      ).row;
+    // The row is reserved when the run is created; one deleted or evicted since is reserved again, described as the first was.
+    const row = (await findEnvironment(db, run.accountId, env.key)) ?? (await this.#reserveAgain(run));
     const jobName = environmentResourceName(row.id);
     const job = row.status === "building" || (row.status === "ready" && row.log === null) ? await cluster.getJob(namespace, jobName) : null;
     const decision = decideBuild(row, job, new Date(), this.#d.buildTimeoutSeconds);
     switch (decision.do) {
       case "ready":
+        // Promised to this run: its archive stays until the run has restored it, whatever eviction or a
+        // DELETE do meanwhile. Dropped since it was read: the next look reserves it again and builds.
+        if (!(await pinForRun(db, row.id, run.runId))) return { state: "waiting" };
         // In use from now: the least recently used go first, and a run about to restore it is using it.
         await touchEnvironment(db, row.id);
         if (row.log === null && job && jobCondition(job, "Complete")) await this.#keepLog(row);
@@ -195,6 +228,35 @@ export class EnvironmentBuilds {
         return now?.status === "ready" ? { state: "ready", row: now } : { state: "failed", error: now?.error ?? error };
       }
     }
+  }
+
+  /** A new live row for a run whose environment was deleted or evicted before its Job was made. */
+  async #reserveAgain(run: WaitingRun): Promise<EnvironmentRow> {
+    const { db } = this.#d;
+    const { image, definition } = describeReservation(
+      run.environment,
+      await this.#fromAnalysis(run),
+      await describedEnvironment(db, run.accountId, run.environment.key),
+    );
+    const reserved = await reserveEnvironment(db, {
+      accountId: run.accountId,
+      repositoryId: run.repositoryId,
+      commitHash: run.commitHash,
+      key: run.environment.key,
+      image,
+      definition,
+    });
+    return reserved.row;
+  }
+
+  /** The run's commit's analysis resolved again for its compute type, as planRun did when the run was made. */
+  async #fromAnalysis(run: WaitingRun): Promise<(EnvironmentDescription & { key: string | null }) | null> {
+    const analysis = await findLiveAnalysis(this.#d.db, run.repositoryId, run.commitHash);
+    if (analysis?.account_id !== run.accountId || analysis.status !== "completed") return null;
+    const analyzed = analyzedEnvironmentOf(analysis);
+    if (!analyzed) return null;
+    const resolved = resolveEnvironment(analyzed, this.#d.catalog, run.computeType);
+    return resolved.ok ? { key: resolved.key, image: resolved.image, definition: resolved.definition } : null;
   }
 
   async #start(row: EnvironmentRow, run: WaitingRun): Promise<void> {

@@ -146,6 +146,13 @@ export interface EnvironmentsTable {
   deleted_at: Date | null;
 }
 
+/** A run's hold on the stored environment it was promised, until it is past its restore (0015). */
+export interface EnvironmentPinsTable {
+  environment_id: string;
+  run_id: string;
+  created_at: CreatedAt;
+}
+
 /** An environment's definition as the analysis resolved it (the analyzer's environment, snake_case). */
 export interface EnvironmentDefinitionJson {
   toolchains: { name: string; version: string | null; exact: boolean; source: string }[];
@@ -363,6 +370,7 @@ export interface Database {
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
   environments: EnvironmentsTable;
+  environment_pins: EnvironmentPinsTable;
   run_log_lines: RunLogLinesTable;
   run_transitions: RunTransitionsTable;
   analysis_transitions: AnalysisTransitionsTable;

@@ -6,13 +6,14 @@ import type { V1Job, V1Secret } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvironmentBuilds } from "../../src/controller/environment-builds.ts";
 import { mintCheckoutToken, revokeCheckoutTokens } from "../../src/domain/checkout/checkout-tokens.ts";
-import { claimBuild, findEnvironment } from "../../src/domain/environments/environment-rows.ts";
+import { claimBuild, findEnvironment, hashUploadToken } from "../../src/domain/environments/environment-rows.ts";
 import { EnvironmentService } from "../../src/domain/environments/environments.ts";
 import { NO_ENVIRONMENT, type AnalyzedEnvironment } from "../../src/domain/environments/resolve.ts";
 import { DomainError, DomainValidationError } from "../../src/domain/errors.ts";
 import type { ClusterActions } from "../../src/k8s/cluster-actions.ts";
 import { DEFAULT_COMPUTE_TYPES } from "../../src/resources/compute-types.ts";
 import type { Catalog } from "../../src/resources/environment-catalog.ts";
+import type { RunEnvironmentSpec } from "../../src/resources/run.ts";
 import { createRootLogger } from "../../src/logger.ts";
 import { DirectoryStore } from "../../src/storage/directory-store.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
@@ -293,43 +294,58 @@ describe("the cache", () => {
   });
 });
 
-describe("EnvironmentBuilds", () => {
-  function recordingCluster() {
-    const jobs: V1Job[] = [];
-    const secrets: V1Secret[] = [];
-    const cluster: ClusterActions = {
-      createJob: async (_ns, job) => void jobs.push(job),
-      getJob: async (_ns, name) => jobs.find((j) => j.metadata?.name === name) ?? null,
-      deleteJob: async () => {},
-      createSecret: async (_ns, s) => void secrets.push(s),
-      deleteSecret: async () => {},
-      newestPod: async () => null,
-      readPodLog: async () => null,
-      recordEvent: async () => {},
-    };
-    return { cluster, jobs, secrets };
-  }
+function recordingCluster() {
+  const jobs: V1Job[] = [];
+  const secrets: V1Secret[] = [];
+  const cluster: ClusterActions = {
+    createJob: async (_ns, job) => void jobs.push(job),
+    getJob: async (_ns, name) => jobs.find((j) => j.metadata?.name === name) ?? null,
+    deleteJob: async () => {},
+    createSecret: async (_ns, s) => void secrets.push(s),
+    deleteSecret: async () => {},
+    newestPod: async () => null,
+    readPodLog: async () => null,
+    recordEvent: async () => {},
+  };
+  return { cluster, jobs, secrets };
+}
 
+function environmentBuilds(cluster: ClusterActions) {
+  return new EnvironmentBuilds({
+    db: database.db,
+    namespace: "codeplane",
+    images: { runner: "runner:dev", codeplane: "codeplane:dev", pullPolicy: "IfNotPresent" },
+    buildTimeoutSeconds: 600,
+    jobTtlSeconds: 600,
+    checkout: {
+      internalUrl: "http://10.244.0.1:8081",
+      egress: "restricted",
+      preprocessEnv: {},
+      mint: (g) => mintCheckoutToken(database.db, g),
+      revoke: async (kind, id) => void (await revokeCheckoutTokens(database.db, kind, id)),
+    },
+    cluster,
+    catalog: CATALOG,
+    logger,
+  });
+}
+
+/** A run of this plan as the controller hands it to the builds (its Job not made yet). */
+const waitingRun = (runId: string, who: { accountId: string; repositoryId: string }, environment: RunEnvironmentSpec, commitHash = COMMIT) => ({
+  runId,
+  ...who,
+  commitHash,
+  computeType: "cpu-general",
+  environment,
+  compute: DEFAULT_COMPUTE_TYPES["cpu-general"]!,
+});
+
+describe("EnvironmentBuilds", () => {
   it("starts one build for ten runs that find a new environment at once", async () => {
     const { cluster, jobs, secrets } = recordingCluster();
-    const builds = new EnvironmentBuilds({
-      db: database.db,
-      namespace: "codeplane",
-      images: { runner: "runner:dev", codeplane: "codeplane:dev", pullPolicy: "IfNotPresent" },
-      buildTimeoutSeconds: 600,
-      jobTtlSeconds: 600,
-      checkout: {
-        internalUrl: "http://10.244.0.1:8081",
-        egress: "restricted",
-        preprocessEnv: {},
-        mint: (g) => mintCheckoutToken(database.db, g),
-        revoke: async (kind, id) => void (await revokeCheckoutTokens(database.db, kind, id)),
-      },
-      cluster,
-      logger,
-    });
+    const builds = environmentBuilds(cluster);
     const plan = await service().planRun(database.db, run(a), env({ manifests: [{ path: "requirements.txt", sha256: "d".repeat(64) }] }), "runner:dev");
-    const waiting = { ...a, commitHash: COMMIT, environment: plan.environment!, compute: DEFAULT_COMPUTE_TYPES["cpu-general"]! };
+    const waiting = waitingRun(crypto.randomUUID(), a, plan.environment!);
     const states = await Promise.all(Array.from({ length: 10 }, () => builds.ensure(waiting)));
     expect(states.every((s) => s.state === "waiting")).toBe(true);
     expect(jobs).toHaveLength(1);
@@ -337,5 +353,152 @@ describe("EnvironmentBuilds", () => {
     // Asked again while the Job runs: still one.
     await builds.ensure(waiting);
     expect(jobs).toHaveLength(1);
+  });
+});
+
+describe("a run given a ready environment keeps it until it has restored it", () => {
+  const fresh = () => env({ manifests: [{ path: "requirements.txt", sha256: crypto.randomUUID().replaceAll("-", "").padEnd(64, "0") }] });
+
+  /** A stored environment and a run whose Job the controller has just made for it (ensure said ready). */
+  async function readyFor(who = a, e = fresh()) {
+    const svc = service();
+    const { id, token } = await building(svc, who, e);
+    await svc.receiveArchive(database.db, id, token, archive(4096));
+    const plan = await svc.planRun(database.db, run(who), e, "runner:dev");
+    const r = await runWithToken(who, plan.environment!.key);
+    const state = await environmentBuilds(recordingCluster().cluster).ensure(waitingRun(r.id, who, plan.environment!));
+    expect(state.state).toBe("ready");
+    return { svc, key: plan.environment!.key, id, run: r, plan, e };
+  }
+
+  async function restore(svc: EnvironmentService, token: string, key: string) {
+    const opened = await svc.openArchive(database.db, token, key);
+    if (!opened || opened === "unauthenticated") return opened;
+    opened.body.resume();
+    return opened.size;
+  }
+
+  const archived = (id: string) =>
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .some((f) => f.includes(id));
+  const rowExists = async (id: string) => (await database.db.selectFrom("environments").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+  const started = (runId: string) => database.db.updateTable("runs").set({ status: "running" }).where("id", "=", runId).execute();
+
+  it("restores the archive it was given when its environment is deleted before the restore; the archive goes once the run is past it", async () => {
+    const { svc, key, id, run: r } = await readyFor();
+    await svc.delete(database.db, a.accountId, key);
+    expect(await findEnvironment(database.db, a.accountId, key)).toBeUndefined();
+    expect(await restore(svc, r.token, key)).toBe(4096);
+    // Still wanted: a purge leaves it.
+    await svc.purge(database.db);
+    expect(archived(id)).toBe(true);
+    await started(r.id);
+    await svc.purge(database.db);
+    expect(archived(id)).toBe(false);
+    expect(await rowExists(id)).toBe(false);
+  });
+
+  it("is not evicted from under a run that has still to restore it, and is evicted once the run is past it", async () => {
+    const { key, id, run: r } = await readyFor();
+    const tight = service({ maxCacheBytes: 1 });
+    await tight.evict(database.db);
+    expect(await findEnvironment(database.db, a.accountId, key)).toMatchObject({ id, status: "ready" });
+    expect(await restore(tight, r.token, key)).toBe(4096);
+    await started(r.id);
+    expect(await tight.evict(database.db)).toBeGreaterThan(0);
+    expect(await findEnvironment(database.db, a.accountId, key)).toBeUndefined();
+    expect(archived(id)).toBe(false);
+    expect(await rowExists(id)).toBe(false);
+  });
+
+  it("is not promised an environment dropped between the look and the promise: the run waits for a new build", async () => {
+    const { svc, key, plan } = await readyFor();
+    const row = (await findEnvironment(database.db, a.accountId, key))!;
+    const late = await runWithToken(a, key);
+    // Dropped after the controller read it ready: the pin fails, nothing is promised, and the next look reserves and builds.
+    await svc.delete(database.db, a.accountId, key);
+    const { cluster, jobs } = recordingCluster();
+    expect(await environmentBuilds(cluster).ensure(waitingRun(late.id, a, plan.environment!))).toEqual({ state: "waiting" });
+    expect(jobs).toHaveLength(1);
+    expect((await findEnvironment(database.db, a.accountId, key))!.id).not.toBe(row.id);
+  });
+
+  it("purges deleted rows and their archives at the next eviction pass, never the archive of the key's new row", async () => {
+    const { svc, key, id: old, run: r1, plan } = await readyFor();
+    await svc.delete(database.db, a.accountId, key);
+    // A later run builds the key again while the first has still to restore the old archive.
+    const r2 = await runWithToken(a, key);
+    expect(await environmentBuilds(recordingCluster().cluster).ensure(waitingRun(r2.id, a, plan.environment!))).toEqual({ state: "waiting" });
+    const rebuilt = (await findEnvironment(database.db, a.accountId, key))!;
+    const uploadToken = `cpu_${crypto.randomUUID()}`;
+    // The build's claim is the controller's (done by ensure); the test takes the upload token over.
+    await database.db
+      .updateTable("environments")
+      .set({ upload_token_hash: hashUploadToken(uploadToken) })
+      .where("id", "=", rebuilt.id)
+      .execute();
+    expect(await svc.receiveArchive(database.db, rebuilt.id, uploadToken, archive(2048))).toEqual({ size: 2048 });
+    expect(archived(old)).toBe(true);
+    await started(r1.id);
+    await svc.evict(database.db);
+    expect(await rowExists(old)).toBe(false);
+    expect(archived(old)).toBe(false);
+    expect(archived(rebuilt.id)).toBe(true);
+    expect(await findEnvironment(database.db, a.accountId, key)).toMatchObject({ id: rebuilt.id, status: "ready" });
+    expect(await restore(svc, r2.token, key)).toBe(2048);
+  });
+
+  it("purges deleted rows on a schedule too, with no build ending to run an eviction pass", async () => {
+    const { svc, key, id, run: r } = await readyFor();
+    await svc.delete(database.db, a.accountId, key);
+    await started(r.id);
+    const purging = svc.startPurging(database.db, 20);
+    try {
+      await expect.poll(() => rowExists(id), { timeout: 30_000 }).toBe(false);
+    } finally {
+      await purging.stop();
+    }
+    expect(archived(id)).toBe(false);
+  });
+});
+
+describe("reserving a deleted environment again", () => {
+  it("describes the new row as its analysis did (toolchains, manifests, steps' reasons, packages, notes), not only the run's steps", async () => {
+    const commit = "e".repeat(40);
+    const e = env({
+      manifests: [{ path: "requirements.txt", sha256: "e".repeat(64) }],
+      packages: ["click"],
+      notes: ["pinned by requirements.txt"],
+    });
+    const analysisId = crypto.randomUUID();
+    await database.db
+      .insertInto("analyses")
+      .values({
+        id: analysisId,
+        account_id: a.accountId,
+        repository_id: a.repositoryId,
+        commit_hash: commit,
+        branch: "main",
+        language: "en",
+        workflow_id: `codeplane/analysis-${analysisId}`,
+        status: "completed",
+        status_rank: 2,
+        result: JSON.stringify({ environment: e }),
+        updated_at: new Date(),
+      })
+      .execute();
+    const svc = service();
+    const plan = await svc.planRun(database.db, { ...a, commitHash: commit, computeType: "cpu-general" }, e, "runner:dev");
+    const first = (await findEnvironment(database.db, a.accountId, plan.environment!.key))!;
+    expect(first.definition.toolchains).toHaveLength(1);
+    // Dropped before the run's Job was made (an unstarted reservation may be deleted): the controller reserves it again.
+    await svc.delete(database.db, a.accountId, plan.environment!.key);
+    const r = await runWithToken(a, plan.environment!.key);
+    expect(await environmentBuilds(recordingCluster().cluster).ensure(waitingRun(r.id, a, plan.environment!, commit))).toEqual({ state: "waiting" });
+    const again = (await findEnvironment(database.db, a.accountId, plan.environment!.key))!;
+    expect(again.id).not.toBe(first.id);
+    expect(again.image).toBe(first.image);
+    expect(again.definition).toEqual(first.definition);
   });
 });

@@ -1,8 +1,10 @@
+import type { IncomingMessage } from "node:http";
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { Db } from "../../db/database.ts";
 import type { EnvironmentService } from "../../domain/environments/environments.ts";
 import { HttpError } from "../http-error.ts";
+import { REQUEST_TIMEOUT_MS } from "../server.ts";
 
 // The internal doors environment archives pass through, beside the git
 // endpoint (the only address workload pods may reach): a build Job stores its
@@ -12,6 +14,17 @@ import { HttpError } from "../http-error.ts";
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^[0-9a-f]{64}$/;
+
+/** A build's archive upload, the one request whose body may take long to arrive (a large environment on a slow link). */
+const ARCHIVE_UPLOAD = /^\/internal\/environments\/[^/?]+\/archive(\?.*)?$/;
+
+/**
+ * How long each request may take to arrive whole: an archive upload uploadTimeoutMs
+ * (CODEPLANE_ENVIRONMENT_UPLOAD_TIMEOUT_SECONDS), anything else the server's usual bound.
+ */
+export function requestTimeoutFor(uploadTimeoutMs: number): (req: IncomingMessage) => number {
+  return (req) => (req.method === "PUT" && ARCHIVE_UPLOAD.test(req.url ?? "") ? uploadTimeoutMs : REQUEST_TIMEOUT_MS);
+}
 
 /** The install's log a build hands in: its tail, as the save container sends it. */
 const LOG_MAX_BYTES = 256 * 1024;

@@ -9,13 +9,19 @@ import { conflict, DomainError, DomainValidationError, notFound } from "../error
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
 import {
+  archiveForRun,
   archiveObjectKey,
   deleteEnvironmentRow,
+  deletePurgedRow,
+  dropSpentPins,
   environmentForUpload,
   findEnvironment,
+  hideUnpinned,
+  isPurgeable,
   leastRecentlyUsed,
   listEnvironments,
   markReady,
+  purgeableEnvironments,
   reserveEnvironment,
   saveBuildLog,
   storedBytes,
@@ -56,6 +62,11 @@ export interface RunEnvironmentPlan {
   record: RunEnvironment | null;
 }
 
+/** Eviction rounds at most per pass (each drops up to 16): a store far over its bound shrinks over several passes. */
+const MAX_EVICTION_ROUNDS = 64;
+/** How often each API process purges hidden environments (their archives, then rows) when no build ends to do it. */
+export const ENVIRONMENT_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
 export class EnvironmentService {
   readonly #d: EnvironmentServiceDeps;
 
@@ -83,7 +94,9 @@ export class EnvironmentService {
     if (!row) throw notFound("Environment");
     // A build that was never started (its run could not be created) has nothing to wait for.
     if (row.status === "building" && row.started_at !== null) throw conflict("The environment is being built; delete it once the build has ended");
-    await this.#drop(db, row);
+    // Hidden at once; its archive goes now unless a run already given it has still to restore it (then the purge takes it later).
+    await deleteEnvironmentRow(db, row.id);
+    await this.#purgeOne(db, row);
   }
 
   /**
@@ -203,24 +216,39 @@ export class EnvironmentService {
       .where("account_id", "=", grant.accountId)
       .executeTakeFirst();
     if (run?.environment?.key !== key) return null;
-    const row = await findEnvironment(db, grant.accountId, key);
+    // The archive the run was promised when its Job was made, kept for it even if deleted or evicted since.
+    const row = await archiveForRun(db, grant.accountId, grant.workloadId, key);
     if (row?.status !== "ready") return null;
     const object = await this.#d.store.get(archiveObjectKey(row));
-    if (!object) return null;
-    await touchEnvironment(db, row.id);
+    if (!object) {
+      this.#d.logger.warn(
+        { environment: key, account: grant.accountId, run: grant.workloadId },
+        "a ready environment's archive is missing from the object store",
+      );
+      return null;
+    }
+    if (row.deleted_at === null) await touchEnvironment(db, row.id);
     return object;
   }
 
-  /** Keeps the stored archives within the bound, dropping the least recently used first (never `keep`). */
+  /**
+   * Keeps the stored archives within the bound: first the purge (hidden rows' archives nobody still
+   * needs), then the least recently used ready environments that no run about to restore is pinned to
+   * (never `keep`, the one just stored). Pinned archives count but stay: the bound can be exceeded by
+   * them until their runs have restored.
+   */
   async evict(db: Db, keep?: string): Promise<number> {
+    await this.purge(db);
     let total = await storedBytes(db);
     let dropped = 0;
-    while (total > this.#d.maxCacheBytes) {
+    for (let round = 0; total > this.#d.maxCacheBytes && round < MAX_EVICTION_ROUNDS; round++) {
       const victims = (await leastRecentlyUsed(db, 16)).filter((r) => r.id !== keep);
       if (victims.length === 0) break;
       for (const v of victims) {
         if (total <= this.#d.maxCacheBytes) break;
-        await this.#drop(db, v);
+        // Pinned (or dropped) since the list was read: left alone.
+        if (!(await hideUnpinned(db, v.id))) continue;
+        await this.#purgeOne(db, v);
         total -= Number(v.size ?? 0);
         dropped++;
         this.#d.logger.info({ environment: v.key, account: v.account_id, bytes: Number(v.size ?? 0) }, "environment evicted (least recently used)");
@@ -229,8 +257,59 @@ export class EnvironmentService {
     return dropped;
   }
 
-  async #drop(db: Db, row: EnvironmentRow): Promise<void> {
-    await deleteEnvironmentRow(db, row.id);
+  /**
+   * Deletes what hidden (deleted or evicted) rows leave: each one's archive, then the row, once no
+   * run that was given it has still to restore it; and pins of runs that are past their restore.
+   * Run at every eviction pass and every ENVIRONMENT_PURGE_INTERVAL_MS by each API process
+   * (idempotent: two replicas purging the same row both succeed). Returns the rows purged.
+   */
+  async purge(db: Db, limit = 1000): Promise<number> {
+    await dropSpentPins(db, limit);
+    let purged = 0;
+    while (purged < limit) {
+      const batch = await purgeableEnvironments(db, Math.min(100, limit - purged));
+      for (const row of batch) await this.#purgeOne(db, row);
+      purged += batch.length;
+      if (batch.length < 100) break;
+    }
+    return purged;
+  }
+
+  /**
+   * Purges every intervalMs until stopped (each API process; the first pass one interval after start),
+   * so hidden environments' archives go even when no build ends to run an eviction pass.
+   */
+  startPurging(db: Db, intervalMs = ENVIRONMENT_PURGE_INTERVAL_MS): { stop(): Promise<void> } {
+    let timer: NodeJS.Timeout | null = null;
+    let running: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const next = () => {
+      if (stopped) return;
+      timer = setTimeout(() => {
+        running = this.purge(db).then(
+          (n) => void (n > 0 && this.#d.logger.info({ purged: n }, "purged deleted environments")),
+          (err: unknown) => this.#d.logger.warn({ err }, "purging deleted environments failed; trying again at the next pass"),
+        );
+        void running.then(next);
+      }, intervalMs);
+      timer.unref();
+    };
+    next();
+    return {
+      stop: async () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        await running;
+      },
+    };
+  }
+
+  /** A hidden row's archive, then the row; nothing while a run is pinned to it (the row stays for the next purge). */
+  async #purgeOne(db: Db, row: EnvironmentRow): Promise<void> {
+    if (!(await isPurgeable(db, row.id))) return;
+    // The object first: a row whose archive is already gone is purged again harmlessly, never the reverse.
+    // Each row has its own object (archiveObjectKey names the row's id): no other row points at it.
     await this.#d.store.delete(archiveObjectKey(row));
+    await deletePurgedRow(db, row.id);
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { EnvironmentDefinitionJson } from "../../db/schema.ts";
 import { chooseImage, environmentKey, type Catalog } from "../../resources/environment-catalog.ts";
 import type { AnalysisEnvironment } from "./environments.schemas.ts";
@@ -41,11 +42,27 @@ export function resolveEnvironment(env: AnalyzedEnvironment, catalog: Catalog, p
     notes: [...env.notes, ...provided],
     warnings: choice.warnings,
   };
-  const key = env.steps.length === 0 ? null : environmentKey({ image: choice.image, manifests: env.manifests, steps: env.steps, cachePaths: env.cache_paths });
+  const key =
+    env.steps.length === 0
+      ? null
+      : cacheKey(environmentKey({ image: choice.image, manifests: env.manifests, steps: env.steps, cachePaths: env.cache_paths }), preset);
   return { ok: true, image: choice.image, key, definition };
 }
 
-/** The analysis's `environment` as the API shows it, resolved for the default compute type. */
+/**
+ * The cache key of an install on a compute type. The build runs on the compute type of the runs of
+ * its key (its memory for the install, its nodes and so their CPU architecture, which native wheels
+ * and node_modules binaries are built for), so one key is one compute type: a build that ran out of
+ * memory on a small type fails that type's key only, and a larger type builds its own. The install's
+ * own hash (environmentKey: image, manifests, steps, cached folders) stays what it was.
+ */
+export function cacheKey(installKey: string, computeType: string): string {
+  return createHash("sha256")
+    .update(JSON.stringify({ v: 2, install: installKey, compute_type: computeType }))
+    .digest("hex");
+}
+
+/** The analysis's `environment` as the API shows it, resolved for the default compute type (its image and key are that type's). */
 export function analysisEnvironmentView(env: AnalyzedEnvironment, catalog: Catalog, preset: string): AnalysisEnvironment {
   const r = resolveEnvironment(env, catalog, preset);
   return {
