@@ -292,7 +292,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_ENVIRONMENT_MAX_BYTES: { meaning: "largest environment archive one build may store; a larger one fails the build with `413`" },
   CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: { meaning: "bound on all stored environment archives together; the least recently used are dropped beyond it" },
   CODEPLANE_RUN_PREPROCESS_ENV: {
-    meaning: "JSON of non-secret variables the checkout and environment builds get (a package mirror's URL)",
+    meaning:
+      "JSON of non-secret variables the checkout and environment builds get: a package mirror's (`PIP_INDEX_URL`, `NPM_CONFIG_REGISTRY`, `GOPROXY`, ...; [environments](environments.md#package-mirror))",
     default: "`{}`",
     helm: "runs.preprocessEnv",
   },
