@@ -140,7 +140,7 @@ go_cmd() {
 # The proxy the fill downloads from: the machine's GOPROXY without "direct" or "off"
 # (a fill never fetches from version control), else Go's own.
 go_uplink() {
-  local p="${MIRROR_GO_UPLINK:-}" e out=()
+  local p="${MIRROR_GO_UPLINK:-}" e parts out=()
   if [ -z "$p" ]; then
     p="$(PATH="/usr/local/go/bin:$PATH" go env GOPROXY 2>/dev/null || true)"
     IFS=',|' read -r -a parts <<< "$p"
@@ -262,6 +262,7 @@ fill_go() {
     retry "go get $spec" go_cmd "$w" "$tmp/modcache" "$uplink" "$sumdb" get "$spec" 2>>"$tmp/go.log" \
       || { tail -n 20 "$tmp/go.log" >&2; die "mirror: go get $spec failed (the Go module proxy unreachable, no such version, or it needs a newer Go than $(go_cmd "$w" "$tmp/modcache" off off env GOVERSION))"; }
     mapfile -t mods < <(go_cmd "$w" "$tmp/modcache" "$uplink" "$sumdb" list -m -f '{{if not .Main}}{{.Path}}@{{.Version}}{{end}}' all 2>>"$tmp/go.log" | grep -v '^$')
+    [ "${#mods[@]}" -gt 0 ] || { tail -n 20 "$tmp/go.log" >&2; die "mirror: go list -m all found no build list for $spec"; }
     retry "go mod download ($spec)" go_cmd "$w" "$tmp/modcache" "$uplink" "$sumdb" mod download "${mods[@]}" 2>>"$tmp/go.log" \
       || { tail -n 20 "$tmp/go.log" >&2; die "mirror: go mod download of $spec's build list failed"; }
     printf '%s\n' "${mods[@]}" > "$w/build-list"
