@@ -296,7 +296,8 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
       "how long one environment archive upload (a build's save, over the internal door) may take to arrive whole; every other request keeps the server's 300 s. A slower upload is cut with `408` and the build fails",
   },
   CODEPLANE_RUN_PREPROCESS_ENV: {
-    meaning: "JSON of non-secret variables the checkout and environment builds get (a package mirror's URL)",
+    meaning:
+      "JSON of non-secret variables the checkout and environment builds get: a package mirror's (`PIP_INDEX_URL`, `NPM_CONFIG_REGISTRY`, `GOPROXY`, ...; [environments](environments.md#package-mirror))",
     default: "`{}`",
     helm: "runs.preprocessEnv",
   },

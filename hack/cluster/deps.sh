@@ -26,9 +26,11 @@ check tar tar
 check gzip gzip
 check mount mount
 check /usr/share/keyrings/debian-archive-keyring.gpg debian-archive-keyring
-# the package mirror (mirror.sh): pypiserver in a venv, verdaccio installed and filled with npm
+# the package mirror (mirror.sh): pypiserver in a venv, verdaccio installed and filled with npm,
+# the Go module proxy's files served by nginx (filled with the machine's go)
 command -v python3 >/dev/null && ! python3 -c 'import ensurepip' 2>/dev/null && missing+=(python3-venv)
 check npm npm
+check /usr/sbin/nginx nginx
 
 if [ "${#missing[@]}" -eq 0 ]; then
   log "host packages: all present"

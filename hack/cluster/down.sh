@@ -98,12 +98,13 @@ stop etcd
 stop git-daemon
 stop mirror-pypi
 stop mirror-npm
+stop mirror-go
 
 # leftovers of a crash (a component killed without its pid file, an orphaned
 # child): our binaries whose command line names our directories
 for p in $(pgrep -f "$CLUSTER_DIR/|$RUN_DIR/"); do
   case "$(cat "/proc/$p/comm" 2>/dev/null)" in
-    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat|pypi-server)
+    etcd|kube-apiserver|kube-controller|kube-scheduler|kubelet|kube-router|kube-proxy|containerd|containerd-shim*|git-daemon|pod-gate.sh|tail|socat|pypi-server|nginx)
       log "killing leftover $(cat "/proc/$p/comm") (pid $p)"; kill -KILL "$p" 2>/dev/null ;;
   esac
 done

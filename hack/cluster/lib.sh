@@ -40,9 +40,11 @@ GIT_PORT="${GIT_PORT:-9418}"
 KUBE_ROUTER_HEALTH_PORT="${KUBE_ROUTER_HEALTH_PORT:-20244}"
 KUBE_PROXY_HEALTHZ_PORT="${KUBE_PROXY_HEALTHZ_PORT:-10256}"
 KUBE_PROXY_METRICS_PORT="${KUBE_PROXY_METRICS_PORT:-10249}"
-# The package mirror on the node (hack/cluster/mirror.sh): PyPI simple index, npm registry.
+# The package mirror on the node (hack/cluster/mirror.sh): PyPI simple index, npm registry,
+# Go module proxy (3143: apt-cacher-ng, often on a Debian developer's machine, has 3142).
 MIRROR_PYPI_PORT="${MIRROR_PYPI_PORT:-3141}"
 MIRROR_NPM_PORT="${MIRROR_NPM_PORT:-4873}"
+MIRROR_GO_PORT="${MIRROR_GO_PORT:-3143}"
 
 POD_CIDR="${POD_CIDR:-10.244.0.0/24}"
 POD_GATEWAY="${POD_GATEWAY:-10.244.0.1}"

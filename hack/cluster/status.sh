@@ -26,13 +26,14 @@ check kube-proxy "curl -fsS --max-time 2 http://127.0.0.1:$KUBE_PROXY_HEALTHZ_PO
 check git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'"
 check mirror-pypi "curl -fsS --max-time 2 http://$POD_GATEWAY:$MIRROR_PYPI_PORT/health"
 check mirror-npm "curl -fsS --max-time 2 http://$POD_GATEWAY:$MIRROR_NPM_PORT/-/ping"
+check mirror-go "curl -fsS --max-time 2 http://$POD_GATEWAY:$MIRROR_GO_PORT/health"
 dns="$("$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG_OUT" --request-timeout 5s -n kube-system get deployment coredns -o 'jsonpath={.status.readyReplicas}' 2>/dev/null)"
 if [ "$dns" = 1 ]; then printf '  %-24s %s\n' "cluster DNS (CoreDNS)" "ready ($DNS_SERVICE_IP, kubectl -n kube-system logs deploy/coredns)"
 else printf '  %-24s %s\n' "cluster DNS (CoreDNS)" "NOT READY (kubectl -n kube-system get pods -l k8s-app=kube-dns)"; rc=1; fi
 if [ "$rc" = 0 ]; then
   "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG_OUT" get nodes -o wide
   echo "KUBECONFIG=$KUBECONFIG_OUT   git://$POD_GATEWAY/<name>"
-  echo "package mirror: http://$POD_GATEWAY:$MIRROR_PYPI_PORT/simple/ (PyPI)   http://$POD_GATEWAY:$MIRROR_NPM_PORT/ (npm)"
+  echo "package mirror: http://$POD_GATEWAY:$MIRROR_PYPI_PORT/simple/ (PyPI)   http://$POD_GATEWAY:$MIRROR_NPM_PORT/ (npm)   http://$POD_GATEWAY:$MIRROR_GO_PORT (GOPROXY)"
 else
   echo "cluster is not (fully) up: run 'make cluster-up'"
 fi

@@ -8,7 +8,7 @@
 #   kube-router, firewall only: enforces NetworkPolicy               (network policy)
 #   kube-proxy (iptables), CoreDNS as a pod behind the kube-dns Service (services, DNS)
 #   git daemon on the bridge gateway (git://$POD_GATEWAY/NAME)       (fixtures)
-#   pypiserver and verdaccio on the bridge gateway (mirror.sh)        (package mirror)
+#   pypiserver, verdaccio and nginx on the bridge gateway (mirror.sh) (package mirror)
 source "$(dirname "$0")/lib.sh"
 need_root
 T0=$SECONDS
@@ -361,14 +361,14 @@ start git-daemon "timeout 2 bash -c '</dev/tcp/$POD_GATEWAY/$GIT_PORT'" "$POD_GA
   "$(git --exec-path)/git-daemon" --reuseaddr --export-all --informative-errors --base-path="$CLUSTER_DIR/git" \
   --listen="$POD_GATEWAY" --port="$GIT_PORT" --verbose "$CLUSTER_DIR/git"
 
-# --- package mirror: PyPI and npm on the bridge gateway ------------------------------------
+# --- package mirror: PyPI, npm and Go modules on the bridge gateway -------------------------
 # Filled once from the registries (cached by the lists' hash; a warm cache is not
 # touched), then served with no way out. A changed list restarts the server on its new
 # fill. A fill that fails (registries unreachable and nothing cached) leaves the cluster
 # without a mirror rather than without a cluster: cluster-status shows it stopped.
 if "$HACK_DIR/mirror.sh" fill; then
   mkdir -p "$CLUSTER_DIR/mirror"
-  for kind in pypi npm; do
+  for kind in pypi npm go; do
     "$HACK_DIR/mirror.sh" path "$kind" > "$CLUSTER_DIR/mirror/$kind.path"
     restart_if_changed "mirror-$kind" "$CLUSTER_DIR/mirror/$kind.path"
   done
@@ -376,6 +376,8 @@ if "$HACK_DIR/mirror.sh" fill; then
     "$HACK_DIR/mirror.sh" serve pypi "$POD_GATEWAY" "$MIRROR_PYPI_PORT" "$CLUSTER_DIR/mirror"
   start mirror-npm "curl -fsS --max-time 2 http://$POD_GATEWAY:$MIRROR_NPM_PORT/-/ping" "$POD_GATEWAY:$MIRROR_NPM_PORT" \
     "$HACK_DIR/mirror.sh" serve npm "$POD_GATEWAY" "$MIRROR_NPM_PORT" "$CLUSTER_DIR/mirror"
+  start mirror-go "curl -fsS --max-time 2 http://$POD_GATEWAY:$MIRROR_GO_PORT/health" "$POD_GATEWAY:$MIRROR_GO_PORT" \
+    "$HACK_DIR/mirror.sh" serve go "$POD_GATEWAY" "$MIRROR_GO_PORT" "$CLUSTER_DIR/mirror"
 else
   log "WARNING: package mirror: the fill failed (above); the cluster runs without it ('hack/cluster/mirror.sh fill' retries)"
 fi
@@ -592,4 +594,4 @@ for i in $(seq 1 60); do "${KUBECTL[@]}" -n default get serviceaccount default >
 "${KUBECTL[@]}" get nodes -o wide
 log "cluster up in $((SECONDS - T0))s. KUBECONFIG=$KUBECONFIG_OUT  kubectl: $CLUSTER_DIR/bin/kubectl"
 log "git server: git://$POD_GATEWAY/<name> (publish with hack/cluster/git-publish.sh <dir> <name>)"
-log "package mirror: http://$POD_GATEWAY:$MIRROR_PYPI_PORT/simple/ (PyPI), http://$POD_GATEWAY:$MIRROR_NPM_PORT/ (npm); runs' settings: hack/cluster/mirror.sh env"
+log "package mirror: http://$POD_GATEWAY:$MIRROR_PYPI_PORT/simple/ (PyPI), http://$POD_GATEWAY:$MIRROR_NPM_PORT/ (npm), http://$POD_GATEWAY:$MIRROR_GO_PORT (GOPROXY); runs' settings: hack/cluster/mirror.sh env"

@@ -58,7 +58,7 @@ export function installScript(steps: readonly { name: string; run: string }[]): 
     "failed() {",
     `  echo "environment build failed in step: $1 (exit code $2)" >&2`,
     `  if [ "$CODEPLANE_RUN_EGRESS" = restricted ]; then`,
-    `    echo "if it could not reach a package index: run pods' egress is restricted (DNS, codeplane's endpoint and what the operator allows); an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL or NPM_CONFIG_REGISTRY)" >&2`,
+    `    echo "if it could not reach a package index: run pods' egress is restricted (DNS, codeplane's endpoint and what the operator allows); an operator can allow a package mirror (CODEPLANE_RUN_EGRESS_ALLOW, with its address in CODEPLANE_RUN_PREPROCESS_ENV, e.g. PIP_INDEX_URL, NPM_CONFIG_REGISTRY or GOPROXY)" >&2`,
     "  fi",
     "  exit 1",
     "}",

@@ -1,5 +1,5 @@
 import { execFile as execFileCb } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -24,6 +24,8 @@ const RUNS: { repo: string; image: string; prints: RegExp; computeType?: string 
   { repo: "node-cli-lock", image: "codeplane-runner:dev", prints: /todo-digest: \d+ open, \d+ done/ },
   { repo: "pnpm-workspace-app", image: "codeplane-runner:dev", prints: /recipe-scaler: scaled \d+ ingredients/ },
   { repo: "go-cli", image: "codeplane-go:dev", prints: /wordfreq: \d+ distinct words in \d+ file/ },
+  // cobra and golang.org/x/text, downloaded by the build through the mirror's Go module proxy
+  { repo: "go-cobra-cli", image: "codeplane-go:dev", prints: /ledger: 14 entries in 5 categories, total 1,968\.05/ },
   { repo: "make-c-program", image: "codeplane-build:dev", prints: /primes: \d+ primes below/ },
   { repo: "notebook-papermill", image: "codeplane-runner:dev", prints: /reading summary: \d+ books/ },
   { repo: "py-newer-python", image: "codeplane-python-next:dev", prints: /inventory report: / },
@@ -169,6 +171,20 @@ describe("real repositories run as they are", () => {
       expectWholeTimeline(await (await alice.api(`/v1/runs/${run.run_id}`)).json());
     }, 900_000);
   }
+
+  it("go-cobra-cli: its build downloaded its modules through the Go module proxy on the node, and its run built from them alone", async () => {
+    // (after its run above, which built its environment)
+    const repo = repos.get("go-cobra-cli")!;
+    const analysis = await analysed(repo);
+    const built = (await (await alice.api(`/v1/environments/${analysis.environment.key}`)).json()) as { status: string; log: string };
+    expect(built.status, built.log).toBe("ready");
+    expect(built.log).toMatch(/==> \[1\/1\] go mod download/);
+    expect(built.log).not.toMatch(/environment build failed/);
+    // the proxy's access log (hack/cluster/up.sh: mirror-go): a pod fetched cobra's zip from it
+    const access = path.join(process.env.CODEPLANE_CLUSTER_DIR ?? path.join(root, ".cluster"), "logs", "mirror-go.log");
+    expect(existsSync(access), `${access}: the local cluster's Go module proxy log`).toBe(true);
+    expect(readFileSync(access, "utf8")).toMatch(/^10\.244\.0\.\d+ .*"GET \/github\.com\/spf13\/cobra\/@v\/v1\.10\.2\.zip HTTP\/1\.1" 200 /m);
+  });
 
   it("refuses, before any pod, a repository whose toolchain no image provides (Rust)", async () => {
     const repo = repos.get("rust-no-image")!;

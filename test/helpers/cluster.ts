@@ -24,7 +24,7 @@ export const NODE_ADDRESS = process.env.CODEPLANE_TEST_NODE_ADDRESS || "10.244.0
 export const gitListenerEnv = (port = 0): Record<string, string> => ({ CODEPLANE_GIT_HOST: NODE_ADDRESS, CODEPLANE_GIT_PORT: String(port) });
 /**
  * The package mirror on the node (hack/cluster/mirror.sh, started by cluster-up): `MIRROR.pypi`,
- * `MIRROR.npm`, and what a run needs to install through it, the same values `make dev` passes:
+ * `MIRROR.npm`, `MIRROR.go` (a GOPROXY), and what a run needs to install through it, the same values `make dev` passes:
  * `MIRROR.egressAllow` (CODEPLANE_RUN_EGRESS_ALLOW) and `MIRROR.preprocessEnv` (CODEPLANE_RUN_PREPROCESS_ENV, as an object).
  */
 export const MIRROR = mirrorSettings(NODE_ADDRESS);

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile as execFileCb, execFileSync, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -9,7 +9,8 @@ import { freePort } from "../helpers/free-port.ts";
 import { MIRROR_SCRIPT, mirrorSettings, type MirrorSettings } from "../helpers/mirror.ts";
 
 // The local cluster's package mirror, for real and without the cluster: the
-// fill (set-up, the only step that reaches PyPI and npm; a no-op once cached),
+// fill (set-up, the only step that reaches PyPI, npm and the Go module proxy; a
+// no-op once cached),
 // then the same servers cluster-up starts, on loopback, and the clients runs
 // use installing through them with the settings runs get
 // (CODEPLANE_RUN_PREPROCESS_ENV). As root, servers and clients share a network
@@ -20,6 +21,7 @@ const execFile = promisify(execFileCb);
 const root = new URL("../..", import.meta.url).pathname;
 const FILL_TIMEOUT = 600_000;
 const INSTALL_TIMEOUT = 240_000;
+const RUNNABLE = path.join(root, "test/fixtures/runnable");
 
 let work: string;
 let netns: ChildProcess | undefined;
@@ -65,7 +67,7 @@ async function untilHealthy(url: string, server: ChildProcess, log: string) {
   throw new Error(`mirror server not healthy at ${url}: ${readFileSync(log, "utf8").slice(-2000)}`);
 }
 
-function serve(kind: "pypi" | "npm", port: number) {
+function serve(kind: "pypi" | "npm" | "go", port: number) {
   const log = path.join(work, `${kind}.log`);
   const [cmd, ...args] = inNs([MIRROR_SCRIPT, "serve", kind, "127.0.0.1", String(port), path.join(work, "state")]);
   const out = openSync(log, "w");
@@ -94,16 +96,28 @@ function pythonFor(version: string): string | undefined {
 }
 const python313 = pythonFor("3.13");
 
+/** This machine's Go build cache, by go's own default (before HOME is changed for the clients). */
+function goBuildCache(): string {
+  try {
+    return execFileSync("go", ["env", "GOCACHE"], { encoding: "utf8", env: { ...process.env, PATH: `/usr/local/go/bin:${process.env.PATH ?? ""}` } }).trim();
+  } catch {
+    return path.join(work, "go-build-cache");
+  }
+}
+
 beforeAll(async () => {
   // Set-up: fill the cache from the registries (cached by the lists' hash: a no-op when warm).
   await execFile(MIRROR_SCRIPT, ["fill"], { timeout: FILL_TIMEOUT, maxBuffer: 64 << 20 }).catch((err: { stderr?: string; message: string }) => {
-    throw new Error(`hack/cluster/mirror.sh fill failed (it needs PyPI and the npm registry once): ${err.message}\n${err.stderr?.slice(-4000)}`, {
-      cause: err,
-    });
+    throw new Error(
+      `hack/cluster/mirror.sh fill failed (it needs PyPI, the npm registry and the Go module proxy once): ${err.message}\n${err.stderr?.slice(-4000)}`,
+      {
+        cause: err,
+      },
+    );
   });
   work = mkdtempSync(path.join(tmpdir(), "codeplane-mirror-"));
   mkdirSync(path.join(work, "home"));
-  let ports = { pypi: 3141, npm: 4873 };
+  let ports = { pypi: 3141, npm: 4873, go: 3143 };
   if (process.getuid?.() === 0) {
     netns = spawn("unshare", ["--net", "sh", "-c", "ip link set lo up && echo up && exec sleep 3600"], { stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((resolve, reject) => {
@@ -113,12 +127,12 @@ beforeAll(async () => {
   } else {
     // Without root there is no namespace: loopback, on free ports; the checks of the
     // servers' configuration below still show they have no way out.
-    ports = { pypi: await freePort(), npm: await freePort() };
+    ports = { pypi: await freePort(), npm: await freePort(), go: await freePort() };
   }
   mirror = mirrorSettings("127.0.0.1", ports);
   python = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
   clientEnv = {
-    PATH: `${root}node_modules/.bin:/usr/local/bin:/usr/bin:/bin`,
+    PATH: `${root}node_modules/.bin:/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin`,
     HOME: path.join(work, "home"),
     LANG: "C.UTF-8",
     ...mirror.preprocessEnv,
@@ -129,11 +143,21 @@ beforeAll(async () => {
     PIP_DISABLE_PIP_VERSION_CHECK: "1",
     // uv must not fetch a Python of its own
     UV_PYTHON_DOWNLOADS: "never",
+    // what codeplane gives every workload pod besides (src/k8s/workspace.ts); GOMODCACHE per test
+    GOTOOLCHAIN: "local",
+    GOFLAGS: "-modcacherw",
+    // the machine's build cache (content-addressed, so sharing it changes no result): a cold
+    // one would compile the standard library first, a minute and more on two cores
+    GOCACHE: goBuildCache(),
+    GOENV: "off",
   };
   const pypi = serve("pypi", ports.pypi);
   const npm = serve("npm", ports.npm);
   await untilHealthy(`http://127.0.0.1:${ports.pypi}/health`, pypi.child, pypi.log);
+  const go = serve("go", ports.go);
+  await untilHealthy(`http://127.0.0.1:${ports.pypi}/health`, pypi.child, pypi.log);
   await untilHealthy(`http://127.0.0.1:${ports.npm}/-/ping`, npm.child, npm.log);
+  await untilHealthy(`http://127.0.0.1:${ports.go}/health`, go.child, go.log);
 }, FILL_TIMEOUT + 60_000);
 
 afterAll(() => {
@@ -143,19 +167,24 @@ afterAll(() => {
 });
 
 describe("the package mirror", () => {
-  it("gives runs the settings that point pip, uv and npm at it", () => {
+  it("gives runs the settings that point pip, uv, npm and go at it", () => {
     expect(mirror.preprocessEnv).toEqual({
       PIP_INDEX_URL: mirror.pypi,
       PIP_TRUSTED_HOST: "127.0.0.1",
       UV_INDEX_URL: mirror.pypi,
       NPM_CONFIG_REGISTRY: mirror.npm,
       npm_config_registry: mirror.npm,
+      // nothing but the mirror (",off": no fallback to version control), and no checksum
+      // database: go.sum is checked all the same (below)
+      GOPROXY: `${mirror.go},off`,
+      GOSUMDB: "off",
     });
     // the node's, as make dev passes them
     const node = mirrorSettings();
     expect(node.pypi).toBe("http://10.244.0.1:3141/simple/");
     expect(node.npm).toBe("http://10.244.0.1:4873/");
-    expect(node.egressAllow).toBe("10.244.0.1/32@3141,10.244.0.1/32@4873");
+    expect(node.go).toBe("http://10.244.0.1:3143");
+    expect(node.egressAllow).toBe("10.244.0.1/32@3141,10.244.0.1/32@4873,10.244.0.1/32@3143");
   });
 
   it(
@@ -279,6 +308,42 @@ describe("the package mirror", () => {
     INSTALL_TIMEOUT,
   );
 
+  /** The Go CLI fixture (cobra, golang.org/x/text) copied afresh, and a module cache of its own, as an environment build has. */
+  function goModule(name: string): { dir: string; env: Record<string, string> } {
+    const dir = path.join(work, name);
+    cpSync(path.join(RUNNABLE, "go-cobra-cli"), dir, { recursive: true });
+    const gopath = path.join(work, `${name}-env`, "go");
+    return { dir, env: { ...clientEnv, GOPATH: gopath, GOMODCACHE: path.join(gopath, "pkg", "mod") } };
+  }
+
+  it(
+    "downloads a Go CLI's modules with go mod download through GOPROXY, then builds, tests and runs it with no proxy at all",
+    async () => {
+      const { dir, env } = goModule("go-cli");
+      // the environment build's step (the analyzer's), with the mirror's settings
+      await run(["go", "mod", "download"], { cwd: dir, env });
+      // the run: the module cache alone, no proxy
+      const offline = { ...env, GOPROXY: "off" };
+      expect(await run(["go", "run", "."], { cwd: dir, env: offline })).toMatch(/ledger: 14 entries in 5 categories, total 1,968\.05/);
+      expect(await run(["go", "run", ".", "--lang", "de", "--top", "1"], { cwd: dir, env: offline })).toMatch(/^Rent +1\.450,00\n/);
+      expect(await run(["go", "test", "./..."], { cwd: dir, env: offline })).toMatch(/^ok\s+example\.com\/ledger\/internal\/ledger/m);
+    },
+    INSTALL_TIMEOUT,
+  );
+
+  it(
+    "checks a repository's go.sum with GOSUMDB off: a module whose hash differs is refused",
+    async () => {
+      const { dir, env } = goModule("go-cli-tampered");
+      const sum = readFileSync(path.join(dir, "go.sum"), "utf8");
+      const tampered = sum.replace(/^(github\.com\/spf13\/pflag v\S+ h1:)\S+$/m, "$1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+      expect(tampered).not.toBe(sum);
+      writeFileSync(path.join(dir, "go.sum"), tampered);
+      await expect(run(["go", "mod", "download"], { cwd: dir, env })).rejects.toThrow(/SECURITY ERROR|checksum mismatch/);
+    },
+    INSTALL_TIMEOUT,
+  );
+
   it("has no way out: no uplink, no fallback, a 404 for what it does not hold", async () => {
     // verdaccio's configuration: no uplinks, and no package rule proxies anywhere
     const config = parseYaml(readFileSync(path.join(work, "state", "verdaccio.yaml"), "utf8")) as {
@@ -313,5 +378,18 @@ describe("the package mirror", () => {
       },
     );
     expect(upload).toBe("401");
+    // the Go proxy: files only, no proxying anywhere, no listings; a module it does not hold
+    // is a 404 at once, and go stops there (",off")
+    const nginx = readFileSync(path.join(work, "state", "go-nginx.conf"), "utf8");
+    expect(nginx).not.toMatch(/proxy_pass|fastcgi_pass|autoindex on/);
+    const goMissing = await get(`${mirror.go}/rsc.io/quote/@v/list`);
+    expect(goMissing.status).toBe(404);
+    expect(goMissing.seconds).toBeLessThan(2);
+    expect((await get(`${mirror.go}/github.com/`)).status).toBe(404);
+    expect((await get(`${mirror.go}/github.com/spf13/cobra/@v/list`)).body).toMatch(/^v1\.10\.2$/m);
+    const { dir, env } = goModule("go-cli-missing");
+    await expect(run(["go", "get", "rsc.io/quote@v1.5.2"], { cwd: dir, env })).rejects.toThrow(
+      /rsc\.io\/quote@v1\.5\.2: module lookup disabled by GOPROXY=off/,
+    );
   });
 });

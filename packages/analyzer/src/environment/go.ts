@@ -6,6 +6,13 @@ import { emptyPart, has, majorMinor, type EnvironmentInput, type EnvironmentPart
 // release ("1.22"), and either line is a floor (a newer Go builds it). Runs
 // set GOTOOLCHAIN=local, so the image's Go is used rather than a download.
 
+// The modules a build needs, into the module cache (GOMODCACHE is under $CODEPLANE_ENV_DIR,
+// archived with the environment). The walk skips vendor/, so whether the repository
+// vendors its modules is known only here: go builds from vendor/ then (-mod=vendor is
+// its default), and downloading them would need a proxy that holds every one.
+const GO_MOD_DOWNLOAD =
+  'if [ -f vendor/modules.txt ]; then echo "vendor/modules.txt: go builds from the vendored modules, nothing to download"; else go mod download; fi';
+
 export interface GoMod {
   go: string | null;
   toolchain: string | null;
@@ -33,10 +40,18 @@ export function resolveGo(input: EnvironmentInput): EnvironmentPart {
   if (has(ctx, "go.sum") || mod?.requires) {
     part.steps.push({
       name: "go mod download",
-      run: "go mod download",
-      why: "go.mod requires other modules: they are downloaded once (through GOPROXY, the operator's mirror) into the module cache under $CODEPLANE_ENV_DIR/go, so runs build without the network.",
+      run: GO_MOD_DOWNLOAD,
+      why: "go.mod requires other modules: they are downloaded once (through GOPROXY, the operator's mirror) into the module cache under $CODEPLANE_ENV_DIR/go, checked against go.sum, so runs build without the network. A repository that vendors them (vendor/modules.txt) builds from those instead.",
       ecosystem: "go",
     });
+  }
+  // go refuses a build whose modules go.sum does not list ("missing go.sum entry"), with the
+  // network or without; the go.sum an install would write is the checkout's, not the
+  // environment's, so runs never see it.
+  if (mod?.requires && !has(ctx, "go.sum")) {
+    part.notes.push(
+      "go.mod requires other modules but there is no go.sum: go refuses to build it (missing go.sum entry) until go.sum is committed (go mod tidy)",
+    );
   }
   return part;
 }

@@ -56,6 +56,12 @@ const EXPECTED: Record<string, Expected> = {
     manifests: ["package.json", "packages/cli/package.json", "packages/units/package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml"],
   },
   "go-cli": { primary: "go:.", toolchains: [["go", "1.22"]], steps: [], manifests: ["go.mod"] },
+  "go-cobra-cli": {
+    primary: "go:.",
+    toolchains: [["go", "1.23"]],
+    steps: [["go", /else go mod download; fi$/]],
+    manifests: ["go.mod", "go.sum"],
+  },
   "make-c-program": { primary: "make:run", toolchains: [["c", null]], steps: [], manifests: [] },
   "notebook-papermill": {
     primary: "notebook:notebooks/reading_summary.ipynb",
