@@ -1,5 +1,4 @@
 import type { GitFile } from "../domain/repositories/git-port.ts";
-import { utf8Boundary } from "../domain/repositories/git/mirror-reader.ts";
 import { DomainValidationError } from "../domain/errors.ts";
 
 /** read_file's `max_bytes` when not given: a page an agent can take in; larger files are read in several calls. */
@@ -18,6 +17,18 @@ export interface FilePiece {
 }
 
 const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
+
+/**
+ * Where a piece ending at `end` ends when it may not end inside a UTF-8
+ * character: at `end` when a character starts there, else where the character
+ * it would cut starts. (The git reader has its own, outside this layer.)
+ */
+function characterStart(bytes: Buffer, end: number): number {
+  let i = end;
+  // A character is at most four bytes: at most three continuation bytes to walk back over.
+  while (i > end - 3 && i > 0 && isContinuation(bytes[i])) i--;
+  return isContinuation(bytes[i]) ? end : i;
+}
 
 const offsetError = (msg: string) => new DomainValidationError([{ loc: ["offset"], msg, type: "value_error" }]);
 
@@ -42,7 +53,7 @@ export function pieceOf(file: GitFile, offset: number, maxBytes: number, room: (
   /** Where a piece of at most `want` bytes from `start` ends. */
   const cut = (want: number) => {
     let end = Math.min(bytes.length, start + Math.max(1, want));
-    if (utf8 && end < bytes.length) end = start + utf8Boundary(bytes.subarray(start, end));
+    if (utf8 && end < bytes.length) end = Math.max(start, characterStart(bytes, end));
     if (end === start && start < bytes.length) for (end = start + 1; utf8 && isContinuation(bytes[end]);) end++;
     return end;
   };
