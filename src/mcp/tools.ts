@@ -188,13 +188,9 @@ export const TOOLS: readonly ToolDefinition[] = [
       repository_id: repositoryId,
       path: z.string().min(1).max(4096).meta({ description: "The file's path from the repository root, e.g. src/main.py." }),
       ...fileQuerySchema.shape,
-      offset: z
-        .int()
-        .min(0)
-        .default(0)
-        .meta({
-          description: "The first byte to read (0: the start; a `next_offset` of an earlier call). An offset inside a UTF-8 character starts at the next one.",
-        }),
+      offset: z.int().min(0).default(0).meta({
+        description: "The first byte to read (0: the start; a `next_offset` of an earlier call). An offset inside a UTF-8 character starts at the next one.",
+      }),
       max_bytes: z
         .int()
         .min(1)
