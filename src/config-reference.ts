@@ -60,7 +60,7 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_MCP_MAX_RESULT_BYTES: {
     meaning:
-      "largest MCP tool result (its JSON); `list_files` returns a shorter page with `truncated: true` and a `next_cursor`, another tool a tool error naming the limit",
+      "largest MCP tool result (its JSON); `list_files` returns a shorter page with `truncated: true` and a `next_cursor`, `read_file` a shorter piece with its `next_offset`, `get_run_logs` fewer lines, another tool a tool error naming the limit",
   },
   CODEPLANE_DB_POOL_MAX: { meaning: "Postgres connections per process" },
   CODEPLANE_DB_PREPARED_STATEMENTS: {

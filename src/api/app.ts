@@ -39,6 +39,7 @@ import type { IntegrationService } from "../domain/integrations/integrations.ts"
 import { registerIntegrationRoutes } from "./routes/integrations.ts";
 import { registerMcpRoute } from "./routes/mcp.ts";
 import { DEFAULT_MCP_LIMITS, type McpLimits } from "../mcp/endpoint.ts";
+import { MCP_CHALLENGE_SCOPES } from "../mcp/tools.ts";
 import { baseUrlOf, type OAuthServer } from "../oauth/index.ts";
 import { registerOAuthRoutes } from "./routes/oauth.ts";
 import { createUiRouter } from "../ui/router.ts";
@@ -242,7 +243,8 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(gatedRoutes(hooks));
   if (oauth) app.use(gatedRoutes(oauth));
   if (ui) app.use(gatedRoutes(ui));
-  const auth = authenticate(s.authenticators, failures);
+  // /mcp's challenges name the scopes an MCP client should ask for (src/mcp/tools.ts).
+  const auth = authenticate(s.authenticators, failures, (path) => (path === "/mcp" ? MCP_CHALLENGE_SCOPES.join(" ") : undefined));
   const limit = rateLimit(deps.rateLimit);
   const dashboard = s.dashboard;
   const session = dashboard ? authenticateSession((cookie, baseUrl) => dashboard.resolve(cookie, baseUrl)) : null;

@@ -23,10 +23,11 @@ const resourceMetadata = (baseUrl: string) => `resource_metadata="${baseUrl}/.we
  * metadata (RFC 9728 section 5.1). `invalidToken`: a token was sent and is not
  * valid (unknown, revoked, expired, another audience), which RFC 6750 section 3
  * says with `error="invalid_token"` (a client refreshes or signs in again); a
- * request without one gets no error code.
+ * request without one gets no error code. `scope`: the scopes a client should
+ * ask for (RFC 6750 section 3; /mcp names them, as MCP's authorization spec asks).
  */
-export const notAuthenticated = (baseUrl?: string | null, invalidToken = false) => {
-  const params = [...(invalidToken ? ['error="invalid_token"'] : []), ...(baseUrl ? [resourceMetadata(baseUrl)] : [])];
+export const notAuthenticated = (baseUrl?: string | null, invalidToken = false, scope?: string) => {
+  const params = [...(invalidToken ? ['error="invalid_token"'] : []), ...(scope ? [`scope="${scope}"`] : []), ...(baseUrl ? [resourceMetadata(baseUrl)] : [])];
   return new HttpError(401, "Not authenticated", { "WWW-Authenticate": params.length ? `Bearer ${params.join(", ")}` : "Bearer" });
 };
 

@@ -3,6 +3,8 @@ import type { Principal, Scope } from "../domain/auth/scopes.ts";
 import { DomainError, DomainValidationError } from "../domain/errors.ts";
 import { classifyInfrastructureError } from "../domain/infrastructure-errors.ts";
 import type { Logger } from "../logger.ts";
+import { validationText } from "./arguments.ts";
+import { resultOf, toolErrorResult } from "./result.ts";
 import { TOOLS, type McpServices, type ToolDefinition } from "./tools.ts";
 import type { SharedReads, WaitSlots } from "./wait.ts";
 
@@ -24,15 +26,17 @@ const SERVER_INSTRUCTIONS =
   "analyse a commit to learn what can be run there, then run an experiment or a command and read its output. " +
   "Runs and analyses take a while: get_run and get_analysis take `wait_seconds`, and get_run_logs reads output incrementally with `after`.";
 
-const text = (s: string): CallToolResult => ({ content: [{ type: "text", text: s }], isError: true });
+const text = toolErrorResult;
 
 /**
- * A tool error with the message the REST API would put in `detail`. Anything
- * that is not a domain error is logged and answered without details, like a 500.
+ * A tool error with the message the REST API would put in `detail`, a
+ * validation failure naming the tool's own arguments (`experiment_id`, not
+ * the REST API's `body.analyzed_experiment`). Anything that is not a domain
+ * error is logged and answered without details, like a 500.
  */
-export function toolError(err: unknown, log: Logger, tool: string): CallToolResult {
+export function toolError(err: unknown, log: Logger, tool: string, renames?: Readonly<Record<string, string>>): CallToolResult {
   if (err instanceof DomainError) return text(err.message);
-  if (err instanceof DomainValidationError) return text(`Validation failed: ${err.message}`);
+  if (err instanceof DomainValidationError) return text(validationText(err.issues, renames));
   // A database, Kubernetes or network failure under load says what the REST API's 503/409 says.
   const infrastructure = classifyInfrastructureError(err);
   if (infrastructure) {
@@ -44,18 +48,30 @@ export function toolError(err: unknown, log: Logger, tool: string): CallToolResu
 }
 
 /**
- * A credential without the tool's scope is answered 403 with an
+ * An OAuth access token without the tool's scope is answered 403 with an
  * `insufficient_scope` challenge naming it (MCP's step-up authorization), as
- * the REST route answers 403: an OAuth client can ask for the scope and retry.
- * The challenge lists the scopes already held as well, so re-authorising does
- * not lose them.
+ * the REST route answers 403: the client can ask for the scope and retry.
+ * The challenge lists the scopes already held as well, so that a client that
+ * re-authorises with the challenge's scopes alone (what 2025-era clients do;
+ * the current revision has clients add them to what they asked before) does
+ * not lose them. An API key gets no challenge: it cannot gain a scope, and
+ * clients that cannot step up drop the call (or the session) on a 403, so
+ * the call is a tool error instead (missingScope).
  */
 const scopeChallenge =
   (scope: Scope, principal: Principal): ScopeChallengeHandler =>
   () =>
-    principal.scopes.has(scope)
+    principal.scopes.has(scope) || principal.credential.kind !== "oauth"
       ? undefined
       : { scopes: [...new Set<string>([...principal.scopes, scope])] as [string, ...string[]], errorDescription: `Missing scope: ${scope}` };
+
+/** The tool error of a call its credential lacks the scope of (an API key's, as an OAuth token's is challenged first). */
+export const missingScope = (scope: Scope, principal: Principal): CallToolResult =>
+  text(
+    principal.credential.kind === "api_key"
+      ? `Missing scope: ${scope}. This API key does not have it, and a key's scopes cannot change: use a key created with ${scope} (POST /v1/auth/keys).`
+      : `Missing scope: ${scope}`,
+  );
 
 export interface McpServerDeps {
   services: McpServices;
@@ -68,20 +84,6 @@ export interface McpServerDeps {
   maxResultBytes: number;
   /** Reads in flight, shared by the waits of every request of the process. */
   shared: SharedReads;
-}
-
-/**
- * The result of a tool call: its JSON as text (for clients that read only
- * content) and as structured content. A result over the limit is never sent:
- * the tools that can return much (list_files, get_run_logs) size their pages
- * to the limit first, so this answers only what they could not shrink.
- */
-function resultOf(out: unknown, maxBytes: number): CallToolResult {
-  const json = JSON.stringify(out);
-  if (Buffer.byteLength(json) > maxBytes) {
-    return text(`The result is larger than the server's limit of ${maxBytes} bytes (CODEPLANE_MCP_MAX_RESULT_BYTES): ask for less, e.g. a smaller \`limit\``);
-  }
-  return { content: [{ type: "text", text: json }], structuredContent: out };
 }
 
 /** One server per request (stateless): every tool, bound to this caller. */
@@ -104,12 +106,15 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
       description: `${t.description} Needs the \`${t.scope}\` scope.`,
       inputSchema: t.input,
       outputSchema: t.output,
-      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.idempotent, openWorldHint: false },
+      annotations: { title: t.title, ...t.annotations },
       scopeChallenge: scopeChallenge(t.scope, principal),
     },
     async (args: unknown, ctx): Promise<CallToolResult> => {
-      // The challenge above answers first; this keeps a tool closed should it ever be bypassed.
-      if (!principal.scopes.has(t.scope)) return text(`Missing scope: ${t.scope}`);
+      // An OAuth token's challenge above answers first; an API key's missing scope is answered here, as a tool error.
+      if (!principal.scopes.has(t.scope)) {
+        log.info({ is_error: true, missing_scope: t.scope }, "MCP tool call");
+        return missingScope(t.scope, principal);
+      }
       const started = Date.now();
       let result: CallToolResult;
       try {
@@ -123,7 +128,7 @@ function register(server: McpServer, deps: McpServerDeps, caller: McpCaller, t: 
         });
         result = resultOf(out, deps.maxResultBytes);
       } catch (err) {
-        result = toolError(err, log, t.name);
+        result = toolError(err, log, t.name, t.renames);
       }
       // Which tool a POST /mcp was, for the operator (the request line says only /mcp); never its arguments.
       log.info({ duration_ms: Date.now() - started, is_error: result.isError === true }, "MCP tool call");

@@ -20,6 +20,8 @@ import type { RunService } from "../domain/runs/runs.ts";
 import { createRunSchema, runSchema, runStatusEnum } from "../domain/runs/runs.schemas.ts";
 import { pageQuerySchema } from "../domain/shared/pagination.ts";
 import type { LogHub } from "../logs/hub.ts";
+import { pieceOf, READ_FILE_DEFAULT_BYTES, type FilePiece } from "./read-file.ts";
+import { WithText, withTextBytes } from "./result.ts";
 import { followLines, isTerminal, MAX_WAIT_SECONDS, readUntilChanged, type SharedReads, type WaitControl } from "./wait.ts";
 
 // The MCP tools: each one calls the service its REST route calls, checks the
@@ -46,6 +48,23 @@ export interface ToolCall extends WaitControl {
   shared: SharedReads;
 }
 
+/**
+ * MCP's tool annotations, every one stated (the spec's defaults, when one is
+ * left out, are the cautious ones: not read-only, destructive, not
+ * idempotent, open world). Hints for a client deciding what to confirm with
+ * its user; they do not replace the scope checks.
+ */
+export interface ToolAnnotations {
+  /** Changes nothing anywhere. */
+  readOnlyHint: boolean;
+  /** May change or remove what exists (rather than only add), or do what codeplane cannot bound (run code). Only meaningful when not read-only. */
+  destructiveHint: boolean;
+  /** A second call with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** Reaches beyond codeplane's own state: fetches from a code host, or runs code that may reach the network. */
+  openWorldHint: boolean;
+}
+
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
@@ -54,12 +73,16 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   scope: Scope;
   input: I;
   output: O;
-  /** Reads nothing but changes nothing, or changes something. */
-  readOnly: boolean;
-  /** Repeating the call with the same input has no further effect. */
-  idempotent: boolean;
-  run(services: McpServices, args: z.output<I>, call: ToolCall): Promise<z.input<O>>;
+  annotations: ToolAnnotations;
+  /** Fields the service names as the REST API does (`analyzed_experiment`) that this tool takes under another name (`experiment_id`). */
+  renames?: Readonly<Record<string, string>>;
+  run(services: McpServices, args: z.output<I>, call: ToolCall): Promise<z.input<O> | WithText<z.input<O>>>;
 }
+
+/** The four annotations of each kind of tool (see ToolAnnotations); the table in docs/users/mcp.md says why each tool has its own. */
+const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Reads of a repository's content: its mirror is fetched from the code host when stale, and the content is the repository's, not codeplane's. */
+const READS_CODE_HOST: ToolAnnotations = { ...READS, openWorldHint: true };
 
 const tool = <I extends z.ZodObject, O extends z.ZodObject>(t: ToolDefinition<I, O>) => t as unknown as ToolDefinition;
 
@@ -122,8 +145,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "repositories:read",
     input: z.strictObject({ ...pageQuerySchema.shape }),
     output: page(repositorySchema),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS,
     run: (s, args, c) => s.repositories.list(s.db, c.principal.accountId, args),
   }),
   tool({
@@ -134,8 +156,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "repositories:write",
     input: z.strictObject({ ...createRepositorySchema.shape }),
     output: fieldsOf(repositorySchema),
-    readOnly: false,
-    idempotent: false,
+    // Adds a repository; the same URL again is refused as already registered, changing nothing. It fetches from the code host.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     run: (s, args, c) => s.repositories.create(s.db, c.principal.accountId, args),
   }),
   tool({
@@ -151,25 +173,53 @@ export const TOOLS: readonly ToolDefinition[] = [
           "The page holds fewer than `limit` entries because all of them would exceed the server's result size limit; the rest follows at `next_cursor`.",
       }),
     }),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS_CODE_HOST,
     run: (s, args, c) => listFilesWithin(s, args, c),
   }),
   tool({
     name: "read_file",
     title: "Read a file",
     description:
-      "Reads a file of the repository at a ref (GET /v1/repositories/{id}/files/{path}). UTF-8 text comes back as is (`encoding: utf-8`), anything else base64; content past the server's limit is cut with `truncated: true`, while `size` is the full size.",
+      "Reads a file of the repository at a ref (GET /v1/repositories/{id}/files/{path}), a piece at a time: at most `max_bytes` bytes from byte `offset`. " +
+      "The piece comes as a text block of its own (UTF-8 text as is, anything else base64, as `encoding` says), once; the structured result says what it is: " +
+      "`size` (the whole file's), `offset` and `length` (the piece's bytes), `truncated` (the file goes on after it) and `next_offset` (pass it as `offset` for the next piece; null when there is none to read).",
     scope: "repositories:read",
     input: z.strictObject({
       repository_id: repositoryId,
       path: z.string().min(1).max(4096).meta({ description: "The file's path from the repository root, e.g. src/main.py." }),
       ...fileQuerySchema.shape,
+      offset: z.int().min(0).default(0).meta({
+        description: "The first byte to read (0: the start; a `next_offset` of an earlier call). An offset inside a UTF-8 character starts at the next one.",
+      }),
+      max_bytes: z
+        .int()
+        .min(1)
+        .default(READ_FILE_DEFAULT_BYTES)
+        .meta({
+          description: `At most this many bytes (default ${READ_FILE_DEFAULT_BYTES / 1024} KiB); fewer when the result would exceed the server's result limit (CODEPLANE_MCP_MAX_RESULT_BYTES, 1 MiB by default), and never a UTF-8 character cut in two.`,
+        }),
     }),
-    output: fieldsOf(fileContentSchema),
-    readOnly: true,
-    idempotent: true,
-    run: (s, args, c) => s.repositories.file(s.db, c.principal.accountId, args.repository_id, args.ref, normalizeRepoPath(args.path, ["path"])),
+    output: z.object({
+      commit_hash: fileContentSchema.shape.commit_hash.meta({ description: "The commit the ref resolved to." }),
+      path: fileContentSchema.shape.path,
+      size: fileContentSchema.shape.size,
+      encoding: fileContentSchema.shape.encoding.meta({ description: "How the piece's text block holds its bytes: `utf-8` text as is, or `base64`." }),
+      offset: z.int().meta({ description: "The piece's first byte in the file." }),
+      length: z.int().meta({ description: "The piece's bytes." }),
+      truncated: z.boolean().meta({ description: "The file goes on after this piece." }),
+      next_offset: z.int().nullable().meta({
+        description:
+          "Where the next piece starts (pass it as `offset`); null when nothing more can be read: the end of the file, or, with `truncated` true, the end of what the server reads of a file (CODEPLANE_MAX_FILE_BYTES).",
+      }),
+    }),
+    annotations: READS_CODE_HOST,
+    run: async (s, args, c) => {
+      const file = await s.repositories.file(s.db, c.principal.accountId, args.repository_id, args.ref, normalizeRepoPath(args.path, ["path"]));
+      // What the piece's text may take: the limit, less the rest of the result (its description, twice) with that text empty.
+      const room = (piece: FilePiece) => c.maxResultBytes - withTextBytes(new WithText(piece, "")) + 2;
+      const { piece, text } = pieceOf(file, args.offset, args.max_bytes, room);
+      return new WithText(piece, text);
+    },
   }),
   tool({
     name: "start_analysis",
@@ -179,8 +229,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "analyses:write",
     input: z.strictObject({ repository_id: repositoryId, commit_hash: commitHash, ...createAnalysisSchema.shape }),
     output: fieldsOf(analysisSchema),
-    readOnly: false,
-    idempotent: true,
+    // Adds an analysis, or returns the commit's existing one; the analysis checks the commit out of the code host.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     run: async (s, { repository_id, commit_hash, ...body }, c) =>
       (await s.analyses.create(s.db, c.principal.accountId, repository_id, commit_hash, body)).analysis,
   }),
@@ -192,8 +242,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "analyses:read",
     input: z.strictObject({ repository_id: repositoryId, commit_hash: commitHash, wait_seconds: waitSeconds("the analysis to complete or change status") }),
     output: fieldsOf(analysisSchema),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS,
     run: async (s, args, c) => {
       const first = await s.analyses.get(s.db, c.principal.accountId, args.repository_id, args.commit_hash);
       if (args.wait_seconds === 0 || isTerminal(first.status)) return first;
@@ -223,8 +272,9 @@ export const TOOLS: readonly ToolDefinition[] = [
       ...runOptions,
     }),
     output: fieldsOf(runSchema),
-    readOnly: false,
-    idempotent: false,
+    // Runs the repository's code with the account's variables (credentials among them, perhaps): what it does is not codeplane's to bound.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    renames: { analyzed_experiment: "experiment_id" },
     run: (s, { repository_id, commit_hash, experiment_id, ...rest }, c) =>
       s.runs.create(s.db, c.principal.accountId, repository_id, commit_hash, { analyzed_experiment: experiment_id, ...rest }),
   }),
@@ -236,8 +286,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "runs:write",
     input: z.strictObject({ repository_id: repositoryId, commit_hash: commitHash, command: createRunSchema.shape.command.unwrap(), ...runOptions }),
     output: fieldsOf(runSchema),
-    readOnly: false,
-    idempotent: false,
+    // Any command, with the account's variables: as run_experiment.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     run: (s, { repository_id, commit_hash, ...body }, c) => s.runs.create(s.db, c.principal.accountId, repository_id, commit_hash, body),
   }),
   tool({
@@ -248,8 +298,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "runs:read",
     input: z.strictObject({ run_id: runId, wait_seconds: waitSeconds("the run's status to change") }),
     output: fieldsOf(runSchema),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS,
     run: (s, args, c) => {
       const key = `run:${c.principal.accountId}:${args.run_id}`;
       return readUntilChanged(() => c.shared.read(key, () => s.runs.get(s.db, c.principal.accountId, args.run_id)), args.wait_seconds, c);
@@ -279,8 +328,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       next_after: z.int().meta({ description: "The `seq` of the last line returned (or `after` when none): the next call's `after`." }),
       complete: z.boolean().meta({ description: "The run is over and every line after `after` has been returned: nothing more will come." }),
     }),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS,
     run: async (s, args, c) => {
       // Half the result limit for the lines themselves: each one's seq, stream, time and JSON escaping come on top.
       const read = { limit: args.limit, maxBytes: Math.min(LOG_BYTES_MAX, Math.floor(c.maxResultBytes / 2)) };
@@ -302,8 +350,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "runs:write",
     input: z.strictObject({ run_id: runId }),
     output: fieldsOf(runSchema),
-    readOnly: false,
-    idempotent: false,
+    // Stops work for good (a cancelled run does not resume); cancelling again changes nothing more.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (s, args, c) => s.runs.cancel(s.db, c.principal.accountId, args.run_id),
   }),
   tool({
@@ -314,8 +362,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     scope: "env:read",
     input: z.strictObject({ repository_id: createEnvVarSchema.shape.repository_id, ...pageQuerySchema.shape }),
     output: page(envVarSchema),
-    readOnly: true,
-    idempotent: true,
+    annotations: READS,
     run: (s, { repository_id, ...p }, c) => s.envVars.list(s.db, c.principal.accountId, repository_id, p),
   }),
   tool({
@@ -332,8 +379,19 @@ export const TOOLS: readonly ToolDefinition[] = [
         .meta({ description: "Secret values are never returned. Default: true for a new variable; an existing one keeps its setting." }),
     }),
     output: fieldsOf(envVarSchema),
-    readOnly: false,
-    idempotent: true,
+    // Replaces the value of an existing variable (a secret's old value cannot be read back); the same value again changes nothing.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async (s, args, c) => (await s.envVars.set(s.db, c.principal.accountId, args)).envVar,
   }),
 ];
+
+/**
+ * The scopes the `/mcp` 401 challenge names (RFC 6750 `scope`), which MCP
+ * clients ask for before any other (the MCP authorization spec's scope
+ * selection): those of the read-only tools, so an agent starts able to look
+ * at everything and change nothing. A write tool's first call is answered with
+ * a step-up challenge for its scope (an OAuth token's 403), which the client
+ * asks the person for then; scopes no tool needs (`keys:write`,
+ * `integrations:*`) are never asked for through MCP.
+ */
+export const MCP_CHALLENGE_SCOPES: readonly Scope[] = [...new Set(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.scope))];

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
-import { connectThroughOAuth, MemoryProvider } from "../helpers/mcp-oauth.ts";
+import { connectThroughOAuth, MCP_ALL_TOOL_SCOPES, MemoryProvider } from "../helpers/mcp-oauth.ts";
 import type { Tenant } from "../helpers/service.ts";
 
 // The MCP tools end to end, as an agent uses them: analyse a commit and wait
@@ -77,7 +77,8 @@ beforeAll(async () => {
   });
   ({ alice, repoId } = e);
   bob = await e.svc.tenant();
-  a = await connectThroughOAuth(e.svc.url, new MemoryProvider(), alice.key);
+  // Asking for every tool's scope at once (the challenge names the read-only ones; test/mcp/oauth.test.ts steps up from there).
+  a = await connectThroughOAuth(e.svc.url, new MemoryProvider(), alice.key, MCP_ALL_TOOL_SCOPES);
   b = await connect(bob.key);
 });
 afterAll(async () => {

@@ -49,6 +49,11 @@ export const oauthTransport = (base: string, provider: OAuthClientProvider) =>
   new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
 export const modernClient = () => new Client({ name: "codeplane-oauth-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 
+/** The scopes the /mcp 401 challenge names, which the SDK asks for first: the read-only tools' (src/mcp/tools.ts). */
+export const MCP_FIRST_SCOPES = "repositories:read analyses:read runs:read env:read";
+/** Every tool's scope: what a client configured to ask for all it may do asks for at once. */
+export const MCP_ALL_TOOL_SCOPES = "repositories:read repositories:write analyses:read analyses:write runs:read runs:write env:read env:write";
+
 /**
  * Connects with nothing but the URL (a 401, then discovery and registration), signs in with
  * `key` and allows on the page, and returns a client connected with the access token.
@@ -57,7 +62,8 @@ export async function connectThroughOAuth(base: string, provider: MemoryProvider
   const first = oauthTransport(base, provider);
   await expect(modernClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
   const authorizationUrl = provider.authorizationUrls.at(-1)!;
-  // The SDK asks for every scope the server lists; a narrower request stands for a client that asks for less.
+  // The SDK asks for the scopes the 401 challenge names; another request stands for a client configured to ask for other scopes.
+  expect(authorizationUrl.searchParams.get("scope")).toBe(MCP_FIRST_SCOPES);
   if (scope) authorizationUrl.searchParams.set("scope", scope);
   expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
   expect(authorizationUrl.searchParams.get("resource")).toBe(base);

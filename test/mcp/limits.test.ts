@@ -177,3 +177,49 @@ describe("MCP: the size of a tool result", () => {
     }
   }, 180_000);
 });
+
+describe("MCP: read_file within the result limit", () => {
+  it("reads a 1 MiB file in pieces of at most CODEPLANE_MCP_MAX_RESULT_BYTES, its text once each, that are the file end to end", async () => {
+    const { alice, fixture, repoId } = setup;
+    // Text with two- and three-byte characters and characters JSON escapes, to 1 MiB exactly.
+    const unit = 'line é € "quoted" \\ tab\t\n';
+    let content = unit.repeat(Math.ceil((1024 * 1024) / Buffer.byteLength(unit)));
+    content = Buffer.from(content)
+      .subarray(0, 1024 * 1024)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
+    await fixture.commit("bigfile", { "big.txt": content });
+    const size = Buffer.byteLength(content);
+
+    let text = "";
+    let pieces = 0;
+    for (let offset: number | null = 0; offset !== null; pieces++) {
+      const res = await post(
+        alice.key,
+        toolCall(pieces + 1, "read_file", { repository_id: repoId, path: "big.txt", ref: "bigfile", offset, max_bytes: 10 * 1024 * 1024 }),
+      );
+      const body = await res.text();
+      // The whole HTTP answer: the result within the limit, plus JSON-RPC's envelope (one SSE event or JSON).
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_RESULT + 512);
+      const data = body.startsWith("{")
+        ? body
+        : body
+            .split("\n")
+            .find((l) => l.startsWith("data: "))!
+            .slice(6);
+      const result = JSON.parse(data).result as { isError?: boolean; content: { text: string }[]; structuredContent: Record<string, any> };
+      expect(result.isError, result.content[0]?.text).toBeFalsy();
+      expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(MAX_RESULT);
+      // The text is in the result once: not in the structured part, nor in its JSON.
+      expect(result.content).toHaveLength(2);
+      expect(result.structuredContent).not.toHaveProperty("content");
+      expect(result.structuredContent).toMatchObject({ size, encoding: "utf-8", offset });
+      expect(Buffer.byteLength(result.content[1]!.text)).toBe(result.structuredContent.length);
+      text += result.content[1]!.text;
+      offset = result.structuredContent.next_offset;
+      expect(result.structuredContent.truncated).toBe(offset !== null);
+    }
+    expect(text).toBe(content);
+    expect(pieces).toBeGreaterThan((1024 * 1024) / MAX_RESULT);
+  }, 120_000);
+});

@@ -1,4 +1,4 @@
-import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { FIXTURE_UTF8 } from "../helpers/git-fixture.ts";
@@ -92,6 +92,8 @@ describe("MCP: tools", () => {
       expect(t.outputSchema?.type, t.name).toBe("object");
       expect(t.description, t.name).toMatch(/Needs the `[a-z]+:(read|write)` scope\.$/);
       expect(t.annotations?.readOnlyHint, t.name).toBe(/^(list|get|read)_/.test(t.name));
+      // Every hint stated, none left to the spec's defaults (src/mcp/tools.test.ts pins each tool's).
+      expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"]);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.run_command!.inputSchema).toMatchObject({
@@ -101,6 +103,11 @@ describe("MCP: tools", () => {
     });
     expect(byName.get_run!.inputSchema.properties!.wait_seconds).toMatchObject({ type: "integer", minimum: 0, maximum: 50 });
     expect(byName.get_run_logs!.inputSchema.properties).toHaveProperty("after");
+    expect(byName.read_file!.inputSchema.properties).toMatchObject({ offset: { type: "integer", minimum: 0 }, max_bytes: { type: "integer", minimum: 1 } });
+    expect(byName.read_file!.outputSchema!.properties).not.toHaveProperty("content");
+    expect(byName.run_command!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+    expect(byName.cancel_run!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    expect(byName.set_environment_variable!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
 
   it("lists, registers and reads repositories and files", async () => {
@@ -125,19 +132,38 @@ describe("MCP: tools", () => {
     const root = await ok(a, "list_files", { repository_id: repoId });
     expect(root.commit_hash).toBe(setup.fixture.commits.main);
     expect(root.entries.map((e: { name: string }) => e.name)).toContain("README.md");
-    const file = await ok(a, "read_file", { repository_id: repoId, path: "README.md" });
-    expect(file).toMatchObject({ path: "README.md", encoding: "utf-8", content: setup.fixture.files["README.md"], truncated: false });
-    const utf8 = await ok(a, "read_file", { repository_id: repoId, path: "utf8.txt", ref: "main" });
-    expect(utf8.content).toBe(FIXTURE_UTF8);
+    // The file's text once, as a block of its own; the structured result says what it is.
+    const readme = await call(a, "read_file", { repository_id: repoId, path: "README.md" });
+    const readmeSize = Buffer.byteLength(setup.fixture.files["README.md"] as string);
+    expect(readme.structuredContent).toEqual({
+      commit_hash: setup.fixture.commits.main,
+      path: "README.md",
+      size: readmeSize,
+      encoding: "utf-8",
+      offset: 0,
+      length: readmeSize,
+      truncated: false,
+      next_offset: null,
+    });
+    expect(readme.content.map((c) => c.text)).toEqual([JSON.stringify(readme.structuredContent), setup.fixture.files["README.md"]]);
+    const utf8 = await call(a, "read_file", { repository_id: repoId, path: "utf8.txt", ref: "main" });
+    expect(utf8.content[1]!.text).toBe(FIXTURE_UTF8);
+    // A piece at a time: the pieces, following next_offset, are the file, no character cut in two.
+    let text = "";
+    for (let offset: number | null = 0; offset !== null;) {
+      const piece = await call(a, "read_file", { repository_id: repoId, path: "utf8.txt", offset, max_bytes: 7 });
+      expect(piece.structuredContent).toMatchObject({ offset, encoding: "utf-8" });
+      text += piece.content[1]!.text;
+      offset = piece.structuredContent!.next_offset as number | null;
+    }
+    expect(text).toBe(FIXTURE_UTF8);
+    expect(await toolError(a, "read_file", { repository_id: repoId, path: "utf8.txt", offset: 10_000 })).toMatch(/^Validation failed: offset: /);
     expect(await toolError(a, "read_file", { repository_id: repoId, path: "../etc/passwd" })).toMatch(/path/i);
     expect(await toolError(a, "read_file", { repository_id: repoId, path: "nope.txt" })).toMatch(/not found/);
   });
 
   it("answers starting runs and analyses without a cluster with the API's 503 detail", async () => {
     expect(await toolError(a, "run_command", { repository_id: repoId, commit_hash: "main", command: ["echo", "hi"] })).toMatch(/Kubernetes is not reachable/);
-    expect(await toolError(a, "run_experiment", { repository_id: repoId, commit_hash: "main", experiment_id: "e1" })).toMatch(
-      /Kubernetes is not reachable|analysis/i,
-    );
     expect(await toolError(a, "start_analysis", { repository_id: repoId, commit_hash: "main" })).toMatch(/Kubernetes is not reachable/);
     expect(await toolError(a, "get_analysis", { repository_id: repoId, commit_hash: "main" })).toBe("Analysis not found");
     const unknownRun = newId();
@@ -152,6 +178,26 @@ describe("MCP: tools", () => {
     expect(extra.isError).toBe(true);
     const tooLong = await call(a, "get_run", { run_id: newId(), wait_seconds: 51 });
     expect(tooLong.isError).toBe(true);
+  });
+
+  it("names the tool's own arguments in the service's validation failures, never the REST API's", async () => {
+    // The service checks the experiment before it needs a cluster: the REST API says body.analyzed_experiment.
+    expect(await toolError(a, "run_experiment", { repository_id: repoId, commit_hash: "main", experiment_id: "e1" })).toBe(
+      "Validation failed: experiment_id: Value error, this commit has no completed analysis with that experiment",
+    );
+    expect(await toolError(a, "run_command", { repository_id: repoId, commit_hash: "main", command: ["true"], compute_type: "huge" })).toMatch(
+      /^Validation failed: compute_type: Input should be /,
+    );
+    expect(await toolError(a, "run_command", { repository_id: repoId, commit_hash: "bad..ref", command: ["true"] })).toMatch(
+      /^Validation failed: commit_hash: /,
+    );
+    expect(await toolError(a, "read_file", { repository_id: repoId, path: "README.md", ref: "bad..ref" })).toMatch(/\bref\b/);
+    expect(await toolError(a, "read_file", { repository_id: repoId, path: "../x" })).toMatch(/^Validation failed: path: /);
+    for (const text of [
+      await toolError(a, "run_experiment", { repository_id: repoId, commit_hash: "main", experiment_id: "e1" }),
+      await toolError(a, "read_file", { repository_id: repoId, path: "../etc/passwd" }),
+    ])
+      expect(text).not.toMatch(/\b(body|query|path)\./);
   });
 
   it("sets (creates, then replaces) and lists environment variables", async () => {
@@ -195,30 +241,55 @@ describe("MCP: authentication and scopes", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(res.status).toBe(401);
-    // The challenge names the protected-resource metadata, where an MCP client starts OAuth (test/mcp/oauth.test.ts).
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
+    // The challenge names the protected-resource metadata, where an MCP client starts OAuth (test/mcp/oauth.test.ts),
+    // and the scopes to ask for: the read-only tools', never keys:write.
+    expect(res.headers.get("www-authenticate")).toBe(
+      `Bearer scope="repositories:read analyses:read runs:read env:read", resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`,
+    );
     expect(await res.json()).toEqual({ detail: "Not authenticated" });
     await expect(connect(null, "legacy")).rejects.toThrow();
     await expect(connect("cp_not_a_real_key")).rejects.toThrow();
   });
 
-  it("refuses a tool whose scope the key lacks with 403 insufficient_scope naming it; the others work", async () => {
+  it("names the same scopes when a token was sent that does not work", async () => {
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: "Bearer cp_not_a_real_key", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(
+      `Bearer error="invalid_token", scope="repositories:read analyses:read runs:read env:read", resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`,
+    );
+    // /v1's challenges name no scope: a REST client asks for what it needs.
+    const v1 = await fetch(`${svc.url}/v1/repositories`, { headers: { authorization: "Bearer cp_not_a_real_key" } });
+    expect(v1.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
+  });
+
+  it("answers a tool whose scope an API key lacks with a tool error naming the scope; the session goes on", async () => {
     const readOnly = await svc.tenant(["repositories:read", "runs:read"] satisfies Scope[]);
     const c = await connect(readOnly.key);
+    // Every tool is listed, with the scope it needs in its description.
+    expect((await c.listTools()).tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect((await ok(c, "list_repositories")).items).toEqual([]);
-    const err = await c
-      .callTool({ name: "run_command", arguments: { repository_id: repoId, commit_hash: "main", command: ["true"] } })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InsufficientScopeError);
-    expect((err as InsufficientScopeError).requiredScope?.split(" ").sort()).toEqual(["repositories:read", "runs:read", "runs:write"]);
-    expect((err as InsufficientScopeError).errorDescription).toBe("Missing scope: runs:write");
+    const denied = await toolError(c, "run_command", { repository_id: repoId, commit_hash: "main", command: ["true"] });
+    expect(denied).toMatch(/^Missing scope: runs:write\. This API key does not have it/);
+    expect(await toolError(c, "set_environment_variable", { name: "A", value: "b" })).toMatch(/^Missing scope: env:write\b/);
+    // Nothing was written, and the same client goes on working.
+    expect((await (await alice.api("/v1/environment-variables")).json()).items.map((v: { name: string }) => v.name)).not.toContain("A");
+    expect((await ok(c, "list_repositories")).items).toEqual([]);
+    expect(await toolError(c, "get_run", { run_id: newId() })).toBe("Run not found");
 
-    // The same answer on the wire, for a 2025-era client too.
+    // The same answer on the wire, for a 2025-era client too: HTTP 200, a result with isError.
     const raw = await rawLegacyCall(readOnly.key, "set_environment_variable", { name: "A", value: "b" });
-    expect(raw.status).toBe(403);
-    expect(raw.headers.get("www-authenticate")).toMatch(/error="insufficient_scope"/);
-    expect(raw.headers.get("www-authenticate")).toMatch(/scope="[^"]*env:write/);
-    expect(raw.headers.get("www-authenticate")).toContain(`resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get("www-authenticate")).toBeNull();
+    expect((await messageOf(raw)).result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringMatching(/^Missing scope: env:write/) }],
+    });
+    const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "MCP tool call" && l.missing_scope === "env:write");
+    expect(line).toMatchObject({ tool: "set_environment_variable", is_error: true });
   });
 
   it("answers GET and DELETE 405 with Allow: POST (stateless: no stream, no session to end)", async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";
 import { twoTenantsWithRepository, type TwoTenants } from "../helpers/two-tenants.ts";
-import { connectThroughOAuth as connect, MemoryProvider, modernClient, oauthTransport } from "../helpers/mcp-oauth.ts";
+import { connectThroughOAuth as connect, MCP_ALL_TOOL_SCOPES, MCP_FIRST_SCOPES, MemoryProvider, modernClient, oauthTransport } from "../helpers/mcp-oauth.ts";
 import { FormBrowser, signInAndDecide } from "../oauth/helpers.ts";
 
 // What an MCP agent does with nothing but the server's URL: its first request
@@ -41,14 +41,14 @@ afterAll(async () => {
 });
 
 describe("MCP with OAuth", () => {
-  it("answers a bare request 401 pointing at the protected-resource metadata", async () => {
+  it("answers a bare request 401 pointing at the protected-resource metadata and naming the scopes to ask for first", async () => {
     const res = await fetch(`${svc.url}/mcp`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer scope="${MCP_FIRST_SCOPES}", resource_metadata="${svc.url}/.well-known/oauth-protected-resource"`);
   });
 
   it("discovers, registers, signs in and consents, then calls the tools with the access token", async () => {
@@ -57,15 +57,15 @@ describe("MCP with OAuth", () => {
     expect(provider.info?.client_id).toEqual(expect.any(String)); // registered dynamically
     expect(provider.saved?.access_token).toEqual(expect.any(String));
     expect(provider.saved?.access_token).not.toBe(alice.key);
+    // It asked for the scopes the challenge named, and got them: no keys:write, nothing to write with yet.
+    expect(provider.saved?.scope?.split(" ").sort()).toEqual(MCP_FIRST_SCOPES.split(" ").sort());
 
     const repos = (await client.callTool({ name: "list_repositories", arguments: {} })) as { structuredContent: { items: { id: string }[] } };
     expect(repos.structuredContent.items.map((r) => r.id)).toEqual([repoId]);
-    const file = (await client.callTool({ name: "read_file", arguments: { repository_id: repoId, path: "README.md" } })) as {
-      structuredContent: { content: string };
-    };
-    expect(file.structuredContent.content).toMatch(/^# Fixture/);
-    const set = (await client.callTool({ name: "set_environment_variable", arguments: { name: "FROM_OAUTH", value: "1" } })) as { isError?: boolean };
-    expect(set.isError).toBeFalsy();
+    const file = (await client.callTool({ name: "read_file", arguments: { repository_id: repoId, path: "README.md" } })) as { content: { text: string }[] };
+    expect(file.content[1]!.text).toMatch(/^# Fixture/);
+    const vars = (await client.callTool({ name: "list_environment_variables", arguments: {} })) as { isError?: boolean };
+    expect(vars.isError).toBeFalsy();
     const run = (await client.callTool({ name: "get_run", arguments: { run_id: newId() } })) as { isError?: boolean; content: { text: string }[] };
     expect(run).toMatchObject({ isError: true, content: [{ text: "Run not found" }] });
 
@@ -76,6 +76,29 @@ describe("MCP with OAuth", () => {
       content: { text: string }[];
     };
     expect(bobFiles).toMatchObject({ isError: true, content: [{ text: "Repository not found" }] });
+  });
+
+  it("starts with the read-only tools' scopes and steps up for a write tool when it is first called", async () => {
+    const provider = new MemoryProvider();
+    const client = await connectThroughOAuth(provider, alice.key);
+    const before = provider.authorizationUrls.length;
+    await expect(client.callTool({ name: "set_environment_variable", arguments: { name: "FROM_OAUTH", value: "1" } })).rejects.toThrow();
+    const stepUp = provider.authorizationUrls.slice(before).at(-1)!;
+    expect(stepUp.searchParams.get("scope")?.split(" ").sort()).toEqual([...MCP_FIRST_SCOPES.split(" "), "env:write"].sort());
+    const back = await signInAndDecide(new FormBrowser(), svc.url, stepUp.href, alice.key);
+    await transportFor(provider).finishAuth(back.searchParams);
+    const widened = newClient();
+    await widened.connect(transportFor(provider));
+    const set = (await widened.callTool({ name: "set_environment_variable", arguments: { name: "FROM_OAUTH", value: "1" } })) as { isError?: boolean };
+    expect(set.isError).toBeFalsy();
+  });
+
+  it("serves a client configured to ask for every tool's scope at once without a step-up", async () => {
+    const provider = new MemoryProvider();
+    const client = await connectThroughOAuth(provider, alice.key, MCP_ALL_TOOL_SCOPES);
+    expect(provider.saved?.scope?.split(" ").sort()).toEqual(MCP_ALL_TOOL_SCOPES.split(" ").sort());
+    const set = (await client.callTool({ name: "set_environment_variable", arguments: { name: "FROM_OAUTH_ALL", value: "1" } })) as { isError?: boolean };
+    expect(set.isError).toBeFalsy();
   });
 
   it("answers a tool beyond the consented scope 403 insufficient_scope, naming the scope, for the client to step up", async () => {

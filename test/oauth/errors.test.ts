@@ -302,7 +302,10 @@ describe("token endpoint", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(mcp.status).toBe(401);
-    expect(mcp.headers.get("www-authenticate")).toBe(challenge);
+    // /mcp's also names the scopes an MCP client asks for first (MCP's scope selection; docs/users/mcp.md).
+    expect(mcp.headers.get("www-authenticate")).toBe(
+      `Bearer error="invalid_token", scope="repositories:read analyses:read runs:read env:read", resource_metadata="${base}/.well-known/oauth-protected-resource"`,
+    );
     await expect(
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)),
     ).rejects.toMatchObject({ error: "invalid_grant" });

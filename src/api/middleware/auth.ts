@@ -18,9 +18,14 @@ export type Authenticator = (token: string, request: { baseUrl: string | null })
  * sent but not valid is refused here (and counted against the client address:
  * once it has spent its budget, its credentials are refused with 429 before
  * any lookup); a missing one is left to each route, since some routes are
- * public. Runs before the body is read.
+ * public. Runs before the body is read. `challengeScope`: the `scope` a
+ * refusal's challenge names on a path (/mcp's), if any.
  */
-export function authenticate(authenticators: Authenticator[], failures?: FailedAuthentications): Middleware {
+export function authenticate(
+  authenticators: Authenticator[],
+  failures?: FailedAuthentications,
+  challengeScope?: (path: string) => string | undefined,
+): Middleware {
   return async (ctx, next) => {
     const header = ctx.get("Authorization");
     if (header) {
@@ -28,7 +33,7 @@ export function authenticate(authenticators: Authenticator[], failures?: FailedA
       const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
       const refuse = async () => {
         await failures?.record(ctx);
-        return notAuthenticated(baseUrl, true);
+        return notAuthenticated(baseUrl, true, challengeScope?.(ctx.path));
       };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       // No authenticator ever sees text it could not look up (Node's parser refuses NUL in headers already).

@@ -2,7 +2,7 @@ import type Router from "@koa/router";
 import type { Principal } from "../../domain/auth/scopes.ts";
 import type { Logger } from "../../logger.ts";
 import { mcpEndpoint, type McpLimits } from "../../mcp/endpoint.ts";
-import type { McpServices } from "../../mcp/tools.ts";
+import { MCP_CHALLENGE_SCOPES, type McpServices } from "../../mcp/tools.ts";
 import { resourceMetadataUrl } from "../../oauth/index.ts";
 import { notAuthenticated } from "../http-error.ts";
 import type { RateLimitCharge } from "../middleware/rate-limit.ts";
@@ -37,7 +37,8 @@ export function registerMcpRoute(router: Router, opts: McpRouteOptions): void {
     const principal = ctx.state.principal as Principal | undefined;
     // The base URL (app.ts): where the 401's and a scope challenge's resource_metadata point.
     const baseUrl = (ctx.state.baseUrl as string | null | undefined) ?? null;
-    if (!principal) throw notAuthenticated(baseUrl);
+    // The scope names what an MCP client should ask for first (MCP's scope selection): the read-only tools' scopes.
+    if (!principal) throw notAuthenticated(baseUrl, false, MCP_CHALLENGE_SCOPES.join(" "));
     // Set by the rate limit (app.ts); absent when CODEPLANE_RATE_LIMIT_REQUESTS is 0.
     const limit = ctx.state.rateLimit as RateLimitCharge | undefined;
     await serve(ctx, {

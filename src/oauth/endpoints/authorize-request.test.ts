@@ -33,10 +33,23 @@ const cases: Case[] = [
   ["short challenge", { ...good, code_challenge: "abc" }, client(), { error: "invalid_request", description: expect.stringContaining("43 characters") }],
   ["unknown scope", { ...good, scope: "runs:read nope" }, client(), { error: "invalid_scope", description: "unknown scope: nope" }],
   [
-    "scope beyond the registered",
+    "scope beyond what an account registered the client with",
     { ...good, scope: "runs:write" },
-    client({ scopes: ["runs:read"] }),
+    client({ scopes: ["runs:read"], accountId: "a1", apiKeyId: "k1" }),
     { error: "invalid_scope", description: "scope beyond what the client registered" },
+  ],
+  // A client that registered itself (an MCP client registers the 401 challenge's scopes) steps up beyond them; the person consents.
+  [
+    "scope beyond what a client registered itself with",
+    { ...good, scope: "runs:read runs:write" },
+    client({ scopes: ["runs:read"] }),
+    { asked: ["runs:read", "runs:write"] },
+  ],
+  [
+    "scope beyond a metadata document's",
+    { ...good, scope: "env:write" },
+    client({ kind: "metadata_document", scopes: ["runs:read"] }),
+    { asked: ["env:write"] },
   ],
   ["empty scope", { ...good, scope: " " }, client(), { error: "invalid_scope", description: "no scope asked" }],
   ["foreign resource", { ...good, resource: "https://other.example" }, client(), { error: "invalid_target" }],

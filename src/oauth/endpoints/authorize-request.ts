@@ -31,10 +31,22 @@ function pkceError(params: Record<string, string>): RejectedRequest | null {
   return null;
 }
 
+/**
+ * The registered `scope` of a client an account registered (with an API key)
+ * is a limit its owner set. A client that registered itself (dynamic
+ * registration without a key, or a Client ID Metadata Document) only said
+ * what it would ask for first: MCP clients register the scopes of the 401
+ * challenge and step up beyond them when a tool needs more (MCP's step-up
+ * authorization; RFC 7591 leaves the use of `scope` to the server). The person
+ * decides on the consent page, and a token never exceeds their API key.
+ */
+const registeredLimit = (client: OAuthClient): readonly Scope[] | null => (client.accountId === null ? null : client.scopes);
+
 function scopeError(asked: string[], client: OAuthClient): RejectedRequest | null {
   const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length) return reject("invalid_scope", `unknown scope: ${unknown.join(" ")}`);
-  if (client.scopes && asked.some((s) => !client.scopes!.includes(s as Scope))) return reject("invalid_scope", "scope beyond what the client registered");
+  const limit = registeredLimit(client);
+  if (limit && asked.some((s) => !limit.includes(s as Scope))) return reject("invalid_scope", "scope beyond what the client registered");
   if (asked.length === 0) return reject("invalid_scope", "no scope asked");
   return null;
 }
