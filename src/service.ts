@@ -221,6 +221,7 @@ function apiServices(
   const environments = new EnvironmentService({
     store: objects,
     catalog: config.environments.catalog,
+    allowedRegistries: config.environments.allowedRegistries,
     maxArchiveBytes: config.environments.maxArchiveBytes,
     maxCacheBytes: config.environments.maxCacheBytes,
     logger: logger.child({ component: "environments" }),
@@ -229,7 +230,11 @@ function apiServices(
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
     timeoutSeconds: config.analyses.timeoutSeconds,
-    environments: { catalog: config.environments.catalog, defaultComputeType: DEFAULT_COMPUTE_TYPE },
+    environments: {
+      catalog: config.environments.catalog,
+      allowedRegistries: config.environments.allowedRegistries,
+      defaultComputeType: DEFAULT_COMPUTE_TYPE,
+    },
     logger: logger.child({ component: "analyses" }),
   });
   const runs = new RunService({
