@@ -38,7 +38,7 @@ const launcher: RunLauncher = {
   create: async (spec: RunSpec) => (created.push(spec), { metadata: { name: `run-${spec.runId}`, namespace: "codeplane" } }),
   requestCancel: async () => true,
   delete: async () => {},
-} as unknown as RunLauncher;
+};
 
 function runs() {
   const environments = new EnvironmentService({
