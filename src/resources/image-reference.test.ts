@@ -44,6 +44,7 @@ describe("parseImageReference", () => {
     ["host:port:1/x", /is not a registry host/],
     ["x:1 --privileged", /not an image reference/],
     [`ghcr.io/${"a".repeat(300)}`, /longer than 255/],
+    [`ghcr.io/${"a".repeat(240)}:${"t".repeat(128)}@sha512:${"f".repeat(128)}`, /longer than 512 characters/],
   ])("refuses %s", (text, reason) => {
     const got = parseImageReference(text);
     expect(got.ok).toBe(false);

@@ -30,6 +30,7 @@ const PATH_SEGMENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST = /^(?:sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$/;
 const MAX_NAME = 255;
+const MAX_REFERENCE = 512;
 
 /** Whether a reference's first segment names a registry host (as Docker decides it). */
 const isHost = (segment: string) => segment.includes(".") || segment.includes(":") || segment === "localhost" || segment !== segment.toLowerCase();
@@ -80,7 +81,10 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
   const full = `${registry}/${path.value}`;
   if (full.length > MAX_NAME) return { ok: false, reason: `${what}: its name is longer than ${MAX_NAME} characters` };
   const suffix = `${tag !== null ? `:${tag}` : digest === null ? ":latest" : ""}${digest !== null ? `@${digest}` : ""}`;
-  return { ok: true, value: { registry, path: path.value, tag, digest, name: full, normalized: `${full}${suffix}` } };
+  const normalized = `${full}${suffix}`;
+  // What a Run resource's image holds (src/resources/run.ts).
+  if (normalized.length > MAX_REFERENCE) return { ok: false, reason: `${what}: it is longer than ${MAX_REFERENCE} characters` };
+  return { ok: true, value: { registry, path: path.value, tag, digest, name: full, normalized } };
 }
 
 /**
