@@ -288,6 +288,12 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     default: "unset or `[]`: the runner image alone, as Python 3.11 and Node 24",
     helm: "environments.images",
   },
+  CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: {
+    meaning:
+      "registry prefixes (comma-separated, e.g. `ghcr.io/acme,docker.io/library`) whose images a repository may declare for itself in `.devcontainer/devcontainer.json`, matched on whole path segments (`ghcr.io/acme` allows `ghcr.io/acme/x:1`, not `ghcr.io/acme-evil/x`); empty: repository images are never used, the catalog's always are (docs/operators/environments.md)",
+    defaultNote: "(repository images never used)",
+    helm: "environments.allowedRegistries",
+  },
   CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: { meaning: "an environment build's time budget (checkout and install), apart from the runs' own timeouts" },
   CODEPLANE_ENVIRONMENT_MAX_BYTES: { meaning: "largest environment archive one build may store; a larger one fails the build with `413`" },
   CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: { meaning: "bound on all stored environment archives together; the least recently used are dropped beyond it" },

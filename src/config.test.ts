@@ -94,6 +94,24 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...base, CODEPLANE_ENVIRONMENT_IMAGES: value })).toThrow(/CODEPLANE_ENVIRONMENT_IMAGES/);
   });
 
+  it.each<[string, string | undefined, string[]]>([
+    ["unset: repository images never used", undefined, []],
+    ["empty", "", []],
+    ["a list, normalised", " ghcr.io/acme/ , GHCR.IO/acme docker.io/library,localhost:5000 ", ["ghcr.io/acme", "docker.io/library", "localhost:5000"]],
+  ])("reads the registries repositories may declare images from: %s", (_name, value, want) => {
+    const env = value === undefined ? {} : { CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: value };
+    expect(loadConfig({ ...base, ...env }).environments.allowedRegistries).toEqual(want);
+  });
+
+  it.each([
+    ["a bare name (no registry host)", "python", /must start with a registry host/],
+    ["a tag", "ghcr.io/acme/x:1", /names a tag/],
+    ["an uppercase path", "ghcr.io/Acme", /lowercase/],
+  ])("refuses allowed registries with %s, naming the setting", (_name, value, reason) => {
+    expect(() => loadConfig({ ...base, CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: value })).toThrow(/CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES/);
+    expect(() => loadConfig({ ...base, CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: value })).toThrow(reason);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, PORT: "" }).http.port).toBe(8080);
   });

@@ -7,6 +7,7 @@ import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./
 import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./resources/egress.ts";
 import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
 import { catalogSchema, type Catalog } from "./resources/environment-catalog.ts";
+import { parseRegistryPrefix } from "./resources/image-reference.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -347,6 +348,21 @@ export const envSchema = z.object({
       }
       return r.data;
     }),
+  CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const prefixes: string[] = [];
+      for (const item of v.split(/[\s,]+/).filter(Boolean)) {
+        const r = parseRegistryPrefix(item);
+        if (!r.ok) {
+          ctx.addIssue({ code: "custom", message: r.reason });
+          return z.NEVER;
+        }
+        prefixes.push(r.value);
+      }
+      return [...new Set(prefixes)];
+    }),
   CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS: int(60, 7 * 24 * 3600).default(1800),
   CODEPLANE_ENVIRONMENT_MAX_BYTES: int(1024 * 1024, 2 ** 50).default(4 * 1024 ** 3),
   CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES: int(1024 * 1024, 2 ** 53 - 1).default(50 * 1024 ** 3),
@@ -475,6 +491,12 @@ export interface Config {
   environments: {
     /** Toolchain and version → image, per compute preset where an entry names presets (CODEPLANE_ENVIRONMENT_IMAGES). */
     catalog: Catalog;
+    /**
+     * Registry prefixes (`ghcr.io/acme`, normalised) whose images a repository may declare for itself
+     * (.devcontainer/devcontainer.json's `image`), matched on whole path segments; empty: never
+     * (CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES).
+     */
+    allowedRegistries: readonly string[];
     /** An environment build's time budget, apart from any run's timeout. */
     buildTimeoutSeconds: number;
     /** Largest archive one build may store. */
@@ -941,6 +963,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     environments: {
       // Unset: the runner image alone, which holds Python 3.11 and Node 24 as codeplane's own does.
       catalog: e.CODEPLANE_ENVIRONMENT_IMAGES ?? [{ image: e.CODEPLANE_RUNNER_IMAGE, toolchains: { python: "3.11", node: "24" }, packages: [] }],
+      allowedRegistries: e.CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES,
       buildTimeoutSeconds: e.CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS,
       maxArchiveBytes: e.CODEPLANE_ENVIRONMENT_MAX_BYTES,
       maxCacheBytes: e.CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES,

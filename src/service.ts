@@ -222,6 +222,7 @@ function apiServices(
   const environments = new EnvironmentService({
     store: objects,
     catalog: config.environments.catalog,
+    allowedRegistries: config.environments.allowedRegistries,
     maxArchiveBytes: config.environments.maxArchiveBytes,
     maxCacheBytes: config.environments.maxCacheBytes,
     logger: logger.child({ component: "environments" }),
@@ -231,7 +232,11 @@ function apiServices(
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
     timeoutSeconds: config.analyses.timeoutSeconds,
-    environments: { catalog: config.environments.catalog, defaultComputeType: DEFAULT_COMPUTE_TYPE },
+    environments: {
+      catalog: config.environments.catalog,
+      allowedRegistries: config.environments.allowedRegistries,
+      defaultComputeType: DEFAULT_COMPUTE_TYPE,
+    },
     logger: logger.child({ component: "analyses" }),
   });
   const runs = new RunService({
@@ -437,7 +442,7 @@ function startController(
     computeTypes: config.runs.computeTypes,
     jobTtlSeconds: config.runs.jobTtlSeconds,
     environmentBuildTimeoutSeconds: config.environments.buildTimeoutSeconds,
-    environmentCatalog: config.environments.catalog,
+    environmentImages: { catalog: config.environments.catalog, allowedRegistries: config.environments.allowedRegistries },
     logMaxBytes: config.runs.logMaxBytes,
     analysisComputeType: config.analyses.computeType,
     installation,

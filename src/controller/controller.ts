@@ -9,7 +9,7 @@ import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload
 import { kubeClusterActions, type ClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
 import type { ComputeTypes } from "../resources/compute-types.ts";
-import type { Catalog } from "../resources/environment-catalog.ts";
+import type { ImagePolicy } from "../domain/environments/resolve.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { GROUP, VERSION } from "../resources/common.ts";
 import { AnalysisResources, RunResources } from "../k8s/run-resources.ts";
@@ -44,8 +44,8 @@ export interface ControllerOptions {
   jobTtlSeconds: number;
   /** An environment build's time budget (CODEPLANE_ENVIRONMENT_BUILD_TIMEOUT_SECONDS). */
   environmentBuildTimeoutSeconds: number;
-  /** The image catalog (CODEPLANE_ENVIRONMENT_IMAGES). */
-  environmentCatalog: Catalog;
+  /** The image catalog (CODEPLANE_ENVIRONMENT_IMAGES) and the registries repositories may name their own images from. */
+  environmentImages: ImagePolicy;
   logMaxBytes: number;
   /** The compute preset analysis pods get. */
   analysisComputeType: string;
@@ -116,7 +116,7 @@ export class Controller {
             jobTtlSeconds: this.#o.jobTtlSeconds,
             checkout,
             cluster: shared.cluster,
-            catalog: this.#o.environmentCatalog,
+            imagePolicy: this.#o.environmentImages,
             logger: this.#o.logger.child({ component: "environment-builds" }),
           }),
           recordEnvironmentCache: (runId, cache) => recordRunEnvironmentCache(db, runId, cache),

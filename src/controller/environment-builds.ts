@@ -13,11 +13,10 @@ import {
   saveBuildLog,
   touchEnvironment,
 } from "../domain/environments/environment-rows.ts";
-import { resolveEnvironment } from "../domain/environments/resolve.ts";
+import { resolveEnvironment, type ImagePolicy } from "../domain/environments/resolve.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import { buildEnvironmentJob, environmentSecret } from "../k8s/environment-job.ts";
 import type { ComputePreset } from "../resources/compute-types.ts";
-import type { Catalog } from "../resources/environment-catalog.ts";
 import { ENVIRONMENT_LABEL, environmentLabels, environmentResourceName } from "../resources/labels.ts";
 import type { RunEnvironmentSpec } from "../resources/run.ts";
 import type { Logger } from "../logger.ts";
@@ -132,8 +131,8 @@ export interface EnvironmentBuildsDeps {
   jobTtlSeconds: number;
   checkout: CheckoutDeps;
   cluster: ClusterActions;
-  /** The image catalog (CODEPLANE_ENVIRONMENT_IMAGES): a re-reservation resolves the run's analysis with it again. */
-  catalog: Catalog;
+  /** The image catalog and allowed repository registries: a re-reservation resolves the run's analysis with them again. */
+  imagePolicy: ImagePolicy;
   logger: Logger;
 }
 
@@ -255,7 +254,7 @@ export class EnvironmentBuilds {
     if (analysis?.account_id !== run.accountId || analysis.status !== "completed") return null;
     const analyzed = analyzedEnvironmentOf(analysis);
     if (!analyzed) return null;
-    const resolved = resolveEnvironment(analyzed, this.#d.catalog, run.computeType);
+    const resolved = resolveEnvironment(analyzed, this.#d.imagePolicy, run.computeType);
     return resolved.ok ? { key: resolved.key, image: resolved.image, definition: resolved.definition } : null;
   }
 

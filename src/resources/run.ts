@@ -43,7 +43,10 @@ export const runSpecSchema = z.object({
     .optional()
     .meta({ description: "The experiment's parameter values (defaults with the request's overrides); never secret." }),
   computeType: z.string().min(1).max(63),
-  image: z.string().min(1).max(512).optional().meta({ description: "The image the command runs in (the catalog's choice); absent: the runner image." }),
+  image: z.string().min(1).max(512).optional().meta({
+    description:
+      "The image the command runs in (the catalog's choice, or the repository's own where the operator allows its registry); absent: the runner image.",
+  }),
   environment: runEnvironmentSpecSchema.optional().meta({ description: "The installed environment restored before the command; absent: none." }),
   timeoutSeconds: z
     .int()

@@ -325,7 +325,7 @@ function environmentBuilds(cluster: ClusterActions) {
       revoke: async (kind, id) => void (await revokeCheckoutTokens(database.db, kind, id)),
     },
     cluster,
-    catalog: CATALOG,
+    imagePolicy: { catalog: CATALOG, allowedRegistries: [] },
     logger,
   });
 }

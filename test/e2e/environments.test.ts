@@ -30,6 +30,9 @@ const RUNS: { repo: string; image: string; prints: RegExp; computeType?: string 
   { repo: "notebook-papermill", image: "codeplane-runner:dev", prints: /reading summary: \d+ books/ },
   { repo: "py-newer-python", image: "codeplane-python-next:dev", prints: /inventory report: / },
   { repo: "py-torch-standin", image: "codeplane-torch-standin:dev", prints: /torch version: 2\.15\.0\+codeplane\.standin/, computeType: "gpu-standin" },
+  // Its own image, from its .devcontainer/devcontainer.json, allowed below (CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES):
+  // Python 3.13 where the catalog's fit for requires-python >=3.11 is the runner's 3.11. Built once, for the contract check.
+  { repo: "py-devcontainer", image: "docker.io/library/codeplane-python-next:dev", prints: /logsift: 7 lines from logs\/api\.jsonl on python 3\.13\./ },
 ];
 
 let cluster: TestCluster;
@@ -142,6 +145,8 @@ beforeAll(async () => {
     CODEPLANE_COMPUTE_TYPES: JSON.stringify({ "cpu-general": cpuGeneral, "gpu-standin": cpuGeneral }),
     CODEPLANE_RUN_EGRESS_ALLOW: MIRROR.egressAllow,
     CODEPLANE_RUN_PREPROCESS_ENV: JSON.stringify(MIRROR.preprocessEnv),
+    // py-devcontainer declares the catalog's own Python 3.13 image (the local cluster has it); nothing else is allowed.
+    CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES: "docker.io/library/codeplane-python-next",
   });
   alice = await svc.tenant();
   for (const name of [...RUNS.map((r) => r.repo), "rust-no-image"]) repos.set(name, await register(name));

@@ -122,6 +122,17 @@ export const environmentStepSchema = z.object({
 });
 export type EnvironmentStep = z.infer<typeof environmentStepSchema>;
 
+export const declaredImageSchema = z
+  .object({
+    image: z.string().min(1).max(512).meta({ description: "The image reference as the repository wrote it (`python:3.12`, `ghcr.io/acme/dev@sha256:...`)." }),
+    path: z.string().max(4096).meta({ description: "The Dev Container configuration that declares it, e.g. `.devcontainer/devcontainer.json`." }),
+  })
+  .meta({
+    description:
+      "The image a repository declares for itself (a Dev Container configuration's `image`). The service uses it only where the operator allows its registry (CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES).",
+  });
+export type DeclaredImage = z.infer<typeof declaredImageSchema>;
+
 export const environmentSchema = z
   .object({
     toolchains: z.array(toolchainSchema).max(16).meta({ description: "The toolchains the repository needs; empty for a plain repository." }),
@@ -150,6 +161,8 @@ export const environmentSchema = z
       .array(z.string().max(2048))
       .max(64)
       .meta({ description: "What was seen and not acted on, and why (another lockfile, a manifest too large to read, ...)." }),
+    // Absent when the repository declares no image (and in results stored before declarations were read).
+    declared_image: declaredImageSchema.optional(),
   })
   .meta({
     description:

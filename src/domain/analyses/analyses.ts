@@ -43,7 +43,11 @@ export interface AnalysisServiceDeps {
   launcher: AnalysisLauncher | null;
   timeoutSeconds: number;
   /** The image catalog and the default compute type: an analysis shows the environment its runs get. */
-  environments: { catalog: Catalog; defaultComputeType: string };
+  environments: {
+    catalog: Catalog;
+    defaultComputeType: string;
+    /** Registries repositories may declare images from; absent: none. */ allowedRegistries?: readonly string[];
+  };
   logger: Logger;
 }
 
@@ -178,7 +182,11 @@ export class AnalysisService {
   }
 
   readonly #environmentView = (env: AnalyzedEnvironment) =>
-    analysisEnvironmentView(env, this.#deps.environments.catalog, this.#deps.environments.defaultComputeType);
+    analysisEnvironmentView(
+      env,
+      { catalog: this.#deps.environments.catalog, allowedRegistries: this.#deps.environments.allowedRegistries ?? [] },
+      this.#deps.environments.defaultComputeType,
+    );
 
   async #find(db: Db, accountId: string, repositoryId: string, ref: string) {
     const repo = await requireRepository(db, accountId, repositoryId);

@@ -23,7 +23,21 @@ export const analysisEnvironmentSchema = z
       description:
         "SHA-256 of the image and of what defines the install; runs with the same key share one installed environment. null: nothing to install, or no image fits.",
     }),
-    image: z.string().nullable().meta({ description: "The catalog image chosen for the default compute type; null when none fits (see `problem`)." }),
+    image: z.string().nullable().meta({
+      description:
+        "The image runs of this commit get on the default compute type: the repository's own (`image_source: repository`) or the catalog's; null when none fits (see `problem`).",
+    }),
+    image_source: z.enum(["catalog", "repository"]).nullable().meta({
+      description:
+        "`repository`: the image the repository declares (`declared_image`), used because the operator allows its registry (CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES); `catalog`: the operator's catalog chose it (`notes` says why a declared image was not used); null when no image fits.",
+    }),
+    declared_image: z
+      .object({
+        image: z.string().meta({ description: "As the repository wrote it, e.g. `python:3.12` or `ghcr.io/acme/dev@sha256:...`." }),
+        path: z.string().meta({ description: "The Dev Container configuration that declares it, e.g. `.devcontainer/devcontainer.json`." }),
+      })
+      .nullable()
+      .meta({ description: "The image the repository declares for itself (a Dev Container configuration's `image`); null when it declares none." }),
     toolchains: z.array(toolchain),
     manifests: z.array(z.string()).meta({ description: "The files that define the install (lockfiles and manifests)." }),
     steps: z.array(step),

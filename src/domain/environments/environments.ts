@@ -29,7 +29,7 @@ import {
   touchEnvironment,
 } from "./environment-rows.ts";
 import type { Environment, RunSetupLog } from "./environments.schemas.ts";
-import { resolveEnvironment, type AnalyzedEnvironment } from "./resolve.ts";
+import { resolveEnvironment, type AnalyzedEnvironment, type ImagePolicy } from "./resolve.ts";
 
 // Environments as a service: what a run of a commit gets (an image, and the
 // key of its installed dependencies), the account's cache of them, and the
@@ -47,6 +47,8 @@ export interface ArchiveStore {
 export interface EnvironmentServiceDeps {
   store: ArchiveStore;
   catalog: Catalog;
+  /** Registry prefixes whose images repositories may declare (CODEPLANE_ENVIRONMENT_ALLOWED_REGISTRIES); absent: none. */
+  allowedRegistries?: readonly string[];
   /** Largest archive a build may store (CODEPLANE_ENVIRONMENT_MAX_BYTES). */
   maxArchiveBytes: number;
   /** Bound on all stored archives together; least recently used go first (CODEPLANE_ENVIRONMENT_CACHE_MAX_BYTES). */
@@ -76,6 +78,10 @@ export class EnvironmentService {
 
   get catalog(): Catalog {
     return this.#d.catalog;
+  }
+
+  get imagePolicy(): ImagePolicy {
+    return { catalog: this.#d.catalog, allowedRegistries: this.#d.allowedRegistries ?? [] };
   }
 
   async list(db: Db, accountId: string, page: PageRequest): Promise<Page<Environment>> {
@@ -112,7 +118,7 @@ export class EnvironmentService {
     defaultImage: string,
   ): Promise<RunEnvironmentPlan> {
     if (!analyzed) return { image: defaultImage, environment: undefined, record: null };
-    const resolved = resolveEnvironment(analyzed, this.#d.catalog, run.computeType);
+    const resolved = resolveEnvironment(analyzed, this.imagePolicy, run.computeType);
     if (!resolved.ok) {
       throw new DomainValidationError([
         { loc: ["body", "compute_type"], msg: `Value error, this commit's environment cannot be provided: ${resolved.reason}`, type: "value_error" },

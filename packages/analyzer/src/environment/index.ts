@@ -1,5 +1,6 @@
 import type { Environment, EnvironmentStep, Toolchain } from "../model.ts";
 import { resolveC } from "./c.ts";
+import { resolveDevcontainer } from "./devcontainer.ts";
 import { resolveGo } from "./go.ts";
 import { resolveNode } from "./node.ts";
 import { resolveNotebook } from "./notebook.ts";
@@ -27,7 +28,8 @@ const MAX_NOTES = 64;
 
 export function resolveEnvironment(input: EnvironmentInput): Environment {
   const parts = RESOLVERS.map((resolve) => resolve(input));
-  const notes: string[] = parts.flatMap((p) => p.notes);
+  const devcontainer = resolveDevcontainer(input.ctx);
+  const notes: string[] = [...parts.flatMap((p) => p.notes), ...devcontainer.notes];
   const steps = parts.flatMap((p) => p.steps);
   const python = steps.some((s) => s.ecosystem === "python" || s.ecosystem === "notebook");
   return {
@@ -37,6 +39,7 @@ export function resolveEnvironment(input: EnvironmentInput): Environment {
     cache_paths: [...new Set(parts.flatMap((p) => p.cache_paths))].sort(),
     packages: notablePackages(parts.flatMap((p) => p.packages)),
     notes: [...new Set(notes)].slice(0, MAX_NOTES).map((n) => n.slice(0, 2048)),
+    ...(devcontainer.declared && { declared_image: devcontainer.declared }),
   };
 }
 

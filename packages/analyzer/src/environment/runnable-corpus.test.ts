@@ -19,6 +19,9 @@ interface Expected {
   cache_paths?: string[];
   packages?: string[];
   manifests: string[];
+  /** What was seen and not acted on; none unless named. */
+  notes?: string[];
+  declared_image?: { image: string; path: string };
 }
 
 const VENV: [string, RegExp] = ["python", /^python3 -m venv --system-site-packages "\$CODEPLANE_ENV_DIR\/python"$/];
@@ -75,7 +78,23 @@ const EXPECTED: Record<string, Expected> = {
     manifests: ["requirements.txt"],
   },
   "py-newer-python": { primary: "python:main.py", toolchains: [["python", "3.12"]], steps: [], manifests: [] },
-  "rust-no-image": { primary: "make:run", toolchains: [["rust", "1.74"]], steps: [], manifests: ["Cargo.lock", "Cargo.toml"] },
+  "rust-no-image": {
+    primary: "make:run",
+    toolchains: [["rust", "1.74"]],
+    steps: [],
+    manifests: ["Cargo.lock", "Cargo.toml"],
+    notes: ["Cargo.toml: rust dependencies are not installed; the image must provide the rust toolchain"],
+  },
+  // Its dev container names the image its team uses (Python 3.13, where the catalog's first fit for
+  // requires-python >=3.11 is 3.11): the service uses it where the operator allows that registry.
+  "py-devcontainer": {
+    primary: "python-module:logsift",
+    toolchains: [["python", "3.11"]],
+    steps: [],
+    manifests: [],
+    declared_image: { image: "codeplane-python-next:dev", path: ".devcontainer/devcontainer.json" },
+    notes: [".devcontainer/devcontainer.json: postCreateCommand is not run; the install steps come from the repository's manifests"],
+  },
   "py-torch-standin": {
     primary: "python:check_env.py",
     toolchains: [["python", null]],
@@ -111,7 +130,8 @@ describe("the runnable corpus", () => {
     expect(env.cache_paths).toEqual(want.cache_paths ?? []);
     expect(env.packages).toEqual(want.packages ?? []);
     expect(env.manifests.map((m) => m.path)).toEqual(want.manifests);
-    // Nothing seen and left out: the corpus needs only what its environment installs.
-    expect(env.notes).toEqual(name === "rust-no-image" ? ["Cargo.toml: rust dependencies are not installed; the image must provide the rust toolchain"] : []);
+    expect(env.declared_image).toEqual(want.declared_image);
+    // Nothing else seen and left out: the corpus needs only what its environment installs.
+    expect(env.notes).toEqual(want.notes ?? []);
   });
 });
