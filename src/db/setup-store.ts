@@ -18,7 +18,13 @@ export function pgSetupStore(db: Db): SetupStore {
             .on("environments.key", "=", sql<string>`runs.environment->>'key'`)
             .on("environments.deleted_at", "is", null),
         )
-        .select(["environments.id as environment_id", "environments.status", "environments.completed_at", "runs.created_at", sql<string | null>`runs.environment->>'cache'`.as("cache")])
+        .select([
+          "environments.id as environment_id",
+          "environments.status",
+          "environments.completed_at",
+          "runs.created_at",
+          sql<string | null>`runs.environment->>'cache'`.as("cache"),
+        ])
         .where("runs.id", "=", runId)
         .where("runs.deleted_at", "is", null)
         .executeTakeFirst();

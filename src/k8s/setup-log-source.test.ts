@@ -12,7 +12,11 @@ describe("splitTimestamp", () => {
     ["2026-11-26T14:00:01.234+01:00 an offset", "2026-11-26T13:00:01.234Z", "an offset"],
     ["2026-11-26T13:00:01.234567890Z ", "2026-11-26T13:00:01.234Z", ""],
     ["2026-11-26T13:00:01.234567890Z  two spaces kept", "2026-11-26T13:00:01.234Z", " two spaces kept"],
-    ["2026-11-26T13:00:01.234567890Z 2026-11-26T13:00:00Z a line that starts with a time", "2026-11-26T13:00:01.234Z", "2026-11-26T13:00:00Z a line that starts with a time"],
+    [
+      "2026-11-26T13:00:01.234567890Z 2026-11-26T13:00:00Z a line that starts with a time",
+      "2026-11-26T13:00:01.234Z",
+      "2026-11-26T13:00:00Z a line that starts with a time",
+    ],
     // No time (it should not happen): the whole text, at the time it was read.
     ["plain text", NOW.toISOString(), "plain text"],
     ["", NOW.toISOString(), ""],
@@ -44,7 +48,17 @@ describe("LineSplitter", () => {
 });
 
 describe("installState", () => {
-  const pod = (state: object | null): V1Pod => ({ status: { initContainerStatuses: state ? [{ name: "checkout", state: { terminated: { exitCode: 0 } } }, { name: "install", state }] : [] } }) as unknown as V1Pod;
+  const pod = (state: object | null): V1Pod =>
+    ({
+      status: {
+        initContainerStatuses: state
+          ? [
+              { name: "checkout", state: { terminated: { exitCode: 0 } } },
+              { name: "install", state },
+            ]
+          : [],
+      },
+    }) as unknown as V1Pod;
   it.each<[string, V1Pod | null, string]>([
     ["no pod", null, "waiting"],
     ["no status yet", {} as V1Pod, "waiting"],

@@ -50,7 +50,12 @@ export function kubeSetupLogSource(k: KubeClients, logger: Logger, label: string
             // Still running when it began: the follow ended with the container, or dropped. Look again at once.
             if (r.clean && install === "running") continue;
           }
-          await nextPodChange(k.config, { namespace: k.namespace, labelSelector: selector, resourceVersion: pods?.metadata?.resourceVersion }, Math.min(2000, 250 * (attempt + 1)), abort.signal);
+          await nextPodChange(
+            k.config,
+            { namespace: k.namespace, labelSelector: selector, resourceVersion: pods?.metadata?.resourceVersion },
+            Math.min(2000, 250 * (attempt + 1)),
+            abort.signal,
+          );
         }
       })().catch((err: unknown) => {
         logger.warn({ err, environment_id: environmentId }, "setup log follow failed");

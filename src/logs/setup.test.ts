@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRootLogger } from "../logger.ts";
-import type { LogLine, LogStore, SetupEnvironmentState, SetupLine, SetupLogSource, SetupStore, StreamEnd, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import type {
+  LogLine,
+  LogStore,
+  SetupEnvironmentState,
+  SetupLine,
+  SetupLogSource,
+  SetupStore,
+  StreamEnd,
+  StreamState,
+  StreamStatus,
+  Subscriber,
+} from "./contracts.ts";
 import { LogHub, type SetupOptions } from "./hub.ts";
 import { clean, MAX_SETUP_LINE, storedSetupLines } from "./setup-feed.ts";
 
@@ -165,7 +176,15 @@ function start(opts: Partial<SetupOptions> & { live?: boolean } = {}) {
     pollIntervalMs: 10,
     dbPollIntervalMs: 10,
     terminalGraceMs: 50,
-    setup: { store: setupStore, live: opts.live === false ? null : install, phase: "preprocessing", pollIntervalMs: 10, endGraceMs: 50, closeWaitMs: 200, ...opts },
+    setup: {
+      store: setupStore,
+      live: opts.live === false ? null : install,
+      phase: "preprocessing",
+      pollIntervalMs: 10,
+      endGraceMs: 50,
+      closeWaitMs: 200,
+      ...opts,
+    },
   });
   hubs.push(hub);
   return { store, setupStore, install, hub };
@@ -250,7 +269,8 @@ describe("setup events", () => {
     await until(() => expect(r.trace.at(-1)).toBe("line:5"));
     expect(r.ns).toEqual(expected);
     // None of the phases it already had comes again.
-    const had = afterPhase === null ? (afterSeq > 0 ? ["pending", "preprocessing", "running"] : []) : store.phases.all.slice(0, store.phases.all.indexOf(afterPhase) + 1);
+    const had =
+      afterPhase === null ? (afterSeq > 0 ? ["pending", "preprocessing", "running"] : []) : store.phases.all.slice(0, store.phases.all.indexOf(afterPhase) + 1);
     for (const p of had) expect(r.trace).not.toContain(`status:${p}`);
   });
 

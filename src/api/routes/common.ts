@@ -44,14 +44,10 @@ export const clusterUnavailable = { description: "Kubernetes is not reachable fr
 
 /** A log stream's query. */
 export const streamQuery = z.strictObject({
-  after: z
-    .string()
-    .max(64)
-    .optional()
-    .meta({
-      description:
-        "Resume after this event id: a line's seq, a status event's `<seq>:<phase>`, or (a run's stream) a setup event's `<seq>:preprocessing/<n>` (Last-Event-ID wins).",
-    }),
+  after: z.string().max(64).optional().meta({
+    description:
+      "Resume after this event id: a line's seq, a status event's `<seq>:<phase>`, or (a run's stream) a setup event's `<seq>:preprocessing/<n>` (Last-Event-ID wins).",
+  }),
 });
 
 /**
