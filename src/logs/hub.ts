@@ -65,6 +65,8 @@ export interface SetupOptions {
   maxBytes?: number;
   /** How long setup lines still on their way may hold back the phase after the setup phase; default 15 s. */
   closeWaitMs?: number;
+  /** How long a build's feed (its lines, its follow) outlives the last stream that held it; default 30 s. */
+  lingerMs?: number;
 }
 
 export class LogHub {
@@ -98,6 +100,7 @@ export class LogHub {
         pollIntervalMs: setup.pollIntervalMs ?? 1000,
         endGraceMs: setup.endGraceMs ?? 10_000,
         maxBytes: setup.maxBytes ?? 4 * 1024 * 1024,
+        lingerMs: setup.lingerMs ?? 30_000,
       });
       this.#settings.setup = { store: setup.store, feeds: this.#setupFeeds, phase: setup.phase, closeWaitMs: setup.closeWaitMs ?? 15_000 };
     }

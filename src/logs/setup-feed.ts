@@ -29,6 +29,12 @@ export interface SetupFeedSettings {
   endGraceMs: number;
   /** The newest lines kept per build, in bytes; default 4 MiB. */
   maxBytes: number;
+  /**
+   * How long a feed outlives the last stream that held it; default 30 s. A client that
+   * reconnects (EventSource retries after 3 s) to this process finds the lines it was given,
+   * numbered as they were, instead of the stored log's numbers.
+   */
+  lingerMs: number;
 }
 
 /** The stored log's lines, numbered from 1 by their index; `ts` is the build's end (they have no time of their own). */
@@ -71,6 +77,8 @@ export class SetupFeed {
   #polling = false;
   #closed = false;
   refs = 0;
+  /** Set while nothing holds the feed: it closes when this fires. */
+  lingerTimer: NodeJS.Timeout | null = null;
 
   constructor(environmentId: string, settings: SetupFeedSettings) {
     this.environmentId = environmentId;
@@ -109,6 +117,8 @@ export class SetupFeed {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = null;
     this.#stop();
     this.#listeners.clear();
   }
@@ -148,6 +158,7 @@ export class SetupFeed {
   }
 
   #follow(live: SetupLogSource): void {
+    this.#log.debug("following the build's install log");
     this.#stopLive = live.follow(
       this.environmentId,
       (text, ts) => {
@@ -241,16 +252,23 @@ export class SetupFeeds {
       this.#feeds.set(environmentId, feed);
     }
     feed.refs++;
+    if (feed.lingerTimer) clearTimeout(feed.lingerTimer);
+    feed.lingerTimer = null;
     return feed;
   }
 
   release(feed: SetupFeed): void {
     if (--feed.refs > 0) return;
-    feed.close();
-    if (this.#feeds.get(feed.environmentId) === feed) this.#feeds.delete(feed.environmentId);
+    const drop = () => {
+      feed.close();
+      if (this.#feeds.get(feed.environmentId) === feed) this.#feeds.delete(feed.environmentId);
+    };
+    if (this.#s.lingerMs <= 0) return drop();
+    feed.lingerTimer = setTimeout(drop, this.#s.lingerMs);
+    feed.lingerTimer.unref();
   }
 
-  /** Builds followed now (for metrics and tests). */
+  /** Builds followed now, or kept a moment after their last stream left (for metrics and tests). */
   get active(): number {
     return this.#feeds.size;
   }

@@ -165,7 +165,7 @@ afterEach(() => {
   hubs = [];
 });
 
-function start(opts: Partial<SetupOptions> & { live?: boolean } = {}) {
+function start({ noCluster = false, ...opts }: Partial<Omit<SetupOptions, "live">> & { noCluster?: boolean } = {}) {
   const store = new RunStore();
   const setupStore = new FakeSetupStore();
   const install = new FakeInstallLog();
@@ -178,11 +178,12 @@ function start(opts: Partial<SetupOptions> & { live?: boolean } = {}) {
     terminalGraceMs: 50,
     setup: {
       store: setupStore,
-      live: opts.live === false ? null : install,
+      live: noCluster ? null : install,
       phase: "preprocessing",
       pollIntervalMs: 10,
       endGraceMs: 50,
       closeWaitMs: 200,
+      lingerMs: 0,
       ...opts,
     },
   });
@@ -312,7 +313,7 @@ describe("setup events", () => {
   });
 
   it("without a cluster, sends the stored log once the build has ended", async () => {
-    const { store, setupStore, hub } = start({ live: false });
+    const { store, setupStore, hub } = start({ noCluster: true });
     store.set(RUN, "preprocessing");
     setupStore.targets.set(RUN, ENV);
     setupStore.envs.set(ENV, { status: "building", completedAt: null });
@@ -441,6 +442,36 @@ describe("setup events", () => {
     await until(() => expect(late.ns.at(-1)).toBe(20));
     expect(late.ns.length).toBeLessThan(20);
     expect(late.ns).toEqual(Array.from({ length: late.ns.length }, (_, i) => 21 - late.ns.length + i));
+  });
+});
+
+describe("a build's feed after its last stream left", () => {
+  it.each<[string, number, number[], string[]]>([
+    // Kept a moment: a client reconnecting to this process goes on with the numbers it had.
+    ["kept (lingerMs 60 s)", 60_000, [3, 4], ["c", "d"]],
+    // Gone at once: the stored log, here a cut tail, numbered by its own lines ("[...]", "c", "d").
+    ["dropped (lingerMs 0)", 0, [3], ["d"]],
+  ])("%s: a reconnecting client gets %j", async (_what, lingerMs, ns, texts) => {
+    const { store, setupStore, install, hub } = start({ lingerMs });
+    store.set(RUN, "preprocessing");
+    setupStore.targets.set(RUN, ENV);
+    setupStore.envs.set(ENV, { status: "building", completedAt: null });
+    const first = new Recorder();
+    const unsubscribe = hub.subscribe(RUN, 0, first);
+    await until(() => expect(install.active()).toHaveLength(1));
+    install.write(ENV, "a", "b");
+    await until(() => expect(first.ns).toEqual([1, 2]));
+    unsubscribe();
+    install.write(ENV, "c", "d");
+    install.finish();
+    setupStore.logs.set(ENV, "[...]\nc\nd\n");
+    setupStore.envs.set(ENV, { status: "ready", completedAt: ENDED });
+    expect(hub.activeSetupFeeds).toBe(lingerMs > 0 ? 1 : 0);
+    const again = new Recorder();
+    hub.subscribe(RUN, 0, again, "preprocessing", 2);
+    await until(() => expect(again.texts).toEqual(texts));
+    expect(again.ns).toEqual(ns);
+    expect(install.follows).toHaveLength(1);
   });
 });
 

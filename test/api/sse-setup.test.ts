@@ -84,7 +84,7 @@ beforeAll(async () => {
     logger: createRootLogger("silent"),
     pollIntervalMs: 40,
     dbPollIntervalMs: 40,
-    setup: { store: pgSetupStore(database.db), live: installs, phase: "preprocessing", pollIntervalMs: 40, endGraceMs: 200 },
+    setup: { store: pgSetupStore(database.db), live: installs, phase: "preprocessing", pollIntervalMs: 40, endGraceMs: 200, lingerMs: 100 },
   });
   const app = new Koa();
   app.use(async (ctx) => {
