@@ -61,7 +61,7 @@ describe("installState", () => {
     }) as unknown as V1Pod;
   it.each<[string, V1Pod | null, string]>([
     ["no pod", null, "waiting"],
-    ["no status yet", {} as V1Pod, "waiting"],
+    ["no status yet", {}, "waiting"],
     ["the install not started", pod({ waiting: { reason: "PodInitializing" } }), "waiting"],
     ["the install running", pod({ running: { startedAt: new Date() } }), "running"],
     ["the install ended", pod({ terminated: { exitCode: 1 } }), "terminated"],
