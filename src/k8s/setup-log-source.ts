@@ -47,8 +47,8 @@ export function kubeSetupLogSource(k: KubeClients, logger: Logger, label: string
               onEnd(true);
               return;
             }
-            // Still running when it began: the follow ended with the container, or dropped. Look again at once.
-            if (r.clean && install === "running") continue;
+            // Still running when it began: the follow ended with the container, or dropped. The pod's next
+            // change (the container's end) wakes the wait below, so the next follow reads the log to its end.
           }
           await nextPodChange(
             k.config,
