@@ -18,8 +18,9 @@
  *                                                 the first line. n counts the install's lines from 1. None for a
  *                                                 cache hit, a run without an environment, or a client that comes
  *                                                 once the command has started. id: <seq>:preprocessing/<n>. Lines
- *                                                 sent after the build ended come from its stored log (its last 256
- *                                                 KiB), numbered by their index there, with the build's end as ts.
+ *                                                 this process did not follow live (a client that comes after the
+ *                                                 build ended) come from its stored log (its last 256 KiB), numbered
+ *                                                 by their index there, with the build's end as ts.
  *
  *   event: stdout                                 one event per line, stdout or stderr
  *   id: 17                                        the line's seq: 1, 2, 3, ... shared by both streams, may skip numbers

@@ -112,7 +112,7 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
                 }),
                 line: z.string().meta({ description: "The line without its newline." }),
               }),
-              "A line of the install of the environment the run waits for (its dependencies, built once per environment key), in order, while the run waits for that build: after the `preprocessing` status, before the `running` status and the first stdout/stderr line. None for a cache hit, a run without an environment, or a client that connects once the command has started. Lines sent after the build has ended come from its stored log (`GET /v1/runs/{run_id}/logs/setup`, its last 256 KiB), numbered by their place in it.",
+              "A line of the install of the environment the run waits for (its dependencies, built once per environment key), in order, while the run waits for that build: after the `preprocessing` status, before the `running` status and the first stdout/stderr line. None for a cache hit, a run without an environment, or a client that connects once the command has started. A client that comes after the build has ended (before the command started) is sent the lines it lacks from the stored log (`GET /v1/runs/{run_id}/logs/setup`, its last 256 KiB), numbered by their place in it, with the build's end as `ts`.",
               "setup",
             ),
           ]
