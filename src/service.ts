@@ -44,8 +44,12 @@ import { pgLogStore } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
 import { ANALYSIS_TABLE, RUN_TABLE, type WorkloadTable } from "./db/workload-tables.ts";
-import { ANALYSIS_LABEL, RUN_LABEL } from "./resources/labels.ts";
+import { ANALYSIS_LABEL, ENVIRONMENT_LABEL, RUN_LABEL } from "./resources/labels.ts";
 import { kubeLiveLogSource } from "./k8s/live-log-source.ts";
+import { kubeSetupLogSource } from "./k8s/setup-log-source.ts";
+import { pgSetupStore } from "./db/setup-store.ts";
+import { SETUP_PHASE } from "./api/routes/runs.ts";
+import type { SetupOptions } from "./logs/hub.ts";
 import { createKubeClients, type KubeClients } from "./k8s/client.ts";
 import { DEFAULT_COMPUTE_TYPE } from "./resources/compute-types.ts";
 import { GROUP, VERSION as CRD_VERSION } from "./resources/common.ts";
@@ -251,12 +255,19 @@ function apiServices(
     maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
     logger: logger.child({ component: "runs" }),
   });
-  const logHub = (table: WorkloadTable, label: string, component: string) =>
+  const logHub = (table: WorkloadTable, label: string, component: string, setup?: SetupOptions) =>
     new LogHub({
       store: pgLogStore(database.db, table),
       live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), label) : null,
       logger: logger.child({ component }),
+      ...(setup && { setup }),
     });
+  // A run's stream also carries the install of the environment it waits for: one follow per build, shared by the hub's streams.
+  const runSetup: SetupOptions = {
+    store: pgSetupStore(database.db),
+    live: kube ? kubeSetupLogSource(kube, logger.child({ component: "setup-logs" }), ENVIRONMENT_LABEL) : null,
+    phase: SETUP_PHASE,
+  };
   const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
   const hooks = githubWebhooks(config, database, analyses, github, metrics, logger);
   // Keys in use are cached while the api_keys_changed LISTEN is in place (startService starts it).
@@ -296,7 +307,7 @@ function apiServices(
     envVars,
     runs,
     environments,
-    logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub"),
+    logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),

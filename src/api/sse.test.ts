@@ -274,39 +274,75 @@ describe("streamLogs", () => {
 
 describe("parseAfter", () => {
   const isRunPhase = (p: string) => ["pending", "preprocessing", "running", "completed", "failed", "cancelled"].includes(p);
-  it.each<[string | undefined, string | undefined, number, string | null]>([
-    [undefined, undefined, 0, null],
-    ["", undefined, 0, null],
-    [undefined, "0", 0, null],
-    [undefined, "42", 42, null],
-    ["17", undefined, 17, null],
-    ["17", "3", 17, null],
-    [" 17 ", undefined, 17, null],
-    ["", "5", 5, null],
-    [undefined, "007", 7, null],
-    ["9007199254740991", undefined, 9007199254740991, null],
+  // Every id form, with and without a setup phase (a run's stream has one, an analysis's none).
+  it.each<[string | undefined, string | undefined, number, string | null, number | null, string | null]>([
+    [undefined, undefined, 0, null, null, null],
+    ["", undefined, 0, null, null, null],
+    [undefined, "0", 0, null, null, null],
+    [undefined, "42", 42, null, null, null],
+    ["17", undefined, 17, null, null, null],
+    ["17", "3", 17, null, null, null],
+    [" 17 ", undefined, 17, null, null, null],
+    ["", "5", 5, null, null, null],
+    [undefined, "007", 7, null, null, null],
+    ["9007199254740991", undefined, 9007199254740991, null, null, null],
     // A status event's id: the last line's seq before it, and its phase.
-    ["0:pending", undefined, 0, "pending"],
-    ["12:completed", "3", 12, "completed"],
-    [undefined, "0:preprocessing", 0, "preprocessing"],
-  ])("Last-Event-ID %j, after %j → %d, %j", (header, query, seq, phase) => {
-    expect(parseAfter(header, query, isRunPhase)).toEqual({ seq, phase });
+    ["0:pending", undefined, 0, "pending", null, null],
+    ["12:completed", "3", 12, "completed", null, null],
+    [undefined, "0:preprocessing", 0, "preprocessing", null, null],
+    // The same ids where the stream has setup events.
+    [undefined, undefined, 0, null, null, "preprocessing"],
+    ["17", undefined, 17, null, null, "preprocessing"],
+    ["0:pending", undefined, 0, "pending", null, "preprocessing"],
+    [undefined, "0:preprocessing", 0, "preprocessing", null, "preprocessing"],
+    ["12:completed", undefined, 12, "completed", null, "preprocessing"],
+    // A setup event's id: phases after preprocessing, setup lines after n.
+    ["0:preprocessing/42", undefined, 0, "preprocessing", 42, "preprocessing"],
+    [" 0:preprocessing/1 ", undefined, 0, "preprocessing", 1, "preprocessing"],
+    [undefined, "0:preprocessing/0", 0, "preprocessing", 0, "preprocessing"],
+    [undefined, "0:preprocessing/007", 0, "preprocessing", 7, "preprocessing"],
+    ["0:preprocessing/3", "0:preprocessing/9", 0, "preprocessing", 3, "preprocessing"],
+    ["", "5:preprocessing/9007199254740991", 5, "preprocessing", 9007199254740991, "preprocessing"],
+  ])("Last-Event-ID %j, after %j → %d, %j, setup %j (setup phase %j)", (header, query, seq, phase, setup, setupPhase) => {
+    expect(parseAfter(header, query, isRunPhase, setupPhase)).toEqual({ seq, phase, setup });
+  });
+
+  it.each<[string | undefined, string | undefined, string, string | null]>([
+    ["-1", undefined, "header", null],
+    ["abc", "3", "header", null],
+    ["1.5", undefined, "header", null],
+    ["9007199254740992", undefined, "header", null],
+    ["3:", undefined, "header", null],
+    ["3:sleeping", undefined, "header", null],
+    [":running", undefined, "header", null],
+    [undefined, "", "query", null],
+    [undefined, "1e3", "query", null],
+    [undefined, "-0", "query", null],
+    [undefined, "2:running:x", "query", null],
+    // A setup id where the stream has none (an analysis's).
+    ["0:preprocessing/4", undefined, "header", null],
+    [undefined, "0:preprocessing/4", "query", null],
+  ])("Last-Event-ID %j, after %j → error in the %s (setup phase %j)", (header, query, where, setupPhase) => {
+    const r = parseAfter(header, query, isRunPhase, setupPhase);
+    expect(r).toMatchObject({ error: expect.stringContaining("non-negative integer or <seq>:<phase>"), loc: [where, expect.any(String)] });
   });
 
   it.each<[string | undefined, string | undefined, string]>([
-    ["-1", undefined, "header"],
-    ["abc", "3", "header"],
-    ["1.5", undefined, "header"],
-    ["9007199254740992", undefined, "header"],
-    ["3:", undefined, "header"],
-    ["3:sleeping", undefined, "header"],
-    [":running", undefined, "header"],
-    [undefined, "", "query"],
-    [undefined, "1e3", "query"],
-    [undefined, "-0", "query"],
-    [undefined, "2:running:x", "query"],
-  ])("Last-Event-ID %j, after %j → error in the %s", (header, query, where) => {
-    const r = parseAfter(header, query, isRunPhase);
-    expect(r).toMatchObject({ error: expect.stringContaining("non-negative integer or <seq>:<phase>"), loc: [where, expect.any(String)] });
+    ["0:preprocessing/", undefined, "header"],
+    ["0:preprocessing/-1", undefined, "header"],
+    ["0:preprocessing/1.5", undefined, "header"],
+    ["0:preprocessing/x", undefined, "header"],
+    ["0:preprocessing/9007199254740992", undefined, "header"],
+    ["0:preprocessing/1/2", undefined, "header"],
+    ["0:running/3", undefined, "header"],
+    ["0:pending/3", undefined, "header"],
+    ["0:/3", undefined, "header"],
+    ["/3", undefined, "header"],
+    ["x:preprocessing/3", undefined, "header"],
+    [undefined, "0:preprocessing/ 3", "query"],
+    [undefined, "0:sleeping/3", "query"],
+  ])("Last-Event-ID %j, after %j → error in the %s on a stream with setup", (header, query, where) => {
+    const r = parseAfter(header, query, isRunPhase, "preprocessing");
+    expect(r).toMatchObject({ error: expect.stringContaining("<seq>:preprocessing/<n>"), loc: [where, expect.any(String)] });
   });
 });

@@ -12,6 +12,16 @@
  *                                                 just before end. id: <seq of the last line before it>:<phase>.
  *                                                 status: a run's pending|preprocessing|running|completed|failed|cancelled
  *
+ *   event: setup                                  runs only: a line of the install of the environment the run waits
+ *   id: 0:preprocessing/42                        for (its dependencies, built once per environment key), while it
+ *   data: {"n":42,"ts":"...","line":"..."}        waits: after the preprocessing status, before the running status and
+ *                                                 the first line. n counts the install's lines from 1. None for a
+ *                                                 cache hit, a run without an environment, or a client that comes
+ *                                                 once the command has started. id: <seq>:preprocessing/<n>. Lines
+ *                                                 this process did not follow live (a client that comes after the
+ *                                                 build ended) come from its stored log (its last 256 KiB), numbered
+ *                                                 by their index there, with the build's end as ts.
+ *
  *   event: stdout                                 one event per line, stdout or stderr
  *   id: 17                                        the line's seq: 1, 2, 3, ... shared by both streams, may skip numbers
  *   data: {"seq":17,"ts":"2026-01-02T03:04:05.678Z","line":"text without its newline"}
@@ -23,11 +33,13 @@
  *
  * Resume with `Last-Event-ID` (EventSource sends it on reconnect) or `?after=`: a line's seq
  * (`17`: lines after it, and the phases after the live ones, which all came before line 1) or a
- * status event's id (`17:running`: lines after 17, phases after running), so nothing is lost or repeated. Data is JSON, whose encoding
- * escapes \n and \r, so every event has exactly one data line whatever the log line holds.
+ * status event's id (`17:running`: lines after 17, phases after running) or a setup event's id
+ * (`0:preprocessing/42`: phases after preprocessing, setup lines after 42), so nothing is lost or
+ * repeated. Data is JSON, whose encoding escapes \n and \r, so every event has exactly one data
+ * line whatever the log line holds.
  */
 import type { Context } from "koa";
-import type { LogLine, StreamEnd, StreamStatus, Subscriber } from "../logs/contracts.ts";
+import type { LogLine, SetupLine, StreamEnd, StreamStatus, Subscriber } from "../logs/contracts.ts";
 import type { LogHub } from "../logs/hub.ts";
 
 export interface StreamLogsOptions {
@@ -38,6 +50,8 @@ export interface StreamLogsOptions {
   afterSeq: number;
   /** The phase of the status event the client resumes after (from parseAfter); null: none. */
   afterPhase?: string | null;
+  /** With afterPhase the setup phase: the setup line (n) the client resumes after (from parseAfter); null: none. */
+  afterSetup?: number | null;
   /** Default 15000. */
   pingIntervalMs?: number;
   /** The reconnect delay sent to the client; default 3000 (tests use less). */
@@ -74,6 +88,24 @@ export function lineEvent(l: LogLine): Buffer {
     bytes = Buffer.from(formatLine(l), "utf8");
     encoded.set(l, bytes);
   }
+  return bytes;
+}
+
+export function formatSetup(l: SetupLine, id: string): string {
+  return `event: setup\nid: ${id}\ndata: ${JSON.stringify({ n: l.n, ts: l.ts, line: l.line })}\n\n`;
+}
+
+/**
+ * formatSetup's bytes, made once per line for the id every subscriber of a waiting run gives it
+ * (`0:preprocessing/<n>`), so a build's line costs one encoding however many clients watch.
+ */
+const encodedSetup = new WeakMap<SetupLine, { id: string; bytes: Buffer }>();
+
+export function setupEvent(l: SetupLine, id: string): Buffer {
+  const made = encodedSetup.get(l);
+  if (made?.id === id) return made.bytes;
+  const bytes = Buffer.from(formatSetup(l, id), "utf8");
+  if (made === undefined) encodedSetup.set(l, { id, bytes });
   return bytes;
 }
 
@@ -195,6 +227,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     send(`retry: ${opts.retryMs ?? 3000}\n\n`);
     const sink: Subscriber = {
       line: (l) => send(lineEvent(l)),
+      setup: (l, id) => send(setupEvent(l, id)),
       status: (s, id) => void send(formatStatus(s, id)),
       end: (e) => {
         send(formatEnd(e));
@@ -213,7 +246,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
     };
     let unsub: () => void;
     try {
-      unsub = opts.hub.subscribe(opts.id, opts.afterSeq, sink, opts.afterPhase ?? null);
+      unsub = opts.hub.subscribe(opts.id, opts.afterSeq, sink, opts.afterPhase ?? null, opts.afterSetup ?? null);
     } catch {
       // The hub is shutting down: close, so the client reconnects (to another replica).
       endResponse();
@@ -227,42 +260,51 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
 
 const NON_NEGATIVE_INT = /^[0-9]+$/;
 
-/** Where a stream resumes: after this line's seq and, when the client's last event was a status, after that phase. */
+/**
+ * Where a stream resumes: after this line's seq and, when the client's last event was a status,
+ * after that phase; when it was a setup line, after the setup phase and that line's n.
+ */
 export interface ResumePoint {
   seq: number;
   phase: string | null;
+  setup: number | null;
 }
 
 type ResumeError = { error: string; loc: ["header", "Last-Event-ID"] | ["query", "after"] };
 
 /**
  * Where to resume: `Last-Event-ID` when sent (EventSource's own reconnects), else `?after=`,
- * else the start. Either is a line's seq (`17`) or a status event's id (`17:running`: the seq of
- * the last line before it, and its phase). A bad value, or a phase `isPhase` does not know, is an
- * error the route answers with 422.
+ * else the start. Either is a line's seq (`17`), a status event's id (`17:running`: the seq of
+ * the last line before it, and its phase) or, when the stream has a `setupPhase`, a setup event's
+ * id (`0:preprocessing/42`: that phase, and the setup line's n). A bad value, or a phase `isPhase`
+ * does not know, is an error the route answers with 422.
  */
 export function parseAfter(
   lastEventId: string | undefined,
   after: string | undefined,
   isPhase: (p: string) => boolean = () => true,
+  setupPhase: string | null = null,
 ): ResumePoint | ResumeError {
+  const forms = setupPhase === null ? "a non-negative integer or <seq>:<phase>" : `a non-negative integer, <seq>:<phase> or <seq>:${setupPhase}/<n>`;
   // Koa's ctx.get gives "" for a missing header; EventSource sends none before the first id.
   if (lastEventId !== undefined && lastEventId.trim() !== "") {
-    return (
-      parsePoint(lastEventId.trim(), isPhase) ?? { error: "Last-Event-ID must be a non-negative integer or <seq>:<phase>", loc: ["header", "Last-Event-ID"] }
-    );
+    return parsePoint(lastEventId.trim(), isPhase, setupPhase) ?? { error: `Last-Event-ID must be ${forms}`, loc: ["header", "Last-Event-ID"] };
   }
-  if (after !== undefined) return parsePoint(after, isPhase) ?? { error: "after must be a non-negative integer or <seq>:<phase>", loc: ["query", "after"] };
-  return { seq: 0, phase: null };
+  if (after !== undefined) return parsePoint(after, isPhase, setupPhase) ?? { error: `after must be ${forms}`, loc: ["query", "after"] };
+  return { seq: 0, phase: null, setup: null };
 }
 
-function parsePoint(text: string, isPhase: (p: string) => boolean): ResumePoint | null {
+function parsePoint(text: string, isPhase: (p: string) => boolean, setupPhase: string | null): ResumePoint | null {
   const colon = text.indexOf(":");
   const seq = parseSeq(colon < 0 ? text : text.slice(0, colon));
   if (seq === null) return null;
-  if (colon < 0) return { seq, phase: null };
-  const phase = text.slice(colon + 1);
-  return isPhase(phase) ? { seq, phase } : null;
+  if (colon < 0) return { seq, phase: null, setup: null };
+  const rest = text.slice(colon + 1);
+  const slash = rest.indexOf("/");
+  if (slash < 0) return isPhase(rest) ? { seq, phase: rest, setup: null } : null;
+  const phase = rest.slice(0, slash);
+  const n = parseSeq(rest.slice(slash + 1));
+  return setupPhase !== null && phase === setupPhase && isPhase(phase) && n !== null ? { seq, phase, setup: n } : null;
 }
 
 function parseSeq(text: string): number | null {

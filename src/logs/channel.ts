@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.ts";
-import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamPhases, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import type { LiveLogSource, LogLine, LogStore, SetupLine, SetupStore, StreamEnd, StreamPhases, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
 import { Ring } from "./ring.ts";
+import type { SetupFeed, SetupFeeds } from "./setup-feed.ts";
 import { StorePoller } from "./store-poller.ts";
 
 /** The hub's options with defaults filled in; shared by all of its channels. */
@@ -14,6 +15,28 @@ export interface ChannelSettings {
   terminalGraceMs: number;
   pageSize: number;
   archiveWaitMs: number;
+  /** Environment setup lines (runs only); null: the stream has none. */
+  setup: ChannelSetup | null;
+}
+
+/** What the channel needs to send a run's environment setup (the `setup` events). */
+export interface ChannelSetup {
+  store: Pick<SetupStore, "target">;
+  feeds: SetupFeeds;
+  /** The phase the setup happens in (a run's `preprocessing`): its lines come after it and before any later phase. */
+  phase: StreamStatus;
+  /** How long a subscriber's remaining setup may hold back the phase after it and the first line; default 10 s. */
+  closeWaitMs: number;
+}
+
+/** One subscriber's place in the setup lines, while it may still be given some. */
+interface SetupCursor {
+  /** The last setup line given (or resumed after). */
+  n: number;
+  /** The run is in the setup phase and the subscriber has been given it: lines may go out. */
+  active: boolean;
+  /** Set once the run has moved past the setup phase: when it fires, the setup closes with what it gave. */
+  closeTimer: NodeJS.Timeout | null;
 }
 
 interface Sub {
@@ -36,6 +59,11 @@ interface Sub {
   outputReady: boolean;
   /** The position (in phases.all) of the latest phase in seen: nothing behind it is given any more. */
   reached: number;
+  /**
+   * Open while the subscriber may still be given setup lines: phases after the setup phase, and
+   * lines, wait until it closes. null: closed, or a stream or subscriber without setup.
+   */
+  setup: SetupCursor | null;
 }
 
 /**
@@ -65,6 +93,9 @@ export class StreamChannel {
   #graceTimer: NodeJS.Timeout | null = null;
   #initTimer: NodeJS.Timeout | null = null;
   #polling = false;
+  /** The build the run waits for: undefined until known, null when none (or no longer needed). */
+  #feed: SetupFeed | null | undefined = undefined;
+  #unlistenFeed: (() => void) | null = null;
 
   constructor(id: string, settings: ChannelSettings, onClosed: () => void) {
     this.#id = id;
@@ -75,8 +106,16 @@ export class StreamChannel {
     void this.#init();
   }
 
-  add(afterSeq: number, sink: Subscriber, afterPhase: StreamStatus | null = null): Sub {
+  add(afterSeq: number, sink: Subscriber, afterPhase: StreamStatus | null = null, afterSetup: number | null = null): Sub {
     const seen = seenBefore(this.#s.store.phases, afterSeq, afterPhase);
+    const setup = this.#s.setup;
+    const all = this.#s.store.phases.all;
+    const mayHaveSetup =
+      setup !== null &&
+      sink.setup !== undefined &&
+      this.#feed !== null &&
+      afterSeq === 0 &&
+      (afterPhase === null || all.indexOf(afterPhase) <= all.indexOf(setup.phase));
     const sub: Sub = {
       sink,
       delivered: afterSeq,
@@ -89,6 +128,7 @@ export class StreamChannel {
       seen,
       outputReady: false,
       reached: -1,
+      setup: mayHaveSetup ? { n: afterPhase === setup.phase ? (afterSetup ?? 0) : 0, active: false, closeTimer: null } : null,
     };
     for (const p of seen) sub.reached = Math.max(sub.reached, this.#s.store.phases.all.indexOf(p));
     this.#subs.add(sub);
@@ -102,6 +142,7 @@ export class StreamChannel {
     sub.done = true;
     if (sub.waitTimer) clearTimeout(sub.waitTimer);
     sub.waitTimer = null;
+    this.#dropSetup(sub);
     this.#subs.delete(sub);
     if (this.#subs.size === 0) this.#teardown();
   }
@@ -123,6 +164,8 @@ export class StreamChannel {
       const state = await this.#s.store.readState(this.#id);
       if (this.#closed) return;
       if (!state) return this.#vanished();
+      await this.#findSetup(state);
+      if (this.#closed) return;
       this.#applyState(state);
       if (!this.#final) {
         // Whatever is stored by now is read from Postgres; the upstream only has to supply what
@@ -146,6 +189,125 @@ export class StreamChannel {
       }, this.#s.pollIntervalMs);
       this.#initTimer.unref();
     }
+  }
+
+  /** Which build the run waits for, when its stream may still have setup lines to send (runs in or before the setup phase). */
+  async #findSetup(state: StreamState): Promise<void> {
+    const setup = this.#s.setup;
+    if (this.#feed !== undefined) return;
+    const all = this.#s.store.phases.all;
+    if (!setup || state.terminal || all.indexOf(state.status) > all.indexOf(setup.phase)) {
+      this.#feed = null;
+      return;
+    }
+    const target = await setup.store.target(this.#id);
+    if (this.#closed || this.#feed !== undefined) return;
+    if (!target) {
+      this.#feed = null;
+      return;
+    }
+    const feed = setup.feeds.acquire(target.environmentId);
+    this.#feed = feed;
+    this.#unlistenFeed = feed.listen(() => this.#setupChanged());
+  }
+
+  /** New setup lines, the build's end, or the run's phase changed: bring the subscribers with setup up to date. */
+  #setupChanged(): void {
+    if (this.#closed) return;
+    for (const sub of [...this.#subs]) if (sub.setup) void this.#pump(sub);
+    this.#releaseSetupIfDone();
+  }
+
+  /**
+   * Gives the subscriber the setup lines it lacks. true: its setup is over (closed), so phases
+   * after the setup phase and lines may go out; false: not yet (or it paused or failed).
+   */
+  #pumpSetup(sub: Sub): boolean {
+    const c = sub.setup;
+    if (!c) return true;
+    const feed = this.#feed;
+    const state = this.#state;
+    const setup = this.#s.setup;
+    if (feed === null || !setup) return this.#closeSetup(sub);
+    if (feed === undefined || !state) return false;
+    const all = this.#s.store.phases.all;
+    const at = all.indexOf(state.status);
+    const setupAt = all.indexOf(setup.phase);
+    const past = state.terminal || at > setupAt;
+    if (!c.active) {
+      // Only a subscriber that is here while the run waits in the setup phase is given setup: one that
+      // comes once the command has started is not, and one that came before it waits for it.
+      if (past) return this.#closeSetup(sub);
+      if (at < setupAt || !sub.seen.has(setup.phase)) return false;
+      c.active = true;
+    }
+    for (const l of feed.linesAfter(c.n)) if (!this.#giveSetup(sub, l, setup.phase)) return false;
+    if (feed.ended) {
+      if (feed.complete) return this.#closeSetup(sub);
+      const stored = feed.stored;
+      if (stored) {
+        for (let i = c.n; i < stored.length; i++) if (!this.#giveSetup(sub, stored[i]!, setup.phase)) return false;
+        return this.#closeSetup(sub);
+      }
+    }
+    // A run that ended while its build goes on (cancelled, say) is given no more of it.
+    if (state.terminal && !feed.ended) return this.#closeSetup(sub);
+    // The command has started while lines may still be on their way: wait for them, but not for long.
+    if (past && !c.closeTimer) {
+      c.closeTimer = setTimeout(() => {
+        c.closeTimer = null;
+        if (sub.setup !== c || sub.done) return;
+        this.#log.warn({ after: c.n }, "the environment's setup lines did not all arrive before the run went on; going on without them");
+        this.#closeSetup(sub);
+        void this.#pump(sub);
+      }, setup.closeWaitMs);
+      c.closeTimer.unref();
+    }
+    return false;
+  }
+
+  #giveSetup(sub: Sub, l: SetupLine, phase: StreamStatus): boolean {
+    sub.setup!.n = l.n;
+    let more: boolean;
+    try {
+      more = sub.sink.setup!(l, `${sub.delivered}:${phase}/${l.n}`);
+    } catch (err) {
+      this.#sinkFailed(sub, err);
+      return false;
+    }
+    if (!more) this.#pause(sub);
+    return more;
+  }
+
+  /** The subscriber's setup is over: the phases it held back go out. Returns whether the subscriber is still there. */
+  #closeSetup(sub: Sub): boolean {
+    if (!sub.setup) return !sub.done;
+    this.#dropSetup(sub);
+    this.#emitStatus(sub);
+    this.#releaseSetupIfDone();
+    return !sub.done;
+  }
+
+  #dropSetup(sub: Sub): void {
+    if (sub.setup?.closeTimer) clearTimeout(sub.setup.closeTimer);
+    sub.setup = null;
+  }
+
+  /** The run has moved past the setup phase and no subscriber is still being given setup: let the build's feed go. */
+  #releaseSetupIfDone(force = false): void {
+    const feed = this.#feed;
+    if (!feed || !this.#s.setup) return;
+    if (!force) {
+      const state = this.#state;
+      if (!state) return;
+      const all = this.#s.store.phases.all;
+      if (!state.terminal && all.indexOf(state.status) <= all.indexOf(this.#s.setup.phase)) return;
+      for (const sub of this.#subs) if (sub.setup) return;
+    }
+    this.#unlistenFeed?.();
+    this.#unlistenFeed = null;
+    this.#feed = null;
+    this.#s.setup.feeds.release(feed);
   }
 
   #follow(source: LiveLogSource | null): void {
@@ -216,6 +378,7 @@ export class StreamChannel {
   #applyState(state: StreamState): void {
     this.#state = state;
     for (const sub of [...this.#subs]) this.#emitStatus(sub);
+    if (this.#feed !== undefined) this.#setupChanged();
     if (!state.terminal) return;
     if (state.logsComplete) this.#makeFinal();
     else if (!this.#graceTimer && !this.#final) {
@@ -262,9 +425,13 @@ export class StreamChannel {
   #emitStatus(sub: Sub, ending = false): void {
     const state = this.#state;
     if (!state) return;
+    const all = this.#s.store.phases.all;
+    // While the subscriber may still be given setup lines, the phases after the setup phase wait.
+    const holdAfter = sub.setup && this.#s.setup ? all.indexOf(this.#s.setup.phase) : Infinity;
     for (const phase of state.history) {
       if (sub.done) return;
       if (sub.seen.has(phase)) continue;
+      if (all.indexOf(phase) > holdAfter) return;
       if (!ending && state.terminal && phase === state.status) return;
       // Recorded late (it came and went before a later one reached the subscriber): out of order now.
       if (this.#s.store.phases.all.indexOf(phase) < sub.reached) continue;
@@ -345,6 +512,7 @@ export class StreamChannel {
     if (sub.pumping || sub.done || sub.paused || !this.#ready) return;
     sub.pumping = true;
     try {
+      if (sub.setup && !this.#pumpSetup(sub)) return;
       while (!sub.done && !sub.paused && !this.#closed) {
         const final = this.#final;
         if (!final && sub.delivered >= this.#ring.floor) {
@@ -407,6 +575,7 @@ export class StreamChannel {
 
   #end(sub: Sub, end: StreamEnd): void {
     if (sub.done) return;
+    this.#dropSetup(sub);
     this.#emitStatus(sub, true);
     this.remove(sub);
     try {
@@ -425,6 +594,7 @@ export class StreamChannel {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopFollowing();
+    this.#releaseSetupIfDone(true);
     if (this.#statusTimer) clearInterval(this.#statusTimer);
     if (this.#graceTimer) clearTimeout(this.#graceTimer);
     if (this.#initTimer) clearTimeout(this.#initTimer);
@@ -432,6 +602,7 @@ export class StreamChannel {
     for (const sub of this.#subs) {
       sub.done = true;
       if (sub.waitTimer) clearTimeout(sub.waitTimer);
+      this.#dropSetup(sub);
     }
     this.#subs.clear();
     this.#onClosed();

@@ -60,6 +60,51 @@ export interface Subscriber {
   onDrain?(resume: () => void): void;
   /** The hub is shutting down: close the stream without end, so the client reconnects elsewhere. */
   close?(): void;
+  /**
+   * One line of the install of the environment the run waits for (runs only; a subscriber without
+   * it is given none). Comes after the `preprocessing` status and before any later phase or line;
+   * `id` is its resume position, `<last seq given>:preprocessing/<n>`. Backpressure as line().
+   */
+  setup?(l: SetupLine, id: string): boolean;
+}
+
+/** One line of an environment build's install output: `n` counts its lines from 1. */
+export interface SetupLine {
+  n: number;
+  ts: string;
+  line: string;
+}
+
+/**
+ * Where a waiting run's install output comes from (runs only): the environment it waits for, and
+ * that environment's row and stored log. Postgres in src/db/setup-store.ts; a fake in unit tests.
+ */
+export interface SetupStore {
+  /**
+   * The environment build the run waits for, or null when it waits for none: no environment, a
+   * cache hit (the environment was ready before the run was created), or no such run.
+   */
+  target(runId: string): Promise<{ environmentId: string } | null>;
+  /** The environment's status; null when its row is gone (deleted). */
+  environment(environmentId: string): Promise<SetupEnvironmentState | null>;
+  /** The stored install output (its last 256 KiB at most); null when there is none (yet). */
+  storedLog(environmentId: string): Promise<string | null>;
+}
+
+export interface SetupEnvironmentState {
+  status: "building" | "ready" | "failed";
+  /** When the build ended (null while building): the time stored lines carry, having none of their own. */
+  completedAt: string | null;
+}
+
+/**
+ * The live install output of an environment's build: follows the install container of the
+ * build's pod (plain text, not framed) from its first line. Calls onLine for each line in order,
+ * onEnd once the follow is over: `complete` when the install ended and every one of its lines was
+ * given, false when the pod went away (or never came) first. Returns a stop function.
+ */
+export interface SetupLogSource {
+  follow(environmentId: string, onLine: (text: string, ts: string) => void, onEnd: (complete: boolean) => void): () => void;
 }
 
 /** The phases of the kind of workload a store serves, in order. */

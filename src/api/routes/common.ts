@@ -44,18 +44,17 @@ export const clusterUnavailable = { description: "Kubernetes is not reachable fr
 
 /** A log stream's query. */
 export const streamQuery = z.strictObject({
-  after: z
-    .string()
-    .max(64)
-    .optional()
-    .meta({ description: "Resume after this event id: a line's seq, or a status event's `<seq>:<phase>` (Last-Event-ID wins)." }),
+  after: z.string().max(64).optional().meta({
+    description:
+      "Resume after this event id: a line's seq, a status event's `<seq>:<phase>`, or (a run's stream) a setup event's `<seq>:preprocessing/<n>` (Last-Event-ID wins).",
+  }),
 });
 
 /**
  * One event of a log stream as OpenAPI 3.2's `itemSchema` describes Server-Sent Events: the
  * fields of the event, `data` being JSON text whose decoded shape is its `contentSchema`.
  */
-function sseEvent(events: [string, ...string[]], data: z.ZodType, description: string, withId: "line" | "status" | null = null) {
+function sseEvent(events: [string, ...string[]], data: z.ZodType, description: string, withId: "line" | "status" | "setup" | null = null) {
   const { $schema: _, ...contentSchema } = z.toJSONSchema(data, { io: "output" }) as Record<string, unknown>;
   return z
     .object({
@@ -71,6 +70,12 @@ function sseEvent(events: [string, ...string[]], data: z.ZodType, description: s
           .string()
           .regex(/^[0-9]+:[a-z_]+$/)
           .meta({ description: "`<seq of the last line before it>:<phase>`; send it back as `Last-Event-ID` to resume." }),
+      }),
+      ...(withId === "setup" && {
+        id: z
+          .string()
+          .regex(/^[0-9]+:preprocessing\/[0-9]+$/)
+          .meta({ description: "`<seq of the last line before it>:preprocessing/<n>`; send it back as `Last-Event-ID` to resume." }),
       }),
       data: z.string().meta({ description: "JSON text; its decoded shape is `contentSchema`.", contentMediaType: "application/json", contentSchema }),
     })
@@ -95,6 +100,23 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
         "Each phase the workload goes through, once and in order: on connect the phases so far (after the resume point), then each as it happens. Every live phase comes before the first line; a terminal one after the last line.",
         "status",
       ),
+      ...(noun === "Run"
+        ? [
+            sseEvent(
+              ["setup"],
+              z.object({
+                n: z.number().int().min(1).meta({ description: "The line's number in the install's output, from 1." }),
+                ts: z.string().meta({
+                  format: "date-time",
+                  description: "When the install wrote the line (RFC 3339 UTC); for a line read back from the stored log, when the build ended.",
+                }),
+                line: z.string().meta({ description: "The line without its newline." }),
+              }),
+              "A line of the install of the environment the run waits for (its dependencies, built once per environment key), in order, while the run waits for that build: after the `preprocessing` status, before the `running` status and the first stdout/stderr line. None for a cache hit, a run without an environment, or a client that connects once the command has started. A client that comes after the build has ended (before the command started) is sent the lines it lacks from the stored log (`GET /v1/runs/{run_id}/logs/setup`, its last 256 KiB), numbered by their place in it, with the build's end as `ts`.",
+              "setup",
+            ),
+          ]
+        : []),
       sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", "line"),
       sseEvent(
         ["end"],
@@ -113,16 +135,27 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
   // `schema` describes one event, as OpenAPI 3.1 tools read it for event streams; `itemSchema`
   // (3.2's way, written as x-itemSchema in this 3.1 document) says the same.
   return {
-    description: "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.",
+    description:
+      noun === "Run"
+        ? "The event stream: `status`, while the run waits for its environment's build `setup` lines, then `stdout`/`stderr` lines, finally `end`."
+        : "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.",
     schema: item,
     contentType: "text/event-stream",
     itemSchema: item,
   };
 }
 
-/** Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq or a status event's id of one of `phases`. */
-export function resumeAfter(ctx: Context, query: z.infer<typeof streamQuery>, phases: readonly string[]): { afterSeq: number; afterPhase: string | null } {
-  const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after, (p) => phases.includes(p));
+/**
+ * Where a stream resumes: Last-Event-ID, else ?after=, else the start; a 422 when it is not a seq,
+ * a status event's id of one of `phases` or, with `setupPhase` (runs), a setup event's id.
+ */
+export function resumeAfter(
+  ctx: Context,
+  query: z.infer<typeof streamQuery>,
+  phases: readonly string[],
+  setupPhase: string | null = null,
+): { afterSeq: number; afterPhase: string | null; afterSetup: number | null } {
+  const after = parseAfter(ctx.get("Last-Event-ID") || undefined, query.after, (p) => phases.includes(p), setupPhase);
   if ("error" in after) throw new HttpError(422, [{ loc: after.loc, msg: after.error, type: "value_error" }]);
-  return { afterSeq: after.seq, afterPhase: after.phase };
+  return { afterSeq: after.seq, afterPhase: after.phase, afterSetup: after.setup };
 }

@@ -22,8 +22,10 @@ import {
 const runParam = idParam("run_id");
 const runNotFound = { description: "No such run in this account.", schema: errorBodySchema };
 const unavailable = clusterUnavailable;
+/** The phase a run waits in for its environment's build: its setup events' ids are `<seq>:preprocessing/<n>`. */
+export const SETUP_PHASE = "preprocessing";
 
-const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`id: <seq>:<phase>\` and \`{"status": ...}\` for each phase the run goes through, once and in order (on connect the phases so far; every live phase before the first line, a terminal one after the last line); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=\` (a line's seq or a status event's id): no line or status is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
+const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`id: <seq>:<phase>\` and \`{"status": ...}\` for each phase the run goes through, once and in order (on connect the phases so far; every live phase before the first line, a terminal one after the last line); \`event: setup\` with \`id: <seq>:preprocessing/<n>\` and \`{"n", "ts", "line"}\` per line of the install of the environment the run waits for, while it waits for that build (\`n\` counts the install's lines from 1; after the \`preprocessing\` status, before the \`running\` status and the first line; none for a cache hit, a run without an environment, or a client that connects once the command has started; a client that comes after the build has ended is sent the lines it lacks from the stored log, \`GET /v1/runs/{run_id}/logs/setup\`, numbered by their place in it, which differs from the live numbering only when the install wrote more than is stored, 256 KiB); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=\` (a line's seq, a status event's id or a setup event's id): no line, setup line or status is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
 
 export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
   routes.add({
@@ -144,7 +146,7 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     responses: { 200: eventStream("Run", runStatusEnum), 404: runNotFound },
     handler: async (ctx, { params, query, principal }) => {
       await runs.get(db, principal.accountId, params.run_id);
-      await streamLogs(ctx, { hub, id: params.run_id, ...resumeAfter(ctx, query, runStatusEnum.options) });
+      await streamLogs(ctx, { hub, id: params.run_id, ...resumeAfter(ctx, query, runStatusEnum.options, SETUP_PHASE) });
       return { status: 200 };
     },
   });
