@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
 import {
+  BUILD_POD_ATTEMPTS,
   buildEnvironmentJob,
   environmentSecret,
   INSTALL_WRAPPER,
@@ -56,7 +57,20 @@ describe("buildEnvironmentJob", () => {
       ["main", "codeplane:dev", ["/usr/local/bin/node", "/app/packages/runner/src/environment-archive.ts", "save"]],
     ]);
     expect(job.spec!.activeDeadlineSeconds).toBe(1800);
-    expect(job.spec!.backoffLimit).toBe(0);
+  });
+
+  it("tries a failed checkout again in a new pod, twice, and never a failed install or save (the key's own failures)", () => {
+    expect(job.spec!.backoffLimit).toBe(BUILD_POD_ATTEMPTS - 1);
+    const rules = job.spec!.podFailurePolicy!.rules;
+    const failJob = rules.filter((r) => r.action === "FailJob").map((r) => r.onExitCodes);
+    expect(failJob).toEqual([
+      { containerName: "install", operator: "NotIn", values: [0] },
+      { containerName: "main", operator: "NotIn", values: [0] },
+    ]);
+    // The API server refuses a rule naming a container the pod does not have: every name is one of its.
+    for (const code of failJob) expect(Object.keys(byName)).toContain(code!.containerName);
+    expect(rules.find((r) => r.action === "Ignore")?.onPodConditions).toEqual([{ type: "DisruptionTarget", status: "True" }]);
+    expect(pod.restartPolicy).toBe("Never");
   });
 
   it("is a workload pod the egress policy selects, non-root with no service-account token", () => {

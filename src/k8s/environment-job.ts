@@ -133,7 +133,19 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
     kind: "Job",
     metadata: { name, namespace: input.namespace, labels, annotations: { "codeplane.dev/environment-key": input.key } },
     spec: {
-      backoffLimit: 0,
+      // A checkout that fails (codeplane's git endpoint out of reach for a while: a pod whose network is
+      // not ready yet, an API restart) is tried again in a new pod, twice, within the build's deadline:
+      // a failure that is not the key's must not be cached as the key's failure. The install's and the
+      // save's own failures are the key's (a broken lockfile, an archive too large): no retry.
+      backoffLimit: BUILD_POD_ATTEMPTS - 1,
+      podFailurePolicy: {
+        rules: [
+          { action: "FailJob", onExitCodes: { containerName: "install", operator: "NotIn", values: [0] } },
+          { action: "FailJob", onExitCodes: { containerName: "main", operator: "NotIn", values: [0] } },
+          // Evicted or preempted: not the build's doing, and not counted.
+          { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "True" }] },
+        ],
+      },
       activeDeadlineSeconds: input.timeoutSeconds,
       ttlSecondsAfterFinished: input.ttlSecondsAfterFinished,
       template: {
@@ -150,6 +162,9 @@ export function buildEnvironmentJob(input: EnvironmentBuildInput): V1Job {
     },
   };
 }
+
+/** Pods a build may use: its checkout is tried this many times at most; its install once. */
+export const BUILD_POD_ATTEMPTS = 3;
 
 /**
  * The build's Secret: its checkout token and its upload token. Not owned by
