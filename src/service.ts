@@ -39,8 +39,9 @@ import { VERSION } from "./version.ts";
 import { Controller } from "./controller/controller.ts";
 import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
+import { RUN_STREAM_TIMELINE } from "./domain/runs/run-timeline.ts";
 import { LogHub } from "./logs/hub.ts";
-import { pgLogStore } from "./db/log-store.ts";
+import { pgLogStore, type StateExtra } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
 import { ANALYSIS_TABLE, RUN_TABLE, type WorkloadTable } from "./db/workload-tables.ts";
@@ -255,9 +256,9 @@ function apiServices(
     maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
     logger: logger.child({ component: "runs" }),
   });
-  const logHub = (table: WorkloadTable, label: string, component: string, setup?: SetupOptions) =>
+  const logHub = (table: WorkloadTable, label: string, component: string, setup?: SetupOptions, extra?: StateExtra) =>
     new LogHub({
-      store: pgLogStore(database.db, table),
+      store: pgLogStore(database.db, table, extra),
       live: kube ? kubeLiveLogSource(kube, logger.child({ component: "live-logs" }), label) : null,
       logger: logger.child({ component }),
       ...(setup && { setup }),
@@ -307,7 +308,7 @@ function apiServices(
     envVars,
     runs,
     environments,
-    logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup),
+    logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),

@@ -22,6 +22,16 @@
  *                                                 build ended) come from its stored log (its last 256 KiB), numbered
  *                                                 by their index there, with the build's end as ts.
  *
+ *   event: timeline                               runs only: the run's whole timeline, exactly as GET /v1/runs/{id}
+ *   data: {"timeline":[{"event":"created",        shows it (the same builder): once on connect, after the statuses
+ *          "at":"..."}, ...]}                     replayed then, and again each time it gains an event. A full
+ *                                                 snapshot that replaces the last one, so it has no id (a reconnect
+ *                                                 is sent the current one). At any point before end, never after
+ *                                                 it; not ordered with the status events and lines (the row it is
+ *                                                 read from, about once a second, may be ahead of them or behind).
+ *                                                 The last one read (with `ended` once the run's row has its end)
+ *                                                 comes before the terminal status and end.
+ *
  *   event: stdout                                 one event per line, stdout or stderr
  *   id: 17                                        the line's seq: 1, 2, 3, ... shared by both streams, may skip numbers
  *   data: {"seq":17,"ts":"2026-01-02T03:04:05.678Z","line":"text without its newline"}
@@ -39,7 +49,7 @@
  * line whatever the log line holds.
  */
 import type { Context } from "koa";
-import type { LogLine, SetupLine, StreamEnd, StreamStatus, Subscriber } from "../logs/contracts.ts";
+import type { LogLine, SetupLine, StreamEnd, StreamStatus, Subscriber, TimelineEntry } from "../logs/contracts.ts";
 import type { LogHub } from "../logs/hub.ts";
 
 export interface StreamLogsOptions {
@@ -106,6 +116,22 @@ export function setupEvent(l: SetupLine, id: string): Buffer {
   if (made?.id === id) return made.bytes;
   const bytes = Buffer.from(formatSetup(l, id), "utf8");
   if (made === undefined) encodedSetup.set(l, { id, bytes });
+  return bytes;
+}
+
+export function formatTimeline(events: readonly TimelineEntry[]): string {
+  return `event: timeline\ndata: ${JSON.stringify({ timeline: events })}\n\n`;
+}
+
+/** formatTimeline's bytes, made once per snapshot: the channel gives every subscriber of a run the same array. */
+const encodedTimeline = new WeakMap<readonly TimelineEntry[], Buffer>();
+
+export function timelineEvent(events: readonly TimelineEntry[]): Buffer {
+  let bytes = encodedTimeline.get(events);
+  if (bytes === undefined) {
+    bytes = Buffer.from(formatTimeline(events), "utf8");
+    encodedTimeline.set(events, bytes);
+  }
   return bytes;
 }
 
@@ -229,6 +255,7 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
       line: (l) => send(lineEvent(l)),
       setup: (l, id) => send(setupEvent(l, id)),
       status: (s, id) => void send(formatStatus(s, id)),
+      timeline: (events) => void send(timelineEvent(events)),
       end: (e) => {
         send(formatEnd(e));
         endResponse();

@@ -1,11 +1,21 @@
-import { sql } from "kysely";
+import { sql, type AliasedRawBuilder } from "kysely";
 import type { LogLine, LogStore, StreamState } from "../logs/contracts.ts";
 import { transitionsSince } from "../resources/lifecycle.ts";
 import type { Db } from "./database.ts";
 import { untyped, type WorkloadTable } from "./workload-tables.ts";
 
-/** Postgres as the log hub's store, over one kind of workload's row and lines tables. */
-export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
+/**
+ * More of one kind's row for its stream's state (a run's timeline), read in the same statement as
+ * the rest of it: what to select, and what that adds to the state.
+ */
+export interface StateExtra {
+  /** Column names of owner.table, or aliased expressions over them (sql`...`.as(name)); names other than the state's own. */
+  readonly select: readonly (string | AliasedRawBuilder<unknown, string>)[];
+  readonly state: (row: Record<string, unknown>) => Pick<StreamState, "timeline">;
+}
+
+/** Postgres as the log hub's store, over one kind of workload's row and lines tables (and, optionally, more of its row). */
+export function pgLogStore(typedDb: Db, owner: WorkloadTable, extra?: StateExtra): LogStore {
   const db = untyped(typedDb);
   const phases = owner.lifecycle.phases;
   return {
@@ -32,25 +42,30 @@ export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
     },
     async readState(id): Promise<StreamState | null> {
       // One statement, so the row and its transitions are of the same moment (they are written together).
-      const row:
-        { status: string; exit_code: number | null; logs_complete: boolean; start: Date | null; end: Date | null; recorded: string[] | null } | undefined =
-        await db
-          .selectFrom(owner.table)
-          .select([
-            "status",
-            "exit_code",
-            "logs_complete",
-            `${owner.startColumn} as start`,
-            `${owner.endColumn} as end`,
-            sql<
-              string[]
-            >`array(select phase from ${sql.table(owner.transitionsTable)} where ${sql.ref(owner.key)} = ${sql.ref(`${owner.table}.id`)} order by seq)`.as(
-              "recorded",
-            ),
-          ])
-          .where("id", "=", id)
-          .where("deleted_at", "is", null)
-          .executeTakeFirst();
+      // The extra's columns make the row's type unknowable here; it is the base's plus those.
+      const row = (await db
+        .selectFrom(owner.table)
+        .select([
+          "status",
+          "exit_code",
+          "logs_complete",
+          `${owner.startColumn} as start`,
+          `${owner.endColumn} as end`,
+          sql<
+            string[]
+          >`array(select phase from ${sql.table(owner.transitionsTable)} where ${sql.ref(owner.key)} = ${sql.ref(`${owner.table}.id`)} order by seq)`.as(
+            "recorded",
+          ),
+          ...(extra?.select ?? []),
+        ])
+        .where("id", "=", id)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst()) as
+        | ({ status: string; exit_code: number | null; logs_complete: boolean; start: Date | null; end: Date | null; recorded: string[] | null } & Record<
+            string,
+            unknown
+          >)
+        | undefined;
       if (!row) return null;
       const recorded = row.recorded ?? [];
       // A status written without its transitions (by hand, or before they were recorded) still counts, with what it implies.
@@ -61,6 +76,7 @@ export function pgLogStore(typedDb: Db, owner: WorkloadTable): LogStore {
         terminal: owner.lifecycle.isTerminal(row.status),
         exitCode: row.exit_code,
         logsComplete: row.logs_complete,
+        ...extra?.state(row),
       };
     },
   };

@@ -1,5 +1,17 @@
 import type { Logger } from "../logger.ts";
-import type { LiveLogSource, LogLine, LogStore, SetupLine, SetupStore, StreamEnd, StreamPhases, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import type {
+  LiveLogSource,
+  LogLine,
+  LogStore,
+  SetupLine,
+  SetupStore,
+  StreamEnd,
+  StreamPhases,
+  StreamState,
+  StreamStatus,
+  Subscriber,
+  TimelineEntry,
+} from "./contracts.ts";
 import { Ring } from "./ring.ts";
 import type { SetupFeed, SetupFeeds } from "./setup-feed.ts";
 import { StorePoller } from "./store-poller.ts";
@@ -64,6 +76,14 @@ interface Sub {
    * lines, wait until it closes. null: closed, or a stream or subscriber without setup.
    */
   setup: SetupCursor | null;
+  /** The key of the timeline snapshot last given (null: none yet). */
+  timelineKey: string | null;
+}
+
+/** The workload's timeline as last read, and a key that changes when it does (its JSON). */
+interface TimelineSnapshot {
+  events: readonly TimelineEntry[];
+  key: string;
 }
 
 /**
@@ -79,6 +99,8 @@ export class StreamChannel {
   readonly #subs = new Set<Sub>();
   readonly #ring: Ring;
   #state: StreamState | null = null;
+  /** The timeline of the last read that had one (runs); one array per change, shared by every subscriber. */
+  #timeline: TimelineSnapshot | null = null;
   /** Upstream started, ring floor known: subscribers may be pumped. */
   #ready = false;
   /** Postgres now holds every line that will be served (logs_complete, or the grace ran out). */
@@ -129,10 +151,13 @@ export class StreamChannel {
       outputReady: false,
       reached: -1,
       setup: mayHaveSetup ? { n: afterPhase === setup.phase ? (afterSetup ?? 0) : 0, active: false, closeTimer: null } : null,
+      timelineKey: null,
     };
     for (const p of seen) sub.reached = Math.max(sub.reached, this.#s.store.phases.all.indexOf(p));
     this.#subs.add(sub);
     this.#emitStatus(sub);
+    // A full snapshot, so a subscriber that reconnects is simply given the current one.
+    this.#giveTimeline(sub);
     if (this.#ready) void this.#pump(sub);
     return sub;
   }
@@ -377,7 +402,11 @@ export class StreamChannel {
 
   #applyState(state: StreamState): void {
     this.#state = state;
-    for (const sub of [...this.#subs]) this.#emitStatus(sub);
+    this.#readTimeline(state);
+    for (const sub of [...this.#subs]) {
+      this.#emitStatus(sub);
+      this.#giveTimeline(sub);
+    }
     if (this.#feed !== undefined) this.#setupChanged();
     if (!state.terminal) return;
     if (state.logsComplete) this.#makeFinal();
@@ -419,6 +448,28 @@ export class StreamChannel {
     const end: StreamEnd = { status: this.#state?.status ?? "cancelled", exit_code: this.#state?.exitCode ?? null };
     for (const sub of [...this.#subs]) this.#end(sub, end);
     this.#teardown();
+  }
+
+  /**
+   * Keeps the read's timeline when it differs from the last one (compared by its JSON, a few
+   * hundred bytes once per read of the row, whatever the number of subscribers).
+   */
+  #readTimeline(state: StreamState): void {
+    if (state.timeline === undefined) return;
+    const key = JSON.stringify(state.timeline);
+    if (key !== this.#timeline?.key) this.#timeline = { events: state.timeline, key };
+  }
+
+  /** Gives the subscriber the timeline as last read, unless it has it already. */
+  #giveTimeline(sub: Sub): void {
+    const t = this.#timeline;
+    if (!t || sub.done || !sub.sink.timeline || sub.timelineKey === t.key) return;
+    sub.timelineKey = t.key;
+    try {
+      sub.sink.timeline(t.events);
+    } catch (err) {
+      this.#sinkFailed(sub, err);
+    }
   }
 
   /** Gives the subscriber the phases it lacks, in order; a terminal one only when ending. */
@@ -576,6 +627,9 @@ export class StreamChannel {
   #end(sub: Sub, end: StreamEnd): void {
     if (sub.done) return;
     this.#dropSetup(sub);
+    // The last timeline read goes before the terminal phase (which comes right before end); nothing after end.
+    this.#giveTimeline(sub);
+    if (sub.done) return;
     this.#emitStatus(sub, true);
     this.remove(sub);
     try {

@@ -32,6 +32,19 @@ export interface StreamState {
   terminal: boolean;
   exitCode: number | null;
   logsComplete: boolean;
+  /**
+   * The workload's timeline as its API shows it (runs only: a run's `timeline`, built by the same
+   * function as GET /v1/runs/{id}'s); undefined for a kind of workload without one. Read with the
+   * rest of the state, in the same statement. Its events are only ever added.
+   */
+  timeline?: readonly TimelineEntry[];
+}
+
+/** One event of a run's timeline (src/domain/runs/run-timeline.ts TimelineEvent), as the hub passes it on. */
+export interface TimelineEntry {
+  readonly event: string;
+  readonly at: string;
+  readonly cache?: string;
 }
 
 export interface StreamEnd {
@@ -66,6 +79,17 @@ export interface Subscriber {
    * `id` is its resume position, `<last seq given>:preprocessing/<n>`. Backpressure as line().
    */
   setup?(l: SetupLine, id: string): boolean;
+  /**
+   * The workload's whole timeline, each time a read of its row finds it changed (runs only; a
+   * subscriber without this method is given none): once as soon as the channel knows it (on
+   * connect, after the phases replayed then), then after each change. A full snapshot, not a
+   * delta: the subscriber replaces what it had. Not ordered with the other calls (the row's
+   * timeline may be ahead of or behind the statuses and lines given so far), except that the last
+   * snapshot the channel read comes before end, and none after it. Every subscriber of a stream
+   * is given the same array object for the same snapshot (so it can be encoded once). Not subject
+   * to backpressure (like status).
+   */
+  timeline?(events: readonly TimelineEntry[]): void;
 }
 
 /** One line of an environment build's install output: `n` counts its lines from 1. */

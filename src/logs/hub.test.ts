@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRootLogger } from "../logger.ts";
-import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamState, StreamStatus, Subscriber } from "./contracts.ts";
+import type { LiveLogSource, LogLine, LogStore, StreamEnd, StreamState, StreamStatus, Subscriber, TimelineEntry } from "./contracts.ts";
 import { LogHub, type LogHubOptions } from "./hub.ts";
 
 const TS = "2026-11-22T04:13:09.123Z";
@@ -17,6 +17,7 @@ class FakeStore implements LogStore {
   lines = new Map<string, LogLine[]>();
   states = new Map<string, StreamState | null>();
   readLinesCalls = 0;
+  readStateCalls = 0;
   #gate: { promise: Promise<void>; open: () => void } | null = null;
 
   archive(id: string, ...seqs: number[]) {
@@ -53,6 +54,7 @@ class FakeStore implements LogStore {
     return (this.lines.get(id) ?? []).at(-1)?.seq ?? 0;
   }
   async readState(id: string) {
+    this.readStateCalls++;
     return this.states.has(id) ? (this.states.get(id) ?? null) : null;
   }
 }
@@ -90,7 +92,7 @@ class FakeLive implements LiveLogSource {
   }
 }
 
-type Event = { t: "line"; l: LogLine } | { t: "status"; s: StreamStatus } | { t: "end"; e: StreamEnd };
+type Event = { t: "line"; l: LogLine } | { t: "status"; s: StreamStatus } | { t: "end"; e: StreamEnd } | { t: "timeline"; events: readonly TimelineEntry[] };
 
 /** A sink that records events; `takeUntilFull` lines are taken before it reports backpressure. */
 class Recorder implements Subscriber {
@@ -534,5 +536,141 @@ describe("LogHub status events", () => {
     hub.subscribe(ID, 0, r);
     await until(() => expect(r.ended).not.toBeNull());
     expect(ids).toEqual(["0:running", "4:failed"]);
+  });
+});
+
+/** A subscriber that takes timelines too (the SSE endpoint's); Recorder stands for one that does not (the MCP follower). */
+class TimelineRecorder extends Recorder {
+  timeline(events: readonly TimelineEntry[]) {
+    this.events.push({ t: "timeline", events });
+  }
+  get timelines() {
+    return this.events.flatMap((e) => (e.t === "timeline" ? [e.events.map((x) => x.event)] : []));
+  }
+  /** The events in order, a timeline as `timeline:<its last event>`. */
+  get kinds() {
+    return this.events.map((e) => (e.t === "timeline" ? `timeline:${e.events.at(-1)?.event}` : e.t === "status" ? e.s : e.t === "line" ? "line" : "end"));
+  }
+}
+
+/** A run's timeline with these events (times made up: the channel compares and passes them on, never reads them). */
+const timeline = (...events: string[]): TimelineEntry[] => events.map((event, i) => ({ event, at: new Date(Date.parse(TS) + i * 1000).toISOString() }));
+
+describe("LogHub timeline events", () => {
+  it("gives the timeline on connect, after the replayed phases, and again only when it grows; the last one before the terminal phase and end, none after", async () => {
+    const { store, live, hub } = setup();
+    store.setState(ID, { status: "preprocessing", timeline: timeline("created", "admitted") });
+    const r = new TimelineRecorder();
+    const plain = new Recorder();
+    hub.subscribe(ID, 0, r);
+    hub.subscribe(ID, 0, plain);
+    await until(() => expect(r.timelines).toHaveLength(1));
+    expect(r.kinds).toEqual(["preprocessing", "timeline:admitted"]);
+    // Reads that find the same timeline (a new array, as every read makes) send nothing.
+    const reads = store.readStateCalls;
+    store.setState(ID, { timeline: timeline("created", "admitted") });
+    await until(() => expect(store.readStateCalls).toBeGreaterThan(reads + 3));
+    expect(r.timelines).toHaveLength(1);
+    // It grows: a new snapshot, whole.
+    store.setState(ID, { status: "running", timeline: timeline("created", "admitted", "scheduled", "started") });
+    await until(() => expect(r.timelines).toHaveLength(2));
+    expect(r.timelines[1]).toEqual(["created", "admitted", "scheduled", "started"]);
+    live.emit(ID, 1, 2);
+    store.archive(ID, 1, 2);
+    store.setState(ID, { timeline: timeline("created", "admitted", "scheduled", "started", "first_output") });
+    await until(() => expect(r.timelines).toHaveLength(3));
+    // A client that comes now is given the current snapshot at once: the same array the others were given.
+    const late = new TimelineRecorder();
+    hub.subscribe(ID, 2, late);
+    await until(() => expect(late.timelines).toHaveLength(1));
+    expect((late.events.find((e) => e.t === "timeline") as { events: unknown }).events).toBe(
+      (r.events.filter((e) => e.t === "timeline").at(-1) as { events: unknown }).events,
+    );
+    // Over, its logs not yet complete: the snapshot with `ended` comes while the terminal phase waits for the lines.
+    store.setState(ID, { status: "completed", exitCode: 0, timeline: timeline("created", "admitted", "scheduled", "started", "first_output", "ended") });
+    await until(() => expect(r.timelines).toHaveLength(4));
+    expect(r.ended).toBeNull();
+    store.setState(ID, { logsComplete: true });
+    await until(() => expect(r.ended).not.toBeNull());
+    await until(() => expect(late.ended).not.toBeNull());
+    for (const sub of [r, late]) expect(sub.kinds.slice(-3)).toEqual(["timeline:ended", "completed", "end"]);
+    expect(r.kinds).toEqual([
+      "preprocessing",
+      "timeline:admitted",
+      "running",
+      "timeline:started",
+      "line",
+      "line",
+      "timeline:first_output",
+      "timeline:ended",
+      "completed",
+      "end",
+    ]);
+    // A subscriber without the method is given the rest as before.
+    await until(() => expect(plain.ended).not.toBeNull());
+    expect(plain.statuses).toEqual(["preprocessing", "running", "completed"]);
+    expect(plain.seqs).toEqual([1, 2]);
+  });
+
+  it("gives the last snapshot before end when the row's last change and its end are read together", async () => {
+    const { store, live, hub } = setup();
+    store.setState(ID, { status: "running", timeline: timeline("created", "started") });
+    const r = new TimelineRecorder();
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(r.timelines).toHaveLength(1));
+    live.emit(ID, 1);
+    store.archive(ID, 1);
+    await until(() => expect(r.seqs).toEqual([1]));
+    // One write (as the controller's last mirror and the archiver's mark may land between two reads).
+    store.setState(ID, { status: "failed", exitCode: 2, logsComplete: true, timeline: timeline("created", "started", "first_output", "ended") });
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(r.kinds).toEqual(["running", "timeline:started", "line", "timeline:ended", "failed", "end"]);
+    // The row changes after the end: nothing more (the channel is gone).
+    store.setState(ID, { timeline: timeline("created", "started", "first_output", "ended", "ended") });
+    const reads = store.readStateCalls;
+    await sleep(50);
+    expect(store.readStateCalls).toBe(reads);
+    expect(r.kinds.at(-1)).toBe("end");
+    expect(hub.activeStreams).toBe(0);
+  });
+
+  it("gives a client that comes after the end the whole timeline, then the stored lines, the terminal phase and end", async () => {
+    const { store, hub } = setup();
+    store.setState(ID, { status: "running" });
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true, timeline: timeline("created", "started", "first_output", "ended") });
+    store.archive(ID, 1, 2);
+    const r = new TimelineRecorder();
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(r.kinds).toEqual(["running", "timeline:ended", "line", "line", "completed", "end"]);
+  });
+
+  it("gives none for a kind of workload without a timeline (an analysis)", async () => {
+    const { store, live, hub } = setup();
+    store.setState(ID, { status: "running" });
+    const r = new TimelineRecorder();
+    hub.subscribe(ID, 0, r);
+    await until(() => expect(r.statuses).toEqual(["running"]));
+    live.emit(ID, 1);
+    store.archive(ID, 1);
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true });
+    await until(() => expect(r.ended).not.toBeNull());
+    expect(r.kinds).toEqual(["running", "line", "completed", "end"]);
+  });
+
+  it("drops a subscriber whose timeline throws, and no other", async () => {
+    const { store, hub } = setup();
+    store.setState(ID, { status: "running", timeline: timeline("created") });
+    const bad = new TimelineRecorder();
+    bad.timeline = () => {
+      throw new Error("boom");
+    };
+    const good = new TimelineRecorder();
+    hub.subscribe(ID, 0, bad);
+    hub.subscribe(ID, 0, good);
+    await until(() => expect(good.timelines).toHaveLength(1));
+    store.setState(ID, { status: "completed", exitCode: 0, logsComplete: true, timeline: timeline("created", "ended") });
+    await until(() => expect(good.ended).not.toBeNull());
+    expect(bad.ended).toBeNull();
   });
 });

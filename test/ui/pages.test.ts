@@ -332,10 +332,11 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
   });
 
   it("shows a run building its environment: the phase in the header with its time growing, the stream's setup lines apart from the output", async () => {
-    // The stream as the contract (event: setup) has it; no cluster builds anything here.
+    // The stream as the contract (event: setup, event: timeline) has it; no cluster builds anything here.
     const setupEvent = (n: number, line: string) =>
       `event: setup\nid: 0:preprocessing/${n}\ndata: ${JSON.stringify({ n, ts: new Date().toISOString(), line })}\n\n`;
-    const stream = `retry: 600000\n\nevent: status\nid: 0:preprocessing\ndata: {"status":"preprocessing"}\n\n${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(2, "\u001b[33mBuilding wheel\u001b[0m")}${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(3, "Successfully installed click-8.1.7")}`;
+    const { timeline } = (await (await t.alice.api(`/v1/runs/${buildingRun}`)).json()) as { timeline: unknown[] };
+    const stream = `retry: 600000\n\nevent: status\nid: 0:preprocessing\ndata: {"status":"preprocessing"}\n\nevent: timeline\ndata: ${JSON.stringify({ timeline })}\n\n${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(2, "\u001b[33mBuilding wheel\u001b[0m")}${setupEvent(1, "Collecting click==8.1.7")}${setupEvent(3, "Successfully installed click-8.1.7")}`;
     await page.route(`**/v1/runs/${buildingRun}/logs/stream**`, (route) =>
       route.fulfill({ status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" }, body: stream }),
     );
@@ -368,6 +369,52 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
       expect(await axe(page)).toEqual([]);
     } finally {
       await page.unroute(`**/v1/runs/${buildingRun}/logs/stream**`);
+    }
+  });
+
+  it("follows a running run's timeline from its stream's timeline events, not from reading the run again", async () => {
+    const created = Date.now() - 60_000;
+    const T = (s: number) => new Date(created + s * 1000);
+    const runId = await insertRunRow(t.svc.db, {
+      accountId: t.alice.accountId,
+      repositoryId: t.repoId,
+      status: "running",
+      set: {
+        created_at: T(0),
+        start_time: T(12),
+        timeline: JSON.stringify({
+          admitted: T(1).toISOString(),
+          scheduled: T(2).toISOString(),
+          imageReady: T(9).toISOString(),
+          checkedOut: T(11).toISOString(),
+        }),
+      },
+    });
+    // Every read of the run after the page's first answers with the run as it was then: what changes on the page can only come from the stream.
+    const stale = await (await t.alice.api(`/v1/runs/${runId}`)).text();
+    let rereads = 0;
+    await page.route(`**/v1/runs/${runId}`, (route) => {
+      rereads++;
+      return route.fulfill({ status: 200, contentType: "application/json", body: stale });
+    });
+    try {
+      await page.goto(`${t.svc.url}/ui/#/runs/${runId}`);
+      await page.locator('#phases > li[data-phase="command"][data-state="current"]').waitFor();
+      expect(await page.locator("#first-output").textContent()).toBe("No output yet.");
+      // The archiver stores the first line: first_output comes on the stream.
+      await t.svc.db
+        .updateTable("runs")
+        .set({ first_output_at: T(14) })
+        .where("id", "=", runId)
+        .execute();
+      await page.locator("#first-output", { hasText: "Time to first output" }).waitFor();
+      expect(await page.locator("#first-output").textContent()).toMatch(
+        /^Time to first output: 14 s after the run was created \(2(\.0)? s after its command started\)\.$/,
+      );
+      expect(rereads, "the page was read once, before the stream changed anything").toBeGreaterThanOrEqual(1);
+    } finally {
+      await page.unroute(`**/v1/runs/${runId}`);
+      await t.svc.db.updateTable("runs").set({ status: "completed", close_time: new Date(), logs_complete: true }).where("id", "=", runId).execute();
     }
   });
 

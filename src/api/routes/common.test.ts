@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { analysisStatusEnum } from "../../domain/analyses/analyses.schemas.ts";
 import { runStatusEnum } from "../../domain/runs/runs.schemas.ts";
-import { formatEnd, formatLine, formatSetup, formatStatus } from "../sse.ts";
+import { formatEnd, formatLine, formatSetup, formatStatus, formatTimeline } from "../sse.ts";
 import { eventStream } from "./common.ts";
 
 // The OpenAPI description of the log streams (each event and its data) must
@@ -27,6 +27,10 @@ describe("eventStream", () => {
       formatStatus("running", "0:running"),
       formatStatus("completed", "8:completed"),
       formatSetup({ n: 42, ts: "2026-11-26T13:00:01.234Z", line: "Collecting requests==2.32.3" }, "0:preprocessing/42"),
+      formatTimeline([
+        { event: "created", at: "2026-11-26T13:00:00.000Z" },
+        { event: "environment_ready", at: "2026-11-26T13:00:09.000Z", cache: "built" },
+      ]),
       formatLine({ seq: 7, stream: "stdout", ts: "2026-01-02T03:04:05.678Z", line: 'a "quoted"\ttab' }),
       formatLine({ seq: 8, stream: "stderr", ts: "2026-01-02T03:04:05.679Z", line: "" }),
       formatEnd({ status: "failed", exit_code: 3 }),
@@ -54,6 +58,9 @@ describe("eventStream", () => {
     expect(run.itemSchema.safeParse({ event: "end" }).success).toBe(false);
     expect(run.itemSchema.safeParse({ event: "setup", id: "0:running/3", data: "{}" }).success).toBe(false); // setup ids name the setup phase
     // An analysis has no environment to wait for: no setup events.
+    // Nor a timeline: that is a run's.
+    expect(analysis.itemSchema.safeParse(fields(formatTimeline([{ event: "created", at: "2026-11-26T13:00:00.000Z" }]))).success).toBe(false);
+    expect(run.itemSchema.safeParse({ event: "timeline", data: "{}" }).success).toBe(true); // data is JSON text; its shape is contentSchema
     expect(analysis.itemSchema.safeParse(fields(formatSetup({ n: 1, ts: "2026-11-26T13:00:01.234Z", line: "x" }, "0:preprocessing/1"))).success).toBe(false);
   });
 

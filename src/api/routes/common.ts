@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Context } from "koa";
 import { refText } from "../../domain/repositories/repositories.schemas.ts";
+import { runSchema } from "../../domain/runs/runs.schemas.ts";
 import { pageQuerySchema } from "../../domain/shared/pagination.ts";
 import { HttpError } from "../http-error.ts";
 import { errorBodySchema, type ResponseHeaders } from "../route.ts";
@@ -115,6 +116,12 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
               "A line of the install of the environment the run waits for (its dependencies, built once per environment key), in order, while the run waits for that build: after the `preprocessing` status, before the `running` status and the first stdout/stderr line. None for a cache hit, a run without an environment, or a client that connects once the command has started. A client that comes after the build has ended (before the command started) is sent the lines it lacks from the stored log (`GET /v1/runs/{run_id}/logs/setup`, its last 256 KiB), numbered by their place in it, with the build's end as `ts`.",
               "setup",
             ),
+            sseEvent(
+              ["timeline"],
+              // The run's own field's schema: the event carries exactly what GET /v1/runs/{run_id} shows.
+              z.object({ timeline: runSchema.shape.timeline }),
+              "The run's whole `timeline`, exactly as `GET /v1/runs/{run_id}` shows it: once on connect (after the status events replayed then) and again each time it gains an event. A full snapshot that replaces the previous one, so it has no `id`: a client that reconnects is sent the current one. It may come at any point before `end`, never after it, and is not ordered with the `status` events and lines (it is read from the run's row about once a second, which may be ahead of them or behind); the last one read, with `ended` once the run's row has its end, comes before the terminal status and `end`.",
+            ),
           ]
         : []),
       sseEvent(["stdout", "stderr"], line, "One line of output, in `seq` order.", "line"),
@@ -137,7 +144,7 @@ export function eventStream(noun: "Run" | "Analysis", status: z.ZodEnum) {
   return {
     description:
       noun === "Run"
-        ? "The event stream: `status`, while the run waits for its environment's build `setup` lines, then `stdout`/`stderr` lines, finally `end`."
+        ? "The event stream: `status`, while the run waits for its environment's build `setup` lines, then `stdout`/`stderr` lines, finally `end`; `timeline` snapshots on connect and as the run's timeline grows."
         : "The event stream: `status`, then `stdout`/`stderr` lines, finally `end`.",
     schema: item,
     contentType: "text/event-stream",

@@ -1,3 +1,5 @@
+import { sql } from "kysely";
+import type { StateExtra } from "../../db/log-store.ts";
 import type { RunTimelineMarksRow } from "../../db/schema.ts";
 
 // The run's `timeline` as the API shows it (design.md, Environments): the
@@ -56,3 +58,21 @@ export function runTimeline(r: TimelineSources): TimelineEvent[] {
   }
   return events;
 }
+
+/**
+ * What a run's log stream reads of its row, with its status, for its `timeline` events
+ * (src/db/log-store.ts): runTimeline's sources, so the stream and GET /v1/runs/{id} never differ.
+ */
+export const RUN_STREAM_TIMELINE: StateExtra = {
+  select: ["created_at", "timeline", "start_time", "first_output_at", "close_time", sql<string | null>`environment->>'cache'`.as("environment_cache")],
+  state: (row) => ({
+    timeline: runTimeline({
+      created_at: row.created_at as Date,
+      timeline: row.timeline as RunTimelineMarksRow | null,
+      start_time: row.start_time as Date | null,
+      first_output_at: row.first_output_at as Date | null,
+      close_time: row.close_time as Date | null,
+      cache: (row.environment_cache as "hit" | "built" | null) ?? null,
+    }),
+  }),
+};

@@ -9,10 +9,13 @@
 // output is a download away. Resuming: the browser's own reconnection sends
 // Last-Event-ID; when the stream is closed for good by an error, a new one
 // starts with ?after=<last seq>; lines already seen are dropped by seq anyway.
+// The run's timeline snapshots (`event: timeline`, on connect and as it grows)
+// are handed to onTimeline.
 
 import { parseAnsi } from "./ansi.ts";
 import { h } from "./dom.ts";
 import { LogBuffer, type LogLine, type Stream } from "./logbuffer.ts";
+import type { TimelineEvent } from "./phases.ts";
 import type { SetupLine } from "./setuplog.ts";
 
 export const MAX_LINES = 10_000;
@@ -23,6 +26,8 @@ export interface LogViewOptions {
   onStatus?: (status: string) => void;
   /** The environment's install output (`event: setup`), which stays out of this view's stdout and stderr. */
   onSetup?: (line: SetupLine) => void;
+  /** The run's whole timeline, as GET /v1/runs/{id} has it (`event: timeline`): on connect and each time it grows. */
+  onTimeline?: (timeline: TimelineEvent[]) => void;
 }
 
 export class LogView {
@@ -148,6 +153,8 @@ export class LogView {
     es.addEventListener("stderr", onLine("stderr"));
     // The install's lines (ids like 0:preprocessing/42, which the browser sends back itself as Last-Event-ID).
     es.addEventListener("setup", (e) => this.#o.onSetup?.(JSON.parse((e as MessageEvent<string>).data) as SetupLine));
+    // A full snapshot (no id): it replaces what the page had.
+    es.addEventListener("timeline", (e) => this.#o.onTimeline?.((JSON.parse((e as MessageEvent<string>).data) as { timeline: TimelineEvent[] }).timeline));
     es.addEventListener("status", (e) => {
       const status = (JSON.parse((e as MessageEvent<string>).data) as { status?: string }).status ?? (e as MessageEvent<string>).data;
       this.#o.onStatus?.(status);

@@ -27,8 +27,12 @@ interface Run {
 }
 
 const STATUSES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"];
-/** How often an unfinished run is read again: its timeline's steps come without a status event. */
-const RUN_POLL_MS = 2000;
+/**
+ * How often an unfinished run is read again. Its timeline's steps come on the log stream
+ * (`event: timeline`) and its status changes as status events (each of which reads it again);
+ * this only catches what a broken stream missed.
+ */
+const RUN_POLL_MS = 15_000;
 
 export async function runsPage(query: URLSearchParams): Promise<void> {
   const status = h(
@@ -127,13 +131,25 @@ export async function runPage(id: string): Promise<void> {
   const setup = env?.key
     ? new SetupLog(id, env.cache === "hit" ? "Restored from the cache: open to read the output of the build it reuses." : "Open to read the install's output.")
     : null;
+  // The newest timeline, whichever brought it: the stream's snapshots and a read of the run may
+  // cross (a read answered after a newer snapshot came), and a timeline only ever gains events.
+  const newest = (a: TimelineEvent[] | undefined, b: TimelineEvent[] | undefined) => ((b?.length ?? -1) > (a?.length ?? -1) ? b : a);
   const refresh = async () => {
-    run = await api<Run>(`/v1/runs/${seg(id)}`);
+    const fresh = await api<Run>(`/v1/runs/${seg(id)}`);
+    run = { ...fresh, timeline: newest(fresh.timeline, run.timeline) };
+    renderHead();
+  };
+  const onTimeline = (timeline: TimelineEvent[]) => {
+    if (timeline.length < (run.timeline?.length ?? 0)) return;
+    // The command's start and the end are in it too: the header shows them.
+    const at = (event: string) => timeline.find((e) => e.event === event)?.at ?? null;
+    run = { ...run, timeline, start_time: at("started") ?? run.start_time, close_time: at("ended") ?? run.close_time };
     renderHead();
   };
   const view = new LogView(id, {
     onStatus: () => void refresh(),
     onSetup: (line) => setup?.add(line),
+    onTimeline,
   });
   show(
     h("h1", {}, `Run ${id}`),
@@ -144,7 +160,7 @@ export async function runPage(id: string): Promise<void> {
     view.element,
   );
   view.start();
-  // The phase in progress: its time ticks every second; the run is read again while it goes on.
+  // The phase in progress: its time ticks every second; the run is read again, now and then, while it goes on.
   const ticker = setInterval(() => tick(document.getElementById("main") ?? document), 1000);
   const poller = setInterval(() => {
     if (!FINISHED.has(run.status)) void refresh().catch(() => {});
