@@ -129,10 +129,25 @@ try {
 
   const codeOnlyKey = (await analyse(codeOnly)).environment.key;
   const lockKey = (await analyse(lockChanged)).environment.key;
-  // A new key, asked for by many runs at once: one build.
+  // A new key, asked for by many runs at once: one build. Its build Jobs are counted by name while the
+  // runs go on (a finished Job may be gone by the end, its TTL passed), as those annotated with the key.
+  const seen = new Set<string>();
+  const look = async () => {
+    for (const j of await buildJobs()) if (j.metadata?.annotations?.["codeplane.dev/environment-key"] === lockKey) seen.add(j.metadata.name!);
+  };
+  let bursting = true;
+  const watching = (async () => {
+    while (bursting) {
+      await look();
+      await sleep(500);
+    }
+  })();
   const burst = await Promise.all(Array.from({ length: CONCURRENT }, () => run(lockChanged, primary)));
   await Promise.all(burst.map(finished));
-  const buildsAfter = (await buildJobs()).length;
+  bursting = false;
+  await watching;
+  await look();
+  const concurrentBuilds = seen.size;
 
   const ratio = hit / firstPhase;
   process.stdout.write(
@@ -142,7 +157,7 @@ try {
       `  later runs (restore, median)  ${s(hit)}   of ${RUNS}: ${later.map((x) => s(x).trim()).join(", ")}`,
       `  ratio later / first           ${(ratio * 100).toFixed(1)}%   (goal: <= 10% or under 3 s: ${ratio <= 0.1 || hit < 3000 ? "met" : "NOT met"})`,
       `  a commit changing only docs   ${codeOnlyKey === firstRun.environment.key ? "same key: no build" : "NEW KEY (wrong)"}`,
-      `  a commit changing ${manifest}: ${lockKey !== firstRun.environment.key ? "new key" : "SAME KEY (wrong)"}; ${CONCURRENT} concurrent runs of it made ${buildsAfter - 1} build Job(s)`,
+      `  a commit changing ${manifest}: ${lockKey !== firstRun.environment.key ? "new key" : "SAME KEY (wrong)"}; ${CONCURRENT} concurrent runs of it made ${concurrentBuilds} build Job(s)`,
       "",
     ].join("\n"),
   );
@@ -156,7 +171,7 @@ try {
     code_only_same_key: codeOnlyKey === firstRun.environment.key,
     lockfile_new_key: lockKey !== firstRun.environment.key,
     concurrent_runs: CONCURRENT,
-    concurrent_builds: buildsAfter - 1,
+    concurrent_builds: concurrentBuilds,
   });
 } finally {
   await bench.close();
