@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { EventSource } from "eventsource";
+import { sql } from "kysely";
 import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseAfter, streamLogs } from "../../src/api/sse.ts";
@@ -158,8 +159,15 @@ const setRun = (id: string, status: "preprocessing" | "running" | "completed", e
     .where("id", "=", id)
     .execute();
 
+// The database's clock, as the run's created_at (its default, now()): a JavaScript Date has only
+// milliseconds, so a build ended within the millisecond of the run's insert would read as ended
+// before it (a cache hit, with no setup to send), which a quiet machine managed in CI.
 const buildEnded = (id: string, log: string) =>
-  database.db.updateTable("environments").set({ status: "ready", log, completed_at: new Date() }).where("id", "=", id).execute();
+  database.db
+    .updateTable("environments")
+    .set({ status: "ready", log, completed_at: sql<Date>`clock_timestamp()` })
+    .where("id", "=", id)
+    .execute();
 
 interface Received {
   type: string;
