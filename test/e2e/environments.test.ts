@@ -65,6 +65,9 @@ async function register(name: string): Promise<{ id: string; commit: string }> {
   return { id: (await res.json()).id as string, commit };
 }
 
+/** A checkout that could not connect to codeplane's git endpoint on the node at all. */
+const CLUSTER_DROP = /checkout.*Failed to connect to 10\.244\.0\.1 port \d+ after \d+ ms/s;
+
 async function analysed(repo: { id: string; commit: string }, attempt = 1): Promise<Analysis> {
   const started = await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`, { method: "POST", json: {} });
   expect(started.status, await started.clone().text()).toBeLessThan(300);
@@ -72,10 +75,11 @@ async function analysed(repo: { id: string; commit: string }, attempt = 1): Prom
     const got = (await (await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`)).json()) as Analysis;
     return got.status === "completed" || got.status === "failed" ? got : undefined;
   });
-  // The local cluster drops a new pod's connections to the node until its NetworkPolicy enforcer
-  // knows the pod (hack/cluster/up.sh, "pod not yet known"); a checkout caught by that is the
-  // cluster's, not the product's: analyse once more. Any other failure fails the test.
-  if (a.status === "failed" && attempt === 1 && /checkout failed: .*Failed to connect/s.test(a.error ?? "")) {
+  // The local cluster sometimes drops all of a new pod's connections to the node for the kernel's
+  // whole connect timeout (~134 s), even once its NetworkPolicy enforcer knows the pod (root cause
+  // open: see the stop notes); a checkout caught by that is the cluster's, not the product's:
+  // analyse once more. Any other failure fails the test.
+  if (a.status === "failed" && attempt === 1 && CLUSTER_DROP.test(a.error ?? "")) {
     expect((await alice.api(`/v1/repositories/${repo.id}/analysis/${repo.commit}`, { method: "DELETE" })).status).toBeLessThan(300);
     return analysed(repo, 2);
   }
@@ -171,9 +175,16 @@ describe("real repositories run as they are", () => {
       // The analysis shows the default compute type's view: torch is provided only on the stand-in GPU preset.
       if (r.computeType) expect(analysis.environment.problem).toMatch(/gpu-standin/);
       else expect(analysis.environment.problem).toBeNull();
-      const res = await runPrimary(repo, analysis.primary_ids[0]!, r.computeType);
+      let res = await runPrimary(repo, analysis.primary_ids[0]!, r.computeType);
       expect(res.status, await res.clone().text()).toBe(201);
-      const run = await finished((await res.json()).run_id);
+      let run = await finished((await res.json()).run_id);
+      // The local cluster's drop (see analysed) caught the run's checkout: the cluster's failure, not
+      // the product's. Run once more; any other failure, or the same one twice, fails the test.
+      if (run.status === "failed" && CLUSTER_DROP.test(run.error ?? "")) {
+        res = await runPrimary(repo, analysis.primary_ids[0]!, r.computeType);
+        expect(res.status, await res.clone().text()).toBe(201);
+        run = await finished((await res.json()).run_id);
+      }
       const stderr = run.status === "completed" ? "" : (await (await alice.api(`/v1/runs/${run.run_id}/logs/stderr`)).json()).content.slice(-3000);
       expect(run.status, `${run.error}\n${stderr}`).toBe("completed");
       expect(run.environment.image).toBe(r.image);
