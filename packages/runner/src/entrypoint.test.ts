@@ -335,7 +335,9 @@ describe.concurrent("entrypoint", () => {
   });
 
   it("gives the command a fresh metrics file of its own when none is set, and removes it at the end", async () => {
-    const r = await runSh(`echo "$CODEPLANE_METRICS_FILE"; echo '{"name":"n","value":3}' >> "$CODEPLANE_METRICS_FILE"`, { env: { CODEPLANE_METRICS_FILE: "" } });
+    const r = await runSh(`echo "$CODEPLANE_METRICS_FILE"; echo '{"name":"n","value":3}' >> "$CODEPLANE_METRICS_FILE"`, {
+      env: { CODEPLANE_METRICS_FILE: "" },
+    });
     expectWellFormed(r);
     const path = r.stdout[0]!;
     expect(path).toMatch(/codeplane-metrics-[^/]+\/metrics\.jsonl$/);

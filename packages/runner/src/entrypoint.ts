@@ -340,7 +340,8 @@ function main(): void {
   const child = spawn(command, argv.slice(1), {
     cwd,
     env: metricsPath ? { ...process.env, CODEPLANE_METRICS_FILE: metricsPath } : process.env,
-    stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"] });
+    stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"],
+  });
   if (fifos) for (const f of fifos) closeSync(f.write);
   const streams: Readable[] = fifos ? fifos.map((f) => new Socket({ fd: f.read, readable: true, writable: false })) : [child.stdout!, child.stderr!];
   const splitters = [new LineSplitter("o", maxLineBytes - FRAME_OVERHEAD), new LineSplitter("e", maxLineBytes - FRAME_OVERHEAD)];

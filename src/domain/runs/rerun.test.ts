@@ -31,10 +31,10 @@ describe("rerunRequest", () => {
       { command: ["python", "train.py", "--lr", "0.1"], compute_type: "cpu-memory", timeout_seconds: 5, environment: "none" },
     ],
   ])("%s", (_name, original, overrides, expected) => {
-    expect(rerunRequest(original as Run, overrides)).toEqual(expected);
+    expect(rerunRequest(original, overrides)).toEqual(expected);
   });
 
   it("refuses parameters for a command's run", () => {
-    expect(() => rerunRequest({ ...base, experiment_id: null } as Run, { parameters: { lr: 1 } })).toThrow(/parameters apply only/);
+    expect(() => rerunRequest({ ...base, experiment_id: null }, { parameters: { lr: 1 } })).toThrow(/parameters apply only/);
   });
 });

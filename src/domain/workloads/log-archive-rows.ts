@@ -1,8 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
-import type { LogLine } from "../../logs/contracts.ts";
-import type { MetricFrame } from "@codeplane/frames";
+import type { LogLine, MetricFrame } from "../../logs/contracts.ts";
 
 // Where the log archiver keeps a workload's output in Postgres: lines keyed
 // by (owner, seq), so a repeated line is stored once, and per-stream byte
