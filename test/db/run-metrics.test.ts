@@ -178,6 +178,13 @@ describe("run metrics", () => {
     );
   });
 
+  it("leaves the run alone for ordinary output (no metric query per batch)", async () => {
+    const id = await newRun();
+    await archive(id, [out(1, "epoch 1"), out(2, "metric name=loss::1"), out(3, "::metric name=x::1", "stderr")]);
+    const row = await database.db.selectFrom("runs").select(["metrics_seq", "final_metrics", "metrics_dropped"]).where("id", "=", id).executeTakeFirstOrThrow();
+    expect([Number(row.metrics_seq), row.final_metrics, row.metrics_dropped]).toEqual([0, {}, 0]);
+  });
+
   it("is another account's run: not found", async () => {
     const id = await newRun();
     const other = await seedAccountWithRepository(database.db);

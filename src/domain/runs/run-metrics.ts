@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { notFound } from "../errors.ts";
-import { parseMetricLine, parseMetricRecord, type MetricRecord } from "./metric-form.ts";
+import { METRIC_MARKER, parseMetricLine, parseMetricRecord, type MetricRecord } from "./metric-form.ts";
 import { findRun } from "./run-rows.ts";
 import type { ArchiveBatchHook } from "../workloads/log-archive-rows.ts";
 
@@ -155,7 +155,9 @@ export async function readRunMetrics(db: Db, accountId: string, runId: string): 
 export function runMetricsArchiveHook(limits: MetricLimits): ArchiveBatchHook {
   return async (tx, id, batch) => {
     const sources: MetricSource[] = [];
-    for (const l of batch.lines) if (l.stream === "stdout") sources.push({ seq: l.seq, ts: l.ts, kind: "stdout", text: l.line });
+    // Only lines that may be metrics: ordinary output costs no query.
+    for (const l of batch.lines)
+      if (l.stream === "stdout" && l.line.startsWith(METRIC_MARKER)) sources.push({ seq: l.seq, ts: l.ts, kind: "stdout", text: l.line });
     for (const m of batch.metrics) sources.push({ seq: m.seq, ts: m.ts, kind: "file", text: m.record });
     await recordRunMetrics(tx, id, sources, limits);
   };
