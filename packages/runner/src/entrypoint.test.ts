@@ -334,7 +334,7 @@ describe.concurrent("entrypoint", () => {
     expect(at((f) => f.kind === "metric")).toBeLessThan(at((f) => f.kind === "line" && f.line.line === "done"));
   });
 
-  it("gives the command a fresh metrics file of its own when none is set, and removes it at the end", async () => {
+  it("gives the command a fresh metrics file of its own when none is set, and removes it at the end", { timeout: 30_000 }, async () => {
     const r = await runSh(`echo "$CODEPLANE_METRICS_FILE"; echo '{"name":"n","value":3}' >> "$CODEPLANE_METRICS_FILE"`, {
       env: { CODEPLANE_METRICS_FILE: "" },
     });
