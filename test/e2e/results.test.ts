@@ -80,6 +80,33 @@ describe("run results on a real cluster", () => {
     expect(stdout.content).toContain("::metric name=loss,step=0::8\n");
   });
 
+  // Needs the codeplane image built from this tree (make images; make test does it): the pod's
+  // runner comes from it. test/db/metrics-file.test.ts covers the same path without a cluster.
+  it("records what a run appends to $CODEPLANE_METRICS_FILE", { timeout: 360_000 }, async () => {
+    const script = [
+      `echo '{"name":"loss","value":3,"step":0}' >> "$CODEPLANE_METRICS_FILE"`,
+      "sleep 1",
+      `echo '{"step":1,"metrics":{"loss":1.5,"accuracy":0.5}}' >> "$CODEPLANE_METRICS_FILE"`,
+      "echo trained",
+    ].join("; ");
+    const res = await e.alice.api(`/v1/repositories/${e.repoId}/main/runs`, { method: "POST", json: { command: ["sh", "-c", script] } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const run = await finished(((await res.json()) as RunBody).run_id);
+    expect(run).toMatchObject({ status: "completed", final_metrics: { loss: 1.5, accuracy: 0.5 } });
+    const metrics = await (await e.alice.api(`/v1/runs/${run.run_id}/metrics`)).json();
+    expect(metrics.series.map((s: { name: string; points: { step: number; value: number }[] }) => [s.name, s.points.map((p) => [p.step, p.value])])).toEqual([
+      ["accuracy", [[1, 0.5]]],
+      [
+        "loss",
+        [
+          [0, 3],
+          [1, 1.5],
+        ],
+      ],
+    ]);
+    expect((await (await e.alice.api(`/v1/runs/${run.run_id}/logs/stdout`)).json()).content).toBe("trained\n");
+  });
+
   it("reruns it on the same commit, linked to the original, with the same output", { timeout: 360_000 }, async () => {
     const res = await e.alice.api(`/v1/runs/${first.run_id}/rerun`, { method: "POST", json: { timeout_seconds: 300 } });
     expect(res.status, await res.clone().text()).toBe(201);
