@@ -123,6 +123,9 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: { meaning: "a run's `timeout_seconds` when not given" },
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: { meaning: "the largest `timeout_seconds` accepted" },
   CODEPLANE_LOG_MAX_BYTES: { meaning: "stored output per run and stream; beyond it lines are dropped and `truncated` is set" },
+  CODEPLANE_RUN_METRICS_MAX_SERIES: { meaning: "metric series one run may report; points of further names are refused and counted in the metrics' `dropped`" },
+  CODEPLANE_RUN_METRICS_MAX_POINTS: { meaning: "points one metric series may hold; later points are refused and counted in `dropped`" },
+  CODEPLANE_RUN_METRICS_MAX_NAME_LENGTH: { meaning: "characters of a metric's name; a point with a longer name is refused and counted in `dropped`" },
   CODEPLANE_ANALYSIS_TIMEOUT_SECONDS: {
     meaning: "an analysis Job's deadline; the analyzer stops looking at about 80% of it and reports what it found (`repo_summary.truncated`)",
   },

@@ -152,6 +152,9 @@ export const envSchema = z.object({
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  CODEPLANE_RUN_METRICS_MAX_SERIES: int(1, 10_000).default(100),
+  CODEPLANE_RUN_METRICS_MAX_POINTS: int(1, 1_000_000).default(10_000),
+  CODEPLANE_RUN_METRICS_MAX_NAME_LENGTH: int(1, 1024).default(128),
   CODEPLANE_ANALYSIS_TIMEOUT_SECONDS: int(30, 86_400).default(900),
   CODEPLANE_ANALYSIS_COMPUTE_TYPE: z.string().min(1).max(63).default("cpu-general"),
   CODEPLANE_COMPUTE_TYPES: z
@@ -466,6 +469,8 @@ export interface Config {
     defaultTimeoutSeconds: number;
     maxTimeoutSeconds: number;
     logMaxBytes: number;
+    /** The bounds on one run's metrics: series, points per series, characters of a name. */
+    metrics: { maxSeries: number; maxPointsPerSeries: number; maxNameLength: number };
     computeTypes: ComputeTypes;
     /**
      * Base URL pods clone from (codeplane's `/git/` endpoint). null: derived
@@ -949,6 +954,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       defaultTimeoutSeconds: e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS,
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
+      metrics: {
+        maxSeries: e.CODEPLANE_RUN_METRICS_MAX_SERIES,
+        maxPointsPerSeries: e.CODEPLANE_RUN_METRICS_MAX_POINTS,
+        maxNameLength: e.CODEPLANE_RUN_METRICS_MAX_NAME_LENGTH,
+      },
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
       internalUrl: e.CODEPLANE_INTERNAL_URL ?? derivedInternalUrl(e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST, e.CODEPLANE_GIT_PORT ?? e.PORT),
       egress: {

@@ -456,6 +456,7 @@ function startController(
     environmentBuildTimeoutSeconds: config.environments.buildTimeoutSeconds,
     environmentImages: { catalog: config.environments.catalog, allowedRegistries: config.environments.allowedRegistries },
     logMaxBytes: config.runs.logMaxBytes,
+    metricLimits: config.runs.metrics,
     analysisComputeType: config.analyses.computeType,
     installation,
     retentionSeconds: config.kubernetes.resourceRetentionSeconds,

@@ -74,6 +74,8 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
   params?: PS;
   query?: QS;
   body?: BS;
+  /** Request headers the route reads (e.g. Idempotency-Key), by their documented names: validated like the rest (`loc: ["header", name]`); the handler reads them with ctx.get(). */
+  headers?: z.ZodObject;
   /** JSON unless contentType says otherwise (the SSE stream, whose events itemSchema describes: OpenAPI 3.2's field, written as x-itemSchema in 3.1). */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string; itemSchema?: z.ZodType; headers?: ResponseHeaders }>;
   handler: (ctx: Context, input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<Reply>;
@@ -160,6 +162,10 @@ export class Routes {
       const params = parsePart(spec.params, ctx.params, "path", issues);
       const query = parsePart(spec.query ?? noQuery, { ...ctx.query }, "query", issues);
       const body = parsePart(spec.body, (ctx.request as { body?: unknown }).body, "body", issues);
+      if (spec.headers) {
+        const given = Object.fromEntries(Object.keys(spec.headers.shape).map((name) => [name, ctx.get(name) || undefined]));
+        parsePart(spec.headers, given, "header", issues);
+      }
       if (issues.length) throw new HttpError(422, issues);
       const input = new HandlerInput<Infer<PS>, Infer<QS>, Infer<BS>>(ctx, params as Infer<PS>, query as Infer<QS>, body as Infer<BS>, principal as Principal);
       const reply = await spec.handler(ctx, input);
@@ -220,6 +226,7 @@ export class Routes {
       request: {
         ...(spec.params && { params: spec.params as z.ZodObject }),
         ...(spec.query && { query: spec.query as z.ZodObject }),
+        ...(spec.headers && { headers: spec.headers }),
         // Any application/*+json is read as JSON (app.ts); a PATCH names the merge-patch type (RFC 7396), whose meaning it has.
         ...(spec.body && {
           body: {

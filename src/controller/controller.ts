@@ -4,7 +4,8 @@ import type { WorkloadTable } from "../db/workload-tables.ts";
 import { saveAnalysisResult, ANALYSIS_ROWS } from "../domain/analyses/analysis-rows.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import { RUN_ROWS } from "../domain/runs/run-rows.ts";
-import { logArchiveRows } from "../domain/workloads/log-archive-rows.ts";
+import { runMetricsArchiveHook, type MetricLimits } from "../domain/runs/run-metrics.ts";
+import { logArchiveRows, type ArchiveBatchHook } from "../domain/workloads/log-archive-rows.ts";
 import { workloadRows, type WorkloadRowKind } from "../domain/workloads/workload-rows.ts";
 import { kubeClusterActions, type ClusterActions } from "../k8s/cluster-actions.ts";
 import { isNotFound, type KubeClients } from "../k8s/client.ts";
@@ -47,6 +48,8 @@ export interface ControllerOptions {
   /** The image catalog (CODEPLANE_ENVIRONMENT_IMAGES) and the registries repositories may name their own images from. */
   environmentImages: ImagePolicy;
   logMaxBytes: number;
+  /** The bounds on a run's metrics (CODEPLANE_METRICS_*). */
+  metricLimits: MetricLimits;
   /** The compute preset analysis pods get. */
   analysisComputeType: string;
   /** This installation's identity (src/domain/workloads/installation.ts). */
@@ -148,7 +151,8 @@ export class Controller {
     shared: Shared,
     r: { workload: Workload<Spec, Status, Obs>; resources: ResourceClient<Spec, Status>; rows: WorkloadRowKind<Spec> },
   ): Wired {
-    const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)));
+    const onBatch = (r.rows as unknown) === RUN_ROWS ? runMetricsArchiveHook(this.#o.metricLimits) : undefined;
+    const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)), onBatch);
     const reconciler = new WorkloadReconciler({
       ...shared,
       workload: r.workload,
@@ -270,11 +274,11 @@ export class Controller {
     logger.info(Object.fromEntries(kinds.map((x) => [x.kind.plural, x.informer.list(ns).length])), "controller started");
   }
 
-  #archiver(table: WorkloadTable, onComplete: (id: string) => void): LogArchiver {
+  #archiver(table: WorkloadTable, onComplete: (id: string) => void, onBatch?: ArchiveBatchHook): LogArchiver {
     const { k } = this.#o;
     const logger = this.#o.logger;
     return new LogArchiver({
-      rows: logArchiveRows(this.#o.db, table),
+      rows: logArchiveRows(this.#o.db, table, onBatch),
       log: k.log,
       logger: logger.child({ component: "log-archiver" }),
       maxBytesPerStream: this.#o.logMaxBytes,

@@ -1,6 +1,6 @@
 import type { Log } from "@kubernetes/client-node";
 import type { LogArchiveRows } from "../domain/workloads/log-archive-rows.ts";
-import type { LogLine } from "@codeplane/frames";
+import type { LogLine, MetricFrame } from "@codeplane/frames";
 import { followOnce, resumeTime, type FollowTarget } from "../k8s/pod-log.ts";
 import type { Logger } from "../logger.ts";
 
@@ -62,11 +62,14 @@ export class LogArchiver {
     logger.debug({ workload_id: id, after_seq: lastSeq, pod: target.pod }, "archiving the workload's output");
     let lastTs: string | undefined;
     let buffer: LogLine[] = [];
+    let metrics: MetricFrame[] = [];
 
     const writeBatch = async () => {
-      if (!buffer.length) return;
+      if (!buffer.length && !metrics.length) return;
       const lines = buffer;
+      const batch = { lines, metrics };
       buffer = [];
+      metrics = [];
       const kept: LogLine[] = [];
       for (const l of lines) {
         const size = Buffer.byteLength(l.line) + 1;
@@ -76,7 +79,8 @@ export class LogArchiver {
           kept.push(l);
         }
       }
-      await rows.write(id, kept, { ...bytes }, { ...truncated });
+      // The whole batch goes along: a run's metrics count even in lines past the cap.
+      await rows.write(id, kept, { ...bytes }, { ...truncated }, batch);
     };
     // Batches are written one after another so byte counters never go backwards.
     let chain: Promise<void> = Promise.resolve();
@@ -96,6 +100,10 @@ export class LogArchiver {
             line: (l) => {
               buffer.push(l);
               if (buffer.length >= FLUSH_LINES) void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed"));
+            },
+            metric: (m) => {
+              metrics.push(m);
+              if (metrics.length >= FLUSH_LINES) void flush().catch((err: unknown) => logger.warn({ err, workload_id: id }, "log flush failed"));
             },
             exit: () => undefined,
           },

@@ -101,8 +101,45 @@ export interface RunsTable {
   timeline: ColumnType<RunTimelineMarksRow | null, string | null | undefined, string | null>;
   /** When the first line of output was stored (the log archiver's). */
   first_output_at: Date | null;
+  /** Each metric series' final value (migration 0017; src/domain/runs/run-metrics.ts writes it). */
+  final_metrics: ColumnType<Record<string, number>, string | undefined, string>;
+  /** Metric points refused by the bounds (too many series or points, a name too long). */
+  metrics_dropped: Generated<number>;
+  /** The highest log frame seq whose metrics were taken (int8, read through Number()). */
+  metrics_seq: ColumnType<string, number | undefined, number>;
+  /** The run this one repeats (POST /v1/runs/{run_id}/rerun). */
+  rerun_of: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+export interface RunMetricSeriesTable {
+  run_id: string;
+  name: string;
+  points: number;
+  // int8: read through Number().
+  last_step: ColumnType<string, number, number>;
+  last_value: number;
+}
+
+export interface RunMetricPointsTable {
+  run_id: string;
+  /** Where the point came from: `<frame seq>` for a printed line, `<frame seq>.<n>` for a record of the metrics file. */
+  source: string;
+  name: string;
+  step: ColumnType<string, number, number>;
+  value: number;
+  ts: Date;
+}
+
+export interface RunIdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  fingerprint: string;
+  claim: string;
+  run_id: string | null;
+  claimed_at: ColumnType<Date, Date | undefined, Date>;
+  expires_at: Date;
 }
 
 /** The Run status's timeline marks (src/resources/run.ts runTimelineMarksSchema), ISO times. */
@@ -372,6 +409,9 @@ export interface Database {
   environments: EnvironmentsTable;
   environment_pins: EnvironmentPinsTable;
   run_log_lines: RunLogLinesTable;
+  run_metric_series: RunMetricSeriesTable;
+  run_metric_points: RunMetricPointsTable;
+  run_idempotency_keys: RunIdempotencyKeysTable;
   run_transitions: RunTransitionsTable;
   analysis_transitions: AnalysisTransitionsTable;
   analyses: AnalysesTable;

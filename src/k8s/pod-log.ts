@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { Log } from "@kubernetes/client-node";
-import { FrameSplitter, type ExitFrame, type LogLine, type ResultPiece } from "@codeplane/frames";
+import { FrameSplitter, type ExitFrame, type LogLine, type MetricFrame, type ResultPiece } from "@codeplane/frames";
 import type { Logger } from "../logger.ts";
 
 // Follows a run container's framed log through the Kubernetes log API. A
@@ -16,6 +16,8 @@ export interface FollowHandlers {
   exit(e: ExitFrame): void;
   /** Pieces of a result document (analyses); not lines, so they never reach line(). */
   result?(r: ResultPiece): void;
+  /** Records of the run's metrics file the runner forwarded (runs); not lines either. Each once, in seq order. */
+  metric?(m: MetricFrame): void;
 }
 
 export interface FollowTarget {
@@ -59,6 +61,11 @@ export async function followOnce(
         opts.handlers.line(line);
       } else if (f.kind === "result") {
         opts.handlers.result?.(f.result);
+      } else if (f.kind === "metric") {
+        if (f.metric.seq <= lastSeq) continue;
+        lastSeq = f.metric.seq;
+        lastTs = f.metric.ts;
+        opts.handlers.metric?.(f.metric);
       } else if (f.kind === "exit") {
         if (f.exit.seq <= lastSeq && exited) continue;
         lastSeq = Math.max(lastSeq, f.exit.seq);

@@ -4,9 +4,9 @@
  * live with what they wrap (Postgres in src/db, the pod log in src/k8s, SSE in src/api), so
  * nothing here may import from those.
  */
-import type { LogLine } from "@codeplane/frames";
+import type { LogLine, MetricFrame } from "@codeplane/frames";
 
-export type { LogLine };
+export type { LogLine, MetricFrame };
 
 /** The workload's phase, as its kind names it (pending, running, completed, ...). */
 export type StreamStatus = string;

@@ -52,6 +52,7 @@ export const runSpecSchema = z.object({
     .int()
     .min(1)
     .max(7 * 24 * 3600),
+  rerunOf: UUID.optional().meta({ description: "The run this one repeats (POST /v1/runs/{run_id}/rerun)." }),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;

@@ -185,3 +185,14 @@ describe("result frames", () => {
     expect(parseFrame('@cp1 3 r 2026-01-02T03:04:05.678Z {"a":1}').kind).toBe("foreign");
   });
 });
+
+describe("metric frames", () => {
+  it("parses an m frame's record as text and refuses m+ and a non-string payload", () => {
+    expect(parseFrame('@cp1 4 m 2026-01-02T03:04:05.678Z "{\\"name\\":\\"loss\\",\\"value\\":1}"')).toEqual({
+      kind: "metric",
+      metric: { seq: 4, ts: "2026-01-02T03:04:05.678Z", record: '{"name":"loss","value":1}' },
+    });
+    expect(parseFrame('@cp1 4 m+ 2026-01-02T03:04:05.678Z "x"').kind).toBe("foreign");
+    expect(parseFrame('@cp1 4 m 2026-01-02T03:04:05.678Z {"name":"loss"}').kind).toBe("foreign");
+  });
+});

@@ -14,8 +14,10 @@
  *            x  the command's exit
  *            r / r+  a piece of a result document (the analyzer's JSON); pieces concatenate in seq
  *            order and the last one is plain r. Not a line of output: readers that show logs skip it.
+ *            m  one record the run appended to $CODEPLANE_METRICS_FILE (a JSON object, as text), forwarded
+ *            by the runner; not a line of output: readers that show logs skip it.
  *   ts       UTC RFC 3339 with milliseconds, when the line was read: 2026-01-02T03:04:05.678Z
- *   payload  o, e, r: a JSON string (so \r, control characters and any Unicode are unambiguous)
+ *   payload  o, e, r, m: a JSON string (so \r, control characters and any Unicode are unambiguous)
  *            x: a JSON object {"code":N,"signal":null|"SIGKILL"}
  *
  * The seq is written by the process that produced the lines, so every reader of the pod log
@@ -64,12 +66,23 @@ export interface ResultPiece {
   partial: boolean;
 }
 
+/** A record of the run's metrics file, as the runner read it (docs/users/results.md, "Metrics"). */
+export interface MetricFrame {
+  seq: number;
+  ts: string;
+  record: string;
+}
+
 export type Frame =
-  { kind: "line"; line: LogLine } | { kind: "exit"; exit: ExitFrame } | { kind: "result"; result: ResultPiece } | { kind: "foreign"; text: string };
+  | { kind: "line"; line: LogLine }
+  | { kind: "exit"; exit: ExitFrame }
+  | { kind: "result"; result: ResultPiece }
+  | { kind: "metric"; metric: MetricFrame }
+  | { kind: "foreign"; text: string };
 
 export const FRAME_MAGIC = "@cp1 ";
 
-const FRAME_RE = /^@cp1 ([1-9][0-9]{0,15}) (o\+?|e\+?|r\+?|x) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z) (.*)$/s;
+const FRAME_RE = /^@cp1 ([1-9][0-9]{0,15}) (o\+?|e\+?|r\+?|m|x) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z) (.*)$/s;
 
 /** Parses one pod-log line (its trailing "\n" already removed; a trailing "\r" is ignored). Never throws. */
 export function parseFrame(text: string): Frame {
@@ -95,6 +108,7 @@ export function parseFrame(text: string): Frame {
     return { kind: "exit", exit: { seq, code, signal: signal ?? null, ts } };
   }
   if (typeof payload !== "string") return { kind: "foreign", text };
+  if (kind === "m") return { kind: "metric", metric: { seq, ts, record: payload } };
   if (kind.startsWith("r")) return { kind: "result", result: { seq, ts, piece: payload, partial: kind === "r+" } };
   const line: LogLine = { seq, stream: kind.startsWith("o") ? "stdout" : "stderr", ts, line: payload };
   if (kind.endsWith("+")) line.partial = true;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,11 +41,13 @@ interface RunOptions {
   onFrame?: (frame: Frame, child: ChildProcess) => void;
   /** Stop reading the entrypoint's stdout for this long at the start, to make it wait on us. */
   stallMs?: number;
+  /** Variables added to the entrypoint's environment. */
+  env?: Record<string, string>;
 }
 
 function run(args: string[], options: RunOptions = {}): Promise<Result> {
   const started = Date.now();
-  const child = spawn(NODE, [entrypoint, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE, [entrypoint, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   const splitter = new FrameSplitter();
   const frames: Frame[] = [];
   const raw: Buffer[] = [];
@@ -97,7 +99,7 @@ function runNode(program: string, options?: RunOptions, flags: string[] = []): P
 /** Every frame parses, seqs are 1..n once each in order, and the exit frame is last. */
 function expectWellFormed(r: Result): void {
   expect(r.frames.filter((f) => f.kind === "foreign")).toEqual([]);
-  const seqs = r.frames.map((f) => (f.kind === "line" ? f.line.seq : f.kind === "exit" ? f.exit.seq : -1));
+  const seqs = r.frames.map((f) => (f.kind === "line" ? f.line.seq : f.kind === "exit" ? f.exit.seq : f.kind === "metric" ? f.metric.seq : -1));
   expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   expect(r.frames.at(-1)?.kind).toBe("exit");
   expect(r.frames.filter((f) => f.kind === "exit")).toHaveLength(1);
@@ -288,6 +290,59 @@ describe.concurrent("entrypoint", () => {
     expect(r.stdout).toEqual(["started"]);
     expect(r.exit).toMatchObject({ code: 0 });
     expect(r.ms).toBeLessThan(20_000);
+  });
+
+  it("forwards records appended to $CODEPLANE_METRICS_FILE as m frames, while the command runs and at its end", { timeout: 30_000 }, async () => {
+    let sawBeforeEnd = false;
+    const file = join(dir, `metrics-${Math.random()}.jsonl`);
+    writeFileSync(file, "");
+    const r = await runSh(
+      [
+        'test -f "$CODEPLANE_METRICS_FILE" || exit 9',
+        `echo '{"name":"loss","value":0.5,"step":0}' >> "$CODEPLANE_METRICS_FILE"`,
+        "echo first",
+        // Long enough for a poll: the record arrives before the command ends.
+        'i=0; while [ $i -lt 300 ] && [ ! -f "$CODEPLANE_METRICS_FILE.seen" ]; do sleep 0.1; i=$((i+1)); done',
+        `printf '%s\n\n%s\r\n' '{"name":"loss","value":0.25,"step":1}' '{"step":2,"metrics":{"acc":0.9}}' >> "$CODEPLANE_METRICS_FILE"`,
+        `head -c 5000 /dev/zero | tr '\\0' x >> "$CODEPLANE_METRICS_FILE"; echo >> "$CODEPLANE_METRICS_FILE"`,
+        `printf '%s' '{"name":"last","value":1}' >> "$CODEPLANE_METRICS_FILE"`,
+        "echo done",
+      ].join("\n"),
+      {
+        env: { CODEPLANE_METRICS_FILE: file },
+        onFrame: (f) => {
+          if (f.kind === "metric" && f.metric.record.includes('"step":0')) {
+            sawBeforeEnd = true;
+            // Tell the command its first record went out (it waits up to 30 s for this).
+            writeFileSync(`${file}.seen`, "");
+          }
+        },
+      },
+    );
+    expectWellFormed(r);
+    expect(r.exit?.code).toBe(0);
+    expect(sawBeforeEnd).toBe(true);
+    const records = r.frames.flatMap((f) => (f.kind === "metric" ? [f.metric.record] : []));
+    expect(records).toEqual([
+      '{"name":"loss","value":0.5,"step":0}',
+      '{"name":"loss","value":0.25,"step":1}',
+      '{"step":2,"metrics":{"acc":0.9}}',
+      '{"name":"last","value":1}',
+    ]);
+    // The first record went out while the command ran: before its last line.
+    const at = (pred: (f: Frame) => boolean) => r.frames.findIndex(pred);
+    expect(at((f) => f.kind === "metric")).toBeLessThan(at((f) => f.kind === "line" && f.line.line === "done"));
+  });
+
+  it("gives the command a fresh metrics file of its own when none is set, and removes it at the end", { timeout: 30_000 }, async () => {
+    const r = await runSh(`echo "$CODEPLANE_METRICS_FILE"; echo '{"name":"n","value":3}' >> "$CODEPLANE_METRICS_FILE"`, {
+      env: { CODEPLANE_METRICS_FILE: "" },
+    });
+    expectWellFormed(r);
+    const path = r.stdout[0]!;
+    expect(path).toMatch(/codeplane-metrics-[^/]+\/metrics\.jsonl$/);
+    expect(r.frames.flatMap((f) => (f.kind === "metric" ? [f.metric.record] : []))).toEqual(['{"name":"n","value":3}']);
+    expect(existsSync(path)).toBe(false);
   });
 
   it("runs the command in --workdir", async () => {

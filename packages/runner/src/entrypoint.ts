@@ -25,12 +25,18 @@
  * The child's stdout and stderr are FIFOs (real pipes) rather than Node's socket pairs, so a
  * program may open /dev/stdout or /dev/stderr by name, as many do (openFifos).
  *
+ * Metrics: the child gets $CODEPLANE_METRICS_FILE (a fresh empty file under the temp directory, unless the
+ * variable is already set), to which it may append JSON records, one per line (docs/users/results.md,
+ * "Metrics"). While it runs, and once more before the exit frame, this program reads what was appended and
+ * writes each record as an "m" frame, so records reach codeplane the way its output does: through the pod
+ * log, with their own seq, and no credential in the pod. Records over 4 KiB are skipped.
+ *
  * Exit status: the child's, or 128 + n when it died of signal n; 127 when the command is not
  * found, 126 when it cannot be executed; 125 when this program is misused (like env(1)).
  * The last frame is always the exit frame.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +71,11 @@ function timestamp(): string {
 function encodeLine(kind: LineKind, text: string, partial: boolean): string {
   seq += 1;
   return `${MAGIC}${seq} ${kind}${partial ? "+" : ""} ${timestamp()} ${JSON.stringify(text)}\n`;
+}
+
+function encodeMetric(record: string): string {
+  seq += 1;
+  return `${MAGIC}${seq} m ${timestamp()} ${JSON.stringify(record)}\n`;
 }
 
 function encodeExit(code: number, signal: string | null): string {
@@ -164,6 +175,85 @@ class LineSplitter {
   }
 }
 
+const METRICS_POLL_MS = 250;
+const METRICS_MAX_RECORD_BYTES = 4096;
+const METRICS_READ_BYTES = 64 * 1024;
+
+/**
+ * Follows the metrics file by path from where it last stopped: each complete line (a record) becomes an
+ * "m" frame. Only a regular file is read, never through a symlink. A last line without "\n" is taken at the end.
+ */
+class MetricsTail {
+  #path: string;
+  #offset = 0;
+  #pending: Buffer = Buffer.alloc(0);
+  #buf: Buffer | null = null;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  poll(out: string[]): void {
+    let fd: number;
+    try {
+      fd = openSync(this.#path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    } catch {
+      return;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size <= this.#offset) return;
+      const buf = (this.#buf ??= Buffer.allocUnsafe(METRICS_READ_BYTES));
+      for (;;) {
+        const n = readSync(fd, buf, 0, buf.length, this.#offset);
+        if (n <= 0) break;
+        this.#offset += n;
+        this.#take(buf.subarray(0, n), out);
+      }
+    } catch {
+      // Unreadable for now: try again at the next poll.
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  end(out: string[]): void {
+    this.poll(out);
+    this.#emit(this.#pending, out);
+    this.#pending = Buffer.alloc(0);
+  }
+
+  #take(chunk: Buffer, out: string[]): void {
+    let data = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10)) {
+      this.#emit(data.subarray(0, nl), out);
+      data = data.subarray(nl + 1);
+    }
+    // A line longer than a record may be is dropped as it grows, not held.
+    this.#pending = data.length > METRICS_MAX_RECORD_BYTES ? Buffer.alloc(0) : Buffer.from(data);
+  }
+
+  #emit(line: Buffer, out: string[]): void {
+    if (line.length === 0 || line.length > METRICS_MAX_RECORD_BYTES) return;
+    const text = line.toString("utf8").replace(/\r$/, "").trim();
+    if (text) out.push(encodeMetric(text));
+  }
+}
+
+/** The file the child appends its metric records to: the variable's, or a fresh empty one in a folder of its own (`made`, removed at the end). */
+function metricsFile(): { path: string; made: string | null } | null {
+  const given = process.env.CODEPLANE_METRICS_FILE;
+  if (given) return { path: given, made: null };
+  try {
+    const made = mkdtempSync(join(tmpdir(), "codeplane-metrics-"));
+    const path = join(made, "metrics.jsonl");
+    writeFileSync(path, "", { mode: 0o600 });
+    return { path, made };
+  } catch {
+    return null;
+  }
+}
+
 interface Options {
   workdir: string | undefined;
   maxLineBytes: number;
@@ -244,7 +334,14 @@ function main(): void {
 
   const command = argv[0] as string;
   const fifos = openFifos();
-  const child = spawn(command, argv.slice(1), { cwd, stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"] });
+  const metricsPlace = metricsFile();
+  const metricsPath = metricsPlace?.path;
+  const metrics = metricsPath ? new MetricsTail(metricsPath) : null;
+  const child = spawn(command, argv.slice(1), {
+    cwd,
+    env: metricsPath ? { ...process.env, CODEPLANE_METRICS_FILE: metricsPath } : process.env,
+    stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"],
+  });
   if (fifos) for (const f of fifos) closeSync(f.write);
   const streams: Readable[] = fifos ? fifos.map((f) => new Socket({ fd: f.read, readable: true, writable: false })) : [child.stdout!, child.stderr!];
   const splitters = [new LineSplitter("o", maxLineBytes - FRAME_OVERHEAD), new LineSplitter("e", maxLineBytes - FRAME_OVERHEAD)];
@@ -278,10 +375,24 @@ function main(): void {
   };
   process.stdout.on("drain", onDrain);
 
+  const metricsTimer = metrics
+    ? setInterval(() => {
+        const frames: string[] = [];
+        metrics.poll(frames);
+        write(frames);
+      }, METRICS_POLL_MS)
+    : undefined;
+  metricsTimer?.unref();
+
   const maybeFinish = (): void => {
     if (exit === null || open > 0) return;
     if (idle) clearTimeout(idle);
-    finish(encodeExit(exit.code, exit.signal), exit.code);
+    if (metricsTimer) clearInterval(metricsTimer);
+    // The records appended last go before the exit frame, which is always the last.
+    const last: string[] = [];
+    metrics?.end(last);
+    if (metricsPlace?.made) rmSync(metricsPlace.made, { recursive: true, force: true });
+    finish(last.join("") + encodeExit(exit.code, exit.signal), exit.code);
   };
 
   streams.forEach((stream, i) => {

@@ -1,7 +1,13 @@
+import type { Context } from "koa";
+import { z } from "zod";
 import type { Db } from "../../db/database.ts";
+import { createIdempotently, requestFingerprint } from "../../domain/runs/idempotency.ts";
+import { rerun } from "../../domain/runs/rerun.ts";
+import { readRunMetrics } from "../../domain/runs/run-metrics.ts";
 import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
-import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
+import { createRunSchema, listRunsQuerySchema, metricsSchema, rerunSchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
+import type { Run } from "../../domain/runs/runs.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
@@ -27,6 +33,36 @@ export const SETUP_PHASE = "preprocessing";
 
 const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`id: <seq>:<phase>\` and \`{"status": ...}\` for each phase the run goes through, once and in order (on connect the phases so far; every live phase before the first line, a terminal one after the last line); \`event: setup\` with \`id: <seq>:preprocessing/<n>\` and \`{"n", "ts", "line"}\` per line of the install of the environment the run waits for, while it waits for that build (\`n\` counts the install's lines from 1; after the \`preprocessing\` status, before the \`running\` status and the first line; none for a cache hit, a run without an environment, or a client that connects once the command has started; a client that comes after the build has ended is sent the lines it lacks from the stored log, \`GET /v1/runs/{run_id}/logs/setup\`, numbered by their place in it, which differs from the live numbering only when the install wrote more than is stored, 256 KiB); \`event: timeline\` (no id) with \`{"timeline": [...]}\`, the run's whole \`timeline\` exactly as \`GET /v1/runs/{run_id}\` shows it, on connect and again each time it gains an event (a full snapshot replacing the last one; a reconnect is sent the current one; any time before \`end\`, never after it; the last one read, with \`ended\` once the row has it, before the terminal status); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=\` (a line's seq, a status event's id or a setup event's id): no line, setup line or status is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
 
+const idempotencyHeaders = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, "printable ASCII")
+    .optional()
+    .meta({
+      description:
+        "Makes the creation safe to retry (1 to 255 printable ASCII characters; a UUID is a good choice). Within 24 hours, a request of this account with the same key and the same path and body answers `201` with the run the first one created (`Idempotent-Replayed: true`), without starting another, even while the first is still being created; the same key with another path or body is `409`.",
+    }),
+});
+const replayedHeader = {
+  "Idempotent-Replayed": {
+    description: "`true` when the run was created by an earlier request with the same `Idempotency-Key`.",
+    schema: { type: "string" as const },
+  },
+};
+const idempotencyConflict =
+  "The `Idempotency-Key` was used in the last 24 hours with another path or body, or the request that first used it is still creating its run after 60 s.";
+
+/** Creates the run, once per Idempotency-Key when the request has one. */
+async function created(ctx: Context, db: Db, runs: RunService, accountId: string, fingerprint: () => string, create: () => Promise<Run>) {
+  const key = ctx.get("idempotency-key");
+  if (!key) return { status: 201, body: await create() };
+  const result = await createIdempotently(db, accountId, key, fingerprint(), create, (id) => runs.get(db, accountId, id));
+  if (result.replayed) ctx.set("Idempotent-Replayed", "true");
+  return { status: 201, body: result.run };
+}
+
 export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
   routes.add({
     method: "post",
@@ -38,17 +74,66 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     tag: "Runs",
     scope: "runs:write",
     params: commitParams,
+    headers: idempotencyHeaders,
     body: createRunSchema,
     responses: {
-      201: { description: "Created; the run starts `pending`.", schema: runSchema },
-      404: { description: "No such repository or commit.", schema: errorBodySchema },
-      409: gitRefused,
+      201: { description: "Created; the run starts `pending`.", schema: runSchema, headers: replayedHeader },
+      404: { description: "No such repository or commit; or the run an `Idempotency-Key` created was deleted since.", schema: errorBodySchema },
+      409: { description: `${gitRefused.description} Or: ${idempotencyConflict}`, schema: errorBodySchema },
       503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
     },
-    handler: async (_ctx, { params, body, principal }) => ({
-      status: 201,
-      body: await runs.create(db, principal.accountId, params.repository_id, params.commit_hash, body),
-    }),
+    handler: async (ctx, { params, body, principal }) =>
+      created(
+        ctx,
+        db,
+        runs,
+        principal.accountId,
+        () => requestFingerprint("createRun", [params.repository_id, params.commit_hash], body),
+        () => runs.create(db, principal.accountId, params.repository_id, params.commit_hash, body),
+      ),
+  });
+
+  routes.add({
+    method: "post",
+    path: "/v1/runs/{run_id}/rerun",
+    operationId: "rerunRun",
+    summary: "Run again",
+    description:
+      "Starts a new run of the same commit and the same experiment (its parameter values, with `parameters` merged over them) or command, on the same compute type (or `compute_type`), with the same timeout (or `timeout_seconds`) and the same kind of environment. The new run's `rerun_of` names this one. `Idempotency-Key` works as on run creation.",
+    tag: "Runs",
+    scope: "runs:write",
+    params: runParam,
+    headers: idempotencyHeaders,
+    body: rerunSchema,
+    responses: {
+      201: { description: "Created; the new run starts `pending`.", schema: runSchema, headers: replayedHeader },
+      404: { description: "No such run in this account, or its repository was deleted since.", schema: errorBodySchema },
+      409: { description: `${gitRefused.description} Or: ${idempotencyConflict}`, schema: errorBodySchema },
+      503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
+    },
+    handler: async (ctx, { params, body, principal }) =>
+      created(
+        ctx,
+        db,
+        runs,
+        principal.accountId,
+        () => requestFingerprint("rerunRun", [params.run_id], body),
+        () => rerun(db, runs, principal.accountId, params.run_id, body),
+      ),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}/metrics",
+    operationId: "getRunMetrics",
+    summary: "Read a run's metrics",
+    description:
+      "The series the run reported by printing `::metric` lines on stdout or appending records to `$CODEPLANE_METRICS_FILE` (docs/users/results.md, Metrics): each series' points by step, each one's final value, and how many points the operator's bounds refused. Points arrive as the run's output is archived, so a run still going answers with its metrics so far.",
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    responses: { 200: { description: "The run's metrics.", schema: metricsSchema }, 404: runNotFound },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await readRunMetrics(db, principal.accountId, params.run_id) }),
   });
 
   routes.add({
@@ -78,14 +163,15 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     path: "/v1/runs",
     operationId: "listRuns",
     summary: "List runs",
-    description: "The account's runs, newest first, optionally filtered by repository and status.",
+    description:
+      "The account's runs, newest first. Filter by `status`, `repository_id` and `experiment_id`: the runs of one experiment, each with its `parameters` and `final_metrics`, show which parameters did best.",
     tag: "Runs",
     scope: "runs:read",
     query: pageQuery.extend(listRunsQuerySchema.shape),
     responses: { 200: { description: "A page of runs, newest first.", schema: pageOf(runSchema, "RunPage") } },
     handler: async (_ctx, { query, principal }) => ({
       status: 200,
-      body: await runs.list(db, principal.accountId, { status: query.status, repositoryId: query.repository_id }, query),
+      body: await runs.list(db, principal.accountId, { status: query.status, repositoryId: query.repository_id, experimentId: query.experiment_id }, query),
     }),
   });
 

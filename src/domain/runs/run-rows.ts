@@ -24,6 +24,7 @@ export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
     compute_type: spec.computeType,
     run_config: JSON.stringify(runConfigOf(spec)),
     environment: JSON.stringify(runEnvironmentOf(spec)),
+    rerun_of: spec.rerunOf ?? null,
   }),
   fromStatus: (status) => {
     const timeline = (status as RunStatus | undefined)?.timeline;
@@ -52,6 +53,9 @@ export function toRun(r: RunRow): Run {
     environment: r.environment
       ? { key: r.environment.key, image: r.environment.image, cache: r.environment.cache ?? null, warnings: r.environment.warnings }
       : null,
+    parameters: r.run_config.parameters,
+    final_metrics: r.final_metrics,
+    rerun_of: r.rerun_of,
     exit_code: r.exit_code,
     error: r.error,
     stdout_url: `/v1/runs/${r.id}/logs/stdout`,
@@ -73,6 +77,7 @@ export interface RunFilter {
   status?: Run["status"] | undefined;
   repositoryId?: string | undefined;
   commitHash?: string | undefined;
+  experimentId?: string | undefined;
 }
 
 export function listRuns(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<RunRow[]> {
@@ -85,6 +90,7 @@ export function listRunsQuery(db: Db, accountId: string, filter: RunFilter, page
   if (filter.status) q = q.where("status", "=", filter.status);
   if (filter.repositoryId) q = q.where("repository_id", "=", filter.repositoryId);
   if (filter.commitHash) q = q.where("commit_hash", "=", filter.commitHash);
+  if (filter.experimentId) q = q.where("experiment_id", "=", filter.experimentId);
   return keysetPage(q, page);
 }
 

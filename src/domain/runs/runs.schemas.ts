@@ -56,6 +56,14 @@ export const runSchema = z
       })
       .nullable()
       .meta({ description: "The environment the run executes in; null: the runner image, nothing installed." }),
+    parameters: z
+      .record(z.string(), paramValue)
+      .meta({ description: "The experiment's parameter values the run used (as in `run_config.parameters`), beside `final_metrics` for comparing runs." }),
+    final_metrics: z.record(z.string(), z.number()).meta({
+      description:
+        "Each metric series' final value (the point at its highest step): `GET /v1/runs/{run_id}/metrics` has the series. `{}` until the run reports one.",
+    }),
+    rerun_of: z.uuid().nullable().meta({ description: "The run this one repeats (`POST /v1/runs/{run_id}/rerun`); null for a run started directly." }),
     exit_code: z.int().nullable(),
     error: z.string().nullable(),
     stdout_url: z.string(),
@@ -83,7 +91,45 @@ export const runSchema = z
   .meta({ id: "Run" });
 export type Run = z.infer<typeof runSchema>;
 
-export const listRunsQuerySchema = z.object({ status: runStatusEnum.optional(), repository_id: z.uuid().optional() });
+export const listRunsQuerySchema = z.object({
+  status: runStatusEnum.optional(),
+  repository_id: z.uuid().optional(),
+  experiment_id: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .meta({ description: "Runs of this analysed experiment only (with `repository_id`, of one repository): compare their `parameters` and `final_metrics`." }),
+});
+
+export const metricsSchema = z
+  .object({
+    series: z
+      .array(
+        z.object({
+          name: z.string(),
+          points: z
+            .array(z.object({ step: z.int(), value: z.number(), ts: z.iso.datetime() }))
+            .meta({ description: "By step; points at one step in the order reported." }),
+        }),
+      )
+      .meta({ description: "Every series the run reported, by name." }),
+    final: z.record(z.string(), z.number()).meta({ description: "Each series' value at its highest step (the later one at equal steps)." }),
+    dropped: z.int().meta({ description: "Points refused by the operator's bounds (series per run, points per series, name length)." }),
+  })
+  .meta({ id: "RunMetrics" });
+
+export const rerunSchema = z
+  .strictObject({
+    parameters: z
+      .record(z.string().min(1).max(256), paramValue)
+      .optional()
+      .meta({ description: "Overrides merged over the original run's parameter values (experiment runs only)." }),
+    compute_type: z.string().min(1).max(63).optional().meta({ description: "Default: the original run's compute type." }),
+    timeout_seconds: z.int().min(1).optional().meta({ description: "Default: the original run's timeout." }),
+  })
+  .meta({ id: "Rerun" });
+export type RerunInput = z.infer<typeof rerunSchema>;
 
 export const runLogSchema = z
   .object({

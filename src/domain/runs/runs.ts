@@ -62,7 +62,8 @@ export class RunService {
     this.#deps = deps;
   }
 
-  async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput): Promise<Run> {
+  /** `origin.rerunOf`: the run this one repeats (rerun.ts). */
+  async create(db: Db, accountId: string, repositoryId: string, ref: string, input: CreateRunInput, origin: { rerunOf?: string } = {}): Promise<Run> {
     // Everything given is checked before anything is written: the resource
     // comes before its row, so text the row cannot hold must never reach it.
     rejectUnstorableText({ path: { commit_hash: ref }, body: input });
@@ -107,6 +108,7 @@ export class RunService {
       ...(analyzed && { image: plan.image }),
       ...(plan.environment && { environment: plan.environment }),
       timeoutSeconds: timeout,
+      ...(origin.rerunOf !== undefined && { rerunOf: origin.rerunOf }),
     };
     // The resource is the source of truth and is written first; if this
     // process dies before the row, the controller writes the row from it.

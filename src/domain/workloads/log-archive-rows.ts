@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { untyped, type WorkloadTable } from "../../db/workload-tables.ts";
-import type { LogLine } from "../../logs/contracts.ts";
+import type { LogLine, MetricFrame } from "../../logs/contracts.ts";
 
 // Where the log archiver keeps a workload's output in Postgres: lines keyed
 // by (owner, seq), so a repeated line is stored once, and per-stream byte
@@ -15,12 +15,21 @@ export interface ArchiveResume {
   bytes: Record<Stream, number>;
 }
 
+/** Everything one batch of the log carried, whether its lines are kept or not (past the cap they are not). */
+export interface ArchiveBatch {
+  lines: readonly LogLine[];
+  metrics: readonly MetricFrame[];
+}
+
+/** More a kind of workload stores from each batch, in the transaction that stores its lines (a run's metrics). */
+export type ArchiveBatchHook = (tx: Db, id: string, batch: ArchiveBatch) => Promise<void>;
+
 /** What the log archiver reads and writes (an interface, so it can be faked). */
 export interface LogArchiveRows {
   /** Where archiving resumes; null when the workload is gone or its logs are already complete. */
   resume(id: string): Promise<ArchiveResume | null>;
   /** Stores lines (repeats are ignored) and the counters in one transaction, so they never disagree. */
-  write(id: string, lines: readonly LogLine[], bytes: Record<Stream, number>, truncated: Record<Stream, boolean>): Promise<void>;
+  write(id: string, lines: readonly LogLine[], bytes: Record<Stream, number>, truncated: Record<Stream, boolean>, batch?: ArchiveBatch): Promise<void>;
   markComplete(id: string): Promise<void>;
 }
 
@@ -31,7 +40,7 @@ function firstTs(lines: readonly LogLine[]): Date {
   return new Date(first.ts);
 }
 
-export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
+export function logArchiveRows(typedDb: Db, t: WorkloadTable, onBatch?: ArchiveBatchHook): LogArchiveRows {
   const db = untyped(typedDb);
   return {
     async resume(id) {
@@ -44,8 +53,9 @@ export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
       if (!row || row.logs_complete) return null;
       return { afterSeq: Number(max?.seq ?? 0), bytes: { stdout: Number(row.stdout_bytes), stderr: Number(row.stderr_bytes) } };
     },
-    async write(id, lines, bytes, truncated) {
-      await db.transaction().execute(async (tx) => {
+    async write(id, lines, bytes, truncated, batch) {
+      await typedDb.transaction().execute(async (typedTx) => {
+        const tx = untyped(typedTx);
         if (lines.length) {
           await tx
             .insertInto(t.linesTable)
@@ -65,6 +75,7 @@ export function logArchiveRows(typedDb: Db, t: WorkloadTable): LogArchiveRows {
           })
           .where("id", "=", id)
           .execute();
+        if (onBatch && batch) await onBatch(typedTx, id, batch);
       });
     },
     async markComplete(id) {
