@@ -13,6 +13,7 @@ import { registerRepositoryRoutes } from "./routes/repositories.ts";
 import { registerRunRoutes } from "./routes/runs.ts";
 import { registerEnvironmentRoutes } from "./routes/environments.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
+import { registerNotificationRoutes } from "./routes/notifications.ts";
 
 // The OpenAPI document must publish what the server enforces on a string: a
 // zod `.refine` or `.transform` is invisible in the document, so a client (or a
@@ -31,6 +32,7 @@ function allRoutes(): Routes {
   registerAnalysisRoutes(routes, none, none, none);
   registerIntegrationRoutes(routes, none, none);
   registerWebhookRoutes(routes, none, none);
+  registerNotificationRoutes(routes, none, none);
   registerOAuthRoutes(routes, none);
   return routes;
 }
