@@ -74,7 +74,7 @@ describe("registering an endpoint URL", () => {
 describe("the address a delivery connects to", () => {
   const resolve = (host: string, allowLocal: boolean, options: { all?: boolean; family?: number } = {}) =>
     new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((r) =>
-      guardedLookup(allowLocal, lookup)(host, options as never, (err, address) => r({ err, address })),
+      guardedLookup(allowLocal, lookup)(host, options, (err, address) => r({ err, address })),
     );
 
   it.each([

@@ -21,7 +21,7 @@ describe("Standard Webhooks signing", () => {
     expect(() => official.verify(body, headers, { jsonParse: false })).not.toThrow();
     // Both sides compute the same signature for the same message and time.
     expect(headers["webhook-signature"]).toBe(official.sign(id, now, body));
-    expect(verify(SECRET, { id, timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"] }, body)).toBe(true);
+    expect(verify(SECRET, { id, timestamp: headers["webhook-timestamp"]!, signature: headers["webhook-signature"]! }, body)).toBe(true);
   });
 
   it.each([
