@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { SecretBox } from "../../src/domain/crypto/secret-box.ts";
+import { endpointAad, NotificationService } from "../../src/domain/notifications/notifications.ts";
 import { claimNotification, enqueueEvent, recordAttempt } from "../../src/domain/notifications/notification-rows.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
@@ -100,5 +103,23 @@ describe("the notification queue", () => {
     const row = await database.db.selectFrom("notification_deliveries").selectAll().where("id", "=", a.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: "failed", attempts: 1, response_status: null });
     expect(await claimNotification(database.db, 60, 86_400)).toBeUndefined();
+  });
+});
+
+describe("endpoint secrets", () => {
+  it("are sealed again under the current key by secrets reencrypt, and open to the same secret", async () => {
+    // The queue tests' endpoint holds no real ciphertext.
+    await database.db.deleteFrom("notification_endpoints").where("id", "=", endpointId).execute();
+    const k1 = randomBytes(32);
+    const k2 = randomBytes(32);
+    const before = new NotificationService({ box: new SecretBox({ currentId: "k1", keys: { k1 } }), allowLocal: true, maxEndpointsPerAccount: 100 });
+    const created = await before.create(database.db, accountId, { url: "http://127.0.0.1:9/x", events: ["run.failed"], enabled: true });
+    const box = new SecretBox({ currentId: "k2", keys: { k1, k2 } });
+    expect(await new NotificationService({ box, allowLocal: false, maxEndpointsPerAccount: 0 }).reencryptAll(database.db)).toBe(1);
+    const row = await database.db.selectFrom("notification_endpoints").selectAll().where("id", "=", created.id).executeTakeFirstOrThrow();
+    expect(row.key_id).toBe("k2");
+    expect(new SecretBox({ currentId: "k2", keys: { k2 } }).open({ keyId: row.key_id, data: row.secret_ciphertext }, endpointAad(row))).toBe(created.secret);
+    // Bound to its row: under another endpoint's associated data it does not open.
+    expect(() => box.open({ keyId: row.key_id, data: row.secret_ciphertext }, endpointAad({ ...row, id: randomUUID() }))).toThrow();
   });
 });

@@ -156,6 +156,22 @@ export class NotificationService {
     return toDelivery(row);
   }
 
+  /** Every endpoint secret sealed under an older key, sealed again under the current one (codeplane secrets reencrypt). */
+  async reencryptAll(db: Db): Promise<number> {
+    const box = this.#o.box;
+    const rows = await db.selectFrom("notification_endpoints").selectAll().where("key_id", "!=", box.currentKeyId).execute();
+    for (const r of rows) {
+      const sealed = box.seal(box.open({ keyId: r.key_id, data: r.secret_ciphertext }, endpointAad(r)), endpointAad(r));
+      await db
+        .updateTable("notification_endpoints")
+        .set({ key_id: sealed.keyId, secret_ciphertext: sealed.data })
+        .where("id", "=", r.id)
+        .where("key_id", "=", r.key_id)
+        .execute();
+    }
+    return rows.length;
+  }
+
   async #row(db: Db, accountId: string, id: string): Promise<EndpointRow> {
     const row = await findEndpoint(db, accountId, id);
     if (!row) throw notFound("Notification endpoint");
