@@ -54,13 +54,16 @@ export class NotificationWorker {
     this.#o = o;
     // Longer than one attempt can take (its timeout), so a live claim is never taken over.
     this.#leaseSeconds = Math.ceil(o.timeoutMs / 1000) + 30;
+    // The first loop looks every pollMs; the others are woken when it finds work (and look now and then
+    // themselves), so an idle replica asks the queue about once per poll, not once per loop.
+    const pollMs = o.pollMs ?? 2000;
     this.#loops = Array.from(
       { length: o.concurrency },
       (_, i) =>
         new DrainLoop({
           name: "notification deliveries",
           logger: o.logger,
-          pollMs: o.pollMs ?? 2000,
+          pollMs: i === 0 ? pollMs : pollMs * 15,
           next: () => this.#next(),
           ...(i === 0 && { after: () => this.#prune() }),
         }),
@@ -84,7 +87,18 @@ export class NotificationWorker {
   async #next(): Promise<boolean> {
     const row = await claimNotification(this.#o.db, this.#leaseSeconds, this.#o.retryWindowSeconds);
     if (!row) return false;
-    await this.#attempt(row);
+    // There may be more: the other loops look too (a wake while draining makes a loop look again afterwards).
+    for (const l of this.#loops) l.wake();
+    try {
+      await this.#attempt(row);
+    } catch (err) {
+      // Not the endpoint's failure (the body could not be rendered, the secret not opened): recorded as an attempt, retried in its window.
+      const now = new Date();
+      const nextAt = nextAttemptAt(row.attempts, now, row.retry_until ?? now, this.#o.backoff, (this.#o.random ?? Math.random)());
+      const error = `could not send: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+      await recordAttempt(this.#o.db, row.id, row.attempts, { responseStatus: null, error, delivered: false, nextAt });
+      this.#o.logger.error({ err, delivery_id: row.id, attempt: row.attempts }, "notification attempt could not be made");
+    }
     return true;
   }
 
