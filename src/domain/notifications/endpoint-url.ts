@@ -93,7 +93,12 @@ export function guardedLookup(allowLocal: boolean, lookup: HostLookup = systemLo
         const family = options.family === 4 || options.family === 6 ? options.family : 0;
         const usable = family ? addresses.filter((a) => isIP(a) === family) : addresses;
         if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: "ENOTFOUND" }), "", 0);
-        if (options.all) return callback(null, usable.map((address) => ({ address, family: isIP(address) })), 0);
+        if (options.all)
+          return callback(
+            null,
+            usable.map((address) => ({ address, family: isIP(address) })),
+            0,
+          );
         callback(null, usable[0]!, isIP(usable[0]!));
       },
       (err: unknown) => callback(err as NodeJS.ErrnoException, "", 0),
