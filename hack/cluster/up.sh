@@ -104,6 +104,17 @@ if ! ip link show "$BRIDGE_NAME" >/dev/null 2>&1; then
   ip addr add "$POD_GATEWAY/${POD_CIDR#*/}" dev "$BRIDGE_NAME"
   ip link set "$BRIDGE_NAME" up
 fi
+# The gateway's MAC address must never change. A bridge whose address was not set takes the
+# lowest address of its ports, so it changed each time a pod's veth joined or left (seen: three
+# addresses in 40 s); a pod that had resolved 10.244.0.1 to the old one sent its packets to an
+# address no port has any more, which the bridge floods to the pods and never delivers to the
+# node, until the pod's ARP entry went stale and was probed again: its checkout could not connect
+# to the node for 30-134 s. Setting the address (to the one it has) pins it: the kernel then keeps
+# it whatever ports come and go (addr_assign_type 3, "set"). Also done for a bridge made before.
+if [ "$(cat "/sys/class/net/$BRIDGE_NAME/addr_assign_type" 2>/dev/null)" != 3 ]; then
+  ip link set "$BRIDGE_NAME" address "$(cat "/sys/class/net/$BRIDGE_NAME/address")"
+  log "network: pinned $BRIDGE_NAME's address $(cat "/sys/class/net/$BRIDGE_NAME/address")"
+fi
 # ensure_rule <iptables|ip6tables> <table> <chain> <rule...>: add the rule unless it is there
 # (at the end of the chain: the enforcer's jump stays first, see below)
 ensure_rule() {

@@ -74,6 +74,24 @@ export interface ApiServices {
   dashboard?: DashboardSessions;
 }
 
+/**
+ * Every /v1 operation, in one place: the server serves what this registers and
+ * the OpenAPI document describes the same list (the lint and schema tests
+ * register it with no services: registering only stores the declarations).
+ */
+export function registerApiRoutes(routes: Routes, s: ApiServices): void {
+  registerKeyRoutes(routes, s.db);
+  registerRepositoryRoutes(routes, s.db, s.repositories);
+  registerEnvVarRoutes(routes, s.db, s.envVars);
+  registerRunRoutes(routes, s.db, s.runs, s.logHub);
+  registerEnvironmentRoutes(routes, s.db, s.environments);
+  registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
+  registerIntegrationRoutes(routes, s.db, s.integrations);
+  registerWebhookRoutes(routes, s.db, s.webhooks);
+  registerNotificationRoutes(routes, s.db, s.notifications);
+  registerOAuthRoutes(routes, s.oauth);
+}
+
 export interface AppDeps {
   logger: Logger;
   version: string;
@@ -156,6 +174,9 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   const readBody = koaBody({
     json: true,
     jsonStrict: true,
+    // Every JSON media type the routes accept (route.ts: application/json and any application/*+json, such as
+    // application/merge-patch+json), so none passes the content-type check unparsed and reads as a missing body.
+    jsonTypes: ["application/json", "application/*+json"],
     jsonLimit: deps.http.bodyLimitBytes,
     multipart: false,
     urlencoded: false,
@@ -164,18 +185,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   });
   const routes = new Routes(api, new OpenAPIRegistry(), readBody);
   const s = deps.api;
-  if (s) {
-    registerKeyRoutes(routes, s.db);
-    registerRepositoryRoutes(routes, s.db, s.repositories);
-    registerEnvVarRoutes(routes, s.db, s.envVars);
-    registerRunRoutes(routes, s.db, s.runs, s.logHub);
-    registerEnvironmentRoutes(routes, s.db, s.environments);
-    registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
-    registerIntegrationRoutes(routes, s.db, s.integrations);
-    registerWebhookRoutes(routes, s.db, s.webhooks);
-    registerNotificationRoutes(routes, s.db, s.notifications);
-    registerOAuthRoutes(routes, s.oauth);
-  }
+  if (s) registerApiRoutes(routes, s);
   // Webhooks are signed, not bearer-authenticated: served ahead of the /v1 authentication and rate limits.
   const hooks = new Router();
   // One budget of failed authentications per address: forged webhook signatures spend the same one as bad API keys.

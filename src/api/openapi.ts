@@ -1,17 +1,47 @@
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { SCOPES } from "../domain/auth/scopes.ts";
+import { SCOPE_DESCRIPTIONS } from "../domain/auth/scopes.ts";
+import { API_KEY_SCHEME, OAUTH_SCHEME } from "./route.ts";
+
+/**
+ * Every operation's tag, described once (the document's `tags`). A route with a
+ * tag missing here fails the OpenAPI lint (src/api/openapi-lint.test.ts).
+ */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = Object.freeze({
+  "API keys": "Keys of the caller's account: create (the secret is shown once), list and revoke.",
+  Repositories: "Register git repositories, browse their refs and files at any ref.",
+  Analyses: "Analyse a commit: its experiments, their parameters and required variables, and the environment to run them in.",
+  Runs: "Run an experiment or any command in a Kubernetes Job; follow, read and page its logs.",
+  Environments: "Dependencies installed once per environment key and cached for later runs.",
+  "Environment variables": "Encrypted variables passed to runs; values are never returned.",
+  Integrations: "Code-host connections (the GitHub App).",
+  Webhooks: "Deliveries received from code hosts.",
+  Notifications: "Webhook endpoints of the account: signed deliveries when a run or analysis ends, their attempts, and redelivery.",
+  OAuth: "OAuth clients and grants of the caller's account.",
+});
 
 export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string): object {
-  registry.registerComponent("securitySchemes", "bearerAuth", {
+  registry.registerComponent("securitySchemes", OAUTH_SCHEME, {
+    type: "oauth2",
+    description:
+      "An OAuth 2.0 access token (`cpat_...`) from this server's own authorization server (docs/users/oauth.md: discovery at `/.well-known/oauth-authorization-server`, PKCE required, dynamic registration at `/oauth/register`).",
+    flows: {
+      authorizationCode: { authorizationUrl: "/oauth/authorize", tokenUrl: "/oauth/token", refreshUrl: "/oauth/token", scopes: { ...SCOPE_DESCRIPTIONS } },
+      clientCredentials: { tokenUrl: "/oauth/token", refreshUrl: "/oauth/token", scopes: { ...SCOPE_DESCRIPTIONS } },
+    },
+  });
+  registry.registerComponent("securitySchemes", API_KEY_SCHEME, {
     type: "http",
     scheme: "bearer",
-    description: `An API key (\`cp_...\`) or an OAuth access token. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(", ")}.`,
+    description:
+      "An API key (`cp_...`) sent as a bearer token. A key holds the scopes chosen when it was made (the same names as the OAuth scopes); each operation's description names the scope it needs, checked as for an OAuth token.",
   });
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "codeplane API",
       version,
+      contact: { name: "codeplane maintainers" },
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
       description: [
         "A Kubernetes-native control plane for code repositories.",
         "",
@@ -28,6 +58,7 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, version: string)
       ].join("\n"),
     },
     servers: [{ url: "/" }],
+    tags: usedTags(registry).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? "" })),
   });
   return itemSchemaAsExtension(doc);
 }
@@ -52,4 +83,12 @@ function itemSchemaAsExtension<D extends { paths?: object }>(doc: D): D {
     }
   }
   return doc;
+}
+
+/** The tags the registered operations use, in the order of TAG_DESCRIPTIONS (then any other, for the lint to name). */
+function usedTags(registry: OpenAPIRegistry): string[] {
+  const used = new Set<string>();
+  for (const d of registry.definitions) if (d.type === "route") for (const t of d.route.tags ?? []) used.add(t);
+  const known = Object.keys(TAG_DESCRIPTIONS);
+  return [...known.filter((t) => used.has(t)), ...[...used].filter((t) => !known.includes(t)).sort()];
 }

@@ -3,17 +3,8 @@ import { OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openap
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { buildOpenApiDocument } from "./openapi.ts";
+import { registerApiRoutes, type ApiServices } from "./app.ts";
 import { Routes } from "./route.ts";
-import { registerAnalysisRoutes } from "./routes/analyses.ts";
-import { registerEnvVarRoutes } from "./routes/env-vars.ts";
-import { registerIntegrationRoutes } from "./routes/integrations.ts";
-import { registerKeyRoutes } from "./routes/keys.ts";
-import { registerOAuthRoutes } from "./routes/oauth.ts";
-import { registerRepositoryRoutes } from "./routes/repositories.ts";
-import { registerRunRoutes } from "./routes/runs.ts";
-import { registerEnvironmentRoutes } from "./routes/environments.ts";
-import { registerWebhookRoutes } from "./routes/webhooks.ts";
-import { registerNotificationRoutes } from "./routes/notifications.ts";
 
 // The OpenAPI document must publish what the server enforces on a string: a
 // zod `.refine` or `.transform` is invisible in the document, so a client (or a
@@ -23,17 +14,7 @@ import { registerNotificationRoutes } from "./routes/notifications.ts";
 
 function allRoutes(): Routes {
   const routes = new Routes(new Router(), new OpenAPIRegistry());
-  const none = {} as never;
-  registerKeyRoutes(routes, none);
-  registerRepositoryRoutes(routes, none, none);
-  registerEnvVarRoutes(routes, none, none);
-  registerRunRoutes(routes, none, none, none);
-  registerEnvironmentRoutes(routes, none, none);
-  registerAnalysisRoutes(routes, none, none, none);
-  registerIntegrationRoutes(routes, none, none);
-  registerWebhookRoutes(routes, none, none);
-  registerNotificationRoutes(routes, none, none);
-  registerOAuthRoutes(routes, none);
+  registerApiRoutes(routes, {} as ApiServices);
   return routes;
 }
 

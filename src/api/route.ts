@@ -66,7 +66,8 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
   koaPath?: string;
   operationId: string;
   summary: string;
-  description?: string;
+  /** What it does, beyond the summary: every operation has one (the OpenAPI lint, openapi-lint.test.ts). */
+  description: string;
   tag: string;
   /** Required scope; null for a public endpoint. */
   scope: Scope | null;
@@ -80,6 +81,10 @@ export interface RouteSpec<PS extends z.ZodType | undefined, QS extends z.ZodTyp
 
 /** Response headers for the OpenAPI document, e.g. Retry-After on a 503. */
 export type ResponseHeaders = Record<string, { description: string; schema: { type: "integer" | "string"; minimum?: number } }>;
+
+/** The OpenAPI security schemes (openapi.ts describes them). */
+export const OAUTH_SCHEME = "oauth2";
+export const API_KEY_SCHEME = "apiKey";
 
 export const errorBodySchema = z.object({ detail: z.string() }).meta({ id: "Error", description: "Every failure other than validation." });
 export const validationErrorSchema = z
@@ -208,13 +213,23 @@ export class Routes {
       path: spec.path,
       operationId: spec.operationId,
       summary: spec.summary,
-      ...(spec.description && { description: spec.description }),
+      description: spec.scope ? `${spec.description}\n\nScope: \`${spec.scope}\`.` : spec.description,
       tags: [spec.tag],
-      ...(spec.scope && { security: [{ bearerAuth: [spec.scope] }] }),
+      // An OAuth access token or an API key holding the scope; a public operation says so (`[]`).
+      security: spec.scope ? [{ [OAUTH_SCHEME]: [spec.scope] }, { [API_KEY_SCHEME]: [] }] : [],
       request: {
         ...(spec.params && { params: spec.params as z.ZodObject }),
         ...(spec.query && { query: spec.query as z.ZodObject }),
-        ...(spec.body && { body: { required: true, content: { "application/json": { schema: spec.body } } } }),
+        // Any application/*+json is read as JSON (app.ts); a PATCH names the merge-patch type (RFC 7396), whose meaning it has.
+        ...(spec.body && {
+          body: {
+            required: true,
+            content: {
+              "application/json": { schema: spec.body },
+              ...(spec.method === "patch" && { "application/merge-patch+json": { schema: spec.body } }),
+            },
+          },
+        }),
       },
       responses,
     });

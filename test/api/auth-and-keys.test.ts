@@ -201,6 +201,21 @@ describe("request validation", () => {
     expect(await res.json()).toEqual({ detail: "Unsupported Media Type: send application/json" });
   });
 
+  it("reads every application/*+json body as JSON, so none passes the type check unparsed (merge-patch read as a missing body before)", async () => {
+    for (const [type, name] of [
+      ["application/merge-patch+json", "MERGE_PATCH_TYPED"],
+      ["application/vnd.api+json; charset=utf-8", "VND_TYPED"],
+    ] as const) {
+      const res = await alice.api("/v1/environment-variables", {
+        method: "POST",
+        body: JSON.stringify({ name, value: "v" }),
+        headers: { "content-type": type },
+      });
+      expect(res.status, `${type}: ${await res.clone().text()}`).toBe(201);
+      expect((await res.json()).name).toBe(name);
+    }
+  });
+
   it("answers 404 and 405 as JSON", async () => {
     const missing = await alice.api("/v1/nothing-here");
     expect(missing.status).toBe(404);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   const doc = await (await fetch(`${svc.url}/openapi.json`)).json();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { security?: Record<string, string[]>[] }>>)) {
     for (const [method, op] of Object.entries(item)) {
-      const scope = op.security?.[0]?.bearerAuth?.[0] as Scope | undefined;
+      const scope = op.security?.[0]?.oauth2?.[0] as Scope | undefined;
       if (path.startsWith("/v1/") && scope) ops.push({ method: method.toUpperCase(), path, scope });
     }
   }

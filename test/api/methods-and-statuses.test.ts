@@ -45,12 +45,12 @@ async function operations(url: string): Promise<Op[]> {
   const out: Op[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      const security = op.security as { bearerAuth?: string[] }[] | undefined;
+      const security = op.security as { oauth2?: string[] }[] | undefined;
       out.push({
         method: method.toUpperCase(),
         path,
         operationId: op.operationId as string,
-        scope: security?.[0]?.bearerAuth?.[0],
+        scope: security?.[0]?.oauth2?.[0],
         responses: op.responses as Op["responses"],
         params: (op.parameters as Op["params"] | undefined) ?? [],
         hasBody: op.requestBody !== undefined,

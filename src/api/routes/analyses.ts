@@ -56,6 +56,7 @@ export function registerAnalysisRoutes(routes: Routes, db: Db, analyses: Analysi
     path: "/v1/repositories/{repository_id}/analysis",
     operationId: "listAnalyses",
     summary: "List a repository's analyses",
+    description: "The repository's analyses, newest first, one per analysed commit, with their status and results.",
     tag: "Analyses",
     scope: "analyses:read",
     params: repoParams,

@@ -1,8 +1,7 @@
-import { z } from "zod";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/api-keys.ts";
 import { apiKeySchema, createApiKeySchema, createdApiKeySchema } from "../../domain/auth/api-keys.schemas.ts";
 import type { Db } from "../../db/database.ts";
-import type { Routes } from "../route.ts";
+import { errorBodySchema, type Routes } from "../route.ts";
 import { idParam, pageOf, pageQuery } from "./common.ts";
 
 export function registerKeyRoutes(routes: Routes, db: Db): void {
@@ -60,7 +59,7 @@ export function registerKeyRoutes(routes: Routes, db: Db): void {
     responses: {
       204: { description: "Revoked, with the keys created with it." },
       403: { description: "Or the key is more powerful than the calling credential: `Cannot revoke a key with scopes the current credential lacks: ...`." },
-      404: { description: "No such key in this account.", schema: z.object({ detail: z.string() }) },
+      404: { description: "No such key in this account.", schema: errorBodySchema },
     },
     handler: async (_ctx, { params, principal }) => {
       await revokeApiKey(db, principal.accountId, params.key_id, principal);

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { OAuthServer } from "../../oauth/index.ts";
 import { oauthClientSchema, oauthGrantSchema } from "../../oauth/index.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
@@ -67,7 +66,7 @@ export function registerOAuthRoutes(routes: Routes, oauth: OAuthServer): void {
     params: idParam("grant_id"),
     responses: {
       204: { description: "Revoked." },
-      404: { description: "No such grant in this account.", schema: z.object({ detail: z.string() }) },
+      404: { description: "No such grant in this account.", schema: errorBodySchema },
     },
     handler: async (_ctx, { params, principal }) => {
       await oauth.revokeGrant(principal.accountId, params.grant_id);
