@@ -227,6 +227,29 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_WEBHOOK_MAX_DEPTH: {
     meaning: "a signed webhook body whose JSON nests deeper than this is refused with `400` (shown as failed on GitHub, never lost silently); at most 1000",
   },
+  CODEPLANE_NOTIFICATIONS_MAX_ENDPOINTS: {
+    meaning: "notification endpoints (webhooks) one account may register; one more is `409`",
+  },
+  CODEPLANE_NOTIFICATIONS_TIMEOUT_SECONDS: {
+    meaning: "limit for one delivery attempt (connecting, sending and the answer); an endpoint that has not answered by then counts as failed and is retried",
+  },
+  CODEPLANE_NOTIFICATIONS_CONCURRENCY: {
+    meaning: "delivery attempts in flight at once per process (every API replica sends; the queue in Postgres gives each delivery to one at a time)",
+  },
+  CODEPLANE_NOTIFICATIONS_MAX_RESPONSE_BYTES: {
+    meaning: "bytes of an endpoint's answer read (the start of a failing answer is kept in the delivery's `error`); the rest is dropped with the connection",
+  },
+  CODEPLANE_NOTIFICATIONS_RETRY_HOURS: {
+    meaning: "how long a failing delivery is retried, from its first attempt (or its redelivery); at least 24",
+  },
+  CODEPLANE_NOTIFICATIONS_RETRY_BASE_SECONDS: {
+    meaning:
+      "the delay before a delivery's second attempt; it doubles after each failed attempt up to `CODEPLANE_NOTIFICATIONS_RETRY_MAX_DELAY_SECONDS`, ±20% at random",
+  },
+  CODEPLANE_NOTIFICATIONS_RETRY_MAX_DELAY_SECONDS: { meaning: "the longest delay between two attempts of a delivery", defaultNote: "(1 hour)" },
+  CODEPLANE_NOTIFICATIONS_RETENTION_DAYS: {
+    meaning: "delivered and failed deliveries are listed this long, then removed (queued ones never are)",
+  },
   CODEPLANE_PUBLIC_URL: {
     meaning:
       "the base URL people and GitHub reach the API at (`https://codeplane.example.com`): the GitHub App's setup and webhook URLs derive from it, the setup callback redirects under it, check runs link to it; it is the OAuth issuer and the audience of access tokens (unset: derived from each request). Required with the GitHub App; set it in production",

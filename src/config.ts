@@ -283,6 +283,15 @@ export const envSchema = z.object({
   CODEPLANE_WEBHOOK_RATE_LIMIT_REQUESTS: int(0, 1_000_000).default(600),
   // 1,000 levels are still cleaned and stored safely; JSON.stringify's replacer overflows near 5,000.
   CODEPLANE_WEBHOOK_MAX_DEPTH: int(1, 1000).default(100),
+  // Notifications (webhooks to accounts' endpoints, src/domain/notifications/).
+  CODEPLANE_NOTIFICATIONS_MAX_ENDPOINTS: int(1, 1000).default(20),
+  CODEPLANE_NOTIFICATIONS_TIMEOUT_SECONDS: int(1, 120).default(10),
+  CODEPLANE_NOTIFICATIONS_CONCURRENCY: int(1, 256).default(8),
+  CODEPLANE_NOTIFICATIONS_MAX_RESPONSE_BYTES: int(1, 1024 * 1024).default(4096),
+  CODEPLANE_NOTIFICATIONS_RETRY_HOURS: int(24, 720).default(24),
+  CODEPLANE_NOTIFICATIONS_RETRY_BASE_SECONDS: int(1, 3600).default(10),
+  CODEPLANE_NOTIFICATIONS_RETRY_MAX_DELAY_SECONDS: int(1, 86_400).default(3600),
+  CODEPLANE_NOTIFICATIONS_RETENTION_DAYS: int(1, 3650).default(30),
   CODEPLANE_PUBLIC_URL: httpUrl.optional(),
   // The OAuth 2.0 authorization server (src/oauth/).
   CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS: int(60, 86_400).default(3600),
@@ -530,6 +539,22 @@ export interface Config {
    * is how long a crashed replica's work waits, not a limit on handling.
    */
   webhookLeaseSeconds: number;
+  /** Webhooks to accounts' notification endpoints (docs/users/notifications.md). */
+  notifications: {
+    maxEndpointsPerAccount: number;
+    /** One attempt: connecting, sending and the answer. */
+    timeoutMs: number;
+    /** Attempts in flight at once in this process. */
+    concurrency: number;
+    /** Bytes of an answer read (the rest is dropped with the connection). */
+    maxResponseBytes: number;
+    /** How long a delivery is retried from its first attempt. */
+    retryWindowSeconds: number;
+    retryBaseSeconds: number;
+    retryMaxDelaySeconds: number;
+    /** Finished deliveries are kept this long. */
+    retentionDays: number;
+  };
   /** POST /v1/webhooks/github: body bytes (one, and all being read at once), how long a body may take, deliveries per address and window, JSON depth. */
   webhookIntake: { maxBodyBytes: number; maxInflightBytes: number; readTimeoutMs: number; rateLimitRequests: number; maxDepth: number };
   oauth: OAuthConfig;
@@ -984,6 +1009,16 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     githubMissing: github.missing,
     publicUrl: e.CODEPLANE_PUBLIC_URL ?? null,
     webhookLeaseSeconds: e.CODEPLANE_WEBHOOK_LEASE_SECONDS,
+    notifications: {
+      maxEndpointsPerAccount: e.CODEPLANE_NOTIFICATIONS_MAX_ENDPOINTS,
+      timeoutMs: e.CODEPLANE_NOTIFICATIONS_TIMEOUT_SECONDS * 1000,
+      concurrency: e.CODEPLANE_NOTIFICATIONS_CONCURRENCY,
+      maxResponseBytes: e.CODEPLANE_NOTIFICATIONS_MAX_RESPONSE_BYTES,
+      retryWindowSeconds: e.CODEPLANE_NOTIFICATIONS_RETRY_HOURS * 3600,
+      retryBaseSeconds: e.CODEPLANE_NOTIFICATIONS_RETRY_BASE_SECONDS,
+      retryMaxDelaySeconds: e.CODEPLANE_NOTIFICATIONS_RETRY_MAX_DELAY_SECONDS,
+      retentionDays: e.CODEPLANE_NOTIFICATIONS_RETENTION_DAYS,
+    },
     webhookIntake: webhookIntake(e),
     oauth: {
       accessTokenSeconds: e.CODEPLANE_OAUTH_ACCESS_TOKEN_SECONDS,

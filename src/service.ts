@@ -6,6 +6,9 @@ import { handleDelivery } from "./domain/webhooks/handle.ts";
 import { installationSync } from "./domain/webhooks/installation-sync.ts";
 import { webhookMetrics } from "./domain/webhooks/webhook-metrics.ts";
 import { WebhookService } from "./domain/webhooks/webhooks.ts";
+import { NotificationService } from "./domain/notifications/notifications.ts";
+import { NotificationWorker } from "./domain/notifications/notification-worker.ts";
+import { DomainError } from "./domain/errors.ts";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -111,12 +114,13 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
       for (const warning of plan.warnings) logger.warn(warning);
       logger.info({ network_policy: plan.networkPolicy.metadata!.name, namespace: plan.namespace, git: plan.git }, "applied the workload NetworkPolicy");
     }
-    const envVars = new EnvVarService(new SecretBox(config.encryption));
+    const box = new SecretBox(config.encryption);
+    const envVars = new EnvVarService(box);
     const installation = await readInstallationId(database.db);
     const metrics = new Registry();
     // Environment archives live here (a directory under the data dir, or S3); only API processes serve them.
     const objects = config.components.api ? await createObjectStore(config, logger.child({ component: "object-store" })) : null;
-    const api = objects ? apiServices(config, database, git, kube, envVars, installation, github, metrics, objects, logger) : null;
+    const api = objects ? apiServices(config, database, git, kube, envVars, box, installation, github, metrics, objects, logger) : null;
     // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
     keyChanges =
       api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
@@ -218,6 +222,7 @@ function apiServices(
   git: GitMirrors,
   kube: KubeClients | null,
   envVars: EnvVarService,
+  box: SecretBox,
   installation: string,
   github: GitHubApp | null,
   metrics: Registry,
@@ -270,6 +275,7 @@ function apiServices(
     phase: SETUP_PHASE,
   };
   const repositories = new RepositoryService({ git, allowLocal: config.repositories.allowLocal, logger });
+  const notify = notifications(config, database, box, runs, analyses, logger);
   const hooks = githubWebhooks(config, database, analyses, github, metrics, logger);
   // Keys in use are cached while the api_keys_changed LISTEN is in place (startService starts it).
   const apiKeys = new ApiKeyCache(database.db);
@@ -293,14 +299,16 @@ function apiServices(
       // Deleted and evicted environments' archives are purged on a schedule too, not only when a build ends.
       start() {
         hooks.background.start();
+        notify.worker.start();
         purging = environments.startPurging(database.db);
       },
       async stop() {
-        await Promise.all([hooks.background.stop(), purging?.stop()]);
+        await Promise.all([hooks.background.stop(), notify.worker.stop(), purging?.stop()]);
       },
     },
     apiKeys,
     webhooks: hooks.service,
+    notifications: notify.service,
     db: database.db,
     // API keys, then OAuth access tokens (audience-checked against the request's base URL).
     authenticators: [(token) => apiKeys.authenticate(token), oauth.authenticator],
@@ -321,6 +329,40 @@ function apiServices(
       logger: logger.child({ component: "integrations" }),
     }),
   };
+}
+
+/**
+ * Notifications: the endpoints' service and the worker that sends the queued
+ * deliveries. Every API replica runs the worker; claims in Postgres keep two
+ * from sending one delivery at once. The body shows the run or analysis as
+ * the API does (null when it was deleted before the first attempt).
+ */
+function notifications(config: Readonly<Config>, database: DatabaseHandle, box: SecretBox, runs: RunService, analyses: AnalysisService, logger: Logger) {
+  const n = config.notifications;
+  const gone = (err: unknown) => {
+    if (err instanceof DomainError && err.kind === "not_found") return null;
+    throw err;
+  };
+  const worker = new NotificationWorker({
+    db: database.db,
+    logger: logger.child({ component: "notifications" }),
+    box,
+    render: (kind, accountId, id) => (kind === "run" ? runs.get(database.db, accountId, id) : analyses.getById(database.db, accountId, id)).catch(gone),
+    concurrency: n.concurrency,
+    timeoutMs: n.timeoutMs,
+    maxResponseBytes: n.maxResponseBytes,
+    allowLocal: config.repositories.allowLocal,
+    backoff: { baseSeconds: n.retryBaseSeconds, maxDelaySeconds: n.retryMaxDelaySeconds, jitter: 0.2 },
+    retryWindowSeconds: n.retryWindowSeconds,
+    retentionDays: n.retentionDays,
+  });
+  const service = new NotificationService({
+    box,
+    allowLocal: config.repositories.allowLocal,
+    maxEndpointsPerAccount: n.maxEndpointsPerAccount,
+    wake: () => worker.wake(),
+  });
+  return { service, worker };
 }
 
 /**

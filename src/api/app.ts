@@ -20,6 +20,8 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
 import { gatedRoutes } from "./router-gate.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
+import { registerNotificationRoutes } from "./routes/notifications.ts";
+import type { NotificationService } from "../domain/notifications/notifications.ts";
 import { registerKeyRoutes } from "./routes/keys.ts";
 import { registerMetricsRoute, registerOpsRoutes, type ReadinessCheck } from "./routes/ops.ts";
 import { registerRepositoryRoutes } from "./routes/repositories.ts";
@@ -64,6 +66,8 @@ export interface ApiServices {
   integrations: IntegrationService;
   /** GitHub webhook intake and the deliveries list. */
   webhooks: WebhookService;
+  /** Accounts' notification endpoints (outgoing webhooks) and their deliveries. */
+  notifications: NotificationService;
   /** The OAuth 2.0 authorization server (src/oauth/): /.well-known/*, /oauth/*, /v1/oauth/*. */
   oauth: OAuthServer;
   /** The dashboard's sessions (src/ui/): /ui is served, and /v1 accepts the session cookie with CSRF protection. */
@@ -84,6 +88,7 @@ export function registerApiRoutes(routes: Routes, s: ApiServices): void {
   registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
   registerIntegrationRoutes(routes, s.db, s.integrations);
   registerWebhookRoutes(routes, s.db, s.webhooks);
+  registerNotificationRoutes(routes, s.db, s.notifications);
   registerOAuthRoutes(routes, s.oauth);
 }
 

@@ -15,6 +15,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = Object.freeze(
   "Environment variables": "Encrypted variables passed to runs; values are never returned.",
   Integrations: "Code-host connections (the GitHub App).",
   Webhooks: "Deliveries received from code hosts.",
+  Notifications: "Webhook endpoints of the account: signed deliveries when a run or analysis ends, their attempts, and redelivery.",
   OAuth: "OAuth clients and grants of the caller's account.",
 });
 

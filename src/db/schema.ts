@@ -397,6 +397,45 @@ export interface OAuthSessionsTable {
   revoked_at: Date | null;
 }
 
+/** An account's webhook endpoint (migration 0016); its signing secret sealed like environment variables. */
+export interface NotificationEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string[];
+  enabled: Generated<boolean>;
+  key_id: string;
+  secret_ciphertext: Buffer;
+  created_at: CreatedAt;
+  updated_at: Date;
+}
+
+/** One event for one endpoint: the durable delivery queue (migration 0016). */
+export interface NotificationDeliveriesTable {
+  /** Also the webhook-id: the same on every attempt and redelivery. */
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  event: string;
+  subject_kind: "run" | "analysis";
+  subject_id: string;
+  /** When the run or analysis reached its terminal status (the body's timestamp). */
+  occurred_at: Date;
+  /** The JSON body, rendered on the first attempt and kept. */
+  payload: string | null;
+  status: "queued" | "sending" | "delivered" | "failed";
+  attempts: Generated<number>;
+  /** When it may next be claimed: a lease while sending, a backoff after a failed attempt. */
+  available_at: Generated<Date>;
+  /** No attempt is scheduled after this; set by the first attempt (and again by the first after a redelivery). */
+  retry_until: Date | null;
+  last_attempt_at: Date | null;
+  response_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   installation: InstallationTable;
   checkout_tokens: CheckoutTokensTable;
@@ -423,6 +462,8 @@ export interface Database {
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
   oauth_sessions: OAuthSessionsTable;
+  notification_endpoints: NotificationEndpointsTable;
+  notification_deliveries: NotificationDeliveriesTable;
 }
 
 export type AnalysisRow = Selectable<AnalysesTable>;

@@ -197,6 +197,11 @@ export class AnalysisService {
     return row;
   }
 
+  /** The account's analysis by id, as the API shows it (a notification's body). */
+  getById(db: Db, accountId: string, id: string): Promise<Analysis> {
+    return this.#present(db, accountId, id);
+  }
+
   async #present(db: Db, accountId: string, id: string): Promise<Analysis> {
     const row = await findAnalysis(db, accountId, id);
     if (!row) throw notFound("Analysis");

@@ -11,6 +11,8 @@ export const SCOPES = [
   "env:write",
   "integrations:read",
   "integrations:write",
+  "notifications:read",
+  "notifications:write",
   "keys:write",
 ] as const;
 
@@ -28,6 +30,8 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = Object.freeze
   "env:write": "Set and delete environment variables.",
   "integrations:read": "Read code-host integrations.",
   "integrations:write": "Connect, change and remove code-host integrations.",
+  "notifications:read": "Read notification endpoints (never their secrets) and their deliveries.",
+  "notifications:write": "Register, change and delete notification endpoints; redeliver notifications.",
   "keys:write": "Create, list and revoke API keys; manage OAuth clients and grants.",
 });
 

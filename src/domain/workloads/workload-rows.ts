@@ -5,6 +5,8 @@ import type { WorkloadSpec, WorkloadStatus } from "../../resources/common.ts";
 import { transitionsSince } from "../../resources/lifecycle.ts";
 import { isDataException, isForeignKeyViolation, isUniqueViolation } from "../shared/db-errors.ts";
 import { Unreconcilable } from "./unreconcilable.ts";
+import { eventFor, subjectKindOf } from "../notifications/events.ts";
+import { enqueueEvent } from "../notifications/notification-rows.ts";
 
 // The Postgres mirror of workload resources (runs, analyses), written once
 // for every kind. A resource is the source of truth; its row is what the API
@@ -52,6 +54,8 @@ const inTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> => (d
  * recorded (lifecycle.ts transitionsSince), in the transaction that wrote the
  * status: the row is locked first, so concurrent writers record in turn and
  * the log stream never reads a status without the transitions that led to it.
+ * A terminal transition also queues its notification deliveries here (the
+ * outbox of docs/users/notifications.md): recorded once, so queued once.
  * FOR NO KEY UPDATE, the lock the upsert already holds: FOR UPDATE would also
  * wait for the key-share lock the log archiver's line inserts take on the row
  * (their foreign key), while the archiver waits for this transaction to update
@@ -59,9 +63,9 @@ const inTransaction = <T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> => (d
  */
 export async function recordTransitions(trx: Db, t: WorkloadTable, id: string): Promise<void> {
   const q = untyped(trx);
-  const row: { status: string; start: Date | null; end: Date | null } | undefined = await q
+  const row: { status: string; account_id: string; start: Date | null; end: Date | null } | undefined = await q
     .selectFrom(t.table)
-    .select(["status", `${t.startColumn} as start`, `${t.endColumn} as end`])
+    .select(["status", "account_id", `${t.startColumn} as start`, `${t.endColumn} as end`])
     .where("id", "=", id)
     .forNoKeyUpdate()
     .executeTakeFirst();
@@ -78,6 +82,9 @@ export async function recordTransitions(trx: Db, t: WorkloadTable, id: string): 
     .insertInto(t.transitionsTable)
     .values(next.map((tr, i) => ({ [t.key]: id, seq: recorded.length + i + 1, phase: tr.phase, at: tr.at, inferred: tr.inferred })))
     .execute();
+  const ending = next.find((tr) => t.lifecycle.isTerminal(tr.phase));
+  const event = ending && eventFor(subjectKindOf(t.table), ending.phase);
+  if (ending && event) await enqueueEvent(trx, { accountId: row.account_id, kind: subjectKindOf(t.table), subjectId: id, event, occurredAt: ending.at });
 }
 
 async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadRowKind<Spec>, m: WorkloadMirror<Spec, WorkloadStatus>): Promise<void> {

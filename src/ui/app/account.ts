@@ -14,6 +14,8 @@ export const SCOPES = [
   "env:write",
   "integrations:read",
   "integrations:write",
+  "notifications:read",
+  "notifications:write",
   "keys:write",
 ] as const;
 
