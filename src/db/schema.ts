@@ -101,8 +101,18 @@ export interface RunsTable {
   timeline: ColumnType<RunTimelineMarksRow | null, string | null | undefined, string | null>;
   /** When the first line of output was stored (the log archiver's). */
   first_output_at: Date | null;
+  /** Why the run waits for admission (its Run's status.queue.reason, migration 0019); null: not queued. */
+  queue_reason: Generated<string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+/** An account's overrides of the operator's default limits (migration 0019); null: the default. */
+export interface AccountLimitsTable {
+  account_id: string;
+  executing: number | null;
+  waiting: number | null;
+  updated_at: Generated<Date>;
 }
 
 /** The Run status's timeline marks (src/resources/run.ts runTimelineMarksSchema), ISO times. */
@@ -369,6 +379,7 @@ export interface Database {
   integrations: IntegrationsTable;
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
+  account_limits: AccountLimitsTable;
   environments: EnvironmentsTable;
   environment_pins: EnvironmentPinsTable;
   run_log_lines: RunLogLinesTable;
