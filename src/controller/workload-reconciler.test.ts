@@ -644,7 +644,7 @@ const admissionCases: Case<RunSpec, RunStatus>[] = [
     },
     actions: ["mirror pending", "admit {name} yes", "{launch}", "patchStatus {name} pending", "mirror pending"],
     requeue: LIVE,
-    status: { phase: "pending", queue: null, conditions: admittedCondition("True", "Admitted") } as Partial<RunStatus>,
+    status: { phase: "pending", queue: null, conditions: admittedCondition("True", "Admitted") } as unknown as Partial<RunStatus>,
   },
   {
     name: "cancelled while queued: never admitted, no Job created, cancelled and no longer queued",
@@ -665,7 +665,7 @@ const admissionCases: Case<RunSpec, RunStatus>[] = [
       "markLogsComplete {id}",
     ],
     requeue: "retained",
-    status: { phase: "cancelled", queue: null } as Partial<RunStatus>,
+    status: { phase: "cancelled", queue: null } as unknown as Partial<RunStatus>,
   },
   {
     name: "admitted earlier (Admitted=True), its Job not in the cache yet: not asked again, the Job made",
