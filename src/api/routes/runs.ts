@@ -40,8 +40,17 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     params: commitParams,
     body: createRunSchema,
     responses: {
-      201: { description: "Created; the run starts `pending`.", schema: runSchema },
+      201: {
+        description:
+          "Created; the run starts `pending`. Over the account's executing limit it stays `pending` with `queue` (`{position, reason}`) until it is admitted (docs/users/runs.md, Limits and the queue).",
+        schema: runSchema,
+      },
       404: { description: "No such repository or commit.", schema: errorBodySchema },
+      429: {
+        description: "The account has its waiting limit of `pending` runs: nothing was created; `detail` names the limit; try again after `Retry-After`.",
+        schema: errorBodySchema,
+        headers: retryAfter,
+      },
       409: gitRefused,
       503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
     },
