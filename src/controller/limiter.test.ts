@@ -51,13 +51,13 @@ describe("BuiltInLimiter", () => {
   it("admits up to the account's limit, counting admitted runs and running analyses; the rest wait in order with their position", async () => {
     const busy = run("a", admitted("running"));
     const [w1, w2, w3] = [run("a"), run("a"), run("a")];
-    const { l } = limiter([busy, w3!, w1!, w2!]);
-    expect(await l.admit(w1!)).toEqual({ admitted: true });
+    const { l } = limiter([busy, w3, w1, w2]);
+    expect(await l.admit(w1)).toEqual({ admitted: true });
     // w1's slot is held before any cache shows it: w2 waits, first in line.
-    expect(await l.admit(w2!)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 1 });
-    expect(await l.admit(w3!)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 2 });
+    expect(await l.admit(w2)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 1 });
+    expect(await l.admit(w3)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 2 });
     // Asked again (its Job's creation failed and is retried): it keeps its slot.
-    expect(await l.admit(w1!)).toEqual({ admitted: true });
+    expect(await l.admit(w1)).toEqual({ admitted: true });
     expect(l.admissible()).toEqual([]);
 
     const b = run("b");
@@ -72,8 +72,8 @@ describe("BuiltInLimiter", () => {
     const other = run("a", admitted("running"), {}, { [INSTALLATION_LABEL]: "someone-else" });
     const cancelled = run("a", undefined, { cancelRequested: true });
     const [w1, w2, w3] = [run("a"), run("a"), run("a")];
-    const { l } = limiter([done, other, cancelled, w1!, w2!, w3!]);
-    expect(l.admissible()).toEqual([w1!.metadata.name, w2!.metadata.name]);
+    const { l } = limiter([done, other, cancelled, w1, w2, w3]);
+    expect(l.admissible()).toEqual([w1.metadata.name, w2.metadata.name]);
   });
 
   it("a restarted limiter derives everything from the caches: admitted runs and existing Jobs count", async () => {

@@ -108,54 +108,62 @@ export class BuiltInLimiter implements Admission {
   }
 
   #snapshot(current?: Resource) {
-    const { installation } = this.#d;
     const ours = (labels: Record<string, string> | undefined) => {
       const owner = labels?.[INSTALLATION_LABEL];
-      return owner === undefined || owner === installation;
+      return owner === undefined || owner === this.#d.installation;
     };
-    const executing = new Map<string, number>();
-    const add = (account: string) => executing.set(account, (executing.get(account) ?? 0) + 1);
-    const lastAdmitted = new Map(this.#lastAdmitted);
-    const waiting: WaitingRun[] = [];
-    const byPhase = new Map<string, number>();
-    const seen = new Set<string>();
+    const state: Gathered = { executing: new Map(), lastAdmitted: new Map(this.#lastAdmitted), waiting: [], byPhase: new Map() };
     const jobs = this.#d.jobs();
     const jobNames = new Set(jobs.map((j) => j.metadata?.name));
     const runs = [...this.#d.runs()];
     if (current && !runs.some((r) => r.metadata.name === current.metadata.name)) runs.push(current);
+    const seen = new Set<string>();
     for (const run of runs) {
-      const name = run.metadata.name;
-      if (!ours(run.metadata.labels) || seen.has(name)) continue;
-      seen.add(name);
-      const account = run.spec.accountId;
-      byPhase.set(run.status?.phase ?? "pending", (byPhase.get(run.status?.phase ?? "pending") ?? 0) + 1);
-      const admittedAt = Date.parse(findCondition(run.status?.conditions, ADMITTED)?.lastTransitionTime ?? "");
-      if (isAdmitted(run.status) && Number.isFinite(admittedAt) && admittedAt > (lastAdmitted.get(account) ?? -Infinity)) {
-        lastAdmitted.set(account, admittedAt);
-      }
-      const finished = RUN_LIFECYCLE.isTerminal(run.status?.phase) || Boolean(run.metadata.deletionTimestamp);
-      if (finished || isAdmitted(run.status)) this.#reserved.delete(name);
-      if (finished) continue;
-      if (isAdmitted(run.status) || this.#reserved.has(name) || jobNames.has(name)) add(account);
-      else if (!run.spec.cancelRequested) waiting.push({ name, account, order: idOf(name) });
+      if (!ours(run.metadata.labels) || seen.has(run.metadata.name)) continue;
+      seen.add(run.metadata.name);
+      this.#gatherRun(run, jobNames, state);
     }
     // A reserved run the cache no longer has is gone.
     for (const name of this.#reserved.keys()) if (!seen.has(name)) this.#reserved.delete(name);
     // Analyses are never held back, but count against their account while their Job runs.
     for (const job of jobs) {
       const labels = job.metadata?.labels;
-      if (labels?.["app.kubernetes.io/component"] !== "analysis" || !ours(labels)) continue;
-      const done = (job.status?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
-      const account = labels["codeplane.dev/account"];
-      if (!done && account) add(account);
+      const account = labels?.["codeplane.dev/account"];
+      if (labels?.["app.kubernetes.io/component"] === "analysis" && ours(labels) && account && !jobFinished(job)) count(state.executing, account);
     }
-    return { waiting, executing, lastAdmitted, byPhase };
+    return state;
+  }
+
+  /** One run's part: its phase, its account's last admission, and whether it executes, waits or neither. */
+  #gatherRun(run: Resource, jobNames: ReadonlySet<string | undefined>, state: Gathered): void {
+    const name = run.metadata.name;
+    const account = run.spec.accountId;
+    const admitted = isAdmitted(run.status);
+    count(state.byPhase, run.status?.phase ?? "pending");
+    const admittedAt = Date.parse(findCondition(run.status?.conditions, ADMITTED)?.lastTransitionTime ?? "");
+    if (admitted && admittedAt > (state.lastAdmitted.get(account) ?? -Infinity)) state.lastAdmitted.set(account, admittedAt);
+    const finished = RUN_LIFECYCLE.isTerminal(run.status?.phase) || Boolean(run.metadata.deletionTimestamp);
+    // The cache shows what was reserved: the reservation has done its work.
+    if (finished || admitted) this.#reserved.delete(name);
+    if (finished) return;
+    if (admitted || this.#reserved.has(name) || jobNames.has(name)) count(state.executing, account);
+    else if (!run.spec.cancelRequested) state.waiting.push({ name, account, order: idOf(name) });
   }
 
   #now(): number {
     return (this.#d.now ?? Date.now)();
   }
 }
+
+interface Gathered {
+  waiting: WaitingRun[];
+  executing: Map<string, number>;
+  lastAdmitted: Map<string, number>;
+  byPhase: Map<string, number>;
+}
+
+const count = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+const jobFinished = (job: V1Job) => (job.status?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
 
 /** The run id in a resource name (run-<id>). */
 const idOf = (name: string) => name.replace(/^run-/, "");

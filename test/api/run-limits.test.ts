@@ -158,6 +158,6 @@ describe("the queue fields", () => {
     expect(await get(ids[1]!)).toMatchObject({ status: "cancelled", queue: null });
     expect((await get(ids[2]!)).queue).toEqual({ position: 1, reason: "ClusterConcurrency" });
     // Alice's queued runs are hers: bob's positions never count them.
-    expect(await (await alice.api(`/v1/runs/${ids[2]}`)).status).toBe(404);
+    expect((await alice.api(`/v1/runs/${ids[2]}`)).status).toBe(404);
   });
 });
