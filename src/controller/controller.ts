@@ -32,7 +32,7 @@ import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from ".
 import type { Admission } from "./admission.ts";
 import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
 import { limitOverrides } from "../domain/limits/limits.ts";
-import type { Limits } from "../config.ts";
+import type { Limits } from "../domain/limits/limits.ts";
 
 // The controller: informers on every workload kind (Runs, Analyses) and the
 // Jobs and pods they own feed one keyed queue (keys are resource names:

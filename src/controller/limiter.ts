@@ -1,6 +1,6 @@
 import type { V1Job } from "@kubernetes/client-node";
 import { Gauge, Histogram, type Registry } from "prom-client";
-import type { Limits } from "../config.ts";
+import type { Limits } from "../domain/limits/limits.ts";
 import type { Logger } from "../logger.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
