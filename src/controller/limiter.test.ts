@@ -67,6 +67,15 @@ describe("BuiltInLimiter", () => {
     expect(finished.l.admissible()).toHaveLength(1);
   });
 
+  it("takes a decision whole: the runs it admits hold their slots in order, whichever reconcile comes first", async () => {
+    const [w1, w2, w3] = [run("a"), run("a"), run("a")];
+    const { l } = limiter([w1!, w2!, w3!]);
+    // w2's reconcile comes first: w1 and w2 are both admitted by that decision.
+    expect(await l.admit(w2!)).toEqual({ admitted: true });
+    expect(await l.admit(w3!)).toMatchObject({ admitted: false, position: 1 });
+    expect(await l.admit(w1!)).toEqual({ admitted: true });
+  });
+
   it("a finished run frees its slot; cancelled and other installations' runs neither wait nor count", async () => {
     const done = run("a", { ...admitted(), phase: "completed" });
     const other = run("a", admitted("running"), {}, { [INSTALLATION_LABEL]: "someone-else" });

@@ -66,11 +66,20 @@ export class BuiltInLimiter implements Admission {
     // From here to the reservation nothing awaits: no other reconcile decides in between.
     const plan = this.#plan(resource);
     if (plan.admit.includes(name)) {
+      // The whole decision is taken at once: every run it admits holds its slot now, in
+      // order, so one whose reconcile comes first cannot take a slot decided for another.
       const now = this.#now();
-      this.#reserved.set(name, resource.spec.accountId);
-      this.#lastAdmitted.set(resource.spec.accountId, now);
-      const created = uuidv7Time(idOf(name)) ?? new Date(resource.metadata.creationTimestamp ?? NaN).getTime();
-      if (Number.isFinite(created)) this.#d.metrics.admitted(Math.max(0, now - created) / 1000);
+      const accounts = new Map(this.#d.runs().map((r) => [r.metadata.name, r.spec.accountId]));
+      accounts.set(name, resource.spec.accountId);
+      for (const [i, admitted] of plan.admit.entries()) {
+        const account = accounts.get(admitted);
+        if (!account) continue;
+        this.#reserved.set(admitted, account);
+        // In the decision's order, so the next turn goes to the account admitted longest ago.
+        this.#lastAdmitted.set(account, now + i / 1000);
+        const created = uuidv7Time(idOf(admitted));
+        if (created !== null) this.#d.metrics.admitted(Math.max(0, now - created) / 1000);
+      }
       return { admitted: true };
     }
     const q = plan.queued.get(name) ?? { reason: "AccountConcurrency" as const, position: 1 };

@@ -130,14 +130,19 @@ describe("limits and fair queueing on a real cluster", () => {
     const at = (id: string) => admittedAt(crs.get(id)!);
     for (const id of all) expect(at(id), `run ${id} has an Admitted=True condition`).not.toBeNull();
 
-    // A's runs were admitted in submission order (whole seconds: ties allowed).
+    // A's runs were admitted in submission order. The condition's time is when its run's
+    // reconcile began, and runs one decision admits together are reconciled side by side:
+    // a later run may read up to a couple of seconds before an earlier one, never more.
     const aTimes = aRuns.map((id) => at(id)!);
-    expect(aTimes).toEqual([...aTimes].sort((x, y) => x - y));
+    for (let i = 1; i < aTimes.length; i++) expect(aTimes[i]!, `A's run ${i + 1} against its predecessor`).toBeGreaterThan(aTimes[i - 1]! - 2000);
 
     // B's first run waited at most one turnover: at most one of A's was admitted after B
     // submitted and before it (a generous bound: two, the clock having whole seconds).
     const b1 = at(bRuns[0]!)!;
     const aBetween = aRuns.filter((id) => at(id)! > Math.floor(bSubmitted / 1000) * 1000 && at(id)! < b1);
+    console.info(
+      `fair share: B's first run admitted ${((b1 - bSubmitted) / 1000).toFixed(1)} s after B submitted, after ${aBetween.length} more of A's; all ${all.length} runs finished`,
+    );
     expect(aBetween.length, `A's runs admitted after B submitted and before B's first: ${aBetween.length}`).toBeLessThanOrEqual(2);
     // And B's runs were not left until A's backlog was done.
     const lastA = Math.max(...aTimes);
