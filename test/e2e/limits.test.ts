@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until, type TestCluster } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
 import type { Tenant, TestService } from "../helpers/service.ts";
+import { applyCrds } from "../../src/k8s/install.ts";
 
 // Limits and fair queueing on a real cluster (issue 32), with the built-in
 // limiter: an executing limit of 2 per account and 2 for the installation
@@ -81,6 +82,8 @@ const admittedAt = (cr: RunCr) => {
 
 describe("limits and fair queueing on a real cluster", () => {
   it("admits accounts in turn, A's runs in order, and finishes every run", async () => {
+    // The cluster is shared: another checkout's tests may have applied older CRDs meanwhile.
+    await applyCrds(cluster.kc);
     const aRuns: string[] = [];
     for (let i = 0; i < 12; i++) aRuns.push(await submit(alice, repoId));
     // A has its two slots; the rest of A's wait, each with its place.
@@ -152,6 +155,7 @@ describe("limits and fair queueing on a real cluster", () => {
   });
 
   it("a queued run can be cancelled and deleted, and never gets a Job", async () => {
+    await applyCrds(cluster.kc);
     // Fill A's slots with runs that last, then queue two more.
     const long = async () => {
       const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { command: ["sh", "-c", "sleep 60"], environment: "none" } });
