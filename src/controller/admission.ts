@@ -15,7 +15,11 @@ import type { WorkloadResource } from "./workload.ts";
 export type QueueReason = "AccountConcurrency" | "ClusterConcurrency";
 
 export type AdmissionDecision =
-  | { admitted: true }
+  | {
+      admitted: true;
+      /** When the decision admitting it was taken (the Admitted condition's time). */
+      at: Date;
+    }
   | {
       admitted: false;
       reason: QueueReason;

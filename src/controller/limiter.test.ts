@@ -52,12 +52,12 @@ describe("BuiltInLimiter", () => {
     const busy = run("a", admitted("running"));
     const [w1, w2, w3] = [run("a"), run("a"), run("a")];
     const { l } = limiter([busy, w3, w1, w2]);
-    expect(await l.admit(w1)).toEqual({ admitted: true });
+    expect(await l.admit(w1)).toMatchObject({ admitted: true });
     // w1's slot is held before any cache shows it: w2 waits, first in line.
     expect(await l.admit(w2)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 1 });
     expect(await l.admit(w3)).toMatchObject({ admitted: false, reason: "AccountConcurrency", position: 2 });
     // Asked again (its Job's creation failed and is retried): it keeps its slot.
-    expect(await l.admit(w1)).toEqual({ admitted: true });
+    expect(await l.admit(w1)).toMatchObject({ admitted: true });
     expect(l.admissible()).toEqual([]);
 
     const b = run("b");
@@ -69,11 +69,11 @@ describe("BuiltInLimiter", () => {
 
   it("takes a decision whole: the runs it admits hold their slots in order, whichever reconcile comes first", async () => {
     const [w1, w2, w3] = [run("a"), run("a"), run("a")];
-    const { l } = limiter([w1!, w2!, w3!]);
+    const { l } = limiter([w1, w2, w3]);
     // w2's reconcile comes first: w1 and w2 are both admitted by that decision.
-    expect(await l.admit(w2!)).toEqual({ admitted: true });
-    expect(await l.admit(w3!)).toMatchObject({ admitted: false, position: 1 });
-    expect(await l.admit(w1!)).toEqual({ admitted: true });
+    expect(await l.admit(w2)).toMatchObject({ admitted: true });
+    expect(await l.admit(w3)).toMatchObject({ admitted: false, position: 1 });
+    expect(await l.admit(w1)).toMatchObject({ admitted: true });
   });
 
   it("a finished run frees its slot; cancelled and other installations' runs neither wait nor count", async () => {
@@ -97,7 +97,7 @@ describe("BuiltInLimiter", () => {
   it("an account's override replaces the default", async () => {
     const runs = [run("a"), run("a"), run("a")];
     const { l } = limiter(runs, [], new Map([["a", { executing: 1 }]]));
-    expect(await l.admit(runs[0]!)).toEqual({ admitted: true });
+    expect(await l.admit(runs[0]!)).toMatchObject({ admitted: true });
     expect(await l.admit(runs[1]!)).toMatchObject({ admitted: false, message: expect.stringContaining("limit of 1") });
   });
 

@@ -41,8 +41,8 @@ export const QUEUE_METRIC_ACCOUNTS = 20;
 
 export class BuiltInLimiter implements Admission {
   readonly #d: LimiterDeps;
-  /** Slots handed out that the Run cache does not show yet: name → account. */
-  readonly #reserved = new Map<string, string>();
+  /** Slots handed out that the Run cache does not show yet: name → its account and when it was admitted. */
+  readonly #reserved = new Map<string, { account: string; at: Date }>();
   /** Recent admissions per account, in ms. */
   readonly #lastAdmitted = new Map<string, number>();
   #overrides = new Map<string, { executing: number | null }>();
@@ -61,7 +61,8 @@ export class BuiltInLimiter implements Admission {
   async admit(resource: Resource): Promise<AdmissionDecision> {
     const name = resource.metadata.name;
     // Admitted already, its Job not made yet (creating it failed and is retried): it keeps its slot.
-    if (this.#reserved.has(name)) return { admitted: true };
+    const reserved = this.#reserved.get(name);
+    if (reserved) return { admitted: true, at: reserved.at };
     await this.#refreshOverrides();
     // From here to the reservation nothing awaits: no other reconcile decides in between.
     const plan = this.#plan(resource);
@@ -69,18 +70,19 @@ export class BuiltInLimiter implements Admission {
       // The whole decision is taken at once: every run it admits holds its slot now, in
       // order, so one whose reconcile comes first cannot take a slot decided for another.
       const now = this.#now();
+      const at = new Date(now);
       const accounts = new Map(this.#d.runs().map((r) => [r.metadata.name, r.spec.accountId]));
       accounts.set(name, resource.spec.accountId);
       for (const [i, admitted] of plan.admit.entries()) {
         const account = accounts.get(admitted);
         if (!account) continue;
-        this.#reserved.set(admitted, account);
+        this.#reserved.set(admitted, { account, at });
         // In the decision's order, so the next turn goes to the account admitted longest ago.
         this.#lastAdmitted.set(account, now + i / 1000);
         const created = uuidv7Time(idOf(admitted));
         if (created !== null) this.#d.metrics.admitted(Math.max(0, now - created) / 1000);
       }
-      return { admitted: true };
+      return { admitted: true, at };
     }
     const q = plan.queued.get(name) ?? { reason: "AccountConcurrency" as const, position: 1 };
     const limit = this.#limitOf(resource.spec.accountId);

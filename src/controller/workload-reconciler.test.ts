@@ -623,6 +623,7 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   },
 ];
 
+const ADMITTED_AT = "2026-01-01T00:00:00.123Z";
 const QUEUED: AdmissionDecision = { admitted: false, reason: "AccountConcurrency", message: "queued: the account has its limit of 2", position: 3 };
 const admittedCondition = (status: "True" | "False", reason: string) => expect.arrayContaining([expect.objectContaining({ type: "Admitted", status, reason })]);
 
@@ -640,11 +641,16 @@ const admissionCases: Case<RunSpec, RunStatus>[] = [
       resource: aRun()
         .withStatus({ ...pendingStatus<RunStatus>(RUN), queue: { reason: "AccountConcurrency" } })
         .build(),
-      admission: { admitted: true },
+      admission: { admitted: true, at: new Date(ADMITTED_AT) },
     },
     actions: ["mirror pending", "admit {name} yes", "{launch}", "patchStatus {name} pending", "mirror pending"],
     requeue: LIVE,
-    status: { phase: "pending", queue: null, conditions: admittedCondition("True", "Admitted") } as unknown as Partial<RunStatus>,
+    // The condition's time is the admission decision's, not this reconcile's.
+    status: {
+      phase: "pending",
+      queue: null,
+      conditions: expect.arrayContaining([expect.objectContaining({ type: "Admitted", status: "True", lastTransitionTime: ADMITTED_AT })]),
+    } as unknown as Partial<RunStatus>,
   },
   {
     name: "cancelled while queued: never admitted, no Job created, cancelled and no longer queued",
@@ -653,7 +659,7 @@ const admissionCases: Case<RunSpec, RunStatus>[] = [
         .withStatus({ ...pendingStatus<RunStatus>(RUN), queue: { reason: "AccountConcurrency" } })
         .cancelRequested()
         .build(),
-      admission: { admitted: true },
+      admission: { admitted: true, at: new Date(ADMITTED_AT) },
     },
     actions: [
       "mirror pending",

@@ -217,13 +217,14 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // The Job is named after its resource (restrictedJob), so it is found by that name.
     const jobName = resource.metadata.name;
     const previous = resource.status;
-    let admittedNow = false;
+    /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
+    let admittedNow: Date | null = null;
     if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
       // A waiting workload gets its Job only once admitted; a cancelled one never does.
       if (this.#d.admission && !isAdmitted(previous)) {
         const decision = await this.#d.admission.admit(resource);
         if (!decision.admitted) return this.#queued(pass, decision);
-        admittedNow = true;
+        admittedNow = decision.at;
       }
       const made = await w.job(resource, cluster);
       if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
@@ -237,7 +238,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow || job !== null);
+    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null));
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
@@ -249,7 +250,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   async #wait(
     pass: Pass<Spec, Status>,
     waiting: NotReady,
-    admittedNow: boolean,
+    admittedNow: Date | null,
   ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource, now } = pass;
     const obs: WorkloadObservation = { phase: waiting.phase, reason: waiting.reason, error: null, exitCode: null, stopJob: false };
@@ -271,7 +272,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource, now } = pass;
     const obs: WorkloadObservation = { phase: this.#d.workload.lifecycle.initial, reason: d.reason, error: null, exitCode: null, stopJob: false };
-    const base = this.#statusFrom(resource, obs, null, now, undefined, false);
+    const base = this.#statusFrom(resource, obs, null, now, undefined, null);
     const conditions = setCondition(
       base.conditions,
       { type: ADMITTED, status: "False", reason: d.reason, message: d.message, observedGeneration: resource.metadata.generation ?? 0 },
@@ -376,7 +377,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     };
     if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
-    const status = this.#statusFrom(resource, failed, null, now, undefined, false);
+    const status = this.#statusFrom(resource, failed, null, now, undefined, null);
     if (!(await this.#write(resource, status, reason, log))) return;
     // Best effort: the row may be what cannot be written.
     await rows
@@ -388,14 +389,14 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     return (this.#d.now ?? (() => new Date()))();
   }
 
-  /** `admitted`: its Job was created (or is about to be) by this reconcile or an earlier one. */
+  /** `admitted`: when it was admitted, if its Job was created (or is about to be) by this reconcile or an earlier one. */
   #statusFrom(
     resource: WorkloadResource<Spec, Status>,
     obs: WorkloadObservation,
     pod: V1Pod | null,
     now: Date,
     extra: Partial<Status> | undefined,
-    admitted: boolean,
+    admitted: Date | null,
   ): Status {
     const w = this.#d.workload;
     const prev = resource.status;
@@ -424,7 +425,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       conditions = setCondition(
         conditions,
         { type: ADMITTED, status: "True", reason: "Admitted", message: `the ${w.noun} was admitted: its Job was created`, observedGeneration: generation },
-        now,
+        admitted,
       );
     }
     // No longer queued (admitted, or cancelled while waiting): null, as a merge patch deletes the field.
