@@ -122,6 +122,19 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: { meaning: "a run's `timeout_seconds` when not given" },
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: { meaning: "the largest `timeout_seconds` accepted" },
+  CODEPLANE_LIMIT_EXECUTING_PER_ACCOUNT: {
+    meaning:
+      "runs and analyses one account may have executing at once (a run counts from its admission to its end); a run over it is created and waits, `pending` with `queue`. 0: no limit. Per account: `codeplane accounts limits` (docs/operators/limits.md)",
+  },
+  CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: {
+    meaning:
+      "`pending` runs one account may have; a new run over it is refused with `429` and `Retry-After`. 0: no limit. Per account: `codeplane accounts limits`",
+  },
+  CODEPLANE_LIMIT_EXECUTING_TOTAL: {
+    meaning:
+      "runs and analyses executing at once in the whole installation; waiting runs are admitted round-robin across accounts, in order within one. 0: no limit",
+  },
+  CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: { meaning: "the `Retry-After` a run refused over the waiting limit is sent" },
   CODEPLANE_LOG_MAX_BYTES: { meaning: "stored output per run and stream; beyond it lines are dropped and `truncated` is set" },
   CODEPLANE_RUN_METRICS_MAX_SERIES: { meaning: "metric series one run may report; points of further names are refused and counted in the metrics' `dropped`" },
   CODEPLANE_RUN_METRICS_MAX_POINTS: { meaning: "points one metric series may hold; later points are refused and counted in `dropped`" },

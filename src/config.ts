@@ -151,6 +151,10 @@ export const envSchema = z.object({
   CODEPLANE_LEADER_LEASE_SECONDS: int(2, 300).default(10),
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
+  CODEPLANE_LIMIT_EXECUTING_PER_ACCOUNT: int(0, 1_000_000).default(0),
+  CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: int(0, 1_000_000).default(0),
+  CODEPLANE_LIMIT_EXECUTING_TOTAL: int(0, 1_000_000).default(0),
+  CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: int(1, 3600).default(30),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   CODEPLANE_RUN_METRICS_MAX_SERIES: int(1, 10_000).default(100),
   CODEPLANE_RUN_METRICS_MAX_POINTS: int(1, 1_000_000).default(10_000),
@@ -419,6 +423,14 @@ export interface EncryptionKeys {
   keys: Readonly<Record<string, Buffer>>;
 }
 
+/** The operator's limits (docs/operators/limits.md); 0 means none. */
+export interface Limits {
+  executingPerAccount: number;
+  waitingPerAccount: number;
+  executingTotal: number;
+  retryAfterSeconds: number;
+}
+
 export interface Config {
   /** `preparedStatements`: the hot statements that carry a name are prepared once per connection (src/db/named-statements.ts). */
   database: { url: string | null; poolMax: number; preparedStatements: boolean; migrateOnStart: boolean };
@@ -477,6 +489,8 @@ export interface Config {
     jobTtlSeconds: number;
     defaultTimeoutSeconds: number;
     maxTimeoutSeconds: number;
+    /** Per-account limits (0: none) and the installation's executing limit; accounts may override theirs (codeplane accounts limits). */
+    limits: Limits;
     logMaxBytes: number;
     /** The bounds on one run's metrics: series, points per series, characters of a name. */
     metrics: { maxSeries: number; maxPointsPerSeries: number; maxNameLength: number };
@@ -978,6 +992,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       jobTtlSeconds: e.CODEPLANE_JOB_TTL_SECONDS,
       defaultTimeoutSeconds: e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS,
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
+      limits: {
+        executingPerAccount: e.CODEPLANE_LIMIT_EXECUTING_PER_ACCOUNT,
+        waitingPerAccount: e.CODEPLANE_LIMIT_WAITING_PER_ACCOUNT,
+        executingTotal: e.CODEPLANE_LIMIT_EXECUTING_TOTAL,
+        retryAfterSeconds: e.CODEPLANE_LIMIT_RETRY_AFTER_SECONDS,
+      },
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       metrics: {
         maxSeries: e.CODEPLANE_RUN_METRICS_MAX_SERIES,

@@ -259,6 +259,7 @@ function apiServices(
     defaultComputeType: DEFAULT_COMPUTE_TYPE,
     defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
     maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
+    limits: config.runs.limits,
     logger: logger.child({ component: "runs" }),
   });
   const logHub = (table: WorkloadTable, label: string, component: string, setup?: SetupOptions, extra?: StateExtra) =>
@@ -504,6 +505,7 @@ function startController(
     retentionSeconds: config.kubernetes.resourceRetentionSeconds,
     metrics,
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
+    limits: config.runs.limits,
     logger,
   });
   const elector = new LeaderElector({

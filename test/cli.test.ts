@@ -89,6 +89,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0015_environment_pins",
         "0016_notifications",
         "0017_results",
+        "0019_limits",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });
@@ -119,6 +120,25 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
       proc.kill("SIGTERM");
       expect(await exited).toBe(0);
     }
+  });
+
+  it("overrides an account's limits and resets them to the operator's defaults", async () => {
+    await cli("accounts", "create", "limited");
+    const set = await cli("accounts", "limits", "limited", "--executing", "3", "--waiting", "0");
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ account: "limited", executing: 3, waiting: 0, overrides: { executing: 3, waiting: 0 } });
+    // Only --waiting changes; --executing keeps its override.
+    const partly = JSON.parse((await cli("accounts", "limits", "limited", "--waiting", "default")).stdout);
+    expect(partly).toMatchObject({ executing: 3, overrides: { executing: 3, waiting: null } });
+    const shown = JSON.parse((await cli("accounts", "limits", "limited")).stdout);
+    expect(shown).toEqual(partly);
+    const reset = JSON.parse((await cli("accounts", "limits", "limited", "--executing", "default")).stdout);
+    // The operator's defaults (unset here: 0, no limit).
+    expect(reset).toMatchObject({ executing: 0, waiting: 0, overrides: { executing: null, waiting: null } });
+    const bad = await cli("accounts", "limits", "limited", "--executing", "many");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--executing takes a count");
+    expect((await cli("accounts", "limits", "nobody", "--executing", "1")).code).toBe(1);
   });
 
   it.each([

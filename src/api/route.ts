@@ -189,7 +189,13 @@ export class Routes {
     if (spec.scope) {
       responses[401] = err("Missing, invalid, revoked or expired credential.");
       responses[403] = err([`The credential lacks the \`${spec.scope}\` scope.`, spec.responses[403]?.description].filter(Boolean).join(" "));
-      responses[429] = err("Rate limit exceeded, or too many failed authentications from this address; see Retry-After.");
+      const own = spec.responses[429]?.description;
+      responses[429] = {
+        ...err(
+          ["Rate limit exceeded, or too many failed authentications from this address; see Retry-After.", own && `Also: ${own}`].filter(Boolean).join(" "),
+        ),
+        ...(own && { headers: retryAfterHeader }),
+      };
     }
     // Every route validates its query, declared or not (an unknown parameter is a 422).
     responses[422] = {

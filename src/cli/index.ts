@@ -13,6 +13,8 @@ Usage:
   codeplane serve                      serve the API (configuration from the environment; see docs/operators/configuration.md)
   codeplane migrate                    apply database migrations and exit
   codeplane accounts create <name>     create an account; prints JSON
+  codeplane accounts limits <name> [--executing N|default] [--waiting N|default]
+                                       show or override an account's limits (0: none; default: the operator's); prints JSON
   codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
                                        create an API key; prints JSON with the key (shown once)
   codeplane keys generate              print a new, valid API key (offline, stored nowhere: for CODEPLANE_BOOTSTRAP_API_KEY)

@@ -30,6 +30,10 @@ import { podLabelOf, resourceNameOf, type WorkloadKind } from "../resources/life
 import { MANAGED_BY } from "../resources/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from "./workload-reconciler.ts";
+import type { Admission } from "./admission.ts";
+import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
+import { limitOverrides } from "../domain/limits/limits.ts";
+import type { Limits } from "../domain/limits/limits.ts";
 
 // The controller: informers on every workload kind (Runs, Analyses) and the
 // Jobs and pods they own feed one keyed queue (keys are resource names:
@@ -60,6 +64,8 @@ export interface ControllerOptions {
   metrics: Registry;
   /** How workloads check out: the git endpoint's address, egress mode and preprocessing variables. */
   checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
+  /** The operator's limits: runs wait for admission within them (per-account overrides from the database). */
+  limits: Limits;
   concurrency?: number;
   /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
@@ -71,6 +77,8 @@ export const MAX_RECONCILE_ATTEMPTS = 8;
 /** What every kind's reconciler shares: the cluster actions and the Job and pod caches. */
 interface Shared {
   cluster: ClusterActions;
+  /** Runs' admission (the built-in limiter). */
+  admission: Admission;
   jobs: Pick<ObjectCache<V1Job>, "get">;
   pods: Pick<ObjectCache<V1Pod>, "list">;
 }
@@ -92,10 +100,15 @@ export class Controller {
   readonly #restarts = new Set<NodeJS.Timeout>();
 
   readonly #metrics: WorkloadMetrics;
+  readonly #limiterMetrics: LimiterMetrics;
+  #limiter: BuiltInLimiter | null = null;
+  /** A wake-up of the admissible runs is scheduled (coalesced: one per burst of events). */
+  #kick: NodeJS.Timeout | null = null;
 
   constructor(opts: ControllerOptions) {
     this.#o = opts;
     this.#metrics = workloadMetrics(opts.metrics);
+    this.#limiterMetrics = limiterMetrics(opts.metrics);
   }
 
   /** Every kind of workload the controller drives. */
@@ -131,6 +144,7 @@ export class Controller {
         }),
         resources: new RunResources(k, installation),
         rows: RUN_ROWS,
+        admission: shared.admission,
       }),
       this.#wire(shared, {
         workload: analysisWorkload({
@@ -149,12 +163,14 @@ export class Controller {
 
   #wire<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation>(
     shared: Shared,
-    r: { workload: Workload<Spec, Status, Obs>; resources: ResourceClient<Spec, Status>; rows: WorkloadRowKind<Spec> },
+    r: { workload: Workload<Spec, Status, Obs>; resources: ResourceClient<Spec, Status>; rows: WorkloadRowKind<Spec>; admission?: Admission },
   ): Wired {
     const onBatch = (r.rows as unknown) === RUN_ROWS ? runMetricsArchiveHook(this.#o.metricLimits) : undefined;
     const archiver = this.#archiver(r.rows.table, (id) => this.#queue?.add(resourceNameOf(r.workload, id)), onBatch);
+    const { admission: _all, ...common } = shared;
     const reconciler = new WorkloadReconciler({
-      ...shared,
+      ...common,
+      ...(r.admission && { admission: r.admission }),
       workload: r.workload,
       resources: r.resources,
       rows: workloadRows<Spec, Status>(this.#o.db, r.rows),
@@ -176,8 +192,20 @@ export class Controller {
     // The Job and pod caches are made once the kinds are known (their selector names them all).
     let jobCache: ObjectCache<V1Job> | null = null;
     let podCache: ObjectCache<V1Pod> | null = null;
+    let runCache: Pick<ObjectCache<KubernetesObject>, "list"> | null = null;
+    const limiter = new BuiltInLimiter({
+      runs: () => (runCache?.list(ns) ?? []) as never,
+      jobs: () => jobCache?.list(ns) ?? [],
+      defaults: this.#o.limits,
+      overrides: () => limitOverrides(this.#o.db),
+      installation: this.#o.installation,
+      metrics: this.#limiterMetrics,
+      logger: logger.child({ component: "admission" }),
+    });
+    this.#limiter = limiter;
     const wired = this.#kinds({
       cluster,
+      admission: limiter,
       jobs: { get: (name, namespace) => jobCache?.get(name, namespace) },
       pods: { list: (namespace) => podCache?.list(namespace) ?? [] },
     });
@@ -209,6 +237,7 @@ export class Controller {
       ),
     }));
     this.#archivers = kinds.map((x) => x.archiver);
+    runCache = kinds.find((x) => x.kind.plural === "runs")!.informer;
 
     const queue = new WorkQueue(
       async (name) => {
@@ -216,6 +245,8 @@ export class Controller {
         if (!kind) return;
         const result = await kind.reconciler.reconcile(name);
         if (result.requeueAfterMs) queue.addAfter(name, result.requeueAfterMs);
+        // A run that finished or was admitted changes what may be admitted next.
+        this.#wakeAdmissible(queue, limiter);
       },
       {
         concurrency: this.#o.concurrency ?? 8,
@@ -249,9 +280,13 @@ export class Controller {
       [podInformer, ownerKey] as const,
     ]) {
       const inf = informer as Informer<KubernetesObject>;
-      inf.on("add", key);
-      inf.on("update", key);
-      inf.on("delete", key);
+      const keyAndWake = (o: KubernetesObject) => {
+        key(o);
+        this.#wakeAdmissible(queue, limiter);
+      };
+      inf.on("add", keyAndWake);
+      inf.on("update", keyAndWake);
+      inf.on("delete", keyAndWake);
       inf.on("error", (err: unknown) => {
         if (this.#stopped) return;
         logger.warn({ err: err instanceof Error ? err.message : String(err) }, "watch failed; restarting");
@@ -298,8 +333,27 @@ export class Controller {
     });
   }
 
+  /**
+   * Reconciles the waiting runs the limiter would admit now (a slot was
+   * freed), soon and once per burst of events; each is admitted only by its
+   * own reconcile, which decides again.
+   */
+  #wakeAdmissible(queue: WorkQueue, limiter: BuiltInLimiter): void {
+    if (this.#kick || this.#stopped) return;
+    this.#kick = setTimeout(() => {
+      this.#kick = null;
+      if (this.#stopped) return;
+      for (const name of limiter.admissible()) queue.add(name);
+    }, 100);
+    this.#kick.unref();
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
+    if (this.#kick) clearTimeout(this.#kick);
+    this.#kick = null;
+    this.#limiter?.stop();
+    this.#limiter = null;
     for (const t of this.#restarts) clearTimeout(t);
     this.#restarts.clear();
     await Promise.all(this.#informers.map((i) => i.stop().catch(() => undefined)));

@@ -27,6 +27,7 @@ import { LIVE_RESYNC_MS, UNTRACKED_RESYNC_MS, type ReconcileResult } from "./wor
 import type { EnvironmentBuilds } from "./environment-builds.ts";
 import { ENVIRONMENT_POLL_MS } from "./run-workload.ts";
 import type { EnvironmentRow } from "../db/schema.ts";
+import { QUEUE_RESYNC_MS, type AdmissionDecision } from "./admission.ts";
 
 // The generic reconciler, driven through fakes: each case is the world one
 // reconcile sees (resource, Job and pods in the caches, pods only the API
@@ -622,8 +623,97 @@ const runCases: Case<RunSpec, RunStatus>[] = [
   },
 ];
 
+const ADMITTED_AT = "2026-01-01T00:00:00.123Z";
+const QUEUED: AdmissionDecision = { admitted: false, reason: "AccountConcurrency", message: "queued: the account has its limit of 2", position: 3 };
+const admittedCondition = (status: "True" | "False", reason: string) => expect.arrayContaining([expect.objectContaining({ type: "Admitted", status, reason })]);
+
+const admissionCases: Case<RunSpec, RunStatus>[] = [
+  {
+    name: "over its account's executing limit: no Job, pending with status.queue and Admitted=False, looked at again later",
+    given: { resource: aRun().build(), admission: QUEUED },
+    actions: ["mirror -", "admit {name} AccountConcurrency", "patchStatus {name} pending", "event Normal AccountConcurrency: run is pending", "mirror pending"],
+    requeue: QUEUE_RESYNC_MS,
+    status: { phase: "pending", queue: { reason: "AccountConcurrency" }, conditions: admittedCondition("False", "AccountConcurrency") },
+  },
+  {
+    name: "queued, then admitted: its Job is created, Admitted=True and the queue field deleted (null in the merge patch)",
+    given: {
+      resource: aRun()
+        .withStatus({ ...pendingStatus<RunStatus>(RUN), queue: { reason: "AccountConcurrency" } })
+        .build(),
+      admission: { admitted: true, at: new Date(ADMITTED_AT) },
+    },
+    actions: ["mirror pending", "admit {name} yes", "{launch}", "patchStatus {name} pending", "mirror pending"],
+    requeue: LIVE,
+    // The condition's time is the admission decision's, not this reconcile's.
+    status: {
+      phase: "pending",
+      queue: null,
+      conditions: expect.arrayContaining([expect.objectContaining({ type: "Admitted", status: "True", lastTransitionTime: ADMITTED_AT })]),
+    } as unknown as Partial<RunStatus>,
+  },
+  {
+    name: "cancelled while queued: never admitted, no Job created, cancelled and no longer queued",
+    given: {
+      resource: aRun()
+        .withStatus({ ...pendingStatus<RunStatus>(RUN), queue: { reason: "AccountConcurrency" } })
+        .cancelRequested()
+        .build(),
+      admission: { admitted: true, at: new Date(ADMITTED_AT) },
+    },
+    actions: [
+      "mirror pending",
+      "{release}",
+      "patchStatus {name} cancelled",
+      "event Normal Cancelled: cancelled by request",
+      "mirror cancelled",
+      "apiPods {label}",
+      "markLogsComplete {id}",
+    ],
+    requeue: "retained",
+    status: { phase: "cancelled", queue: null } as unknown as Partial<RunStatus>,
+  },
+  {
+    name: "admitted earlier (Admitted=True), its Job not in the cache yet: not asked again, the Job made",
+    given: {
+      resource: aRun()
+        .withStatus({
+          ...pendingStatus<RunStatus>(RUN),
+          conditions: [{ type: "Admitted", status: "True", reason: "Admitted", message: "x", observedGeneration: 1, lastTransitionTime: now }],
+        })
+        .build(),
+      admission: QUEUED,
+    },
+    actions: ["mirror pending", "{launch}", "patchStatus {name} pending", "mirror pending"],
+    requeue: LIVE,
+    status: { conditions: admittedCondition("True", "Admitted") },
+  },
+  {
+    name: "a Job exists already (made before admission existed, or before a restart wrote the status): not asked, Admitted=True",
+    given: { resource: aRun().withStatus(pendingStatus<RunStatus>(RUN)).build(), job: aJob(), admission: QUEUED },
+    actions: ["mirror pending", "patchStatus {name} pending", "mirror pending"],
+    requeue: LIVE,
+    status: { conditions: admittedCondition("True", "Admitted") },
+  },
+];
+
 describe("WorkloadReconciler: runs", () => {
   it.each(runCases)("$name", (c) => check(RUN, runWorld, c));
+  it.each(admissionCases)("admission: $name", (c) => check(RUN, runWorld, c));
+
+  it("admission: queued and still over the limit: the same status, nothing written", async () => {
+    const first = runWorld({ resource: aRun().build(), admission: QUEUED });
+    await first.reconciler.reconcile(RUN.name);
+    const queued = first.recorded.patched.at(-1)!;
+    const again = runWorld({
+      resource: aRun()
+        .withStatus(JSON.parse(JSON.stringify(queued)) as RunStatus)
+        .build(),
+      admission: QUEUED,
+    });
+    expect(await again.reconciler.reconcile(RUN.name)).toEqual({ requeueAfterMs: QUEUE_RESYNC_MS });
+    expect(again.recorded.actions).toEqual(expand(RUN, ["mirror pending", "admit {name} AccountConcurrency", "mirror pending"]));
+  });
 
   it("the Job reads the run's variables by name from the Secret it owns, beside the checkout token", async () => {
     const { reconciler, recorded } = runWorld({ resource: aRun().build(), env: { API_TOKEN: "t0ken" } });

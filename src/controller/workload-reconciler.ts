@@ -11,6 +11,7 @@ import { setCondition } from "../resources/conditions.ts";
 import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
+import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
 import { isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
@@ -58,6 +59,12 @@ export interface WorkloadReconcilerDeps<Spec extends WorkloadSpec, Status extend
   /** A finished resource is deleted this long after it finished (its row and logs stay). */
   retentionSeconds: number;
   metrics: WorkloadMetrics;
+  /**
+   * Asked before a workload's Job is first created (runs: the account's and
+   * the installation's executing limits); absent: every workload is admitted
+   * at once (analyses).
+   */
+  admission?: Admission;
   logger: Logger;
   now?: () => Date;
 }
@@ -210,9 +217,17 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // The Job is named after its resource (restrictedJob), so it is found by that name.
     const jobName = resource.metadata.name;
     const previous = resource.status;
+    /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
+    let admittedNow: Date | null = null;
     if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
+      // A waiting workload gets its Job only once admitted; a cancelled one never does.
+      if (this.#d.admission && !isAdmitted(previous)) {
+        const decision = await this.#d.admission.admit(resource);
+        if (!decision.admitted) return this.#queued(pass, decision);
+        admittedNow = decision.at;
+      }
       const made = await w.job(resource, cluster);
-      if (isNotReady(made)) return this.#wait(pass, made);
+      if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
       await cluster.createJob(ns, made);
     }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
@@ -223,7 +238,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous));
+    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null));
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
@@ -232,13 +247,41 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   }
 
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */
-  async #wait(pass: Pass<Spec, Status>, waiting: NotReady): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+  async #wait(
+    pass: Pass<Spec, Status>,
+    waiting: NotReady,
+    admittedNow: Date | null,
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource, now } = pass;
     const obs: WorkloadObservation = { phase: waiting.phase, reason: waiting.reason, error: null, exitCode: null, stopJob: false };
-    const next = this.#statusFrom(resource, obs, null, now, undefined);
+    const next = this.#statusFrom(resource, obs, null, now, undefined, admittedNow);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod: null, requeueAfterMs: waiting.retryAfterMs };
+  }
+
+  /**
+   * The workload may not start yet (its account has its limit executing): it
+   * stays pending with an Admitted=False condition and status.queue saying
+   * why, and is looked at again when a slot frees (the controller reconciles
+   * the admissible ones) or after QUEUE_RESYNC_MS.
+   */
+  async #queued(
+    pass: Pass<Spec, Status>,
+    d: Exclude<AdmissionDecision, { admitted: true }>,
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+    const { resource, now } = pass;
+    const obs: WorkloadObservation = { phase: this.#d.workload.lifecycle.initial, reason: d.reason, error: null, exitCode: null, stopJob: false };
+    const base = this.#statusFrom(resource, obs, null, now, undefined, null);
+    const conditions = setCondition(
+      base.conditions,
+      { type: ADMITTED, status: "False", reason: d.reason, message: d.message, observedGeneration: resource.metadata.generation ?? 0 },
+      now,
+    );
+    const next = { ...base, conditions, queue: { reason: d.reason } } as Status;
+    if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
+    if ((await pass.mirror(next)) === "orphaned") return "orphaned";
+    return { status: next, pod: null, requeueAfterMs: QUEUE_RESYNC_MS };
   }
 
   /** Archives the main container's logs once it has run; marks them complete when it never will. */
@@ -334,7 +377,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     };
     if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
-    const status = this.#statusFrom(resource, failed, null, now, undefined);
+    const status = this.#statusFrom(resource, failed, null, now, undefined, null);
     if (!(await this.#write(resource, status, reason, log))) return;
     // Best effort: the row may be what cannot be written.
     await rows
@@ -346,7 +389,15 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     return (this.#d.now ?? (() => new Date()))();
   }
 
-  #statusFrom(resource: WorkloadResource<Spec, Status>, obs: WorkloadObservation, pod: V1Pod | null, now: Date, extra: Partial<Status> | undefined): Status {
+  /** `admitted`: when it was admitted, if its Job was created (or is about to be) by this reconcile or an earlier one. */
+  #statusFrom(
+    resource: WorkloadResource<Spec, Status>,
+    obs: WorkloadObservation,
+    pod: V1Pod | null,
+    now: Date,
+    extra: Partial<Status> | undefined,
+    admitted: Date | null,
+  ): Status {
     const w = this.#d.workload;
     const prev = resource.status;
     const terminal = w.lifecycle.isTerminal(obs.phase);
@@ -370,8 +421,18 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
         now,
       );
     }
+    if (this.#d.admission && admitted && !isAdmitted(prev)) {
+      conditions = setCondition(
+        conditions,
+        { type: ADMITTED, status: "True", reason: "Admitted", message: `the ${w.noun} was admitted: its Job was created`, observedGeneration: generation },
+        admitted,
+      );
+    }
+    // No longer queued (admitted, or cancelled while waiting): null, as a merge patch deletes the field.
+    const unqueued = (prev as { queue?: unknown } | undefined)?.queue ? { queue: null } : {};
     const podName = pod?.metadata?.name ?? prev?.podName;
     return {
+      ...unqueued,
       phase: obs.phase,
       observedGeneration: generation,
       conditions,

@@ -109,6 +109,8 @@ export interface RunsTable {
   metrics_seq: ColumnType<string, number | undefined, number>;
   /** The run this one repeats (POST /v1/runs/{run_id}/rerun). */
   rerun_of: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the run waits for admission (its Run's status.queue.reason, migration 0019); null: not queued. */
+  queue_reason: Generated<string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -140,6 +142,14 @@ export interface RunIdempotencyKeysTable {
   run_id: string | null;
   claimed_at: ColumnType<Date, Date | undefined, Date>;
   expires_at: Date;
+}
+
+/** An account's overrides of the operator's default limits (migration 0019); null: the default. */
+export interface AccountLimitsTable {
+  account_id: string;
+  executing: number | null;
+  waiting: number | null;
+  updated_at: Generated<Date>;
 }
 
 /** The Run status's timeline marks (src/resources/run.ts runTimelineMarksSchema), ISO times. */
@@ -445,6 +455,7 @@ export interface Database {
   integrations: IntegrationsTable;
   environment_variables: EnvironmentVariablesTable;
   runs: RunsTable;
+  account_limits: AccountLimitsTable;
   environments: EnvironmentsTable;
   environment_pins: EnvironmentPinsTable;
   run_log_lines: RunLogLinesTable;

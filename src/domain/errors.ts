@@ -1,11 +1,11 @@
 // Domain errors carry an HTTP-meaningful kind so the API layer can map them
 // without the domain importing Koa. Messages are safe to show to clients.
 
-export type ErrorKind = "bad_request" | "not_found" | "conflict" | "forbidden" | "unavailable" | "payload_too_large";
+export type ErrorKind = "bad_request" | "not_found" | "conflict" | "forbidden" | "unavailable" | "payload_too_large" | "too_many_requests";
 
 export class DomainError extends Error {
   readonly kind: ErrorKind;
-  /** For "unavailable": when trying again makes sense (sent as Retry-After). */
+  /** For "unavailable" and "too_many_requests": when trying again makes sense (sent as Retry-After). */
   readonly retryAfterSeconds: number | undefined;
   constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

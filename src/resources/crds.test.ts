@@ -43,6 +43,7 @@ describe("CRD manifests", () => {
       "Status",
       "Repository",
       "Commit",
+      "Queued",
       "Compute",
       "Exit",
       "Age",

@@ -69,10 +69,23 @@ export const runTimelineMarksSchema = z
   .meta({ description: "Start-up steps the cluster recorded; the API's `timeline` adds creation, start, first output and end." });
 export type RunTimelineMarks = z.infer<typeof runTimelineMarksSchema>;
 
-export const runStatusSchema = z.object({ phase: z.enum(RUN_PHASES).optional(), ...workloadStatusShape, timeline: runTimelineMarksSchema.optional() });
+/** Why a pending run waits for admission (the controller's admission; docs/operators/limits.md). */
+export const runQueueSchema = z
+  .object({
+    reason: z.string().max(128).meta({ description: "`AccountConcurrency`: its account has its limit executing; `ClusterConcurrency`: the installation has." }),
+  })
+  .meta({ description: "Present while the run waits for admission; its Job is created once it is admitted." });
+
+export const runStatusSchema = z.object({
+  phase: z.enum(RUN_PHASES).optional(),
+  ...workloadStatusShape,
+  timeline: runTimelineMarksSchema.optional(),
+  queue: runQueueSchema.optional(),
+});
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const RUN_PRINTER_COLUMNS = workloadPrinterColumns([
+  { name: "Queued", type: "string", jsonPath: ".status.queue.reason" },
   { name: "Compute", type: "string", jsonPath: ".spec.computeType" },
   { name: "Exit", type: "integer", jsonPath: ".status.exitCode" },
 ]);

@@ -168,7 +168,7 @@ describe("run metrics", () => {
     await archive(a, [out(1, "::metric name=acc::0.7")]);
     await archive(b, [out(1, "::metric name=acc::0.9")]);
     const rows = await listRuns(database.db, accountId, { experimentId: experiment, repositoryId }, { limit: 20 });
-    const listed = rows.map(toRun).map((r) => [r.run_id, r.parameters, r.final_metrics]);
+    const listed = rows.map((r) => toRun(r)).map((r) => [r.run_id, r.parameters, r.final_metrics]);
     expect(listed).toHaveLength(2);
     expect(listed).toEqual(
       expect.arrayContaining([

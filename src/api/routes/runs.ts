@@ -77,8 +77,18 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     headers: idempotencyHeaders,
     body: createRunSchema,
     responses: {
-      201: { description: "Created; the run starts `pending`.", schema: runSchema, headers: replayedHeader },
+      201: {
+        description:
+          "Created; the run starts `pending`. Over the account's executing limit it stays `pending` with `queue` (`{position, reason}`) until it is admitted (docs/users/runs.md, Limits and the queue).",
+        schema: runSchema,
+        headers: replayedHeader,
+      },
       404: { description: "No such repository or commit; or the run an `Idempotency-Key` created was deleted since.", schema: errorBodySchema },
+      429: {
+        description: "The account has its waiting limit of `pending` runs: nothing was created; `detail` names the limit; try again after `Retry-After`.",
+        schema: errorBodySchema,
+        headers: retryAfter,
+      },
       409: { description: `${gitRefused.description} Or: ${idempotencyConflict}`, schema: errorBodySchema },
       503: { description: `${unavailable.description} Or: ${gitUnavailable.description}`, schema: errorBodySchema, headers: retryAfter },
     },

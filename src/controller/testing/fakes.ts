@@ -1,3 +1,4 @@
+import type { AdmissionDecision } from "../admission.ts";
 import type { CheckoutDeps } from "../workload-secret.ts";
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { Unreconcilable } from "../../domain/workloads/unreconcilable.ts";
@@ -54,6 +55,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   internalUrl?: string | null;
   /** Environment builds, as a run with an environment sees them (absent: none). */
   environments?: Pick<EnvironmentBuilds, "ensure">;
+  /** What admission answers (absent: the reconciler is given none, as for analyses). */
+  admission?: AdmissionDecision;
 }
 
 /** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
@@ -207,6 +210,15 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
       unreconcilable: (kind, reason) => act(`metric unreconcilable ${kind} ${reason}`),
       untracked: (kind) => act(`metric untracked ${kind}`),
     },
+    ...(given.admission && {
+      admission: {
+        admit: async (res: { metadata: { name: string } }) => {
+          act(`admit ${res.metadata.name} ${given.admission!.admitted ? "yes" : given.admission!.reason}`);
+          return given.admission!;
+        },
+        admissible: () => [],
+      },
+    }),
     logger: pino({ level: "silent" }),
     now: () => new Date(NOW),
   });

@@ -30,6 +30,7 @@ export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
     const timeline = (status as RunStatus | undefined)?.timeline;
     return { timeline: timeline && Object.keys(timeline).length > 0 ? JSON.stringify(timeline) : null };
   },
+  replacedFromStatus: (status) => ({ queue_reason: (status as RunStatus).queue?.reason ?? null }),
 };
 
 /** What the run's row records of its environment, derived from the spec (cache is filled in when its Job is made). */
@@ -38,7 +39,8 @@ export function runEnvironmentOf(spec: RunSpec): RunEnvironment | null {
   return spec.image ? { key: null, image: spec.image, warnings: [] } : null;
 }
 
-export function toRun(r: RunRow): Run {
+/** `positions`: the 1-based place of each of the account's queued runs among them (queuePositions). */
+export function toRun(r: RunRow, positions?: ReadonlyMap<string, number>): Run {
   const start = r.start_time;
   const close = r.close_time;
   return {
@@ -65,7 +67,28 @@ export function toRun(r: RunRow): Run {
     close_time: isoOrNull(close),
     created_at: iso(r.created_at),
     timeline: runTimeline({ ...r, cache: r.environment?.cache ?? null }),
+    queue: r.status === "pending" && r.queue_reason ? { reason: r.queue_reason, position: positions?.get(r.id) ?? 1 } : null,
   };
+}
+
+/**
+ * The queued ones among `ids`, with their 1-based position among the
+ * account's queued runs in submission order (ids are time-ordered): derived
+ * when read, so admitting a run rewrites no other.
+ */
+export async function queuePositions(db: Db, accountId: string, rows: readonly Pick<RunRow, "id" | "status" | "queue_reason">[]): Promise<Map<string, number>> {
+  const ids = rows.filter((r) => r.status === "pending" && r.queue_reason).map((r) => r.id);
+  if (ids.length === 0) return new Map();
+  const queued = db
+    .selectFrom("runs")
+    .select(["id", sql<string>`row_number() over (order by id)`.as("position")])
+    .where("account_id", "=", accountId)
+    .where("status", "=", "pending")
+    .where("deleted_at", "is", null)
+    .where("queue_reason", "is not", null)
+    .as("q");
+  const found = await db.selectFrom(queued).select(["q.id", "q.position"]).where("q.id", "in", ids).execute();
+  return new Map(found.map((r) => [r.id, Number(r.position)]));
 }
 
 /** The account's run, unless it is gone or being deleted. */

@@ -87,6 +87,19 @@ export const runSchema = z
         description:
           "What the run went through so far, in this order: `created`, `admitted` (its Job started), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.",
       }),
+    queue: z
+      .object({
+        position: z.int().min(1).meta({ description: "Its place among the account's queued runs, in submission order (1: admitted next for this account)." }),
+        reason: z.string().meta({
+          description:
+            "`AccountConcurrency`: the account has its limit of runs and analyses executing; `ClusterConcurrency`: the installation has its limit, and accounts take turns.",
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "Set while the run is `pending` and waits for admission (its Job is not created yet); null otherwise. Queued runs are admitted round-robin across accounts and in submission order within one; one can be cancelled or deleted, and a cancelled one never starts.",
+      }),
   })
   .meta({ id: "Run" });
 export type Run = z.infer<typeof runSchema>;

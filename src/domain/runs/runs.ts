@@ -12,8 +12,9 @@ import { newId } from "../shared/ids.ts";
 import { assertStorableText, rejectUnstorableText } from "../shared/storable-text.ts";
 import type { Page, PageRequest } from "../shared/pagination.ts";
 import { toPage } from "../shared/pagination.ts";
+import { NO_LIMITS, withinWaitingLimit, type Limits } from "../limits/limits.ts";
 import { hideWorkload, mirrorWorkload, removeDetachedWorkload } from "../workloads/workload-rows.ts";
-import { findRun, listRuns, RUN_ROWS, toRun, type RunFilter } from "./run-rows.ts";
+import { findRun, listRuns, queuePositions, RUN_ROWS, toRun, type RunFilter } from "./run-rows.ts";
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 import type { AnalysedExperiment } from "../analyses/analyses.ts";
 import { buildExperimentCommand } from "../analyses/experiment-command.ts";
@@ -50,6 +51,8 @@ export interface RunServiceDeps {
   defaultComputeType: string;
   defaultTimeoutSeconds: number;
   maxTimeoutSeconds: number;
+  /** The operator's limits: the waiting limit is checked here (per-account overrides from account_limits); absent: none. */
+  limits?: Limits;
   logger: Logger;
 }
 
@@ -89,6 +92,27 @@ export class RunService {
       ({ command, parameters } = built);
       experimentId = input.analyzed_experiment;
     }
+    // Over the account's waiting limit: 429, before anything is created (domain/limits).
+    const runId = await withinWaitingLimit(db, accountId, this.#deps.limits ?? NO_LIMITS, (db) =>
+      this.#launch(db, accountId, repo, commitHash, computeType, timeout, command!, experimentId, parameters, input, origin),
+    );
+    return this.get(db, accountId, runId);
+  }
+
+  /** Plans the run's environment, creates its resource, then its row; the run's id. */
+  async #launch(
+    db: Db,
+    accountId: string,
+    repo: { id: string; url: string },
+    commitHash: string,
+    computeType: string,
+    timeout: number,
+    command: string[],
+    experimentId: string | undefined,
+    parameters: RunSpec["parameters"],
+    input: CreateRunInput,
+    origin: { rerunOf?: string },
+  ): Promise<string> {
     const launcher = this.#deps.launcher;
     if (!launcher) throw unavailable(NO_CLUSTER);
     // "auto": the environment the commit's analysis found (installed once per key and restored); "none": the runner image as it is.
@@ -102,7 +126,7 @@ export class RunService {
       repositoryId: repo.id,
       repositoryUrl: repo.url,
       commitHash,
-      command: command!,
+      command,
       ...(experimentId !== undefined && { experimentId, parameters }),
       computeType,
       ...(analyzed && { image: plan.image }),
@@ -128,17 +152,19 @@ export class RunService {
       spec,
       status: undefined,
     });
-    return this.get(db, accountId, runId);
+    return runId;
   }
 
   async get(db: Db, accountId: string, runId: string): Promise<Run> {
     const row = await findRun(db, accountId, runId);
     if (!row) throw notFound("Run");
-    return toRun(row);
+    return toRun(row, await queuePositions(db, accountId, [row]));
   }
 
   async list(db: Db, accountId: string, filter: RunFilter, page: PageRequest): Promise<Page<Run>> {
-    return toPage(await listRuns(db, accountId, filter, page), page.limit, toRun);
+    const rows = await listRuns(db, accountId, filter, page);
+    const positions = await queuePositions(db, accountId, rows);
+    return toPage(rows, page.limit, (r) => toRun(r, positions));
   }
 
   /** Asks the controller to stop the run; the status turns `cancelled` once its pod is gone. */

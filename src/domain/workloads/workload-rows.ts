@@ -25,6 +25,12 @@ export interface WorkloadRowKind<Spec extends WorkloadSpec> {
    * the status; a status without them leaves what the row holds.
    */
   fromStatus?(status: WorkloadStatus | undefined): Record<string, unknown>;
+  /**
+   * Columns the kind derives from a status and overwrites with each status
+   * written (a run's queue reason, null once admitted); a mirror without a
+   * status (the API's, at creation) leaves them.
+   */
+  replacedFromStatus?(status: WorkloadStatus): Record<string, unknown>;
 }
 
 export interface WorkloadMirror<Spec, Status> {
@@ -92,6 +98,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
   const phase = m.status?.phase ?? t.lifecycle.initial;
   const own = (column: string) => sql.ref(`${t.table}.${column}`);
   const derived = kind.fromStatus?.(m.status) ?? {};
+  const replaced = (m.status && kind.replacedFromStatus?.(m.status)) || {};
   await untyped(db)
     .insertInto(t.table)
     .values({
@@ -104,6 +111,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
       status_rank: t.lifecycle.rank(phase),
       ...kind.insertOnly(m.spec),
       ...derived,
+      ...replaced,
       exit_code: m.status?.exitCode ?? null,
       error: m.status?.error ?? null,
       [t.startColumn]: m.status?.startTime ? new Date(m.status.startTime) : null,
@@ -123,6 +131,7 @@ async function upsertWorkload<Spec extends WorkloadSpec>(db: Db, kind: WorkloadR
           [t.endColumn]: eb.ref(`excluded.${t.endColumn}`),
           updated_at: eb.ref("excluded.updated_at"),
           ...Object.fromEntries(Object.keys(derived).map((c) => [c, sql`coalesce(${sql.ref(`excluded.${c}`)}, ${own(c)})`])),
+          ...Object.fromEntries(Object.keys(replaced).map((c) => [c, eb.ref(`excluded.${c}`)])),
         }))
         .where(
           sql<boolean>`${own("deleted_at")} is null and (${own("status_rank")} < excluded.status_rank or (${own("status_rank")} = excluded.status_rank and ${own("status_rank")} < ${sql.lit(t.lifecycle.terminalRank)}))`,

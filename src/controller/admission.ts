@@ -1,0 +1,156 @@
+import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
+import { findCondition } from "../resources/conditions.ts";
+import type { WorkloadResource } from "./workload.ts";
+
+// Admission (design.md, Limits and queueing): whether a waiting run may get
+// its Job now. The reconciler asks one interface, Admission; the built-in
+// limiter (limiter.ts) answers it from the cluster's state for concurrency
+// limits, and a Kueue-backed one can answer it instead (creating Jobs
+// suspended in the account's LocalQueue and reporting Kueue's reason and
+// position) without the reconciler changing. The decision itself is the pure
+// function below, table-tested (admission.test.ts): gather (limiter.ts),
+// decide (here), act (the reconciler creates the Job or writes the queue).
+
+/** Why a run waits. */
+export type QueueReason = "AccountConcurrency" | "ClusterConcurrency";
+
+export type AdmissionDecision =
+  | {
+      admitted: true;
+      /** When the decision admitting it was taken (the Admitted condition's time). */
+      at: Date;
+    }
+  | {
+      admitted: false;
+      reason: QueueReason;
+      /** What kubectl and the Run's Admitted condition say. */
+      message: string;
+      /** 1-based, among the account's waiting runs. */
+      position: number;
+    };
+
+export interface Admission {
+  /**
+   * Whether the workload may get its Job now. An admitted one holds its slot
+   * from this moment (before its Job or status is seen), so two reconciles in
+   * a row never both take the last slot.
+   */
+  admit(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>): Promise<AdmissionDecision>;
+  /** Resource names of waiting runs that would be admitted now: the controller reconciles them (a slot was freed). */
+  admissible(): string[];
+}
+
+/** The condition a run carries while it waits (False, with the reason) and once it was admitted (True). */
+export const ADMITTED = "Admitted";
+
+/** How often a queued run is looked at again without events (a freed slot wakes the admissible ones at once). */
+export const QUEUE_RESYNC_MS = 30_000;
+
+/**
+ * Whether a workload's status says it was admitted. Without the condition (a
+ * run from before admission existed): once it started or went past pending.
+ */
+export function isAdmitted(status: WorkloadStatus | undefined): boolean {
+  const c = findCondition(status?.conditions, ADMITTED);
+  if (c) return c.status === "True";
+  return Boolean(status?.startTime) || (status?.phase !== undefined && status.phase !== "pending");
+}
+
+/** A run that waits for admission. */
+export interface WaitingRun {
+  name: string;
+  account: string;
+  /** Submission order within the account: the run id (UUIDv7, time-ordered). */
+  order: string;
+}
+
+/** What the decision is made from, gathered from the cluster (and the slots this controller just handed out). */
+export interface AdmissionState {
+  waiting: readonly WaitingRun[];
+  /** Per account: runs admitted and not finished, and analyses with an unfinished Job. */
+  executing: ReadonlyMap<string, number>;
+  /** Per account: when it last had a run admitted (ms); absent: not that anyone knows. */
+  lastAdmitted: ReadonlyMap<string, number>;
+  /** The account's executing limit; 0: none. */
+  limitOf(account: string): number;
+  /** The installation's executing limit; 0: none. */
+  total: number;
+}
+
+export interface AdmissionPlan {
+  /** Names to admit now, in the order they are admitted. */
+  admit: string[];
+  /** Every other waiting run: why it waits and its 1-based position among its account's waiting runs. */
+  queued: Map<string, { reason: QueueReason; position: number }>;
+}
+
+/**
+ * Round-robin by account over waiting runs, FIFO within an account: while a
+ * slot is free, the account whose last admission is the oldest (one never
+ * admitted first) and that is below its own limit has its oldest waiting run
+ * admitted. So one account's backlog delays another account's next run by at
+ * most one slot's turnover: when a slot frees, the account that has waited
+ * longest since its last admission takes it.
+ */
+export function decideAdmission(s: AdmissionState): AdmissionPlan {
+  const byAccount = new Map<string, WaitingRun[]>();
+  for (const w of s.waiting) {
+    const list = byAccount.get(w.account) ?? [];
+    list.push(w);
+    byAccount.set(w.account, list);
+  }
+  for (const list of byAccount.values()) list.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : a.name < b.name ? -1 : 1));
+
+  const free = new Map<string, number>();
+  for (const account of byAccount.keys()) {
+    const limit = s.limitOf(account);
+    free.set(account, limit > 0 ? Math.max(0, limit - (s.executing.get(account) ?? 0)) : Infinity);
+  }
+  let executingTotal = 0;
+  for (const n of s.executing.values()) executingTotal += n;
+  let totalFree = s.total > 0 ? Math.max(0, s.total - executingTotal) : Infinity;
+
+  const last = new Map(s.lastAdmitted);
+  let clock = Math.max(0, ...last.values());
+  const next = new Map<string, number>([...byAccount.keys()].map((a) => [a, 0]));
+  const admit: string[] = [];
+  while (totalFree > 0) {
+    let pick: string | undefined;
+    for (const [account, list] of byAccount) {
+      const i = next.get(account)!;
+      if (i >= list.length || free.get(account)! <= 0) continue;
+      if (pick === undefined || earlier(account, pick)) pick = account;
+    }
+    if (pick === undefined) break;
+    const i = next.get(pick)!;
+    admit.push(byAccount.get(pick)![i]!.name);
+    next.set(pick, i + 1);
+    free.set(pick, free.get(pick)! - 1);
+    totalFree--;
+    last.set(pick, ++clock);
+  }
+
+  const queued = new Map<string, { reason: QueueReason; position: number }>();
+  for (const [account, list] of byAccount) {
+    const start = next.get(account)!;
+    const reason: QueueReason = free.get(account)! <= 0 ? "AccountConcurrency" : "ClusterConcurrency";
+    for (let i = start; i < list.length; i++) queued.set(list[i]!.name, { reason, position: i - start + 1 });
+  }
+  return { admit, queued };
+
+  /** Whether account a comes before b: its last admission is older, then its oldest waiting run is. */
+  function earlier(a: string, b: string): boolean {
+    const la = last.get(a) ?? -Infinity;
+    const lb = last.get(b) ?? -Infinity;
+    if (la !== lb) return la < lb;
+    const ha = byAccount.get(a)![next.get(a)!]!.order;
+    const hb = byAccount.get(b)![next.get(b)!]!.order;
+    return ha !== hb ? ha < hb : a < b;
+  }
+}
+
+/** The milliseconds since the epoch a UUIDv7 was made at (its first 48 bits); null for another kind of id. */
+export function uuidv7Time(id: string): number | null {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id)) return null;
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
