@@ -122,6 +122,18 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   },
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: { meaning: "a run's `timeout_seconds` when not given" },
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: { meaning: "the largest `timeout_seconds` accepted" },
+  CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: {
+    meaning:
+      "seconds a run's pod gets past its timeout (and after a cancellation) to send its output files: the runner stops the command at `timeout_seconds`, the Job's deadline is this much later, and it is the run pod's termination grace period ([storage](storage.md#run-outputs))",
+  },
+  CODEPLANE_OUTPUT_MAX_FILE_BYTES: {
+    meaning: "largest single output file a run may store; a larger one is refused (`refused` in its outputs, a line on its stderr)",
+  },
+  CODEPLANE_OUTPUT_MAX_RUN_BYTES: { meaning: "bytes of output files one run may store together; the file that would pass it is refused whole" },
+  CODEPLANE_OUTPUT_MAX_RUN_FILES: { meaning: "output files one run may store; further files are refused" },
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES: { meaning: "bytes of output files all of one account's runs may keep stored; a file that would pass it is refused" },
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES: { meaning: "output files one account may keep stored" },
+  CODEPLANE_OUTPUT_RETENTION_DAYS: { meaning: "days a run's output files are kept; `0`: as long as the run (deleting a run always deletes its outputs)" },
   CODEPLANE_LOG_MAX_BYTES: { meaning: "stored output per run and stream; beyond it lines are dropped and `truncated` is set" },
   CODEPLANE_ANALYSIS_TIMEOUT_SECONDS: {
     meaning: "an analysis Job's deadline; the analyzer stops looking at about 80% of it and reports what it found (`repo_summary.truncated`)",

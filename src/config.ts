@@ -151,6 +151,13 @@ export const envSchema = z.object({
   CODEPLANE_LEADER_LEASE_SECONDS: int(2, 300).default(10),
   CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(3600),
   CODEPLANE_RUN_MAX_TIMEOUT_SECONDS: int(1, 7 * 86_400).default(86_400),
+  CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: int(10, 3600).default(120),
+  CODEPLANE_OUTPUT_MAX_FILE_BYTES: int(1, 2 ** 50).default(1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_RUN_BYTES: int(1, 2 ** 50).default(2 * 1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_RUN_FILES: int(1, 1_000_000).default(1000),
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES: int(1, 2 ** 53 - 1).default(50 * 1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES: int(1, 100_000_000).default(100_000),
+  CODEPLANE_OUTPUT_RETENTION_DAYS: int(0, 36_500).default(30),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   CODEPLANE_ANALYSIS_TIMEOUT_SECONDS: int(30, 86_400).default(900),
   CODEPLANE_ANALYSIS_COMPUTE_TYPE: z.string().min(1).max(63).default("cpu-general"),
@@ -465,6 +472,12 @@ export interface Config {
     jobTtlSeconds: number;
     defaultTimeoutSeconds: number;
     maxTimeoutSeconds: number;
+    /**
+     * Seconds a run's pod is given, past its timeout, to collect its outputs: the runner stops the
+     * command at the timeout and the Job's deadline is this much later; also the pod's termination
+     * grace period, so a cancelled run collects too.
+     */
+    outputCollectSeconds: number;
     logMaxBytes: number;
     computeTypes: ComputeTypes;
     /**
@@ -528,6 +541,16 @@ export interface Config {
   /** POST /v1/webhooks/github: body bytes (one, and all being read at once), how long a body may take, deliveries per address and window, JSON depth. */
   webhookIntake: { maxBodyBytes: number; maxInflightBytes: number; readTimeoutMs: number; rateLimitRequests: number; maxDepth: number };
   oauth: OAuthConfig;
+  /** Run outputs' limits and retention (src/domain/outputs). */
+  outputs: {
+    maxFileBytes: number;
+    maxRunBytes: number;
+    maxRunFiles: number;
+    maxAccountBytes: number;
+    maxAccountFiles: number;
+    /** 0: kept as long as their run. */
+    retentionDays: number;
+  };
   /** Where environment archives and run outputs are kept (src/storage/); only this process holds it, never a pod. */
   objectStore: ObjectStoreConfig;
 }
@@ -948,6 +971,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       jobTtlSeconds: e.CODEPLANE_JOB_TTL_SECONDS,
       defaultTimeoutSeconds: e.CODEPLANE_RUN_DEFAULT_TIMEOUT_SECONDS,
       maxTimeoutSeconds: e.CODEPLANE_RUN_MAX_TIMEOUT_SECONDS,
+      outputCollectSeconds: e.CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
       internalUrl: e.CODEPLANE_INTERNAL_URL ?? derivedInternalUrl(e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST, e.CODEPLANE_GIT_PORT ?? e.PORT),
@@ -988,6 +1012,14 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       },
       oidc,
       apiKeySignIn: oidc ? e.CODEPLANE_OIDC_API_KEY_SIGN_IN : true,
+    },
+    outputs: {
+      maxFileBytes: e.CODEPLANE_OUTPUT_MAX_FILE_BYTES,
+      maxRunBytes: e.CODEPLANE_OUTPUT_MAX_RUN_BYTES,
+      maxRunFiles: e.CODEPLANE_OUTPUT_MAX_RUN_FILES,
+      maxAccountBytes: e.CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES,
+      maxAccountFiles: e.CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES,
+      retentionDays: e.CODEPLANE_OUTPUT_RETENTION_DAYS,
     },
     objectStore: objectStore(e, cleaned, dataDir),
   };

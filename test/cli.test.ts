@@ -87,6 +87,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0013_workload_transitions",
         "0014_run_timeline",
         "0015_environment_pins",
+        "0018_run_outputs",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

@@ -25,6 +25,7 @@ import { recordRunEnvironmentCache } from "../domain/runs/run-rows.ts";
 import { WorkQueue } from "./work-queue.ts";
 import type { CheckoutDeps } from "./workload-secret.ts";
 import { mintCheckoutToken, revokeCheckoutTokens } from "../domain/checkout/checkout-tokens.ts";
+import { mintOutputToken } from "../domain/outputs/output-tokens.ts";
 import { podLabelOf, resourceNameOf, type WorkloadKind } from "../resources/lifecycle.ts";
 import { MANAGED_BY } from "../resources/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
@@ -57,6 +58,8 @@ export interface ControllerOptions {
   metrics: Registry;
   /** How workloads check out: the git endpoint's address, egress mode and preprocessing variables. */
   checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
+  /** Seconds a run's pod has past its timeout to send its outputs (CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS); absent: runs collect none. */
+  outputCollectSeconds?: number;
   concurrency?: number;
   /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
@@ -125,6 +128,12 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
           checkout,
+          ...(this.#o.outputCollectSeconds !== undefined && {
+            outputs: {
+              collectSeconds: this.#o.outputCollectSeconds,
+              mint: (runId: string, accountId: string, expiresAt: Date) => mintOutputToken(db, runId, accountId, expiresAt),
+            },
+          }),
         }),
         resources: new RunResources(k, installation),
         rows: RUN_ROWS,

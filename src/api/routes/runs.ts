@@ -3,6 +3,7 @@ import { readRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
 import { createRunSchema, listRunsQuerySchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
+import type { OutputService } from "../../domain/outputs/outputs.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
 import {
@@ -27,7 +28,7 @@ export const SETUP_PHASE = "preprocessing";
 
 const SSE_DESCRIPTION = `Server-Sent Events. \`retry: 3000\` first; \`event: status\` with \`id: <seq>:<phase>\` and \`{"status": ...}\` for each phase the run goes through, once and in order (on connect the phases so far; every live phase before the first line, a terminal one after the last line); \`event: setup\` with \`id: <seq>:preprocessing/<n>\` and \`{"n", "ts", "line"}\` per line of the install of the environment the run waits for, while it waits for that build (\`n\` counts the install's lines from 1; after the \`preprocessing\` status, before the \`running\` status and the first line; none for a cache hit, a run without an environment, or a client that connects once the command has started; a client that comes after the build has ended is sent the lines it lacks from the stored log, \`GET /v1/runs/{run_id}/logs/setup\`, numbered by their place in it, which differs from the live numbering only when the install wrote more than is stored, 256 KiB); \`event: timeline\` (no id) with \`{"timeline": [...]}\`, the run's whole \`timeline\` exactly as \`GET /v1/runs/{run_id}\` shows it, on connect and again each time it gains an event (a full snapshot replacing the last one; a reconnect is sent the current one; any time before \`end\`, never after it; the last one read, with \`ended\` once the row has it, before the terminal status); \`event: stdout\` / \`event: stderr\` with \`id: <seq>\` and \`{"seq", "ts", "line"}\` per line; a \`: ping\` comment every 15 s; \`event: end\` with \`{"status", "exit_code"}\` once every line is sent and the run is over, then the server closes. Resume with \`Last-Event-ID\` or \`?after=\` (a line's seq, a status event's id or a setup event's id): no line, setup line or status is lost or repeated. A client joining after the end gets the stored lines, then \`end\`.`;
 
-export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
+export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub, outputs?: Pick<OutputService, "deleteForRun">): void {
   routes.add({
     method: "post",
     path: "/v1/repositories/{repository_id}/{commit_hash}/runs",
@@ -122,13 +123,15 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     path: "/v1/runs/{run_id}",
     operationId: "deleteRun",
     summary: "Delete a run",
-    description: "Stops it if it is still going, and removes its resource, Job, pods, Secret, row and stored logs.",
+    description: "Stops it if it is still going, and removes its resource, Job, pods, Secret, row, stored logs and output files.",
     tag: "Runs",
     scope: "runs:write",
     params: runParam,
     responses: { 204: { description: "Deleted." }, 404: runNotFound, 503: unavailable },
     handler: async (_ctx, { params, principal }) => {
       await runs.delete(db, principal.accountId, params.run_id);
+      // Its output files at once (the sweeper removes those of runs gone by any other path).
+      await outputs?.deleteForRun(db, params.run_id);
       return { status: 204 };
     },
   });

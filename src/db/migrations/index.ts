@@ -14,6 +14,7 @@ import * as m0012 from "./0012_environments.ts";
 import * as m0013 from "./0013_workload_transitions.ts";
 import * as m0014 from "./0014_run_timeline.ts";
 import * as m0015 from "./0015_environment_pins.ts";
+import * as m0018 from "./0018_run_outputs.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   "0013_workload_transitions": m0013,
   "0014_run_timeline": m0014,
   "0015_environment_pins": m0015,
+  "0018_run_outputs": m0018,
 };
 
 export const migrationProvider: MigrationProvider = {
