@@ -60,7 +60,7 @@ describe.each(["directory", "s3"] as const)("run outputs in the %s store", (kind
 
   beforeAll(async () => {
     storeDir = mkdtempSync(path.join(tmpdir(), "codeplane-outputs-"));
-    const store =
+    const store: Record<string, string> =
       kind === "s3"
         ? {
             CODEPLANE_OBJECT_STORE: "s3",
