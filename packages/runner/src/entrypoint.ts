@@ -370,7 +370,7 @@ function main(): void {
     const by = collectBy ?? Date.now() + outputs.collectMs;
     // Loaded only now, and only here: a pod whose Job predates outputs has no outputs.ts beside this file.
     import("./outputs.ts")
-      .then((m: typeof import("./outputs.ts")) => m.collectFromEnv(cwd, by, say))
+      .then((m) => m.collectFromEnv(cwd, by, say))
       .catch((err: unknown) => say(`codeplane: the outputs could not be sent: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
         if (timedOut) {

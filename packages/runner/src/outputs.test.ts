@@ -65,6 +65,14 @@ beforeEach(() => {
   return () => rmSync(dir, { recursive: true, force: true });
 });
 
+it("imports nothing but node:*, because it is copied into the pod with the entrypoint alone", () => {
+  const source = readFileSync(join(here, "outputs.ts"), "utf8");
+  const specifiers = [...source.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
+  expect(specifiers.length).toBeGreaterThan(0);
+  expect(specifiers.filter((s) => !s?.startsWith("node:"))).toEqual([]);
+  expect(source).not.toMatch(/\bimport\s*\(/);
+});
+
 describe("finding outputs", () => {
   it("takes regular files under the folder and the analysed paths in the checkout, never through a symlink", () => {
     const out = join(dir, "out");

@@ -67,3 +67,19 @@ export function contentTypeOf(path: string): string {
   if (dot <= 0) return "application/octet-stream";
   return TYPES[name.slice(dot + 1).toLowerCase()] ?? "application/octet-stream";
 }
+
+/**
+ * The analysed output paths a run collects besides $CODEPLANE_OUTPUT_DIR: those that are relative
+ * paths inside the checkout (`./` and a trailing `/` dropped), at most 256 of them; an absolute path,
+ * one with "..", a glob or one too long is left out (the runner checks again, on disk).
+ */
+export function collectableOutputPaths(paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    const clean = p.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+    if (/[*?[\]{}]/.test(clean) || outputPathProblem(clean) !== null || out.includes(clean)) continue;
+    out.push(clean);
+    if (out.length >= 256) break;
+  }
+  return out;
+}

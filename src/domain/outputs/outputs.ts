@@ -5,7 +5,6 @@ import type { Db } from "../../db/database.ts";
 import type { Logger } from "../../logger.ts";
 import { InvalidRangeError, ObjectTooLargeError, type ByteRange, type ObjectStore } from "../../storage/object-store.ts";
 import { DomainError, DomainValidationError, notFound } from "../errors.ts";
-import { findRun } from "../runs/run-rows.ts";
 import { contentTypeOf, outputPathProblem } from "./output-paths.ts";
 import { outputGrantFor } from "./output-tokens.ts";
 import { tarStream, type TarEntry } from "./tar-writer.ts";
@@ -67,6 +66,18 @@ function drain(body: Readable): Promise<void> {
     body.once("error", () => resolve());
     body.resume();
   });
+}
+
+/** The account's run, unless it is gone or being deleted (read here, not through runs/, which depends on this feature). */
+async function runExists(db: Db, accountId: string, runId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("runs")
+    .select("id")
+    .where("id", "=", runId)
+    .where("account_id", "=", accountId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export const OUTPUT_SWEEP_INTERVAL_MS = 5 * 60_000;
@@ -194,7 +205,7 @@ export class OutputService {
 
   /** The run's stored outputs in path order, and the files refused with why. */
   async list(db: Db, accountId: string, runId: string): Promise<{ items: RunOutput[]; refused: RefusedOutput[] }> {
-    if (!(await findRun(db, accountId, runId))) throw notFound("Run");
+    if (!(await runExists(db, accountId, runId))) throw notFound("Run");
     const rows = await db.selectFrom("run_outputs").selectAll().where("run_id", "=", runId).where("account_id", "=", accountId).orderBy("path").execute();
     const items: RunOutput[] = [];
     const refused: RefusedOutput[] = [];
@@ -207,7 +218,7 @@ export class OutputService {
 
   /** One output's bytes (a range of them), or not found. InvalidRangeError (416) for a range past its end. */
   async open(db: Db, accountId: string, runId: string, path: string, range?: ByteRange) {
-    if (!(await findRun(db, accountId, runId))) throw notFound("Run");
+    if (!(await runExists(db, accountId, runId))) throw notFound("Run");
     const row = await db
       .selectFrom("run_outputs")
       .selectAll()

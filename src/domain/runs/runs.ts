@@ -17,6 +17,7 @@ import { findRun, listRuns, RUN_ROWS, toRun, type RunFilter } from "./run-rows.t
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 import type { AnalysedExperiment } from "../analyses/analyses.ts";
 import { buildExperimentCommand } from "../analyses/experiment-command.ts";
+import { collectableOutputPaths } from "../outputs/output-paths.ts";
 import type { EnvironmentService } from "../environments/environments.ts";
 import type { AnalyzedEnvironment } from "../environments/resolve.ts";
 
@@ -83,9 +84,10 @@ export class RunService {
     let command = input.command;
     let experimentId: string | undefined;
     let parameters: RunSpec["parameters"];
+    let outputPaths: string[] = [];
     if (input.analyzed_experiment !== undefined) {
       const built = await this.#experimentCommand(db, accountId, repo.id, commitHash, input.analyzed_experiment, input.parameters ?? {});
-      ({ command, parameters } = built);
+      ({ command, parameters, outputPaths } = built);
       experimentId = input.analyzed_experiment;
     }
     const launcher = this.#deps.launcher;
@@ -107,6 +109,7 @@ export class RunService {
       ...(analyzed && { image: plan.image }),
       ...(plan.environment && { environment: plan.environment }),
       timeoutSeconds: timeout,
+      ...(outputPaths.length > 0 && { outputPaths }),
     };
     // The resource is the source of truth and is written first; if this
     // process dies before the row, the controller writes the row from it.
@@ -192,6 +195,7 @@ export class RunService {
         },
       ]);
     }
-    return built;
+    // The experiment's analysed outputs inside the checkout are collected with $CODEPLANE_OUTPUT_DIR.
+    return { ...built, outputPaths: collectableOutputPaths(found.experiment.outputs) };
   }
 }
