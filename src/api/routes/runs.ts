@@ -105,7 +105,8 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     path: "/v1/runs/{run_id}/cancel",
     operationId: "cancelRun",
     summary: "Cancel a run",
-    description: "Answers 202 with the run as it is now; its pod is stopped (10 s grace period) and the status becomes `cancelled` within seconds.",
+    description:
+      "Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files, within the operator's collection margin.",
     tag: "Runs",
     scope: "runs:write",
     params: runParam,
