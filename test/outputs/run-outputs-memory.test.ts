@@ -157,7 +157,7 @@ describe.each(["directory", "s3"] as const)("a 50 MiB output through `codeplane 
             headers: { authorization: `Bearer ${run.token}`, "x-codeplane-size": String(mib * MiB) },
             body: Readable.toWeb(createReadStream(file, { highWaterMark: MiB })) as ReadableStream<Uint8Array>,
             duplex: "half",
-          } as RequestInit);
+          });
           expect(up.status).toBe(201);
           expect(((await up.json()) as { sha256: string }).sha256).toBe(sha);
           const down = await fetch(`${s.url}/v1/runs/${run.id}/outputs/model-${mib}.bin`, { headers: { authorization: `Bearer ${key}` } });

@@ -131,7 +131,7 @@ describe.each(["directory", "s3"] as const)("run outputs in the %s store", (kind
       headers: { authorization: `Bearer ${token}`, ...(size !== undefined && { "x-codeplane-size": String(size) }) },
       body,
       duplex: "half",
-    } as RequestInit);
+    });
 
   it("stores what a run's pod sends and serves it back: list, one file, ranges, the archive", async () => {
     const r = await run(alice);

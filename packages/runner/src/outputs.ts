@@ -150,7 +150,7 @@ async function sendOne(f: Found, o: CollectOptions): Promise<"stored" | "refused
         body: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
         duplex: "half",
         signal: AbortSignal.timeout(left),
-      } as RequestInit);
+      });
       const text = await res.text();
       if (res.ok) return "stored";
       let detail = text.slice(0, 500);

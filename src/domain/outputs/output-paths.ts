@@ -14,7 +14,7 @@ export function outputPathProblem(path: string): string | null {
   if (typeof path !== "string" || path.length === 0) return "must not be empty";
   if (Buffer.byteLength(path) > MAX_OUTPUT_PATH_BYTES) return `must be at most ${MAX_OUTPUT_PATH_BYTES} bytes`;
   if (path.startsWith("/")) return "must be relative (no leading '/')";
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u001f\u007f\\]/.test(path)) return "must not hold control characters or '\\'";
   if (/[\ud800-\udfff]/u.test(path.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ""))) return "must be valid Unicode";
   for (const segment of path.split("/")) {
