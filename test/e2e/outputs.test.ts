@@ -163,7 +163,9 @@ describe("output files on a real cluster", () => {
       const l = await outputsOf(half);
       return l.items.length > 0 ? l : undefined;
     });
-    expect(listed.items).toEqual([{ path: "half.csv", size: 17, sha256: sha("step,loss\n1,0.9\n"), content_type: "text/csv; charset=utf-8" }]);
+    expect(listed.items).toEqual([
+      { path: "half.csv", size: Buffer.byteLength("step,loss\n1,0.9\n"), sha256: sha("step,loss\n1,0.9\n"), content_type: "text/csv; charset=utf-8" },
+    ]);
   }, 900_000);
 
   it("still lists what a run wrote before it timed out", async () => {
