@@ -10,7 +10,7 @@ export interface TarEntry {
   size: number;
   mtime: Date;
   /** Opened when the archive reaches the entry; must yield exactly `size` bytes. */
-  open(): Promise<AsyncIterable<Buffer | Uint8Array>>;
+  open(): Promise<AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>>;
 }
 
 const BLOCK = 512;
