@@ -135,6 +135,18 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
       "runs and analyses executing at once in the whole installation; waiting runs are admitted round-robin across accounts, in order within one. 0: no limit",
   },
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: { meaning: "the `Retry-After` a run refused over the waiting limit is sent" },
+  CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: {
+    meaning:
+      "seconds a run's pod gets past its timeout (and after a cancellation) to send its output files: the runner stops the command at `timeout_seconds`, the Job's deadline is this much later, and it is the run pod's termination grace period ([storage](storage.md#run-outputs))",
+  },
+  CODEPLANE_OUTPUT_MAX_FILE_BYTES: {
+    meaning: "largest single output file a run may store; a larger one is refused (`refused` in its outputs, a line on its stderr)",
+  },
+  CODEPLANE_OUTPUT_MAX_RUN_BYTES: { meaning: "bytes of output files one run may store together; the file that would pass it is refused whole" },
+  CODEPLANE_OUTPUT_MAX_RUN_FILES: { meaning: "output files one run may store; further files are refused" },
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES: { meaning: "bytes of output files all of one account's runs may keep stored; a file that would pass it is refused" },
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES: { meaning: "output files one account may keep stored" },
+  CODEPLANE_OUTPUT_RETENTION_DAYS: { meaning: "days a run's output files are kept; `0`: as long as the run (deleting a run always deletes its outputs)" },
   CODEPLANE_LOG_MAX_BYTES: { meaning: "stored output per run and stream; beyond it lines are dropped and `truncated` is set" },
   CODEPLANE_RUN_METRICS_MAX_SERIES: { meaning: "metric series one run may report; points of further names are refused and counted in the metrics' `dropped`" },
   CODEPLANE_RUN_METRICS_MAX_POINTS: { meaning: "points one metric series may hold; later points are refused and counted in `dropped`" },

@@ -155,6 +155,13 @@ export const envSchema = z.object({
   CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_EXECUTING_TOTAL: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: int(1, 3600).default(30),
+  CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: int(10, 3600).default(120),
+  CODEPLANE_OUTPUT_MAX_FILE_BYTES: int(1, 2 ** 50).default(1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_RUN_BYTES: int(1, 2 ** 50).default(2 * 1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_RUN_FILES: int(1, 1_000_000).default(1000),
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES: int(1, 2 ** 53 - 1).default(50 * 1024 ** 3),
+  CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES: int(1, 100_000_000).default(100_000),
+  CODEPLANE_OUTPUT_RETENTION_DAYS: int(0, 36_500).default(30),
   CODEPLANE_LOG_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   CODEPLANE_RUN_METRICS_MAX_SERIES: int(1, 10_000).default(100),
   CODEPLANE_RUN_METRICS_MAX_POINTS: int(1, 1_000_000).default(10_000),
@@ -491,6 +498,12 @@ export interface Config {
     maxTimeoutSeconds: number;
     /** Per-account limits (0: none) and the installation's executing limit; accounts may override theirs (codeplane accounts limits). */
     limits: Limits;
+    /**
+     * Seconds a run's pod is given, past its timeout, to collect its outputs: the runner stops the
+     * command at the timeout and the Job's deadline is this much later; also the pod's termination
+     * grace period, so a cancelled run collects too.
+     */
+    outputCollectSeconds: number;
     logMaxBytes: number;
     /** The bounds on one run's metrics: series, points per series, characters of a name. */
     metrics: { maxSeries: number; maxPointsPerSeries: number; maxNameLength: number };
@@ -572,6 +585,16 @@ export interface Config {
   /** POST /v1/webhooks/github: body bytes (one, and all being read at once), how long a body may take, deliveries per address and window, JSON depth. */
   webhookIntake: { maxBodyBytes: number; maxInflightBytes: number; readTimeoutMs: number; rateLimitRequests: number; maxDepth: number };
   oauth: OAuthConfig;
+  /** Run outputs' limits and retention (src/domain/outputs). */
+  outputs: {
+    maxFileBytes: number;
+    maxRunBytes: number;
+    maxRunFiles: number;
+    maxAccountBytes: number;
+    maxAccountFiles: number;
+    /** 0: kept as long as their run. */
+    retentionDays: number;
+  };
   /** Where environment archives and run outputs are kept (src/storage/); only this process holds it, never a pod. */
   objectStore: ObjectStoreConfig;
 }
@@ -998,6 +1021,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
         executingTotal: e.CODEPLANE_LIMIT_EXECUTING_TOTAL,
         retryAfterSeconds: e.CODEPLANE_LIMIT_RETRY_AFTER_SECONDS,
       },
+      outputCollectSeconds: e.CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       metrics: {
         maxSeries: e.CODEPLANE_RUN_METRICS_MAX_SERIES,
@@ -1053,6 +1077,14 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       },
       oidc,
       apiKeySignIn: oidc ? e.CODEPLANE_OIDC_API_KEY_SIGN_IN : true,
+    },
+    outputs: {
+      maxFileBytes: e.CODEPLANE_OUTPUT_MAX_FILE_BYTES,
+      maxRunBytes: e.CODEPLANE_OUTPUT_MAX_RUN_BYTES,
+      maxRunFiles: e.CODEPLANE_OUTPUT_MAX_RUN_FILES,
+      maxAccountBytes: e.CODEPLANE_OUTPUT_MAX_ACCOUNT_BYTES,
+      maxAccountFiles: e.CODEPLANE_OUTPUT_MAX_ACCOUNT_FILES,
+      retentionDays: e.CODEPLANE_OUTPUT_RETENTION_DAYS,
     },
     objectStore: objectStore(e, cleaned, dataDir),
   };

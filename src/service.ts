@@ -18,6 +18,7 @@ import { Registry } from "prom-client";
 import type Koa from "koa";
 import { createApps, type ApiServices } from "./api/app.ts";
 import { EnvironmentService } from "./domain/environments/environments.ts";
+import { OutputService } from "./domain/outputs/outputs.ts";
 import { createObjectStore } from "./storage/create.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 import { listen, type HttpServer } from "./api/server.ts";
@@ -238,6 +239,8 @@ function apiServices(
     logger: logger.child({ component: "environments" }),
   });
   let purging: { stop(): Promise<void> } | null = null;
+  const outputs = new OutputService({ store: objects, limits: config.outputs, logger: logger.child({ component: "outputs" }) });
+  let sweeping: { stop(): Promise<void> } | null = null;
   const analyses = new AnalysisService({
     git,
     launcher: kube ? new AnalysisResources(kube, installation) : null,
@@ -302,9 +305,11 @@ function apiServices(
         hooks.background.start();
         notify.worker.start();
         purging = environments.startPurging(database.db);
+        // Outputs of runs deleted by any path, and those past the retention.
+        sweeping = outputs.startSweeping(database.db);
       },
       async stop() {
-        await Promise.all([hooks.background.stop(), notify.worker.stop(), purging?.stop()]);
+        await Promise.all([hooks.background.stop(), notify.worker.stop(), purging?.stop(), sweeping?.stop()]);
       },
     },
     apiKeys,
@@ -317,6 +322,7 @@ function apiServices(
     envVars,
     runs,
     environments,
+    outputs,
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
@@ -506,6 +512,7 @@ function startController(
     metrics,
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
     limits: config.runs.limits,
+    outputCollectSeconds: config.runs.outputCollectSeconds,
     logger,
   });
   const elector = new LeaderElector({

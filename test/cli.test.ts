@@ -89,6 +89,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0015_environment_pins",
         "0016_notifications",
         "0017_results",
+        "0018_run_outputs",
         "0019_limits",
       ],
     });

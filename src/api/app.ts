@@ -31,6 +31,8 @@ import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
 import { registerEnvironmentArchiveRoutes } from "./routes/environment-archives.ts";
+import { registerOutputRoutes, registerOutputUploadRoutes } from "./routes/outputs.ts";
+import type { OutputService } from "../domain/outputs/outputs.ts";
 import { registerEnvironmentRoutes } from "./routes/environments.ts";
 import type { EnvironmentService } from "../domain/environments/environments.ts";
 import { registerWebhookIntake, registerWebhookRoutes } from "./routes/webhooks.ts";
@@ -56,6 +58,8 @@ export interface ApiServices {
   runs: RunService;
   /** Installed environments: the account's cache (/v1/environments) and the archive doors pods use (/internal/environments). */
   environments: EnvironmentService;
+  /** Run outputs: /v1/runs/{run_id}/outputs and the upload door run pods use (/internal/runs/{run_id}/outputs). Absent: neither is served. */
+  outputs?: OutputService;
   logHub: LogHub;
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
@@ -83,13 +87,21 @@ export function registerApiRoutes(routes: Routes, s: ApiServices): void {
   registerKeyRoutes(routes, s.db);
   registerRepositoryRoutes(routes, s.db, s.repositories);
   registerEnvVarRoutes(routes, s.db, s.envVars);
-  registerRunRoutes(routes, s.db, s.runs, s.logHub);
+  registerRunRoutes(routes, s.db, s.runs, s.logHub, s.outputs);
+  if (s.outputs) registerOutputRoutes(routes, s.db, s.outputs);
   registerEnvironmentRoutes(routes, s.db, s.environments);
   registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);
   registerIntegrationRoutes(routes, s.db, s.integrations);
   registerWebhookRoutes(routes, s.db, s.webhooks);
   registerNotificationRoutes(routes, s.db, s.notifications);
   registerOAuthRoutes(routes, s.oauth);
+}
+
+/** Every /v1 operation declared, with no service behind it: what the OpenAPI document, its tests and the SDKs are made from. */
+export function documentedRoutes(): Routes {
+  const routes = new Routes(new Router(), new OpenAPIRegistry());
+  registerApiRoutes(routes, { outputs: {} } as unknown as ApiServices);
+  return routes;
 }
 
 export interface AppDeps {
@@ -135,6 +147,7 @@ export function createApps(deps: AppDeps): Apps {
         ? createSideApp(deps, metrics, (r) => {
             registerGitRoutes(r, deps.api!.checkout);
             registerEnvironmentArchiveRoutes(r, deps.api!.db, deps.api!.environments);
+            if (deps.api!.outputs) registerOutputUploadRoutes(r, deps.api!.db, deps.api!.outputs);
           })
         : null,
     metrics: separate.metrics ? createSideApp(deps, metrics, (r) => registerMetricsRoute(r, metrics.registry)) : null,
@@ -203,6 +216,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   if (s) {
     registerGitRoutes(git, s.checkout);
     registerEnvironmentArchiveRoutes(git, s.db, s.environments);
+    if (s.outputs) registerOutputUploadRoutes(git, s.db, s.outputs);
   }
   // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
   const mcp = new Router({ sensitive: true, strict: true });

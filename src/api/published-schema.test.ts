@@ -1,10 +1,9 @@
-import Router from "@koa/router";
-import { OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { registerApiRoutes, type ApiServices } from "./app.ts";
-import { Routes } from "./route.ts";
+import { documentedRoutes } from "./app.ts";
+import type { Routes } from "./route.ts";
 
 // The OpenAPI document must publish what the server enforces on a string: a
 // zod `.refine` or `.transform` is invisible in the document, so a client (or a
@@ -13,9 +12,7 @@ import { Routes } from "./route.ts";
 // routes only stores their declarations, so no service is needed here.
 
 function allRoutes(): Routes {
-  const routes = new Routes(new Router(), new OpenAPIRegistry());
-  registerApiRoutes(routes, {} as ApiServices);
-  return routes;
+  return documentedRoutes();
 }
 
 interface StringField {

@@ -1,8 +1,5 @@
-import Router from "@koa/router";
-import { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { registerApiRoutes, type ApiServices } from "./app.ts";
+import { documentedRoutes } from "./app.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { Routes } from "./route.ts";
 
 // The OpenAPI document the SDKs are generated from (packages/sdk,
 // packages/sdk-python: `npm run sdk`): the one the server publishes at
@@ -11,7 +8,5 @@ import { Routes } from "./route.ts";
 // so the generated files change only when the API does.
 
 export function sdkOpenApiDocument(): Record<string, unknown> {
-  const routes = new Routes(new Router(), new OpenAPIRegistry());
-  registerApiRoutes(routes, {} as ApiServices);
-  return buildOpenApiDocument(routes.registry, "0.0.0") as Record<string, unknown>;
+  return buildOpenApiDocument(documentedRoutes().registry, "0.0.0") as Record<string, unknown>;
 }

@@ -26,6 +26,7 @@ import { recordRunEnvironmentCache } from "../domain/runs/run-rows.ts";
 import { WorkQueue } from "./work-queue.ts";
 import type { CheckoutDeps } from "./workload-secret.ts";
 import { mintCheckoutToken, revokeCheckoutTokens } from "../domain/checkout/checkout-tokens.ts";
+import { mintOutputToken } from "../domain/outputs/output-tokens.ts";
 import { podLabelOf, resourceNameOf, type WorkloadKind } from "../resources/lifecycle.ts";
 import { MANAGED_BY } from "../resources/labels.ts";
 import type { Workload, WorkloadObservation } from "./workload.ts";
@@ -66,6 +67,8 @@ export interface ControllerOptions {
   checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
   /** The operator's limits: runs wait for admission within them (per-account overrides from the database). */
   limits: Limits;
+  /** Seconds a run's pod has past its timeout to send its outputs (CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS); absent: runs collect none. */
+  outputCollectSeconds?: number;
   concurrency?: number;
   /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
@@ -141,6 +144,12 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
           checkout,
+          ...(this.#o.outputCollectSeconds !== undefined && {
+            outputs: {
+              collectSeconds: this.#o.outputCollectSeconds,
+              mint: (runId: string, accountId: string, expiresAt: Date) => mintOutputToken(db, runId, accountId, expiresAt),
+            },
+          }),
         }),
         resources: new RunResources(k, installation),
         rows: RUN_ROWS,

@@ -16,6 +16,7 @@ import {
   podScheduled,
   preprocessingFailed,
   RUN_RULES,
+  runnerTimedOut,
   type RunFacts,
   type RunRule,
 } from "./run-rules.ts";
@@ -122,6 +123,18 @@ const table: [rule: RunRule, cases: Case[]][] = [
       ["not failed", {}, undefined],
       ["failed for another reason", { failed: cond("Failed", "BackoffLimitExceeded") }, undefined],
       ["deadline", { failed: cond("Failed", "DeadlineExceeded") }, { phase: "failed", reason: "TimedOut", error: "timed out after 60s", stopJob: false }],
+    ],
+  ],
+  [
+    runnerTimedOut,
+    [
+      ["ended by itself", { terminated: { exitCode: 1, message: "boom" } }, undefined],
+      ["not ended", {}, undefined],
+      [
+        "stopped by the runner at the timeout",
+        { terminated: { exitCode: 143, message: "codeplane: timed out after 60s" } },
+        { phase: "failed", reason: "TimedOut", error: "timed out after 60s", exitCode: 143, stopJob: false },
+      ],
     ],
   ],
   [

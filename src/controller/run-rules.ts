@@ -126,6 +126,19 @@ export const deadlineExceeded: RunRule = (f) =>
     ? finish(f, "failed", "TimedOut", `timed out after ${f.spec.timeoutSeconds}s`, f.terminated?.exitCode ?? null)
     : undefined;
 
+/**
+ * What the runner (packages/runner/src/entrypoint.ts) writes to the main container's termination
+ * message when it stopped the command at the run's timeout itself, to collect its outputs before the
+ * Job's deadline (which is later by CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS).
+ */
+export const RUNNER_TIMED_OUT = "codeplane: timed out";
+
+/** The runner stopped the command at the run's timeout (and then sent its outputs): a timeout, as the Job's deadline would be. */
+export const runnerTimedOut: RunRule = (f) =>
+  f.terminated?.message?.startsWith(RUNNER_TIMED_OUT)
+    ? finish(f, "failed", "TimedOut", `timed out after ${f.spec.timeoutSeconds}s`, f.terminated.exitCode ?? null)
+    : undefined;
+
 /** The main container ended by itself: its exit code (or the OOM killer) decides. */
 export const mainExited: RunRule = (f) => {
   const t = f.terminated;
@@ -156,7 +169,9 @@ export const podLost: RunRule = (f) =>
  */
 export const deadlineBackstop: RunRule = (f) => {
   const started = f.job?.status?.startTime ? new Date(f.job.status.startTime).getTime() : null;
-  if (started === null || f.now.getTime() <= started + (f.spec.timeoutSeconds + 120) * 1000) return undefined;
+  // The Job's own deadline: the run's timeout, plus the output collection margin when the Job has one.
+  const deadline = f.job?.spec?.activeDeadlineSeconds ?? f.spec.timeoutSeconds;
+  if (started === null || f.now.getTime() <= started + (Math.max(deadline, f.spec.timeoutSeconds) + 120) * 1000) return undefined;
   return finish(f, "failed", "TimedOut", `timed out after ${f.spec.timeoutSeconds}s`, null, true);
 };
 
@@ -186,6 +201,7 @@ export const RUN_RULES: readonly RunRule[] = [
   imagePullFailed,
   jobCompleted,
   deadlineExceeded,
+  runnerTimedOut,
   mainExited,
   preprocessingFailed,
   podDisrupted,

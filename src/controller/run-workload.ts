@@ -1,7 +1,7 @@
 import type { ComputeTypes } from "../resources/compute-types.ts";
 import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
 import { runLabels } from "../resources/labels.ts";
-import { buildRunJob } from "../k8s/run-job.ts";
+import { buildRunJob, OUTPUT_TOKEN_KEY } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
 import { notReady, presetFor, type Workload } from "./workload.ts";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
@@ -25,7 +25,15 @@ export interface RunWorkloadDeps {
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
   checkout: CheckoutDeps;
+  /**
+   * Output collection (issue 31): each run's pod gets a token to send its outputs with (minted here,
+   * valid until expiresAt) and collectSeconds past its timeout to send them. Absent: no collection.
+   */
+  outputs?: { collectSeconds: number; mint(runId: string, accountId: string, expiresAt: Date): Promise<string> };
 }
+
+/** Seconds an output token outlives the run's deadline and collection margin: the deadline counts from the Job's start, a little after minting. */
+const OUTPUT_TOKEN_SLACK_SECONDS = 300;
 
 export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus, RunObservation> {
   return {
@@ -49,7 +57,18 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       }
       const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
-      const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, env);
+      const outputs = deps.outputs;
+      const secretValues = outputs
+        ? {
+            ...env,
+            [OUTPUT_TOKEN_KEY]: await outputs.mint(
+              spec.runId,
+              spec.accountId,
+              new Date(Date.now() + (spec.timeoutSeconds + outputs.collectSeconds + OUTPUT_TOKEN_SLACK_SECONDS) * 1000),
+            ),
+          }
+        : env;
+      const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, secretValues);
       return buildRunJob({
         resource: run,
         images: deps.images,
@@ -58,6 +77,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         checkout,
         envNames: Object.keys(env),
         internalUrl: deps.checkout.internalUrl,
+        ...(outputs && { outputCollectSeconds: outputs.collectSeconds }),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },

@@ -200,6 +200,27 @@ export interface EnvironmentPinsTable {
   created_at: CreatedAt;
 }
 
+/** A run's output file (migration 0018): stored whole (object_key, sha256 set) or refused (refused says why, nothing stored). */
+export interface RunOutputsTable {
+  run_id: string;
+  account_id: string;
+  path: string;
+  object_key: string | null;
+  size: ColumnType<string, number, number>;
+  sha256: string | null;
+  content_type: string | null;
+  refused: string | null;
+  stored_at: CreatedAt;
+}
+
+/** What a run's pod uploads its outputs with: a SHA-256 of the token, its run, until when. */
+export interface OutputTokensTable {
+  token_hash: string;
+  run_id: string;
+  account_id: string;
+  expires_at: Date;
+}
+
 /** An environment's definition as the analysis resolved it (the analyzer's environment, snake_case). */
 export interface EnvironmentDefinitionJson {
   toolchains: { name: string; version: string | null; exact: boolean; source: string }[];
@@ -458,6 +479,8 @@ export interface Database {
   account_limits: AccountLimitsTable;
   environments: EnvironmentsTable;
   environment_pins: EnvironmentPinsTable;
+  run_outputs: RunOutputsTable;
+  output_tokens: OutputTokensTable;
   run_log_lines: RunLogLinesTable;
   run_metric_series: RunMetricSeriesTable;
   run_metric_points: RunMetricPointsTable;

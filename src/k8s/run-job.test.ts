@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COMPUTE_TYPES } from "../resources/compute-types.ts";
 import type { RunSpec } from "../resources/run.ts";
-import { buildRunJob, ENTRYPOINT_IN_IMAGE, type RunJobInput } from "./run-job.ts";
+import { buildRunJob, ENTRYPOINT_IN_IMAGE, OUTPUT_TOKEN_KEY, OUTPUTS_IN_IMAGE, type RunJobInput } from "./run-job.ts";
 
 const spec: RunSpec = {
   runId: "0190b1c2-3d4e-7f00-8a1b-2c3d4e5f6a7b",
@@ -191,5 +191,50 @@ describe("buildRunJob", () => {
     expect(p.containers[0]!.resources).toEqual({ requests: preset.requests, limits: preset.limits });
     expect(p.nodeSelector).toEqual(preset.nodeSelector);
     expect(p.tolerations).toEqual(preset.tolerations);
+  });
+});
+
+describe("buildRunJob with output collection", () => {
+  const job = buildRunJob(
+    input({
+      outputCollectSeconds: 90,
+      resource: { metadata: { name: `run-${spec.runId}`, namespace: "codeplane", uid: "uid-1" }, spec: { ...spec, outputPaths: ["results"] } },
+    }),
+  );
+  const pod = job.spec!.template.spec!;
+  const main = pod.containers[0]!;
+  const env = Object.fromEntries(main.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
+
+  it("leaves the margin past the timeout for the runner to send the outputs, and as the grace period of a stopped pod", () => {
+    expect(job.spec!.activeDeadlineSeconds).toBe(600 + 90);
+    expect(pod.terminationGracePeriodSeconds).toBe(90);
+  });
+
+  it("tells the runner where outputs go, which analysed paths to add, its timeout, and the token from the run's Secret", () => {
+    expect(env).toMatchObject({
+      CODEPLANE_OUTPUT_DIR: "/workspace/outputs",
+      CODEPLANE_OUTPUT_PATHS: '["results"]',
+      CODEPLANE_OUTPUT_URL: `http://10.0.0.5:8081/internal/runs/${spec.runId}/outputs`,
+      CODEPLANE_OUTPUT_TOKEN: { secretKeyRef: { name: `run-${spec.runId}`, key: OUTPUT_TOKEN_KEY, optional: false } },
+      CODEPLANE_RUN_TIMEOUT_SECONDS: "600",
+      CODEPLANE_OUTPUT_COLLECT_SECONDS: "90",
+      CODEPLANE_POD_STARTED_FILE: "/codeplane/bin/pod-started",
+    });
+    // After the user's variables, so none of theirs can replace them.
+    const names = main.env!.map((e) => e.name);
+    expect(names.indexOf("CODEPLANE_OUTPUT_DIR")).toBeGreaterThan(names.indexOf("SEED"));
+  });
+
+  it("copies the collector beside the entrypoint and stamps the pod's start", () => {
+    const tools = pod.initContainers!.find((c) => c.name === "tools")!;
+    expect(tools.command!.join(" ")).toContain(OUTPUTS_IN_IMAGE);
+    expect(tools.command!.join(" ")).toContain("pod-started");
+  });
+
+  it("is the Job as before without it", () => {
+    const plain = buildRunJob(input());
+    expect(plain.spec!.activeDeadlineSeconds).toBe(600);
+    expect(plain.spec!.template.spec!.containers[0]!.env!.some((e) => e.name.startsWith("CODEPLANE_OUTPUT"))).toBe(false);
+    expect(plain.spec!.template.spec!.initContainers![0]!.command!.join(" ")).not.toContain("outputs.ts");
   });
 });

@@ -14,6 +14,8 @@ export { SOURCE_DIR, WORKSPACE };
 export const TOOLS_DIR = "/codeplane/bin";
 /** Where the codeplane image keeps the entrypoint that frames stdout and stderr (the @codeplane/runner package). */
 export const ENTRYPOINT_IN_IMAGE = "/app/packages/runner/src/entrypoint.ts";
+/** The output collector the entrypoint loads when a run has an output directory (packages/runner/src/outputs.ts). */
+export const OUTPUTS_IN_IMAGE = "/app/packages/runner/src/outputs.ts";
 
 /** The resource a Job is built for: the Job takes its name and namespace, and is owned by it. */
 export interface JobOwner<Spec> {
@@ -47,9 +49,22 @@ export interface RunJobInput extends WorkloadJobInput<RunSpec> {
   images: { runner: string; codeplane: string; pullPolicy: "Always" | "IfNotPresent" | "Never" };
   /** Names of the run's environment variables, whose values are keys of the workload's Secret. */
   envNames: readonly string[];
-  /** codeplane's internal base URL, where the environment is restored from. */
+  /** codeplane's internal base URL, where the environment is restored from and outputs are sent to. */
   internalUrl: string | null;
+  /**
+   * Seconds past the run's timeout its pod has to send its outputs: the runner stops the command at
+   * the timeout, the Job's deadline is this much later, and it is the pod's termination grace period
+   * (a cancelled run collects too). Absent: no output collection (the Job as before).
+   */
+  outputCollectSeconds?: number;
 }
+
+/** The key of the workload's Secret holding a run's output token (domain/outputs/output-tokens.ts). */
+export const OUTPUT_TOKEN_KEY = "codeplane-output-token";
+/** Where a run writes the files it wants kept ($CODEPLANE_OUTPUT_DIR): on the workspace volume, outside the checkout. */
+export const OUTPUT_DIR = `${WORKSPACE}/outputs`;
+/** Written by the tools container: when the pod started (ms since the epoch), from which the runner counts the run's timeout. */
+export const POD_STARTED_FILE = `${TOOLS_DIR}/pod-started`;
 
 /** The key of the workload's Secret that holds its checkout token (not a variable name, so no user variable can collide). */
 export const CHECKOUT_TOKEN_KEY = "codeplane-checkout-token";
@@ -119,6 +134,20 @@ const baseEnv = (spec: RunSpec) => [
 export function buildRunJob(input: RunJobInput): V1Job {
   const { images, compute } = input;
   const { spec } = input.resource;
+  const collect = input.outputCollectSeconds !== undefined && input.internalUrl ? input.outputCollectSeconds : undefined;
+  // The runner finds its output directory, the paths the analysis listed, where to send them and with what token here.
+  const outputEnv: V1EnvVar[] =
+    collect !== undefined
+      ? [
+          { name: "CODEPLANE_OUTPUT_DIR", value: OUTPUT_DIR },
+          { name: "CODEPLANE_OUTPUT_PATHS", value: JSON.stringify(spec.outputPaths ?? []) },
+          { name: "CODEPLANE_OUTPUT_URL", value: `${input.internalUrl}/internal/runs/${spec.runId}/outputs` },
+          { name: "CODEPLANE_OUTPUT_TOKEN", valueFrom: { secretKeyRef: { name: input.checkout.secretName, key: OUTPUT_TOKEN_KEY, optional: false } } },
+          { name: "CODEPLANE_RUN_TIMEOUT_SECONDS", value: String(spec.timeoutSeconds) },
+          { name: "CODEPLANE_POD_STARTED_FILE", value: POD_STARTED_FILE },
+          { name: "CODEPLANE_OUTPUT_COLLECT_SECONDS", value: String(collect) },
+        ]
+      : [];
   const resources = { requests: { ...compute.requests }, limits: { ...compute.limits } };
   // Each variable by name from the workload's Secret (not envFrom, which would also hand the command the checkout token).
   const userEnv: V1EnvVar[] = input.envNames.map((name) => ({
@@ -129,7 +158,20 @@ export function buildRunJob(input: RunJobInput): V1Job {
     name: "tools",
     image: images.codeplane,
     imagePullPolicy: images.pullPolicy,
-    command: ["node", "-e", `require("node:fs").copyFileSync(${JSON.stringify(ENTRYPOINT_IN_IMAGE)}, ${JSON.stringify(`${TOOLS_DIR}/entrypoint.ts`)})`],
+    command: [
+      "node",
+      "-e",
+      [
+        `const fs = require("node:fs");`,
+        `fs.copyFileSync(${JSON.stringify(ENTRYPOINT_IN_IMAGE)}, ${JSON.stringify(`${TOOLS_DIR}/entrypoint.ts`)});`,
+        ...(collect
+          ? [
+              `fs.copyFileSync(${JSON.stringify(OUTPUTS_IN_IMAGE)}, ${JSON.stringify(`${TOOLS_DIR}/outputs.ts`)});`,
+              `fs.writeFileSync(${JSON.stringify(POD_STARTED_FILE)}, String(Date.now()));`,
+            ]
+          : []),
+      ].join(" "),
+    ],
     resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "500m", memory: "128Mi" } },
     volumeMounts: [{ name: "tools", mountPath: TOOLS_DIR }],
   });
@@ -167,11 +209,11 @@ export function buildRunJob(input: RunJobInput): V1Job {
     image: spec.image ?? images.runner,
     imagePullPolicy: images.pullPolicy,
     command: ["node", `${TOOLS_DIR}/entrypoint.ts`, "--workdir", SOURCE_DIR, "--", ...spec.command],
-    env: [...baseEnv(spec), ...userEnv],
+    env: [...baseEnv(spec), ...userEnv, ...outputEnv],
     resources,
     volumeMounts: mounts,
   });
-  return restrictedJob(RUN_KIND, input, runLabels(spec.accountId, spec.repositoryId, spec.runId), {
+  const job = restrictedJob(RUN_KIND, input, runLabels(spec.accountId, spec.repositoryId, spec.runId), {
     initContainers: [tools, checkout, ...environment],
     containers: [main],
     volumes: [
@@ -180,6 +222,13 @@ export function buildRunJob(input: RunJobInput): V1Job {
       { name: "tmp", emptyDir: {} },
     ],
   });
+  if (collect !== undefined) {
+    // The runner stops the command at the timeout and then sends its outputs: the Job's deadline, and the
+    // grace a stopped (cancelled) pod gets, leave it that long.
+    job.spec!.activeDeadlineSeconds = spec.timeoutSeconds + collect;
+    job.spec!.template.spec!.terminationGracePeriodSeconds = collect;
+  }
+  return job;
 }
 
 /** A container under the restricted security context, whose termination message falls back to its log's end. */

@@ -53,6 +53,11 @@ export const runSpecSchema = z.object({
     .min(1)
     .max(7 * 24 * 3600),
   rerunOf: UUID.optional().meta({ description: "The run this one repeats (POST /v1/runs/{run_id}/rerun)." }),
+  outputPaths: z
+    .array(z.string().min(1).max(1024))
+    .max(256)
+    .optional()
+    .meta({ description: "The analysed experiment's output paths inside the checkout, collected with $CODEPLANE_OUTPUT_DIR when the command ends." }),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;

@@ -371,6 +371,7 @@ describe.concurrent("entrypoint", () => {
     const specifiers = [...source.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
     expect(specifiers.length).toBeGreaterThan(0);
     expect(specifiers.filter((s) => !s?.startsWith("node:"))).toEqual([]);
-    expect(source).not.toMatch(/\bimport\s*\(/);
+    // One load is allowed: outputs.ts, copied beside it only into pods that collect outputs, and loaded only then.
+    expect(source.replaceAll('import("./outputs.ts")', "")).not.toMatch(/\bimport\s*\(/);
   });
 });

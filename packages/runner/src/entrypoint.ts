@@ -34,9 +34,21 @@
  * Exit status: the child's, or 128 + n when it died of signal n; 127 when the command is not
  * found, 126 when it cannot be executed; 125 when this program is misused (like env(1)).
  * The last frame is always the exit frame.
+ *
+ * Output files (issue 31): when the pod gives the run an output directory ($CODEPLANE_OUTPUT_DIR,
+ * with $CODEPLANE_OUTPUT_URL and $CODEPLANE_OUTPUT_TOKEN), this program makes the directory, hands
+ * the command neither the URL nor the token, and once the command has ended (and its output is
+ * drained) sends the files with outputs.ts, loaded only then, before the exit frame; what it says
+ * about them are stderr lines. It enforces the run's timeout itself ($CODEPLANE_RUN_TIMEOUT_SECONDS,
+ * counted from $CODEPLANE_POD_STARTED_FILE, which the pod's first container writes): the command is
+ * stopped (SIGTERM, SIGKILL STOP_GRACE_MS later) at the timeout, its outputs are sent within the
+ * margin the Job's later deadline leaves ($CODEPLANE_OUTPUT_COLLECT_SECONDS), and the container's
+ * termination message says "codeplane: timed out" so the run still reads as timed out. On SIGTERM
+ * (the run cancelled, its pod stopped) the command gets the signal, then SIGKILL STOP_GRACE_MS later,
+ * and the outputs are sent within the pod's grace period (the same margin).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, fstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +64,34 @@ const FRAME_OVERHEAD = 5 + 16 + 4 + 24 + 1 + 2 + 1;
 // stop reading once they have been quiet this long rather than holding the run open.
 const DRAIN_IDLE_MS = 1000;
 const FORWARDED_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+// A command stopped for its timeout or a cancellation gets this long after SIGTERM before SIGKILL.
+const STOP_GRACE_MS = 5000;
+// Time kept back from the collection margin: the Job's deadline counts from before the pod started.
+const COLLECT_HEADROOM_MS = 15_000;
+
+interface OutputCollection {
+  /** When the command is stopped for its timeout, ms since the epoch; null: no timeout here. */
+  killAt: number | null;
+  /** How long collection may take, ms. */
+  collectMs: number;
+}
+
+/** The run's output collection, from the environment the pod sets; null when it has none. */
+function outputCollection(): OutputCollection | null {
+  const env = process.env;
+  if (!env.CODEPLANE_OUTPUT_DIR || !env.CODEPLANE_OUTPUT_URL || !env.CODEPLANE_OUTPUT_TOKEN) return null;
+  const collect = Number(env.CODEPLANE_OUTPUT_COLLECT_SECONDS ?? "60");
+  const collectMs = Math.max(5000, (Number.isFinite(collect) ? collect : 60) * 1000 - COLLECT_HEADROOM_MS);
+  const timeout = Number(env.CODEPLANE_RUN_TIMEOUT_SECONDS);
+  let started = Date.now();
+  try {
+    const written = Number(readFileSync(env.CODEPLANE_POD_STARTED_FILE ?? "", "utf8").trim());
+    if (Number.isSafeInteger(written) && written > 0 && written <= started) started = written;
+  } catch {
+    // no start file: count from now
+  }
+  return { killAt: Number.isFinite(timeout) && timeout > 0 ? started + timeout * 1000 : null, collectMs };
+}
 
 type LineKind = "o" | "e";
 
@@ -333,13 +373,28 @@ function main(): void {
   }
 
   const command = argv[0] as string;
+  const outputs = outputCollection();
+  let childEnv: NodeJS.ProcessEnv | undefined;
+  if (outputs) {
+    try {
+      mkdirSync(process.env.CODEPLANE_OUTPUT_DIR!, { recursive: true });
+    } catch {
+      // the command will find out; collection sends what is there
+    }
+    // The command needs neither where the outputs go nor the token they are sent with.
+    childEnv = { ...process.env };
+    delete childEnv.CODEPLANE_OUTPUT_URL;
+    delete childEnv.CODEPLANE_OUTPUT_TOKEN;
+    delete childEnv.CODEPLANE_POD_STARTED_FILE;
+  }
   const fifos = openFifos();
   const metricsPlace = metricsFile();
   const metricsPath = metricsPlace?.path;
   const metrics = metricsPath ? new MetricsTail(metricsPath) : null;
+  const env = metricsPath ? { ...(childEnv ?? process.env), CODEPLANE_METRICS_FILE: metricsPath } : childEnv;
   const child = spawn(command, argv.slice(1), {
     cwd,
-    env: metricsPath ? { ...process.env, CODEPLANE_METRICS_FILE: metricsPath } : process.env,
+    ...(env && { env }),
     stdio: ["ignore", fifos ? fifos[0].write : "pipe", fifos ? fifos[1].write : "pipe"],
   });
   if (fifos) for (const f of fifos) closeSync(f.write);
@@ -384,15 +439,61 @@ function main(): void {
     : undefined;
   metricsTimer?.unref();
 
+  let timedOut = false;
+  let stopping: NodeJS.Timeout | undefined;
+  let collectBy: number | null = null;
+  /** Stops the command for its timeout or a cancellation: SIGTERM now, SIGKILL if it is still there STOP_GRACE_MS later. */
+  const stop = (signal: NodeJS.Signals): void => {
+    if (child.pid === undefined || exit !== null) return;
+    child.kill(signal);
+    if (!stopping) stopping = setTimeout(() => exit === null && child.kill("SIGKILL"), STOP_GRACE_MS);
+  };
+  let deadline: NodeJS.Timeout | undefined;
+  if (outputs?.killAt != null) {
+    deadline = setTimeout(
+      () => {
+        timedOut = true;
+        collectBy = Date.now() + outputs.collectMs;
+        stop("SIGTERM");
+      },
+      Math.max(0, outputs.killAt - Date.now()),
+    );
+  }
+  let collecting = false;
   const maybeFinish = (): void => {
     if (exit === null || open > 0) return;
     if (idle) clearTimeout(idle);
+    if (deadline) clearTimeout(deadline);
+    if (stopping) clearTimeout(stopping);
     if (metricsTimer) clearInterval(metricsTimer);
-    // The records appended last go before the exit frame, which is always the last.
-    const last: string[] = [];
-    metrics?.end(last);
-    if (metricsPlace?.made) rmSync(metricsPlace.made, { recursive: true, force: true });
-    finish(last.join("") + encodeExit(exit.code, exit.signal), exit.code);
+    const ended = exit;
+    // The metrics records appended last go before the exit frame, which is always the last.
+    const finishWithMetrics = (): void => {
+      const last: string[] = [];
+      metrics?.end(last);
+      if (metricsPlace?.made) rmSync(metricsPlace.made, { recursive: true, force: true });
+      finish(last.join("") + encodeExit(ended.code, ended.signal), ended.code);
+    };
+    if (!outputs) return finishWithMetrics();
+    if (collecting) return;
+    collecting = true;
+    const say = (line: string) => write([encodeLine("e", line, false)]);
+    const by = collectBy ?? Date.now() + outputs.collectMs;
+    // Loaded only now, and only here: a pod whose Job predates outputs has no outputs.ts beside this file.
+    import("./outputs.ts")
+      .then((m) => m.collectFromEnv(cwd, by, say))
+      .catch((err: unknown) => say(`codeplane: the outputs could not be sent: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => {
+        if (timedOut) {
+          say(`codeplane: timed out after ${process.env.CODEPLANE_RUN_TIMEOUT_SECONDS}s`);
+          try {
+            writeFileSync("/dev/termination-log", `codeplane: timed out after ${process.env.CODEPLANE_RUN_TIMEOUT_SECONDS}s`);
+          } catch {
+            // not in a pod
+          }
+        }
+        finishWithMetrics();
+      });
   };
 
   streams.forEach((stream, i) => {
@@ -437,6 +538,12 @@ function main(): void {
 
   for (const signal of FORWARDED_SIGNALS) {
     process.on(signal, () => {
+      if (outputs && signal === "SIGTERM") {
+        // The pod is being stopped (a cancellation, or the Job's deadline): the grace period is for the outputs.
+        collectBy = Math.min(collectBy ?? Infinity, Date.now() + outputs.collectMs);
+        stop("SIGTERM");
+        return;
+      }
       if (child.pid !== undefined && exit === null) child.kill(signal);
     });
   }

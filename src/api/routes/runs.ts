@@ -9,6 +9,7 @@ import type { RunService } from "../../domain/runs/runs.ts";
 import { createRunSchema, listRunsQuerySchema, metricsSchema, rerunSchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
 import type { Run } from "../../domain/runs/runs.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
+import type { OutputService } from "../../domain/outputs/outputs.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
 import {
@@ -63,7 +64,7 @@ async function created(ctx: Context, db: Db, runs: RunService, accountId: string
   return { status: 201, body: result.run };
 }
 
-export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub): void {
+export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub, outputs?: Pick<OutputService, "deleteForRun">): void {
   routes.add({
     method: "post",
     path: "/v1/repositories/{repository_id}/{commit_hash}/runs",
@@ -203,7 +204,8 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     path: "/v1/runs/{run_id}/cancel",
     operationId: "cancelRun",
     summary: "Cancel a run",
-    description: "Answers 202 with the run as it is now; its pod is stopped (10 s grace period) and the status becomes `cancelled` within seconds.",
+    description:
+      "Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files, within the operator's collection margin.",
     tag: "Runs",
     scope: "runs:write",
     params: runParam,
@@ -221,13 +223,15 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     path: "/v1/runs/{run_id}",
     operationId: "deleteRun",
     summary: "Delete a run",
-    description: "Stops it if it is still going, and removes its resource, Job, pods, Secret, row and stored logs.",
+    description: "Stops it if it is still going, and removes its resource, Job, pods, Secret, row, stored logs and output files.",
     tag: "Runs",
     scope: "runs:write",
     params: runParam,
     responses: { 204: { description: "Deleted." }, 404: runNotFound, 503: unavailable },
     handler: async (_ctx, { params, principal }) => {
       await runs.delete(db, principal.accountId, params.run_id);
+      // Its output files at once (the sweeper removes those of runs gone by any other path).
+      await outputs?.deleteForRun(db, params.run_id);
       return { status: 204 };
     },
   });

@@ -16,6 +16,7 @@ import * as m0014 from "./0014_run_timeline.ts";
 import * as m0015 from "./0015_environment_pins.ts";
 import * as m0016 from "./0016_notifications.ts";
 import * as m0017 from "./0017_results.ts";
+import * as m0018 from "./0018_run_outputs.ts";
 import * as m0019 from "./0019_limits.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "0015_environment_pins": m0015,
   "0016_notifications": m0016,
   "0017_results": m0017,
+  "0018_run_outputs": m0018,
   "0019_limits": m0019,
 };
 

@@ -18,6 +18,7 @@ import { findRun, listRuns, queuePositions, RUN_ROWS, toRun, type RunFilter } fr
 import type { CreateRunInput, Run } from "./runs.schemas.ts";
 import type { AnalysedExperiment } from "../analyses/analyses.ts";
 import { buildExperimentCommand } from "../analyses/experiment-command.ts";
+import { collectableOutputPaths } from "../outputs/output-paths.ts";
 import type { EnvironmentService } from "../environments/environments.ts";
 import type { AnalyzedEnvironment } from "../environments/resolve.ts";
 
@@ -87,14 +88,15 @@ export class RunService {
     let command = input.command;
     let experimentId: string | undefined;
     let parameters: RunSpec["parameters"];
+    let outputPaths: string[] = [];
     if (input.analyzed_experiment !== undefined) {
       const built = await this.#experimentCommand(db, accountId, repo.id, commitHash, input.analyzed_experiment, input.parameters ?? {});
-      ({ command, parameters } = built);
+      ({ command, parameters, outputPaths } = built);
       experimentId = input.analyzed_experiment;
     }
     // Over the account's waiting limit: 429, before anything is created (domain/limits).
     const runId = await withinWaitingLimit(db, accountId, this.#deps.limits ?? NO_LIMITS, (db) =>
-      this.#launch(db, accountId, repo, commitHash, computeType, timeout, command!, experimentId, parameters, input, origin),
+      this.#launch(db, accountId, repo, commitHash, computeType, timeout, command!, experimentId, parameters, outputPaths, input, origin),
     );
     return this.get(db, accountId, runId);
   }
@@ -110,6 +112,7 @@ export class RunService {
     command: string[],
     experimentId: string | undefined,
     parameters: RunSpec["parameters"],
+    outputPaths: string[],
     input: CreateRunInput,
     origin: { rerunOf?: string },
   ): Promise<string> {
@@ -133,6 +136,7 @@ export class RunService {
       ...(plan.environment && { environment: plan.environment }),
       timeoutSeconds: timeout,
       ...(origin.rerunOf !== undefined && { rerunOf: origin.rerunOf }),
+      ...(outputPaths.length > 0 && { outputPaths }),
     };
     // The resource is the source of truth and is written first; if this
     // process dies before the row, the controller writes the row from it.
@@ -220,6 +224,7 @@ export class RunService {
         },
       ]);
     }
-    return built;
+    // The experiment's analysed outputs inside the checkout are collected with $CODEPLANE_OUTPUT_DIR.
+    return { ...built, outputPaths: collectableOutputPaths(found.experiment.outputs) };
   }
 }
