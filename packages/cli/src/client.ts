@@ -1,5 +1,5 @@
 import type { Credential, Store, Target } from "./config.ts";
-import { ApiError, CliError, EXIT, NetworkError } from "./errors.ts";
+import { ApiError, CliError, EXIT, NetworkError, oauthMessage } from "./errors.ts";
 
 // The API over fetch: the bearer credential, an OAuth access token refreshed
 // when it has expired (or is refused once), errors as ApiError with the
@@ -104,7 +104,7 @@ export class Client {
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok) {
       throw new CliError(
-        `the sign-in to ${this.target.url} has ended (${String(body.error_description ?? body.error ?? res.status)}): run \`cpl login ${this.target.url}\` again`,
+        `the sign-in to ${this.target.url} has ended (${oauthMessage(body, res.status)}): run \`cpl login ${this.target.url}\` again`,
         EXIT.auth,
       );
     }

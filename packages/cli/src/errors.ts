@@ -65,3 +65,9 @@ export class ApiError extends CliError {
     this.detail = detail;
   }
 }
+
+/** The message of an OAuth error body (`error_description`, else `error`), or of the API's `detail`. */
+export function oauthMessage(body: Record<string, unknown>, fallback: string | number): string {
+  for (const k of ["error_description", "error", "detail"]) if (typeof body[k] === "string" && body[k]) return body[k];
+  return String(fallback);
+}

@@ -57,7 +57,8 @@ export function processIo(): Io {
   };
 }
 
-export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+/** `--help`, `help [command]` and `version`: answered without parsing anything else; null for any other command line. */
+function answerAlone(argv: readonly string[], io: Io): number | null {
   if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
     const topic = argv[0] === "help" && argv[1] ? findCommand(argv.slice(1)) : null;
     io.stdout.write(topic && "command" in topic ? commandHelp(topic.command) : mainHelp(topic && "group" in topic ? topic.group : undefined));
@@ -67,45 +68,56 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     io.stdout.write(`cpl ${VERSION}\n`);
     return EXIT.ok;
   }
-  // Options given before the command (`cpl -o json runs ls`) move after its words.
-  const leading: string[] = [];
+  return null;
+}
+
+/** Options given before the command (`cpl -o json runs ls`): they move after its words. */
+function splitLeading(argv: readonly string[]): { leading: string[]; words: string[] } {
   let i = 0;
-  while (i < argv.length && argv[i]!.startsWith("-") && argv[i] !== "--") {
-    const takesValue = /^(-o|--output|--context)$/.test(argv[i]!);
-    leading.push(...argv.slice(i, i + (takesValue ? 2 : 1)));
-    i += takesValue ? 2 : 1;
+  while (i < argv.length && argv[i]!.startsWith("-") && argv[i] !== "--") i += /^(-o|--output|--context)$/.test(argv[i]!) ? 2 : 1;
+  return { leading: argv.slice(0, i), words: argv.slice(i) };
+}
+
+function unknownCommand(argv: readonly string[], group: string | null, io: Io): number {
+  const words = group ? argv.slice(0, 2).join(" ") : (argv[0] ?? "");
+  const candidates = group ? COMMANDS.map((c) => c.words.join(" ")).filter((n) => n.startsWith(`${group} `)) : [...new Set(COMMANDS.map((c) => c.words[0]!))];
+  const near = closest(words, candidates);
+  if (group && argv.length === 1) io.stderr.write(`cpl ${group}: give one of its commands\n`);
+  else
+    io.stderr.write(`cpl: unknown command ${JSON.stringify(words)}${near.length ? ` (did you mean ${near.slice(0, 3).join(", ")}?)` : ""}; see cpl --help\n`);
+  if (group) io.stderr.write(`\n${mainHelp(group)}`);
+  return EXIT.usage;
+}
+
+/** The command's arguments parsed and counted; a UsageError for anything wrong. */
+function parseFor(command: CommandSpec, argv: readonly string[]): Parsed {
+  const parsed = parseArgs(argv, [...command.options, ...GLOBAL_OPTIONS], { passthrough: command.passthrough ?? false });
+  const n = parsed.positionals.length;
+  if (!parsed.options.help && (n < command.min || n > command.max)) {
+    throw new UsageError(n < command.min ? `missing arguments: ${command.args}` : `too many arguments (takes ${command.args || "none"})`);
   }
-  argv = argv.slice(i);
-  const found = findCommand(argv);
-  if (!found || "group" in found) {
-    const words = found ? argv.slice(0, 2).join(" ") : (argv[0] ?? "");
-    const names = COMMANDS.map((c) => c.words.join(" "));
-    const near = closest(words, found ? names.filter((n) => n.startsWith(`${found.group} `)) : [...new Set(COMMANDS.map((c) => c.words[0]!))]);
-    if (found && argv.length === 1) io.stderr.write(`cpl ${found.group}: give one of its commands\n`);
-    else
-      io.stderr.write(`cpl: unknown command ${JSON.stringify(words)}${near.length ? ` (did you mean ${near.slice(0, 3).join(", ")}?)` : ""}; see cpl --help\n`);
-    if (found) io.stderr.write(`\n${mainHelp(found.group)}`);
-    return EXIT.usage;
-  }
+  return parsed;
+}
+
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  const alone = answerAlone(argv, io);
+  if (alone !== null) return alone;
+  const { leading, words } = splitLeading(argv);
+  const found = findCommand(words);
+  if (!found || "group" in found) return unknownCommand(words, found ? found.group : null, io);
   const { command } = found;
-  const rest = [...leading, ...argv.slice(found.used)];
   let parsed: Parsed;
   try {
-    parsed = parseArgs(rest, [...command.options, ...GLOBAL_OPTIONS], { passthrough: command.passthrough ?? false });
-    if (parsed.options.help) {
-      io.stdout.write(commandHelp(command));
-      return EXIT.ok;
-    }
-    const n = parsed.positionals.length;
-    if (n < command.min || n > command.max) {
-      throw new UsageError(n < command.min ? `missing arguments: ${command.args}` : `too many arguments (takes ${command.args || "none"})`);
-    }
+    parsed = parseFor(command, [...leading, ...words.slice(found.used)]);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.stderr.write(
-      `cpl ${command.words.join(" ")}: ${err.message}\nUsage: cpl ${[...command.words, command.args].filter(Boolean).join(" ")} [options] (see --help)\n`,
-    );
+    const name = command.words.join(" ");
+    io.stderr.write(`cpl ${name}: ${err.message}\nUsage: cpl ${[name, command.args].filter(Boolean).join(" ")} [options] (see --help)\n`);
     return EXIT.usage;
+  }
+  if (parsed.options.help) {
+    io.stdout.write(commandHelp(command));
+    return EXIT.ok;
   }
   return runCommand(command, parsed, io);
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { hostname } from "node:os";
 import type { Credential } from "./config.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { CliError, EXIT, oauthMessage } from "./errors.ts";
 
 // Signing in in the browser, as a native app does (RFC 8252): discovery
 // (RFC 8414), a public client registered for this sign-in (RFC 7591,
@@ -25,7 +25,7 @@ const b64url = (buf: Buffer) => buf.toString("base64url");
 async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
   const out = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) throw new CliError(`${url}: ${res.status} ${String(out.error_description ?? out.error ?? out.detail ?? "")}`);
+  if (!res.ok) throw new CliError(`${url}: ${res.status} ${oauthMessage(out, "")}`);
   return out;
 }
 
@@ -36,7 +36,7 @@ async function postForm(url: string, form: Record<string, string>): Promise<Reco
     body: new URLSearchParams(form).toString(),
   });
   const out = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) throw new CliError(`${url}: ${res.status} ${String(out.error_description ?? out.error ?? "")}`);
+  if (!res.ok) throw new CliError(`${url}: ${res.status} ${oauthMessage(out, "")}`);
   return out;
 }
 

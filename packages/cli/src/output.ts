@@ -28,7 +28,7 @@ function cellText(v: unknown): string {
   if (Array.isArray(v)) return v.length ? v.map(cellText).join(",") : "-";
   if (typeof v === "object") return JSON.stringify(v);
   // One line per row: a newline in a value would break the table.
-  return String(v as string | number | boolean).replace(/[\r\n\t]+/g, " ");
+  return (typeof v === "string" ? v : JSON.stringify(v)).replace(/[\r\n\t]+/g, " ");
 }
 
 /** Rows as a table: upper-case headers, columns two spaces apart, the last one not padded. */
