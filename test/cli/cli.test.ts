@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../packages/cli/src/main.ts";
+import { main } from "@codeplane/cli";
 import { cpl, cplEnv } from "../helpers/cpl.ts";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";

@@ -36,19 +36,21 @@ const MODULES: Record<CommandSpec["module"], () => Promise<Record<string, unknow
 };
 
 export function processIo(): Io {
-  const controller = new AbortController();
-  let interrupted = false;
-  process.on("SIGINT", () => {
-    // The first Ctrl-C stops what is being followed; a second one ends the process at once.
-    if (interrupted) process.exit(EXIT.interrupted);
-    interrupted = true;
-    controller.abort();
-  });
+  let controller: AbortController | undefined;
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    signal: controller.signal,
+    // Ctrl-C is caught only by the commands that look at the signal (following a run, waiting for
+    // an analysis, signing in): the first stops what they wait for, a second ends the process at
+    // once. Every other command ends at the first, as a program does by default.
+    get signal() {
+      if (!controller) {
+        const c = (controller = new AbortController());
+        process.on("SIGINT", () => (c.signal.aborted ? process.exit(EXIT.interrupted) : c.abort()));
+      }
+      return controller.signal;
+    },
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);
@@ -155,7 +157,6 @@ async function runCommand(command: CommandSpec, parsed: Parsed, io: Io): Promise
       io.stderr.write(`cpl: ${err.message}${hint}\n`);
       return err.exitCode;
     }
-    if (io.signal?.aborted) return EXIT.interrupted;
     throw err;
   }
 }

@@ -87,7 +87,10 @@ export async function analyze(ctx: Ctx): Promise<number> {
         else if (ev.event === "status") ctx.io.stderr.write(`analysis ${(JSON.parse(ev.data) as { status: string }).status}\n`);
       },
     });
-    if (ctx.io.signal?.aborted) return EXIT.interrupted;
+    if (ctx.io.signal?.aborted) {
+      ctx.io.stderr.write("cpl: stopped waiting; the analysis goes on\n");
+      return EXIT.interrupted;
+    }
     analysis = await client.get<Analysis>(byCommit);
   }
   ctx.io.stdout.write(ctx.output === "json" ? json(analysis) : renderAnalysis(analysis));
