@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -138,5 +139,21 @@ describe("completion", () => {
     expect(script).toContain('compgen -W "table json"');
     expect(script).toContain("complete -o default -F _cpl cpl");
     expect(zshScript()).toMatch(/^#compdef cpl\n/);
+  });
+
+  it("completes in bash: commands, subcommands, options, choices, and nothing after --", () => {
+    const complete = (...words: string[]) =>
+      execFileSync(
+        "bash",
+        ["-c", `${bashScript()}\nCOMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _cpl; echo "\${COMPREPLY[*]}"`, "bash", ...words],
+        {
+          encoding: "utf8",
+        },
+      ).trim();
+    expect(complete("cpl", "ru")).toBe("run runs");
+    expect(complete("cpl", "runs", "")).toBe("ls get cancel");
+    expect(complete("cpl", "runs", "ls", "--st")).toBe("--status");
+    expect(complete("cpl", "run", "repo", "-o", "")).toBe("table json");
+    expect(complete("cpl", "run", "repo", "--", "python3", "--f")).toBe("");
   });
 });
