@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "@codeplane/cli";
-import { cpl, cplEnv } from "../helpers/cpl.ts";
+import { cpl, cplEnv, spawnCpl } from "../helpers/cpl.ts";
 import { createFixtureRepo, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { FormBrowser, signInAndDecide } from "../oauth/helpers.ts";
@@ -90,6 +90,15 @@ describe("cpl repos, files, keys and variables", () => {
     expect(missing.stderr).toMatch(/404/);
     const atFeature = await cpl(["files", "cat", "fixture", "feature.txt", "-r", "feature"], env);
     expect(atFeature.code).toBe(0);
+    // A binary file's bytes as they are (sent as base64), and a 300 KiB text file whole.
+    const png = spawnCpl(["files", "cat", "fixture", "image.png"], env);
+    const bytes: Buffer[] = [];
+    png.proc.stdout!.removeAllListeners("data").setEncoding("binary");
+    png.proc.stdout!.on("data", (chunk: string) => bytes.push(Buffer.from(chunk, "binary")));
+    expect((await png.done).code).toBe(0);
+    expect(Buffer.concat(bytes).equals(fixture.files["image.png"] as Buffer)).toBe(true);
+    const large = await cpl(["files", "cat", "fixture", "large.txt"], env);
+    expect(large).toEqual({ code: 0, stdout: fixture.files["large.txt"], stderr: "" });
     const unknownRepo = await cpl(["files", "ls", "nope"], env);
     expect(unknownRepo).toMatchObject({ code: 4, stderr: 'cpl: no repository named "nope" (cpl repos ls lists them)\n' });
   });
@@ -137,6 +146,9 @@ describe("cpl runs", () => {
     const run = await cpl(["run", "fixture", "--", "python3", "-c", "print(1)"], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/503 .*Kubernetes/);
+    const analyze = await cpl(["analyze", "fixture"], env);
+    expect(analyze.code).toBe(1);
+    expect(analyze.stderr).toMatch(/^cpl: POST \/v1\/repositories\/[0-9a-f-]+\/analysis\/main: 503 .*Kubernetes/);
     const badRef = await cpl(["run", "fixture", "no-such-branch", "--", "true"], env);
     expect(badRef.code).not.toBe(0);
     expect(badRef.stderr).toMatch(/^cpl: POST \/v1\/repositories\/[0-9a-f-]+\/no-such-branch\/runs: \d{3} /);
