@@ -12,7 +12,7 @@ STAMP := node_modules/.install-stamp
 # CODEPLANE_RUN_EGRESS_ALLOW and CODEPLANE_RUN_PREPROCESS_ENV, each kept when already set).
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-sse bench-analyze bench-memory crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-sse bench-analyze bench-memory bench-cli crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -114,6 +114,9 @@ bench-sse: $(STAMP) ## Run the SSE fan-out benchmark (bench/sse-fanout.ts; needs
 
 bench-memory: $(STAMP) ## Run the idle memory benchmark (bench/idle-memory.ts; with the controller too when a cluster is up)
 	npm run bench:memory
+
+bench-cli: $(STAMP) ## Time the user CLI's start-up against a bare node (bench/cli-startup.ts; no server needed)
+	npm run bench:cli
 
 crds: $(STAMP) ## Regenerate crds/ from the zod schemas in src/resources
 	npm run crds

@@ -14,13 +14,13 @@ import { describe, expect, it } from "vitest";
 
 const PACKAGES = path.resolve(import.meta.dirname, "../packages");
 
-/** The folders of a package whose files ship or run: its sources and, where it has one, its benchmark. */
-const CHECKED = ["src", "bench"];
+/** The folders of a package whose files ship or run: its sources and, where it has them, its benchmark and launchers. */
+const CHECKED = ["src", "bench", "bin"];
 
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+    e.isDirectory() ? files(path.join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) ? [path.join(dir, e.name)] : [],
   );
 }
 
@@ -55,6 +55,13 @@ describe("the workspace packages", () => {
     expect(found).toEqual([]);
   });
 
+  // The user CLI (cpl) talks to the server over HTTP only: no dependency at all, so it
+  // can never load the service's modules (or anything heavy) on start.
+  it("the CLI package declares no dependencies: it imports node:* and its own files only", () => {
+    const manifest = JSON.parse(readFileSync(path.join(PACKAGES, "cli", "package.json"), "utf8")) as Manifest;
+    expect({ ...manifest.dependencies, ...manifest.devDependencies, ...manifest.peerDependencies }).toEqual({});
+  });
+
   const pkg = path.join(PACKAGES, "example");
   it.each([
     ["src/a.ts", 'import { b } from "./b.ts";', false],
@@ -66,6 +73,8 @@ describe("the workspace packages", () => {
     ["src/a.test.ts", 'import { it } from "vitest";', false],
     ["src/a.test.ts", 'import { FrameReader } from "@codeplane/frames";', false],
     ["src/a.test.ts", 'import { analyze } from "@codeplane/analyzer";', true],
+    ["bin/cpl.mjs", 'import { main } from "../src/main.ts";', false],
+    ["bin/cpl.mjs", 'import { startService } from "../../../src/service.ts";', true],
   ])("%s with %s leaves the package: %s", (file, source, leaves) => {
     const manifest: Manifest = { dependencies: { zod: "^4" }, devDependencies: { "@codeplane/frames": "0.1.0" } };
     expect(leaving(pkg, manifest, path.join(pkg, file), source).length > 0).toBe(leaves);
