@@ -284,12 +284,22 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);
     expect(await page.locator("#log .l").first().textContent()).toBe("110:00:00.123step 1 done");
     await page.locator("#log-filter").selectOption("stderr");
+    await page.locator("#log-info", { hasText: /^10 stderr lines ·/ }).waitFor();
     expect(await page.locator("#log .l").count()).toBe(10);
     await page.locator("#log-filter").selectOption("both");
-    await page.locator("#log-search").fill("step 2");
-    expect(await page.locator("#log .l").count()).toBe(8); // step 2, and 20 to 29 but the stderr lines 21, 24, 27
+    await page.locator("#log-info", { hasText: /^30 lines ·/ }).waitFor();
+    // Search is the server's, over the whole log: matches are highlighted and jumped to, nothing is hidden.
+    await page.locator("#log-search").fill("STEP 2");
+    await page.locator("#log-search-info", { hasText: "match 1 of 8, line 2" }).waitFor(); // step 2, and 20 to 29 but the stderr lines 21, 24, 27
+    expect(await page.locator("#log .l").count()).toBe(30);
     expect(await page.locator("#log mark").first().textContent()).toBe("step 2");
+    await page.locator("#log-search-next").click();
+    await page.locator("#log-search-info", { hasText: "match 2 of 8, line 20" }).waitFor();
+    expect(await page.locator("#log .l.current").getAttribute("data-seq")).toBe("20");
+    // Axe-core with a match highlighted: its colours stay readable inside ANSI colours.
+    expect(await axe(page)).toEqual([]);
     await page.locator("#log-search").fill("");
+    await expect.poll(() => page.locator("#log mark").count(), { timeout: UI_WAIT_MS }).toBe(0);
     await page.locator("#log-ts").uncheck();
     expect(await page.locator("#log .l .t").first().isVisible()).toBe(false);
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-stderr").click()]);

@@ -146,7 +146,12 @@ export async function runPage(id: string): Promise<void> {
     run = { ...run, timeline, start_time: at("started") ?? run.start_time, close_time: at("ended") ?? run.close_time };
     renderHead();
   };
+  const anchor = /#L(\d+)$/.exec(location.hash);
   const view = new LogView(id, {
+    line: anchor ? Number(anchor[1]) : null,
+    // replaceState, not the hash: a hashchange would draw the page again.
+    onAnchor: (seq) => history.replaceState(null, "", `#/runs/${seg(id)}#L${seq}`),
+    exitCode: () => run.exit_code,
     onStatus: () => void refresh(),
     onSetup: (line) => setup?.add(line),
     onTimeline,
