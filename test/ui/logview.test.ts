@@ -178,6 +178,39 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.locator("#L1").waitFor();
   });
 
+  it("keeps the header on cancelled when the cancel response, older than the streamed status, comes after it", async () => {
+    const id = await insertRunRow(t.svc.db, { accountId: t.alice.accountId, repositoryId: t.repoId, status: "running" });
+    // What POST /cancel answers: the run as it was when the cancel was asked for (this service has no cluster to
+    // cancel on, so the test answers for it, in that form, and holds the answer until the stream has said more).
+    const asked = await (await t.alice.api(`/v1/runs/${id}`)).json();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/v1/runs/${id}/cancel`, async (route) => {
+      await held;
+      await route.fulfill({ status: 202, contentType: "application/json", body: JSON.stringify(asked) });
+    });
+    // The page's reads of the run, to know when none is in flight any more.
+    let reading = 0;
+    const isRead = (r: { url(): string; method(): string }) => r.method() === "GET" && new URL(r.url()).pathname === `/v1/runs/${id}`;
+    page.on("request", (r) => void (isRead(r) && reading++));
+    page.on("requestfinished", (r) => void (isRead(r) && reading--));
+    page.on("requestfailed", (r) => void (isRead(r) && reading--));
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}`);
+    await page.locator("#run-head [data-status=running]").waitFor();
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    // Meanwhile the run is cancelled, as the controller records it; the stream says so and the header follows.
+    await t.svc.db.updateTable("runs").set({ status: "cancelled", status_rank: 3, close_time: new Date(), logs_complete: true }).where("id", "=", id).execute();
+    await page.locator("#run-head [data-status=cancelled]").waitFor();
+    await page.locator("#log-state", { hasText: "ended: cancelled" }).waitFor();
+    // Every read the stream's events started has been answered: the cancel response is the last word.
+    await expect.poll(() => reading, { timeout: UI_WAIT_MS }).toBe(0);
+    release();
+    await page.locator("#cancel-note", { hasText: "Cancellation requested" }).waitFor();
+    expect(await page.locator("#run-head [data-status]").first().getAttribute("data-status")).toBe("cancelled");
+    expect(await page.getByRole("button", { name: "Cancel run" }).count()).toBe(0);
+    await page.unroute(`**/v1/runs/${id}/cancel`);
+  });
+
   it("passes axe-core and saw no console error, page error or CSP violation", async () => {
     await page.evaluate(AXE);
     const found = await page.evaluate<{ id: string; impact: string; nodes: string[] }[]>(

@@ -6,6 +6,7 @@ import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
 import { elapsed, phaseSection, tick } from "./phaseview.ts";
+import { newerRun, withStatus } from "./runstate.ts";
 import { SetupLog } from "./setuplog.ts";
 
 interface Run {
@@ -85,7 +86,8 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
 
 export async function runPage(id: string): Promise<void> {
   let run = await api<Run>(`/v1/runs/${seg(id)}`);
-  const head = h("div", {});
+  const head = h("div", { id: "run-head" });
+  let cancelAskedAt: string | null = null;
   const phases = h("div", {});
   let shownPhases = "";
   const renderHead = () => {
@@ -105,6 +107,7 @@ export async function runPage(id: string): Promise<void> {
       ),
       h("p", {}, run.experiment_id ? `experiment ${run.experiment_id} ` : "", h("code", {}, run.run_config.command.join(" "))),
       run.error ? h("p", { class: "error" }, run.error) : "",
+      cancelAskedAt ? h("p", { id: "cancel-note", role: "status" }, `Cancellation requested at ${cancelAskedAt}.`) : "",
       FINISHED.has(run.status)
         ? ""
         : h(
@@ -112,7 +115,11 @@ export async function runPage(id: string): Promise<void> {
             {
               type: "button",
               onclick: async () => {
-                run = await api<Run>(`/v1/runs/${seg(id)}/cancel`, { method: "POST" });
+                // The answer is the run as it was when the cancel was asked for: the stream may have said more since.
+                // (Awaited first: `run` must be read when the answer comes, not when the cancel was asked for.)
+                const answer = await api<Run>(`/v1/runs/${seg(id)}/cancel`, { method: "POST" });
+                run = newerRun(run, answer);
+                cancelAskedAt = new Date().toLocaleTimeString();
                 renderHead();
               },
             },
@@ -131,12 +138,11 @@ export async function runPage(id: string): Promise<void> {
   const setup = env?.key
     ? new SetupLog(id, env.cache === "hit" ? "Restored from the cache: open to read the output of the build it reuses." : "Open to read the install's output.")
     : null;
-  // The newest timeline, whichever brought it: the stream's snapshots and a read of the run may
-  // cross (a read answered after a newer snapshot came), and a timeline only ever gains events.
-  const newest = (a: TimelineEvent[] | undefined, b: TimelineEvent[] | undefined) => ((b?.length ?? -1) > (a?.length ?? -1) ? b : a);
+  // The newest run, whichever brought it (src/ui/app/runstate.ts): the stream's status events and
+  // timeline snapshots, reads of the run and the cancel response may cross, and the run only moves forward.
   const refresh = async () => {
     const fresh = await api<Run>(`/v1/runs/${seg(id)}`);
-    run = { ...fresh, timeline: newest(fresh.timeline, run.timeline) };
+    run = newerRun(run, fresh);
     renderHead();
   };
   const onTimeline = (timeline: TimelineEvent[]) => {
@@ -152,7 +158,11 @@ export async function runPage(id: string): Promise<void> {
     // replaceState, not the hash: a hashchange would draw the page again.
     onAnchor: (seq) => history.replaceState(null, "", `#/runs/${seg(id)}#L${seq}`),
     exitCode: () => run.exit_code,
-    onStatus: () => void refresh(),
+    onStatus: (status) => {
+      run = withStatus(run, status);
+      renderHead();
+      void refresh().catch(() => {});
+    },
     onSetup: (line) => setup?.add(line),
     onTimeline,
   });
