@@ -271,6 +271,14 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator(`[data-run-id="${envRun}"] td.duration`).textContent()).toBe("20 s");
     expect(await page.locator(`[data-run-id="${buildingRun}"] td.duration`).textContent()).toMatch(/^\d+ s so far$/);
     expect(await page.locator(`[data-run-id="${buildingRun}"] [data-phase]`).textContent()).toBe(" · Building environment");
+    // One line per run (the whole command on hover), its repository by name, its creation relative (absolute on hover).
+    const row = page.locator(`[data-run-id="${failedRun}"]`);
+    expect(await row.locator("td.what").getAttribute("title")).toBe("true");
+    expect(await row.locator("td.what").evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("nowrap");
+    expect(await row.getByRole("link", { name: "r", exact: true }).getAttribute("href")).toBe(`#/repos/${t.repoId}`);
+    expect(await row.locator("td.created time").textContent()).toBe("just now");
+    expect(await row.locator("td.created time").getAttribute("title")).toMatch(/\d/);
+    expect(await page.title()).toBe("Runs · codeplane");
     await page.locator("#filter-status").selectOption("failed");
     await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
     expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
@@ -280,6 +288,7 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${finishedRun}`);
     await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
     expect(await page.locator("#log .l").count()).toBe(30);
+    expect(await page.title()).toBe(`Run ${finishedRun.slice(-12)} (completed) · codeplane`);
     await shot(page, "run");
     expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);
     expect(await page.locator("#log .l").first().textContent()).toBe("110:00:00.123step 1 done");
@@ -309,6 +318,8 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
 
   it("shows a finished run's phases with their durations, its time to first output, and its stored setup log on demand", async () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${envRun}`);
+    // Only a hash changes, so the last run's page is still there until this one replaces it: wait for its heading first.
+    await page.getByRole("heading", { name: `Run ${envRun}` }).waitFor();
     await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
     await page.locator('#phases > li[data-phase="ended"]').waitFor();
     const items = await page

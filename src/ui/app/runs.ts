@@ -2,7 +2,7 @@
 // live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
-import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
+import { fmtTime, h, onLeave, show, statusBadge, timeAgo } from "./dom.ts";
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
 import { elapsed, phaseSection, tick } from "./phaseview.ts";
@@ -44,6 +44,11 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
   );
   const repo = query.get("repository_id") ?? "";
   const body = h("tbody", { id: "runs" });
+  // Repository names by id (the account's first 100; others show their id's end).
+  const names = new Map<string, string>();
+  await api<Page<{ id: string; name: string }>>("/v1/repositories?limit=100")
+    .then((p) => p.items.forEach((r) => names.set(r.id, r.name)))
+    .catch(() => {});
   const reload = async () => {
     const page = await api<Page<Run>>(`/v1/runs${q({ limit: 50, status: status.value, repository_id: repo })}`);
     const now = Date.now();
@@ -55,15 +60,17 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
           { "data-run-id": r.run_id },
           h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
           h("td", {}, statusBadge(r.status), p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null),
-          h("td", {}, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
+          // One line, the whole command on hover.
+          h("td", { class: "what", title: r.run_config.command.join(" ") }, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
+          h("td", {}, h("a", { href: `#/repos/${r.repository_id}` }, names.get(r.repository_id) ?? r.repository_id.slice(-12))),
           h("td", {}, h("a", { href: `#/repos/${r.repository_id}${q({ ref: r.commit_hash })}` }, r.commit_hash.slice(0, 10))),
           h("td", {}, r.exit_code ?? ""),
           h("td", { class: "duration" }, p.ended ? formatSeconds(p.totalSeconds) : FINISHED.has(r.status) ? "—" : `${formatSeconds(p.totalSeconds)} so far`),
-          h("td", {}, fmtTime(r.created_at)),
+          h("td", { class: "created" }, timeAgo(r.created_at, now)),
         );
       }),
     );
-    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No run matches.")));
+    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No run matches.")));
   };
   status.addEventListener("change", () => {
     history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repo })}`);
@@ -75,7 +82,7 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Commit", "Exit", "Duration", "Created"].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Repository", "Commit", "Exit", "Duration", "Created"].map((t) => h("th", { scope: "col" }, t)))),
       body,
     ),
   );
@@ -93,6 +100,7 @@ export async function runPage(id: string): Promise<void> {
   const renderHead = () => {
     const now = Date.now();
     const p = runPhases(run, now);
+    document.title = `Run ${id.slice(-12)} (${run.status}) · codeplane`;
     head.replaceChildren(
       h(
         "p",
