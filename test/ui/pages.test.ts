@@ -274,7 +274,7 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     // One line per run (the whole command on hover), its repository by name, its creation relative (absolute on hover).
     const row = page.locator(`[data-run-id="${failedRun}"]`);
     expect(await row.locator("td.what").getAttribute("title")).toBe("true");
-    expect(await row.locator("td.what").evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("nowrap");
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('[data-run-id="${failedRun}"] td.what')).whiteSpace`)).toBe("nowrap");
     expect(await row.getByRole("link", { name: "r", exact: true }).getAttribute("href")).toBe(`#/repos/${t.repoId}`);
     expect(await row.locator("td.created time").textContent()).toBe("just now");
     expect(await row.locator("td.created time").getAttribute("title")).toMatch(/\d/);
