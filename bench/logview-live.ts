@@ -72,7 +72,7 @@ try {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
   const taskSeconds = async () => {
-    const { metrics } = (await cdp.send("Performance.getMetrics")) as { metrics: { name: string; value: number }[] };
+    const { metrics } = await cdp.send("Performance.getMetrics");
     return metrics.find((m) => m.name === "TaskDuration")!.value;
   };
 
