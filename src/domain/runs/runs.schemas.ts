@@ -154,13 +154,10 @@ export const runLogSearchSchema = z
     run_id: z.uuid(),
     q: z.string(),
     items: z.array(logLineSchema).meta({ description: "Matching lines, in seq order." }),
-    next_after: z
-      .int()
-      .nullable()
-      .meta({
-        description:
-          "Pass as ?after= to go on searching; null when every stored line after `after` was searched. A page may hold fewer than `limit` matches (even none) and still have a `next_after`: the search stops after its time budget.",
-      }),
+    next_after: z.int().nullable().meta({
+      description:
+        "Pass as ?after= to go on searching; null when every stored line after `after` was searched. A page may hold fewer than `limit` matches (even none) and still have a `next_after`: the search stops after its time budget.",
+    }),
     searched_through: z.int().min(0).meta({ description: "Every stored line with seq up to this (after `after`) was searched." }),
     last_seq: z.int().min(0).meta({ description: "The seq of the run's last stored line when the search ran." }),
   })
