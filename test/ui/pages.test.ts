@@ -271,6 +271,14 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator(`[data-run-id="${envRun}"] td.duration`).textContent()).toBe("20 s");
     expect(await page.locator(`[data-run-id="${buildingRun}"] td.duration`).textContent()).toMatch(/^\d+ s so far$/);
     expect(await page.locator(`[data-run-id="${buildingRun}"] [data-phase]`).textContent()).toBe(" · Building environment");
+    // One line per run (the whole command on hover), its repository by name, its creation relative (absolute on hover).
+    const row = page.locator(`[data-run-id="${failedRun}"]`);
+    expect(await row.locator("td.what").getAttribute("title")).toBe("true");
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('[data-run-id="${failedRun}"] td.what')).whiteSpace`)).toBe("nowrap");
+    expect(await row.getByRole("link", { name: "r", exact: true }).getAttribute("href")).toBe(`#/repos/${t.repoId}`);
+    expect(await row.locator("td.created time").textContent()).toBe("just now");
+    expect(await row.locator("td.created time").getAttribute("title")).toMatch(/\d/);
+    expect(await page.title()).toBe("Runs · codeplane");
     await page.locator("#filter-status").selectOption("failed");
     await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
     expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
@@ -280,16 +288,27 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${finishedRun}`);
     await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
     expect(await page.locator("#log .l").count()).toBe(30);
+    expect(await page.title()).toBe(`Run ${finishedRun.slice(-12)} (completed) · codeplane`);
     await shot(page, "run");
     expect(await page.locator("#log .l.stdout .f34.a-b").count()).toBe(20);
     expect(await page.locator("#log .l").first().textContent()).toBe("110:00:00.123step 1 done");
     await page.locator("#log-filter").selectOption("stderr");
+    await page.locator("#log-info", { hasText: /^10 stderr lines ·/ }).waitFor();
     expect(await page.locator("#log .l").count()).toBe(10);
     await page.locator("#log-filter").selectOption("both");
-    await page.locator("#log-search").fill("step 2");
-    expect(await page.locator("#log .l").count()).toBe(8); // step 2, and 20 to 29 but the stderr lines 21, 24, 27
+    await page.locator("#log-info", { hasText: /^30 lines ·/ }).waitFor();
+    // Search is the server's, over the whole log: matches are highlighted and jumped to, nothing is hidden.
+    await page.locator("#log-search").fill("STEP 2");
+    await page.locator("#log-search-info", { hasText: "match 1 of 8, line 2" }).waitFor(); // step 2, and 20 to 29 but the stderr lines 21, 24, 27
+    expect(await page.locator("#log .l").count()).toBe(30);
     expect(await page.locator("#log mark").first().textContent()).toBe("step 2");
+    await page.locator("#log-search-next").click();
+    await page.locator("#log-search-info", { hasText: "match 2 of 8, line 20" }).waitFor();
+    expect(await page.locator("#log .l.current").getAttribute("data-seq")).toBe("20");
+    // Axe-core with a match highlighted: its colours stay readable inside ANSI colours.
+    expect(await axe(page)).toEqual([]);
     await page.locator("#log-search").fill("");
+    await expect.poll(() => page.locator("#log mark").count(), { timeout: UI_WAIT_MS }).toBe(0);
     await page.locator("#log-ts").uncheck();
     expect(await page.locator("#log .l .t").first().isVisible()).toBe(false);
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-stderr").click()]);
@@ -299,6 +318,8 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
 
   it("shows a finished run's phases with their durations, its time to first output, and its stored setup log on demand", async () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${envRun}`);
+    // Only a hash changes, so the last run's page is still there until this one replaces it: wait for its heading first.
+    await page.getByRole("heading", { name: `Run ${envRun}` }).waitFor();
     await page.locator("#log-state", { hasText: /^ended: completed, exit code 0$/ }).waitFor();
     await page.locator('#phases > li[data-phase="ended"]').waitFor();
     const items = await page

@@ -4,9 +4,21 @@ import type { Db } from "../../db/database.ts";
 import { createIdempotently, requestFingerprint } from "../../domain/runs/idempotency.ts";
 import { rerun } from "../../domain/runs/rerun.ts";
 import { readRunMetrics } from "../../domain/runs/run-metrics.ts";
-import { readRunLog } from "../../domain/runs/run-logs.ts";
+import { readRunLog, readRunLogPage, searchRunLog } from "../../domain/runs/run-logs.ts";
 import type { RunService } from "../../domain/runs/runs.ts";
-import { createRunSchema, listRunsQuerySchema, metricsSchema, rerunSchema, runLogSchema, runSchema, runStatusEnum } from "../../domain/runs/runs.schemas.ts";
+import {
+  createRunSchema,
+  listRunsQuerySchema,
+  logPageQuerySchema,
+  logSearchQuerySchema,
+  metricsSchema,
+  rerunSchema,
+  runLogPageSchema,
+  runLogSchema,
+  runLogSearchSchema,
+  runSchema,
+  runStatusEnum,
+} from "../../domain/runs/runs.schemas.ts";
 import type { Run } from "../../domain/runs/runs.schemas.ts";
 import type { LogHub } from "../../logs/hub.ts";
 import type { OutputService } from "../../domain/outputs/outputs.ts";
@@ -254,6 +266,45 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
     },
   });
 
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}/logs",
+    operationId: "pageRunLogs",
+    summary: "Page through a run's stored output, both streams",
+    description:
+      "stdout and stderr interleaved in the order the run wrote them (by `seq`), one page at a time: `?after=` reads forwards (0, then each page's `next_after`), `?before=` reads the newest lines below a seq (a number above `last_seq` gives the log's end). Works while the run goes on (what is stored so far) and after its pod is gone; a run with a million lines answers each page in milliseconds.",
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    query: logPageQuerySchema,
+    responses: { 200: { description: "One page of lines.", schema: runLogPageSchema }, 404: runNotFound },
+    handler: async (_ctx, { params, query, principal }) => ({ status: 200, body: await readRunLogPage(db, principal.accountId, params.run_id, query) }),
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/runs/{run_id}/logs/search",
+    operationId: "searchRunLogs",
+    summary: "Search a run's stored output",
+    description:
+      "The stored lines that contain `q` (a literal substring, case-insensitive unless `case_sensitive=true`), in seq order, from the whole stored log (not only its end), at most `limit` per answer. Each answer searches until it has `limit` matches, reaches the last stored line, or has spent its time budget (2 s); `next_after` says where to go on (null: the search reached the end of what is stored).",
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    query: logSearchQuerySchema,
+    responses: { 200: { description: "Matching lines.", schema: runLogSearchSchema }, 404: runNotFound },
+    handler: async (_ctx, { params, query, principal }) => ({
+      status: 200,
+      body: await searchRunLog(db, principal.accountId, params.run_id, {
+        q: query.q,
+        stream: query.stream,
+        after: query.after,
+        limit: query.limit,
+        caseSensitive: query.case_sensitive,
+      }),
+    }),
+  });
+
   for (const stream of ["stdout", "stderr"] as const) {
     routes.add({
       method: "get",
@@ -261,12 +312,27 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
       operationId: `getRun${stream === "stdout" ? "Stdout" : "Stderr"}`,
       summary: `Read a run's ${stream}`,
       description:
-        "Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the start is kept; `truncated` says when lines were dropped). A run still going answers with its output so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a read right after the status turns terminal is complete.",
+        "Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the start is kept; `truncated` says when lines were dropped). A run still going answers with its output so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a read right after the status turns terminal is complete. With `?after=`, `?before=` or `?limit=` it answers one page of lines by sequence instead (a `RunLogPage`, as `GET /v1/runs/{run_id}/logs` but this stream only), without waiting.",
       tag: "Runs",
       scope: "runs:read",
       params: runParam,
-      responses: { 200: { description: `The stored ${stream}.`, schema: runLogSchema }, 404: runNotFound },
-      handler: async (_ctx, { params, principal }) => ({ status: 200, body: await readRunLog(db, principal.accountId, params.run_id, stream) }),
+      query: logPageQuerySchema,
+      responses: {
+        200: {
+          description: `The stored ${stream} (\`RunLog\`), or with paging parameters one page of it (\`RunLogPage\`).`,
+          schema: z.union([runLogSchema, runLogPageSchema]),
+        },
+        404: runNotFound,
+      },
+      handler: async (_ctx, { params, query, principal }) => {
+        const paged = query.after !== undefined || query.before !== undefined || query.limit !== undefined;
+        return {
+          status: 200,
+          body: paged
+            ? await readRunLogPage(db, principal.accountId, params.run_id, { ...query, stream })
+            : await readRunLog(db, principal.accountId, params.run_id, stream),
+        };
+      },
     });
   }
 }

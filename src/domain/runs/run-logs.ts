@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
 import { pgLogStore } from "../../db/log-store.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
@@ -82,4 +83,147 @@ export async function readRunLogAfter(db: Db, accountId: string, runId: string, 
     lines.push({ seq: r.seq, stream: r.stream, ts: r.ts, line: r.line });
   }
   return { lines, complete: archived && lines.length === rows.length };
+}
+
+/** Bounds of the paged read (GET /v1/runs/{id}/logs/stdout|stderr?after=&limit=, GET /v1/runs/{id}/logs). */
+export const LOG_PAGE = { defaultLimit: 1000, maxLimit: 5000, maxBytes: 4 * 1024 * 1024 } as const;
+
+export interface RunLogPageRead {
+  run_id: string;
+  stream: "stdout" | "stderr" | null;
+  lines: RunLogLine[];
+  /** Pass as ?after= for the next page; null when this page reached the last stored line. */
+  next_after: number | null;
+  /** The seq of the last stored line of the run (either stream); 0 when none. */
+  last_seq: number;
+  /** The run is over and its whole output is archived: nothing more will be stored. */
+  complete: boolean;
+  truncated: boolean;
+}
+
+export interface LogPageQuery {
+  stream?: "stdout" | "stderr" | undefined;
+  /** Lines with seq > after, oldest first (the default, from the start). */
+  after?: number | undefined;
+  /** Lines with seq < before, the newest `limit` of them, still in order (a log's end: a large before). */
+  before?: number | undefined;
+  limit?: number | undefined;
+}
+
+type LineRow = { seq: string; stream: "stdout" | "stderr"; ts: Date; line: string };
+
+const toLine = (r: LineRow): RunLogLine => ({ seq: Number(r.seq), stream: r.stream, ts: r.ts.toISOString(), line: r.line });
+
+/** The highest stored seq of a run, either stream (the primary key's last entry). */
+async function lastSeq(db: Db, runId: string): Promise<number> {
+  const row = await db.selectFrom("run_log_lines").select("seq").where("run_id", "=", runId).orderBy("seq", "desc").limit(1).executeTakeFirst();
+  return row ? Number(row.seq) : 0;
+}
+
+/**
+ * One page of a run's stored output by sequence: after a seq (forwards) or before one (the
+ * newest lines below it), one stream or both interleaved, at most `limit` lines and about
+ * LOG_PAGE.maxBytes of text (always at least one line).
+ */
+export async function readRunLogPage(db: Db, accountId: string, runId: string, q: LogPageQuery): Promise<RunLogPageRead> {
+  const run = await findRun(db, accountId, runId);
+  if (!run) throw notFound("Run");
+  const complete = RUN_LIFECYCLE.isTerminal(run.status) && run.logs_complete;
+  const limit = Math.min(q.limit ?? LOG_PAGE.defaultLimit, LOG_PAGE.maxLimit);
+  const backwards = q.before !== undefined && q.after === undefined;
+  let query = db.selectFrom("run_log_lines").select(["seq", "stream", "ts", "line"]).where("run_id", "=", runId);
+  if (q.stream) query = query.where("stream", "=", q.stream);
+  if (q.after !== undefined) query = query.where("seq", ">", String(q.after));
+  if (q.before !== undefined) query = query.where("seq", "<", String(q.before));
+  const rows = (await query
+    .orderBy("seq", backwards ? "desc" : "asc")
+    .limit(limit + 1)
+    .execute()) as LineRow[];
+  const more = rows.length > limit;
+  let taken = rows.slice(0, limit);
+  let bytes = 0;
+  let cut = false;
+  for (let i = 0; i < taken.length; i++) {
+    bytes += Buffer.byteLength(taken[i]!.line) + 1;
+    if (i > 0 && bytes > LOG_PAGE.maxBytes) {
+      taken = taken.slice(0, i);
+      cut = true;
+      break;
+    }
+  }
+  if (backwards) taken.reverse();
+  const lines = taken.map(toLine);
+  const last = lines.at(-1)?.seq;
+  const maxSeq = await lastSeq(db, runId);
+  // Backwards, the next page forwards starts after the last line given, if anything is stored after it.
+  const nextAfter = backwards ? (last !== undefined && last < maxSeq ? last : null) : (more || cut) && last !== undefined ? last : null;
+  const truncated = q.stream === "stdout" ? run.stdout_truncated : q.stream === "stderr" ? run.stderr_truncated : run.stdout_truncated || run.stderr_truncated;
+  return { run_id: runId, stream: q.stream ?? null, lines, next_after: nextAfter, last_seq: maxSeq, complete, truncated };
+}
+
+/** Bounds of the search (GET /v1/runs/{id}/logs/search). */
+export const LOG_SEARCH = {
+  maxQueryLength: 256,
+  defaultLimit: 50,
+  maxLimit: 500,
+  /** Lines (by seq) one statement examines; a request goes on window after window up to the budget. */
+  window: 100_000,
+  /** Time one request may spend scanning before it answers with what it found and where to go on. */
+  budgetMs: 2_000,
+} as const;
+
+export interface LogSearchQuery {
+  q: string;
+  stream?: "stdout" | "stderr" | undefined;
+  after?: number | undefined;
+  limit?: number | undefined;
+  caseSensitive?: boolean | undefined;
+}
+
+export interface RunLogSearch {
+  run_id: string;
+  q: string;
+  items: RunLogLine[];
+  /** Pass as ?after= to go on; null when the whole stored log after `after` was searched. */
+  next_after: number | null;
+  /** Every stored line with seq <= this (and > after) was searched. */
+  searched_through: number;
+  last_seq: number;
+}
+
+/**
+ * The stored lines of a run that contain `q` (a literal substring; case-insensitive unless asked),
+ * after a seq, in order. The scan goes through the primary key by seq windows, so it is bounded per
+ * statement, and a request stops at `limit` matches or after its time budget, saying where to go on.
+ */
+export async function searchRunLog(db: Db, accountId: string, runId: string, s: LogSearchQuery, budgetMs: number = LOG_SEARCH.budgetMs): Promise<RunLogSearch> {
+  const run = await findRun(db, accountId, runId);
+  if (!run) throw notFound("Run");
+  const limit = Math.min(s.limit ?? LOG_SEARCH.defaultLimit, LOG_SEARCH.maxLimit);
+  const maxSeq = await lastSeq(db, runId);
+  const started = Date.now();
+  const pattern = `%${s.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const items: RunLogLine[] = [];
+  let from = s.after ?? 0;
+  while (from < maxSeq && items.length < limit) {
+    const to = Math.min(from + LOG_SEARCH.window, maxSeq);
+    // LIKE with its wildcards and escape character escaped: a literal match.
+    let query = db
+      .selectFrom("run_log_lines")
+      .select(["seq", "stream", "ts", "line"])
+      .where("run_id", "=", runId)
+      .where("seq", ">", String(from))
+      .where("seq", "<=", String(to))
+      .where(s.caseSensitive ? sql<boolean>`line like ${pattern}` : sql<boolean>`line ilike ${pattern}`);
+    if (s.stream) query = query.where("stream", "=", s.stream);
+    const rows = (await query
+      .orderBy("seq")
+      .limit(limit - items.length)
+      .execute()) as LineRow[];
+    items.push(...rows.map(toLine));
+    from = items.length >= limit ? items.at(-1)!.seq : to;
+    if (Date.now() - started >= budgetMs) break;
+  }
+  const done = from >= maxSeq;
+  return { run_id: runId, q: s.q, items, next_after: done ? null : from, searched_through: Math.min(from, maxSeq), last_seq: maxSeq };
 }

@@ -153,3 +153,71 @@ export const runLogSchema = z
     truncated: z.boolean().meta({ description: "True when the run wrote more than the cap; the start is kept." }),
   })
   .meta({ id: "RunLog" });
+
+const seqText = (description: string) => z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().meta({ description });
+
+/** ?after=&before=&limit= of a paged log read (src/domain/runs/run-logs.ts LOG_PAGE: 1..5000, default 1000). */
+export const logPageQuerySchema = z.strictObject({
+  after: seqText("Lines with seq greater than this, oldest first: 0 (or a page's `next_after`) to read forwards from the start."),
+  before: seqText(
+    "Lines with seq less than this, the newest `limit` of them (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after` is given.",
+  ),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .optional()
+    .meta({ description: "Lines per page, 1..5000; default 1000 (and about 4 MiB of text at most, always one line)." }),
+});
+
+export const logLineSchema = z
+  .object({
+    seq: z
+      .int()
+      .min(1)
+      .meta({ description: "Position in the run's output, shared by stdout and stderr (the live stream's `id`); increasing, may skip numbers." }),
+    stream: z.enum(["stdout", "stderr"]),
+    ts: z.iso.datetime().meta({ description: "When the line was written (RFC 3339 UTC)." }),
+    line: z.string().meta({ description: "The line without its newline." }),
+  })
+  .meta({ id: "RunLogLine" });
+
+export const runLogPageSchema = z
+  .object({
+    run_id: z.uuid(),
+    stream: z.enum(["stdout", "stderr"]).nullable().meta({ description: "The stream read; null: both, interleaved by seq." }),
+    lines: z.array(logLineSchema).meta({ description: "In seq order." }),
+    next_after: z.int().nullable().meta({ description: "Pass as ?after= for the next page; null when this page reached the last line stored so far." }),
+    last_seq: z.int().min(0).meta({ description: "The seq of the run's last stored line, either stream; 0 when none." }),
+    complete: z.boolean().meta({ description: "The run is over and all its output is stored: no line will be added." }),
+    truncated: z.boolean().meta({ description: "The run wrote more than the stored cap on this stream (either, for both); the start is kept." }),
+  })
+  .meta({ id: "RunLogPage" });
+
+/** ?q=&stream=&after=&limit=&case_sensitive= of the log search (run-logs.ts LOG_SEARCH). */
+export const logSearchQuerySchema = z.strictObject({
+  q: z.string().min(1).max(256).meta({ description: "Text to find: a literal substring (no wildcards), 1..256 characters." }),
+  stream: z.enum(["stdout", "stderr"]).optional().meta({ description: "Search one stream; both by default." }),
+  after: seqText("Search lines with seq greater than this: 0 by default, or the previous answer's `next_after`."),
+  limit: z.coerce.number().int().min(1).max(500).optional().meta({ description: "Matches per answer, 1..500; default 50." }),
+  case_sensitive: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => v === "true")
+    .meta({ description: "`true`: match case exactly; case-insensitive by default." }),
+});
+
+export const runLogSearchSchema = z
+  .object({
+    run_id: z.uuid(),
+    q: z.string(),
+    items: z.array(logLineSchema).meta({ description: "Matching lines, in seq order." }),
+    next_after: z.int().nullable().meta({
+      description:
+        "Pass as ?after= to go on searching; null when every stored line after `after` was searched. A page may hold fewer than `limit` matches (even none) and still have a `next_after`: the search stops after its time budget.",
+    }),
+    searched_through: z.int().min(0).meta({ description: "Every stored line with seq up to this (after `after`) was searched." }),
+    last_seq: z.int().min(0).meta({ description: "The seq of the run's last stored line when the search ran." }),
+  })
+  .meta({ id: "RunLogSearch" });

@@ -31,10 +31,25 @@ export function show(...children: (Child | Child[])[]): HTMLElement {
   const main = document.getElementById("main")!;
   main.replaceChildren();
   append(main, children);
+  // The tab says where one is: the view's heading (a view may refine it, as the run page does with its status).
+  const title = main.querySelector("h1")?.textContent;
+  document.title = title ? `${title} · codeplane` : "codeplane";
   return main;
 }
 
 export const fmtTime = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : "—");
+
+/** How long ago, in words ("3 min ago"), from `now`. */
+export function fmtAgo(iso: string, now: number = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+/** A relative time, the local absolute one on hover (and in the element's datetime). */
+export const timeAgo = (iso: string, now?: number): HTMLElement => h("time", { datetime: iso, title: fmtTime(iso) }, fmtAgo(iso, now));
 
 export function statusBadge(status: string): HTMLElement {
   return h("span", { class: `status status-${status}`, "data-status": status }, status);

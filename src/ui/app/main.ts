@@ -102,7 +102,11 @@ async function route(): Promise<void> {
   if (!session()) await loadSession();
   chrome();
   if (!session()) return await signInPage();
-  const [path = "", search = ""] = location.hash.slice(1).split("?");
+  // A line's anchor (#/runs/<id>#L<seq>) belongs to the view, not to its path.
+  const [path = "", search = ""] = location.hash
+    .slice(1)
+    .replace(/#L\d+$/, "")
+    .split("?");
   if (!path || path === "/") {
     location.replace("#/repos");
     return;

@@ -2,10 +2,11 @@
 // live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
-import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
+import { fmtTime, h, onLeave, show, statusBadge, timeAgo } from "./dom.ts";
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
 import { elapsed, phaseSection, tick } from "./phaseview.ts";
+import { newerRun, withStatus } from "./runstate.ts";
 import { SetupLog } from "./setuplog.ts";
 
 interface Run {
@@ -43,6 +44,11 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
   );
   const repo = query.get("repository_id") ?? "";
   const body = h("tbody", { id: "runs" });
+  // Repository names by id (the account's first 100; others show their id's end).
+  const names = new Map<string, string>();
+  await api<Page<{ id: string; name: string }>>("/v1/repositories?limit=100")
+    .then((p) => p.items.forEach((r) => names.set(r.id, r.name)))
+    .catch(() => {});
   const reload = async () => {
     const page = await api<Page<Run>>(`/v1/runs${q({ limit: 50, status: status.value, repository_id: repo })}`);
     const now = Date.now();
@@ -54,15 +60,17 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
           { "data-run-id": r.run_id },
           h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
           h("td", {}, statusBadge(r.status), p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null),
-          h("td", {}, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
+          // One line, the whole command on hover.
+          h("td", { class: "what", title: r.run_config.command.join(" ") }, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
+          h("td", {}, h("a", { href: `#/repos/${r.repository_id}` }, names.get(r.repository_id) ?? r.repository_id.slice(-12))),
           h("td", {}, h("a", { href: `#/repos/${r.repository_id}${q({ ref: r.commit_hash })}` }, r.commit_hash.slice(0, 10))),
           h("td", {}, r.exit_code ?? ""),
           h("td", { class: "duration" }, p.ended ? formatSeconds(p.totalSeconds) : FINISHED.has(r.status) ? "—" : `${formatSeconds(p.totalSeconds)} so far`),
-          h("td", {}, fmtTime(r.created_at)),
+          h("td", { class: "created" }, timeAgo(r.created_at, now)),
         );
       }),
     );
-    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No run matches.")));
+    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No run matches.")));
   };
   status.addEventListener("change", () => {
     history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repo })}`);
@@ -74,7 +82,7 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Commit", "Exit", "Duration", "Created"].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ...["Run", "Status", "What", "Repository", "Commit", "Exit", "Duration", "Created"].map((t) => h("th", { scope: "col" }, t)))),
       body,
     ),
   );
@@ -85,12 +93,14 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
 
 export async function runPage(id: string): Promise<void> {
   let run = await api<Run>(`/v1/runs/${seg(id)}`);
-  const head = h("div", {});
+  const head = h("div", { id: "run-head" });
+  let cancelAskedAt: string | null = null;
   const phases = h("div", {});
   let shownPhases = "";
   const renderHead = () => {
     const now = Date.now();
     const p = runPhases(run, now);
+    document.title = `Run ${id.slice(-12)} (${run.status}) · codeplane`;
     head.replaceChildren(
       h(
         "p",
@@ -105,6 +115,7 @@ export async function runPage(id: string): Promise<void> {
       ),
       h("p", {}, run.experiment_id ? `experiment ${run.experiment_id} ` : "", h("code", {}, run.run_config.command.join(" "))),
       run.error ? h("p", { class: "error" }, run.error) : "",
+      cancelAskedAt ? h("p", { id: "cancel-note", role: "status" }, `Cancellation requested at ${cancelAskedAt}.`) : "",
       FINISHED.has(run.status)
         ? ""
         : h(
@@ -112,7 +123,11 @@ export async function runPage(id: string): Promise<void> {
             {
               type: "button",
               onclick: async () => {
-                run = await api<Run>(`/v1/runs/${seg(id)}/cancel`, { method: "POST" });
+                // The answer is the run as it was when the cancel was asked for: the stream may have said more since.
+                // (Awaited first: `run` must be read when the answer comes, not when the cancel was asked for.)
+                const answer = await api<Run>(`/v1/runs/${seg(id)}/cancel`, { method: "POST" });
+                run = newerRun(run, answer);
+                cancelAskedAt = new Date().toLocaleTimeString();
                 renderHead();
               },
             },
@@ -131,12 +146,11 @@ export async function runPage(id: string): Promise<void> {
   const setup = env?.key
     ? new SetupLog(id, env.cache === "hit" ? "Restored from the cache: open to read the output of the build it reuses." : "Open to read the install's output.")
     : null;
-  // The newest timeline, whichever brought it: the stream's snapshots and a read of the run may
-  // cross (a read answered after a newer snapshot came), and a timeline only ever gains events.
-  const newest = (a: TimelineEvent[] | undefined, b: TimelineEvent[] | undefined) => ((b?.length ?? -1) > (a?.length ?? -1) ? b : a);
+  // The newest run, whichever brought it (src/ui/app/runstate.ts): the stream's status events and
+  // timeline snapshots, reads of the run and the cancel response may cross, and the run only moves forward.
   const refresh = async () => {
     const fresh = await api<Run>(`/v1/runs/${seg(id)}`);
-    run = { ...fresh, timeline: newest(fresh.timeline, run.timeline) };
+    run = newerRun(run, fresh);
     renderHead();
   };
   const onTimeline = (timeline: TimelineEvent[]) => {
@@ -146,8 +160,17 @@ export async function runPage(id: string): Promise<void> {
     run = { ...run, timeline, start_time: at("started") ?? run.start_time, close_time: at("ended") ?? run.close_time };
     renderHead();
   };
+  const anchor = /#L(\d+)$/.exec(location.hash);
   const view = new LogView(id, {
-    onStatus: () => void refresh(),
+    line: anchor ? Number(anchor[1]) : null,
+    // replaceState, not the hash: a hashchange would draw the page again.
+    onAnchor: (seq) => history.replaceState(null, "", `#/runs/${seg(id)}#L${seq}`),
+    exitCode: () => run.exit_code,
+    onStatus: (status) => {
+      run = withStatus(run, status);
+      renderHead();
+      void refresh().catch(() => {});
+    },
     onSetup: (line) => setup?.add(line),
     onTimeline,
   });
