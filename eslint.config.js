@@ -33,6 +33,7 @@ export default defineConfig(
   {
     ignores: [
       "dist/**",
+      "packages/*/dist/**",
       "**/node_modules/**",
       "test/fixtures/**",
       "packages/*/fixtures/**",

@@ -1,10 +1,10 @@
-// The Python SDK (packages/sdk-python) against the real service: its generated
+// The Python SDK (clients/python) against the real service: its generated
 // layer is what openapi-python-client makes of the document now (regenerated
 // into a temporary directory and compared), and test/sdk/python/scenario.py
 // drives the package as a user would over HTTP: the log stream (whole, resumed,
 // and through a proxy that drops the connection twice), waiting, typed errors
 // and pagination. The generator and the SDK's dependencies live in a virtualenv
-// cached under ~/.cache/codeplane/venv (packages/sdk-python/tools/install.sh).
+// cached under ~/.cache/codeplane/venv (clients/python/tools/install.sh).
 import { execFile as execFileCb, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +17,7 @@ import { startTestService, type Tenant, type TestService } from "../helpers/serv
 import { cuttingProxy, endedRun, repositoryRow } from "./helpers.ts";
 
 const execFile = promisify(execFileCb);
-const SDK = new URL("../../packages/sdk-python/", import.meta.url).pathname;
+const SDK = new URL("../../clients/python/", import.meta.url).pathname;
 const SCENARIO = new URL("python/scenario.py", import.meta.url).pathname;
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 if (!hasPython) console.warn("test/sdk/python.test.ts: skipped, python3 is not installed (apt-get install python3 python3-venv)");
@@ -62,7 +62,7 @@ describe.skipIf(!hasPython)("the Python SDK", () => {
     const checkedIn = tree(`${SDK}codeplane/_api`);
     expect(Object.keys(checkedIn)).toEqual(Object.keys(fresh));
     const stale = Object.keys(fresh).filter((f) => fresh[f] !== checkedIn[f]);
-    expect(stale, "packages/sdk-python/codeplane/_api is stale: run `npm run sdk`").toEqual([]);
+    expect(stale, "clients/python/codeplane/_api is stale: run `npm run sdk`").toEqual([]);
   }, 300_000);
 
   it("streams with resume, waits, raises typed errors and pages, against the service", async () => {
@@ -132,6 +132,7 @@ describe.skipIf(!hasPython)("the Python SDK", () => {
       });
       // A hung client fails with what it printed, not a bare test timeout.
       const killer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+      child.stdin.end(JSON.stringify(plan));
       const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
       clearTimeout(killer);
       const result = JSON.parse(out || "{}") as Record<string, unknown>;

@@ -48,7 +48,19 @@
  * and the outputs are sent within the pod's grace period (the same margin).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { Socket } from "node:net";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -69,7 +69,7 @@ const isIssues = (d: unknown): d is ValidationIssue[] =>
 export function errorFrom(status: number, body: unknown, headers: Headers): CodeplaneError {
   const requestId = headers.get("x-request-id");
   const retry = Number(headers.get("retry-after"));
-  const raw = typeof body === "object" && body !== null && "detail" in body ? (body as { detail: unknown }).detail : body;
+  const raw = typeof body === "object" && body !== null && "detail" in body ? body.detail : body;
   if (status === 422 && isIssues(raw)) return new ValidationError(raw, requestId);
   const detail = typeof raw === "string" ? raw : raw === undefined || raw === null ? `HTTP ${status}` : JSON.stringify(raw);
   if (status === 401 || status === 403) return new AuthError(status, detail, requestId);

@@ -148,56 +148,70 @@ export class Codeplane {
    * line is lost or repeated; a 4xx is thrown as a CodeplaneError.
    */
   async *#stream(path: string, options: StreamOptions): AsyncGenerator<LogEvent> {
-    let lastId = options.lastEventId ?? null;
-    let failures = 0;
-    let delay: number | null = null;
+    const state: StreamState = { lastId: options.lastEventId ?? null, failures: 0, delay: null, ended: false };
     const maxReconnects = options.maxReconnects ?? 10;
-    const maxDelay = options.maxDelayMs ?? 10_000;
     for (;;) {
       let reason: string;
       try {
-        const res = await this.#fetch(`${this.#baseUrl}${path}`, {
-          headers: { authorization: `Bearer ${this.#token}`, accept: "text/event-stream", ...(lastId && { "last-event-id": lastId }) },
-          signal: options.signal,
-        });
-        if (!res.ok) {
-          const err = errorFrom(res.status, await res.json().catch(() => undefined), res.headers);
-          if (res.status < 500 && res.status !== 429) throw err;
-          reason = err.message;
-          delay = err.retryAfter ? err.retryAfter * 1000 : delay;
-        } else {
-          const parser = new EventStreamParser();
-          const decoder = new TextDecoder();
-          const reader = res.body!.getReader();
-          try {
-            for (;;) {
-              const { value, done } = await reader.read();
-              if (done) break;
-              for (const raw of parser.push(decoder.decode(value, { stream: true }))) {
-                if (raw.id !== null) lastId = raw.id;
-                failures = 0;
-                const event = toLogEvent(raw);
-                if (!event) continue;
-                yield event;
-                if (event.type === "end") return;
-              }
-              delay = parser.retry ?? delay;
-            }
-          } finally {
-            reader.releaseLock();
-          }
-          reason = "the server closed the stream before its end event";
-        }
+        reason = yield* this.#connect(path, state, options.signal);
+        if (state.ended) return;
       } catch (err) {
         if (err instanceof CodeplaneError || options.signal?.aborted) throw err;
         reason = err instanceof Error ? err.message : String(err);
       }
-      if (++failures > maxReconnects) throw new Error(`${path}: gave up after ${maxReconnects} reconnects (${reason})`);
-      // The server's retry: (or Retry-After) first, doubling while reconnects keep failing, at most maxDelay.
-      await sleep(Math.min((delay ?? 1_000) * 2 ** Math.min(failures - 1, 3), maxDelay), options.signal);
+      if (++state.failures > maxReconnects) throw new Error(`${path}: gave up after ${maxReconnects} reconnects (${reason})`);
+      // The server's retry: (or Retry-After) first, doubling while reconnects keep failing, at most maxDelayMs.
+      await sleep(Math.min((state.delay ?? 1_000) * 2 ** Math.min(state.failures - 1, 3), options.maxDelayMs ?? 10_000), options.signal);
       if (options.signal?.aborted) throw options.signal.reason;
     }
   }
+
+  /** One connection of a stream: yields its events; answers why it ended when it ended before `end`. */
+  async *#connect(path: string, state: StreamState, signal: AbortSignal | undefined): AsyncGenerator<LogEvent, string> {
+    const res = await this.#fetch(`${this.#baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${this.#token}`, accept: "text/event-stream", ...(state.lastId && { "last-event-id": state.lastId }) },
+      signal,
+    });
+    if (!res.ok) {
+      const err = errorFrom(res.status, await res.json().catch(() => undefined), res.headers);
+      if (res.status < 500 && res.status !== 429) throw err;
+      state.delay = err.retryAfter ? err.retryAfter * 1000 : state.delay;
+      return err.message;
+    }
+    const parser = new EventStreamParser();
+    const decoder = new TextDecoder();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return "the server closed the stream before its end event";
+        for (const raw of parser.push(decoder.decode(value, { stream: true }))) {
+          if (raw.id !== null) state.lastId = raw.id;
+          state.failures = 0;
+          const event = toLogEvent(raw);
+          if (!event) continue;
+          yield event;
+          if (event.type === "end") {
+            state.ended = true;
+            return "";
+          }
+        }
+        state.delay = parser.retry ?? state.delay;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+}
+
+interface StreamState {
+  /** The last event id received: where a reconnect resumes. */
+  lastId: string | null;
+  /** Reconnects in a row without an event. */
+  failures: number;
+  /** What the server asked to wait before reconnecting (retry:, Retry-After), in ms. */
+  delay: number | null;
+  ended: boolean;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

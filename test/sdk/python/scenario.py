@@ -1,4 +1,4 @@
-"""Drives the Python SDK (packages/sdk-python) against the service test/sdk/python.test.ts started.
+"""Drives the Python SDK (clients/python) against the service test/sdk/python.test.ts started.
 
 Reads a plan as JSON on stdin, prints one JSON object of results on stdout.
 Talks only to the loopback URLs in the plan.

@@ -1,0 +1,252 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.create_api_key import CreateApiKey
+from ...models.created_api_key import CreatedApiKey
+from ...models.error import Error
+from ...models.validation_error import ValidationError
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: CreateApiKey,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/auth/keys",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> CreatedApiKey | Error | ValidationError | None:
+    if response.status_code == 201:
+        response_201 = CreatedApiKey.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Error.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ValidationError.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[CreatedApiKey | Error | ValidationError]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: CreateApiKey,
+) -> Response[CreatedApiKey | Error | ValidationError]:
+    """Create an API key
+
+     The key is returned only in this response (sent with `Cache-Control: no-store`); only its hash is
+    stored. A key is never more powerful than the credential that creates it: it cannot have scopes the
+    calling credential lacks (without `scopes` it gets exactly the caller's), and it cannot outlive it:
+    `expires_at` must not be later than the calling key's expiry, and without `expires_at` the new key
+    gets the calling key's expiry (no expiry only from a key with none). Revoking a key revokes every
+    key created with it (and theirs). An OAuth access token cannot create keys (`403`): a key made by a
+    client would outlive the grant that allowed it.
+
+    Scope: `keys:write`.
+
+    Args:
+        body (CreateApiKey):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CreatedApiKey | Error | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: CreateApiKey,
+) -> CreatedApiKey | Error | ValidationError | None:
+    """Create an API key
+
+     The key is returned only in this response (sent with `Cache-Control: no-store`); only its hash is
+    stored. A key is never more powerful than the credential that creates it: it cannot have scopes the
+    calling credential lacks (without `scopes` it gets exactly the caller's), and it cannot outlive it:
+    `expires_at` must not be later than the calling key's expiry, and without `expires_at` the new key
+    gets the calling key's expiry (no expiry only from a key with none). Revoking a key revokes every
+    key created with it (and theirs). An OAuth access token cannot create keys (`403`): a key made by a
+    client would outlive the grant that allowed it.
+
+    Scope: `keys:write`.
+
+    Args:
+        body (CreateApiKey):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CreatedApiKey | Error | ValidationError
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: CreateApiKey,
+) -> Response[CreatedApiKey | Error | ValidationError]:
+    """Create an API key
+
+     The key is returned only in this response (sent with `Cache-Control: no-store`); only its hash is
+    stored. A key is never more powerful than the credential that creates it: it cannot have scopes the
+    calling credential lacks (without `scopes` it gets exactly the caller's), and it cannot outlive it:
+    `expires_at` must not be later than the calling key's expiry, and without `expires_at` the new key
+    gets the calling key's expiry (no expiry only from a key with none). Revoking a key revokes every
+    key created with it (and theirs). An OAuth access token cannot create keys (`403`): a key made by a
+    client would outlive the grant that allowed it.
+
+    Scope: `keys:write`.
+
+    Args:
+        body (CreateApiKey):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CreatedApiKey | Error | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: CreateApiKey,
+) -> CreatedApiKey | Error | ValidationError | None:
+    """Create an API key
+
+     The key is returned only in this response (sent with `Cache-Control: no-store`); only its hash is
+    stored. A key is never more powerful than the credential that creates it: it cannot have scopes the
+    calling credential lacks (without `scopes` it gets exactly the caller's), and it cannot outlive it:
+    `expires_at` must not be later than the calling key's expiry, and without `expires_at` the new key
+    gets the calling key's expiry (no expiry only from a key with none). Revoking a key revokes every
+    key created with it (and theirs). An OAuth access token cannot create keys (`403`): a key made by a
+    client would outlive the grant that allowed it.
+
+    Scope: `keys:write`.
+
+    Args:
+        body (CreateApiKey):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CreatedApiKey | Error | ValidationError
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

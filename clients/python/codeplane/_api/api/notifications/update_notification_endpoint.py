@@ -1,0 +1,275 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.notification_endpoint import NotificationEndpoint
+from ...models.update_notification_endpoint import UpdateNotificationEndpoint
+from ...models.validation_error import ValidationError
+from ...types import UNSET, Response
+
+
+def _get_kwargs(
+    endpoint_id: UUID,
+    *,
+    body: UpdateNotificationEndpoint | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/v1/notification-endpoints/{endpoint_id}".format(
+            endpoint_id=quote(str(endpoint_id), safe=""),
+        ),
+    }
+
+    if isinstance(body, UpdateNotificationEndpoint):
+        _kwargs["json"] = body.to_dict()
+
+        headers["Content-Type"] = "application/json"
+    if isinstance(body, UpdateNotificationEndpoint):
+        _kwargs["json"] = body.to_dict()
+
+        headers["Content-Type"] = "application/merge-patch+json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | NotificationEndpoint | ValidationError | None:
+    if response.status_code == 200:
+        response_200 = NotificationEndpoint.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Error.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ValidationError.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | NotificationEndpoint | ValidationError]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateNotificationEndpoint | Unset = UNSET,
+) -> Response[Error | NotificationEndpoint | ValidationError]:
+    """Update a notification endpoint
+
+     Changes its URL, events or whether it is enabled; events that happen while it is disabled are not
+    queued for it. The URL must be `https://` and its host must resolve only to public addresses (the
+    clone URL policy: loopback, private, link-local and reserved addresses are refused unless the
+    operator allows local repositories); it is checked again on the resolved address at every delivery.
+    A refused URL is a 422 on `body.url`.
+
+    Scope: `notifications:write`.
+
+    Args:
+        endpoint_id (UUID):
+        body (UpdateNotificationEndpoint):
+        body (UpdateNotificationEndpoint):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | NotificationEndpoint | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        endpoint_id=endpoint_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateNotificationEndpoint | Unset = UNSET,
+) -> Error | NotificationEndpoint | ValidationError | None:
+    """Update a notification endpoint
+
+     Changes its URL, events or whether it is enabled; events that happen while it is disabled are not
+    queued for it. The URL must be `https://` and its host must resolve only to public addresses (the
+    clone URL policy: loopback, private, link-local and reserved addresses are refused unless the
+    operator allows local repositories); it is checked again on the resolved address at every delivery.
+    A refused URL is a 422 on `body.url`.
+
+    Scope: `notifications:write`.
+
+    Args:
+        endpoint_id (UUID):
+        body (UpdateNotificationEndpoint):
+        body (UpdateNotificationEndpoint):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | NotificationEndpoint | ValidationError
+    """
+
+    return sync_detailed(
+        endpoint_id=endpoint_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateNotificationEndpoint | Unset = UNSET,
+) -> Response[Error | NotificationEndpoint | ValidationError]:
+    """Update a notification endpoint
+
+     Changes its URL, events or whether it is enabled; events that happen while it is disabled are not
+    queued for it. The URL must be `https://` and its host must resolve only to public addresses (the
+    clone URL policy: loopback, private, link-local and reserved addresses are refused unless the
+    operator allows local repositories); it is checked again on the resolved address at every delivery.
+    A refused URL is a 422 on `body.url`.
+
+    Scope: `notifications:write`.
+
+    Args:
+        endpoint_id (UUID):
+        body (UpdateNotificationEndpoint):
+        body (UpdateNotificationEndpoint):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | NotificationEndpoint | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        endpoint_id=endpoint_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateNotificationEndpoint | Unset = UNSET,
+) -> Error | NotificationEndpoint | ValidationError | None:
+    """Update a notification endpoint
+
+     Changes its URL, events or whether it is enabled; events that happen while it is disabled are not
+    queued for it. The URL must be `https://` and its host must resolve only to public addresses (the
+    clone URL policy: loopback, private, link-local and reserved addresses are refused unless the
+    operator allows local repositories); it is checked again on the resolved address at every delivery.
+    A refused URL is a 422 on `body.url`.
+
+    Scope: `notifications:write`.
+
+    Args:
+        endpoint_id (UUID):
+        body (UpdateNotificationEndpoint):
+        body (UpdateNotificationEndpoint):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | NotificationEndpoint | ValidationError
+    """
+
+    return (
+        await asyncio_detailed(
+            endpoint_id=endpoint_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

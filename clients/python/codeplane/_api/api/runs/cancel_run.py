@@ -1,0 +1,237 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.run import Run
+from ...models.validation_error import ValidationError
+from ...types import Response
+
+
+def _get_kwargs(
+    run_id: UUID,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/runs/{run_id}/cancel".format(
+            run_id=quote(str(run_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | Run | ValidationError | None:
+    if response.status_code == 202:
+        response_202 = Run.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Error.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ValidationError.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | Run | ValidationError]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Error | Run | ValidationError]:
+    """Cancel a run
+
+     Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is
+    stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files,
+    within the operator's collection margin.
+
+    Scope: `runs:write`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | Run | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Error | Run | ValidationError | None:
+    """Cancel a run
+
+     Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is
+    stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files,
+    within the operator's collection margin.
+
+    Scope: `runs:write`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | Run | ValidationError
+    """
+
+    return sync_detailed(
+        run_id=run_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Error | Run | ValidationError]:
+    """Cancel a run
+
+     Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is
+    stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files,
+    within the operator's collection margin.
+
+    Scope: `runs:write`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | Run | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Error | Run | ValidationError | None:
+    """Cancel a run
+
+     Answers 202 with the run as it is now; the status becomes `cancelled` within seconds and its pod is
+    stopped: the command gets SIGTERM (SIGKILL 5 s later) and the pod then sends the run's output files,
+    within the operator's collection margin.
+
+    Scope: `runs:write`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | Run | ValidationError
+    """
+
+    return (
+        await asyncio_detailed(
+            run_id=run_id,
+            client=client,
+        )
+    ).parsed

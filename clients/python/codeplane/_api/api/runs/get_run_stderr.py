@@ -1,0 +1,323 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.run_log import RunLog
+from ...models.run_log_page import RunLogPage
+from ...models.validation_error import ValidationError
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    run_id: UUID,
+    *,
+    after: int | None | Unset = UNSET,
+    before: int | None | Unset = UNSET,
+    limit: int | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_after: int | None | Unset
+    if isinstance(after, Unset):
+        json_after = UNSET
+    else:
+        json_after = after
+    params["after"] = json_after
+
+    json_before: int | None | Unset
+    if isinstance(before, Unset):
+        json_before = UNSET
+    else:
+        json_before = before
+    params["before"] = json_before
+
+    params["limit"] = limit
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/runs/{run_id}/logs/stderr".format(
+            run_id=quote(str(run_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | RunLog | RunLogPage | ValidationError | None:
+    if response.status_code == 200:
+
+        def _parse_response_200(data: object) -> RunLog | RunLogPage:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_200_type_0 = RunLog.from_dict(data)
+
+                return response_200_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            response_200_type_1 = RunLogPage.from_dict(data)
+
+            return response_200_type_1
+
+        response_200 = _parse_response_200(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = ValidationError.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | RunLog | RunLogPage | ValidationError]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    after: int | None | Unset = UNSET,
+    before: int | None | Unset = UNSET,
+    limit: int | Unset = UNSET,
+) -> Response[Error | RunLog | RunLogPage | ValidationError]:
+    """Read a run's stderr
+
+     Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the
+    start is kept; `truncated` says when lines were dropped). A run still going answers with its output
+    so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a
+    read right after the status turns terminal is complete. With `?after=`, `?before=` or `?limit=` it
+    answers one page of lines by sequence instead (a `RunLogPage`, as `GET /v1/runs/{run_id}/logs` but
+    this stream only), without waiting.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+        after (int | None | Unset): Lines with seq greater than this, oldest first: 0 (or a page's
+            `next_after`) to read forwards from the start.
+        before (int | None | Unset): Lines with seq less than this, the newest `limit` of them
+            (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after`
+            is given.
+        limit (int | Unset): Lines per page, 1..5000; default 1000 (and about 4 MiB of text at
+            most, always one line).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | RunLog | RunLogPage | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+        after=after,
+        before=before,
+        limit=limit,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    after: int | None | Unset = UNSET,
+    before: int | None | Unset = UNSET,
+    limit: int | Unset = UNSET,
+) -> Error | RunLog | RunLogPage | ValidationError | None:
+    """Read a run's stderr
+
+     Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the
+    start is kept; `truncated` says when lines were dropped). A run still going answers with its output
+    so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a
+    read right after the status turns terminal is complete. With `?after=`, `?before=` or `?limit=` it
+    answers one page of lines by sequence instead (a `RunLogPage`, as `GET /v1/runs/{run_id}/logs` but
+    this stream only), without waiting.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+        after (int | None | Unset): Lines with seq greater than this, oldest first: 0 (or a page's
+            `next_after`) to read forwards from the start.
+        before (int | None | Unset): Lines with seq less than this, the newest `limit` of them
+            (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after`
+            is given.
+        limit (int | Unset): Lines per page, 1..5000; default 1000 (and about 4 MiB of text at
+            most, always one line).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | RunLog | RunLogPage | ValidationError
+    """
+
+    return sync_detailed(
+        run_id=run_id,
+        client=client,
+        after=after,
+        before=before,
+        limit=limit,
+    ).parsed
+
+
+async def asyncio_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    after: int | None | Unset = UNSET,
+    before: int | None | Unset = UNSET,
+    limit: int | Unset = UNSET,
+) -> Response[Error | RunLog | RunLogPage | ValidationError]:
+    """Read a run's stderr
+
+     Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the
+    start is kept; `truncated` says when lines were dropped). A run still going answers with its output
+    so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a
+    read right after the status turns terminal is complete. With `?after=`, `?before=` or `?limit=` it
+    answers one page of lines by sequence instead (a `RunLogPage`, as `GET /v1/runs/{run_id}/logs` but
+    this stream only), without waiting.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+        after (int | None | Unset): Lines with seq greater than this, oldest first: 0 (or a page's
+            `next_after`) to read forwards from the start.
+        before (int | None | Unset): Lines with seq less than this, the newest `limit` of them
+            (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after`
+            is given.
+        limit (int | Unset): Lines per page, 1..5000; default 1000 (and about 4 MiB of text at
+            most, always one line).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | RunLog | RunLogPage | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+        after=after,
+        before=before,
+        limit=limit,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    after: int | None | Unset = UNSET,
+    before: int | None | Unset = UNSET,
+    limit: int | Unset = UNSET,
+) -> Error | RunLog | RunLogPage | ValidationError | None:
+    """Read a run's stderr
+
+     Kept in Postgres, so it can be read after the pod is gone, up to the configured size per stream (the
+    start is kept; `truncated` says when lines were dropped). A run still going answers with its output
+    so far; a finished run whose last lines are still being archived waits up to 10 s for them, so a
+    read right after the status turns terminal is complete. With `?after=`, `?before=` or `?limit=` it
+    answers one page of lines by sequence instead (a `RunLogPage`, as `GET /v1/runs/{run_id}/logs` but
+    this stream only), without waiting.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+        after (int | None | Unset): Lines with seq greater than this, oldest first: 0 (or a page's
+            `next_after`) to read forwards from the start.
+        before (int | None | Unset): Lines with seq less than this, the newest `limit` of them
+            (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after`
+            is given.
+        limit (int | Unset): Lines per page, 1..5000; default 1000 (and about 4 MiB of text at
+            most, always one line).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | RunLog | RunLogPage | ValidationError
+    """
+
+    return (
+        await asyncio_detailed(
+            run_id=run_id,
+            client=client,
+            after=after,
+            before=before,
+            limit=limit,
+        )
+    ).parsed

@@ -1,0 +1,217 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.run_output_list import RunOutputList
+from ...models.validation_error import ValidationError
+from ...types import Response
+
+
+def _get_kwargs(
+    run_id: UUID,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/runs/{run_id}/outputs".format(
+            run_id=quote(str(run_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | RunOutputList | ValidationError | None:
+    if response.status_code == 200:
+        response_200 = RunOutputList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = ValidationError.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | RunOutputList | ValidationError]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Error | RunOutputList | ValidationError]:
+    """List a run's output files
+
+     The files the run wrote to `$CODEPLANE_OUTPUT_DIR` (and its experiment's analysed output paths
+    inside the checkout), sent by its pod when the command ended, whether it succeeded, failed, timed
+    out or was cancelled. A file over a limit is listed under `refused`, never in `items`.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | RunOutputList | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Error | RunOutputList | ValidationError | None:
+    """List a run's output files
+
+     The files the run wrote to `$CODEPLANE_OUTPUT_DIR` (and its experiment's analysed output paths
+    inside the checkout), sent by its pod when the command ended, whether it succeeded, failed, timed
+    out or was cancelled. A file over a limit is listed under `refused`, never in `items`.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | RunOutputList | ValidationError
+    """
+
+    return sync_detailed(
+        run_id=run_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Error | RunOutputList | ValidationError]:
+    """List a run's output files
+
+     The files the run wrote to `$CODEPLANE_OUTPUT_DIR` (and its experiment's analysed output paths
+    inside the checkout), sent by its pod when the command ended, whether it succeeded, failed, timed
+    out or was cancelled. A file over a limit is listed under `refused`, never in `items`.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | RunOutputList | ValidationError]
+    """
+
+    kwargs = _get_kwargs(
+        run_id=run_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    run_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Error | RunOutputList | ValidationError | None:
+    """List a run's output files
+
+     The files the run wrote to `$CODEPLANE_OUTPUT_DIR` (and its experiment's analysed output paths
+    inside the checkout), sent by its pod when the command ended, whether it succeeded, failed, timed
+    out or was cancelled. A file over a limit is listed under `refused`, never in `items`.
+
+    Scope: `runs:read`.
+
+    Args:
+        run_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | RunOutputList | ValidationError
+    """
+
+    return (
+        await asyncio_detailed(
+            run_id=run_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class AnalysisEnvironmentType0ImageSourceType2Type1(StrEnum):
+    CATALOG = "catalog"
+    REPOSITORY = "repository"
+
+    def __str__(self) -> str:
+        return str(self.value)

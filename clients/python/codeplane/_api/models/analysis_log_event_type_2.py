@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.analysis_log_event_type_2_event import AnalysisLogEventType2Event
+
+T = TypeVar("T", bound="AnalysisLogEventType2")
+
+
+@_attrs_define
+class AnalysisLogEventType2:
+    """Every line has been sent and the analysis is over; the server then closes the stream.
+
+    Attributes:
+        event (AnalysisLogEventType2Event):
+        data (str): JSON text; its decoded shape is `contentSchema`.
+    """
+
+    event: AnalysisLogEventType2Event
+    data: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        event = self.event.value
+
+        data = self.data
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "event": event,
+                "data": data,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        event = AnalysisLogEventType2Event(d.pop("event"))
+
+        data = d.pop("data")
+
+        analysis_log_event_type_2 = cls(
+            event=event,
+            data=data,
+        )
+
+        analysis_log_event_type_2.additional_properties = d
+        return analysis_log_event_type_2
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

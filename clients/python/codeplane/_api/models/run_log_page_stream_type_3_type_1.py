@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class RunLogPageStreamType3Type1(StrEnum):
+    STDERR = "stderr"
+    STDOUT = "stdout"
+
+    def __str__(self) -> str:
+        return str(self.value)

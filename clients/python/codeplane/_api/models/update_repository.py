@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="UpdateRepository")
+
+
+@_attrs_define
+class UpdateRepository:
+    """
+    Attributes:
+        name (str | Unset):
+        default_branch (str | Unset):
+        auto_analyze (bool | Unset):
+    """
+
+    name: str | Unset = UNSET
+    default_branch: str | Unset = UNSET
+    auto_analyze: bool | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        default_branch = self.default_branch
+
+        auto_analyze = self.auto_analyze
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if name is not UNSET:
+            field_dict["name"] = name
+        if default_branch is not UNSET:
+            field_dict["default_branch"] = default_branch
+        if auto_analyze is not UNSET:
+            field_dict["auto_analyze"] = auto_analyze
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        name = d.pop("name", UNSET)
+
+        default_branch = d.pop("default_branch", UNSET)
+
+        auto_analyze = d.pop("auto_analyze", UNSET)
+
+        update_repository = cls(
+            name=name,
+            default_branch=default_branch,
+            auto_analyze=auto_analyze,
+        )
+
+        return update_repository
