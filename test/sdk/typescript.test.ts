@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { cuttingProxy, endedRun, repositoryRow } from "./helpers.ts";
 
-type Sdk = typeof import("../../packages/sdk/src/index.ts");
+// Typed from the package's sources (the `codeplane-source` export condition, tsconfig.json); run from its build.
+type Sdk = typeof import("@codeplane/sdk");
 const execFile = promisify(execFileCb);
 const ROOT = new URL("../..", import.meta.url).pathname;
 
