@@ -103,6 +103,17 @@ describe("attributeRequiredEnv", () => {
     expect(byId).toEqual({ "make:train": ["BUCKET", "WANDB_KEY"], "make:clean": [], "go:api": ["DSN"], "go:tool": [] });
   });
 
+  it("handles import cycles and a chain longer than any call stack", () => {
+    const chain: Record<string, string> = { "a.py": "import b\n", "b.py": "import a\nimport c\n", "c.py": "import m0\n" };
+    for (let i = 0; i < 20_000; i++) chain[`m${i}.py`] = `import m${i + 1}\n`;
+    const { byId } = attribute(
+      chain,
+      [experiment("python-script", "a", "a.py", ["python3", "a.py"]), experiment("python-script", "c", "c.py", ["python3", "c.py"])],
+      [need("A", "a.py"), need("END", "m19999.py")],
+    );
+    expect(byId).toEqual({ a: ["A", "END"], c: ["END"] });
+  });
+
   it("never takes a template's, an optional read's or a launcher's variable", () => {
     const { byId, union } = attribute(
       { "train.py": "" },

@@ -16,9 +16,6 @@ import { parseMakefile, type MakeRule } from "./detectors/make/parse.ts";
 // detectors have parsed what needed parsing); a reference that cannot be told
 // (a dynamic import, a computed path) is not followed.
 
-/** Past this many files, an experiment's walk stops (a repository whose every file imports every other). */
-const MAX_REACHED = 5000;
-
 const JS_EXTENSIONS = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"];
 const MAKEFILE_NAMES = ["GNUmakefile", "makefile", "Makefile"];
@@ -49,13 +46,92 @@ export function attributeRequiredEnv(ctx: AnalyzerContext, experiments: Experime
     return union;
   }
   const graph = new Graph(ctx);
+  const names = new RequiredNames(graph, byFile);
   for (const e of experiments) {
-    const names = new Set<string>();
-    if (!ctx.outOfTime()) for (const file of graph.reach(startNodes(ctx, e))) for (const n of byFile.get(file) ?? []) names.add(n);
-    e.required_env_vars = [...names].sort().slice(0, 256);
+    const found = new Set<string>();
+    if (!ctx.outOfTime()) for (const node of startNodes(ctx, e)) for (const n of names.of(node)) found.add(n);
+    e.required_env_vars = [...found].sort().slice(0, 256);
     for (const n of e.required_env_vars) union.add(n);
   }
   return union;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The required names of everything a node reaches, for every node at most
+ * once: Tarjan's strongly connected components (iterative, so a long import
+ * chain cannot overflow the stack), each component's names the union of its
+ * files' and of the components it reaches. Linear in the graph, however many
+ * experiments share it.
+ */
+class RequiredNames {
+  readonly #graph: Graph;
+  readonly #byFile: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly #done = new Map<string, ReadonlySet<string>>();
+
+  constructor(graph: Graph, byFile: ReadonlyMap<string, ReadonlySet<string>>) {
+    this.#graph = graph;
+    this.#byFile = byFile;
+  }
+
+  of(start: string): ReadonlySet<string> {
+    const known = this.#done.get(start);
+    if (known) return known;
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const frames: { node: string; edges: string[]; next: number }[] = [];
+    const open = (node: string) => {
+      index.set(node, index.size);
+      low.set(node, index.size - 1);
+      stack.push(node);
+      onStack.add(node);
+      frames.push({ node, edges: this.#graph.edgesOf(node), next: 0 });
+    };
+    open(start);
+    while (frames.length) {
+      const frame = frames[frames.length - 1]!;
+      if (frame.next < frame.edges.length) {
+        const next = frame.edges[frame.next++]!;
+        if (this.#done.has(next)) continue;
+        if (!index.has(next)) open(next);
+        else if (onStack.has(next)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(next)!));
+        continue;
+      }
+      frames.pop();
+      const parent = frames[frames.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      // frame.node roots a component: pop it, and give every member the component's names.
+      const members: string[] = [];
+      let m: string;
+      do {
+        m = stack.pop()!;
+        onStack.delete(m);
+        members.push(m);
+      } while (m !== frame.node);
+      this.#finish(members);
+    }
+    return this.#done.get(start) ?? NONE;
+  }
+
+  #finish(members: readonly string[]): void {
+    const inside = new Set(members);
+    let names: Set<string> | null = null;
+    const addAll = (more: ReadonlySet<string> | undefined) => {
+      if (!more?.size) return;
+      names ??= new Set();
+      for (const n of more) names.add(n);
+    };
+    for (const member of members) {
+      addAll(this.#byFile.get(member));
+      for (const next of this.#graph.edgesOf(member)) if (!inside.has(next)) addAll(this.#done.get(next));
+    }
+    const result: ReadonlySet<string> = names ?? NONE;
+    for (const member of members) this.#done.set(member, result);
+  }
 }
 
 /** The nodes an experiment starts from: a file, a folder's Go files, an npm script or a make target. */
@@ -94,11 +170,23 @@ function packageInits(ctx: AnalyzerContext, path: string): string[] {
   return out;
 }
 
+const goFolders = new WeakMap<AnalyzerContext, Map<string, string[]>>();
+
+/** A folder's Go files (not its tests), from an index of the listing built once. */
 function goFolder(ctx: AnalyzerContext, dir: string): string[] {
-  const prefix = dir ? `${dir}/` : "";
-  return ctx.files
-    .map((f) => f.path)
-    .filter((p) => p.startsWith(prefix) && p.endsWith(".go") && !p.endsWith("_test.go") && !p.slice(prefix.length).includes("/"));
+  let index = goFolders.get(ctx);
+  if (!index) {
+    index = new Map();
+    for (const { path } of ctx.files) {
+      if (!path.endsWith(".go") || path.endsWith("_test.go")) continue;
+      const d = posix.dirname(path) === "." ? "" : posix.dirname(path);
+      const list = index.get(d);
+      if (list) list.push(path);
+      else index.set(d, [path]);
+    }
+    goFolders.set(ctx, index);
+  }
+  return index.get(dir) ?? [];
 }
 
 class Graph {
@@ -108,30 +196,14 @@ class Graph {
   readonly #makefiles = new Map<string, Map<string, MakeRule[]>>();
   #goModules: { dir: string; module: string }[] | null = null;
   #prisma: string[] | null = null;
+  readonly #sources = new Map<string, string[]>();
 
   constructor(ctx: AnalyzerContext) {
     this.#ctx = ctx;
   }
 
-  /** Every file reached from the start nodes (breadth first, up to MAX_REACHED). */
-  reach(start: readonly string[]): string[] {
-    const seen = new Set<string>(start);
-    const queue = [...start];
-    const files: string[] = [];
-    while (queue.length && files.length < MAX_REACHED) {
-      const node = queue.shift()!;
-      if (!node.includes("\0")) files.push(node);
-      for (const next of this.#edgesOf(node)) {
-        if (!seen.has(next)) {
-          seen.add(next);
-          queue.push(next);
-        }
-      }
-    }
-    return files;
-  }
-
-  #edgesOf(node: string): string[] {
+  /** The nodes a node leads to (computed once). */
+  edgesOf(node: string): string[] {
     let edges = this.#edges.get(node);
     if (!edges) {
       edges = [...new Set(this.#computeEdges(node))].filter((n) => n !== node);
@@ -231,8 +303,10 @@ class Graph {
 
   /** A package's own JavaScript/TypeScript files (not its tests): what a framework's server (`next dev`) loads. */
   #packageSources(dir: string): string[] {
+    const known = this.#sources.get(dir);
+    if (known) return known;
     const prefix = dir ? `${dir}/` : "";
-    return this.#ctx.files
+    const found = this.#ctx.files
       .map((f) => f.path)
       .filter(
         (p) =>
@@ -240,6 +314,8 @@ class Graph {
           JS_EXTENSIONS.includes(posix.extname(p)) &&
           !/(^|\/)(node_modules|tests?|__tests__)\/|\.(test|spec)\.[^/]+$|\.d\.[mc]?ts$/.test(p.slice(prefix.length)),
       );
+    this.#sources.set(dir, found);
+    return found;
   }
 
   #prismaSchemas(): string[] {
