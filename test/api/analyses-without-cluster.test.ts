@@ -31,6 +31,34 @@ const experiment: Experiment = {
     { name: "epochs", value: 3, category: "integer", cli_option: "--epochs", choices: null, description: null, required: false },
     { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
   ],
+  required_env_vars: ["API_TOKEN"],
+};
+
+// Another entry point of the same commit, with a variable of its own: its needs must not block train.py, nor train.py's it.
+const serve: Experiment = {
+  id: "python:serve.py",
+  title: "serve",
+  description: null,
+  entry_point: "python3 serve.py",
+  command: ["python3", "serve.py"],
+  language: "python",
+  kind: "python-script",
+  path: "serve.py",
+  inputs: [],
+  outputs: [],
+  parameters: [],
+  required_env_vars: ["SERVE_SIGNING_KEY"],
+};
+
+// A third with nothing required: never refused for its neighbours' variables.
+const report: Experiment = {
+  ...serve,
+  id: "python:report.py",
+  title: "report",
+  entry_point: "python3 report.py",
+  command: ["python3", "report.py"],
+  path: "report.py",
+  required_env_vars: [],
 };
 
 const result: AnalyzerResult = {
@@ -49,11 +77,12 @@ const result: AnalyzerResult = {
     truncated: false,
     skipped: { binary: 0, too_large: 0, symlinks: 0, unparsable: 0 },
   },
-  experiments: [experiment],
+  experiments: [experiment, serve, report],
   primary_ids: ["python:train.py"],
   env_vars: [
     { name: "API_TOKEN", path: "train.py", line: 4, required: true },
     { name: "LOG_LEVEL", path: "train.py", line: 5, required: false },
+    { name: "SERVE_SIGNING_KEY", path: "serve.py", line: 2, required: true },
   ],
   stats: { files_scanned: 1, files_parsed: 1, duration_ms: 5 },
 };
@@ -133,10 +162,10 @@ describe("analyses without a cluster", () => {
           commit_hash: fixture.commits.main,
           status: "completed",
           primary_ids: ["python:train.py"],
-          env_vars: { valid: false, required_env_vars: ["API_TOKEN"], missing_env_vars: ["API_TOKEN"] },
+          env_vars: { valid: false, required_env_vars: ["API_TOKEN", "SERVE_SIGNING_KEY"], missing_env_vars: ["API_TOKEN", "SERVE_SIGNING_KEY"] },
           logs_url: `/v1/repositories/${repoId}/analysis/${fixture.commits.main}/logs/stream`,
         });
-        expect(body.experiments).toEqual([experiment]);
+        expect(body.experiments).toEqual([experiment, serve, report]);
       }
       expect((await bob.api(`/v1/repositories/${repoId}/analysis/main`)).status).toBe(404);
     });
@@ -187,7 +216,14 @@ describe("analyses without a cluster", () => {
         { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } },
         ["body", "analyzed_experiment"],
         "value_error",
-        /missing environment variables: API_TOKEN/,
+        /^Value error, missing environment variables: API_TOKEN \(/,
+      ],
+      [
+        "another experiment's missing variables, only its own",
+        { analyzed_experiment: "python:serve.py" },
+        ["body", "analyzed_experiment"],
+        "value_error",
+        /^Value error, missing environment variables: SERVE_SIGNING_KEY \(/,
       ],
     ])("refuses a run of %s with a 422 naming it", async (_name, json, loc, type, msg) => {
       const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json });
@@ -196,19 +232,28 @@ describe("analyses without a cluster", () => {
       expect(detail).toEqual([expect.objectContaining({ loc, type, msg: expect.stringMatching(msg) })]);
     });
 
-    it("once the variable is set, the analysis is valid and the run gets as far as the cluster", async () => {
+    it("an experiment that needs nothing runs while its neighbours' variables are missing", async () => {
+      const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:report.py" } });
+      // Past validation: only the missing cluster stops it.
+      expect(res.status).toBe(503);
+    });
+
+    it("once its own variable is set, an experiment runs although another's is still missing", async () => {
       const set = await alice.api("/v1/environment-variables", {
         method: "POST",
         json: { name: "API_TOKEN", value: "s3cret", secret: true, repository_id: repoId },
       });
       expect(set.status).toBe(201);
       const body = await (await alice.api(`/v1/repositories/${repoId}/analysis/main`)).json();
-      expect(body.env_vars).toEqual({ valid: true, required_env_vars: ["API_TOKEN"], missing_env_vars: [] });
+      expect(body.env_vars).toEqual({ valid: false, required_env_vars: ["API_TOKEN", "SERVE_SIGNING_KEY"], missing_env_vars: ["SERVE_SIGNING_KEY"] });
       const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, {
         method: "POST",
         json: { analyzed_experiment: "python:train.py", parameters: { epochs: 5 } },
       });
       expect(res.status).toBe(503);
+      const refused = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:serve.py" } });
+      expect(refused.status).toBe(422);
+      expect((await refused.json()).detail[0].msg).toMatch(/missing environment variables: SERVE_SIGNING_KEY \(/);
     });
 
     it("lists it, newest first, only for its account", async () => {

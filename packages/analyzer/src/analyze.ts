@@ -7,6 +7,7 @@ import { resolveEnvironment } from "./environment/index.ts";
 import { DEFAULT_LIMITS, FileReader, walk, type WalkLimits } from "./files.ts";
 import { analyzerResultSchema, type AnalyzerResult, type EnvVarUse, type Experiment } from "./model.ts";
 import { rankExperiments } from "./rank.ts";
+import { attributeRequiredEnv } from "./reach.ts";
 import { analyzerContext, grammarsNeeded, runDetectors, type DetectorOutputs, type WorkerMessage, type WorkerTask } from "./run-detectors.ts";
 import { buildRepoSummary } from "./summary.ts";
 import { Syntax } from "./syntax.ts";
@@ -83,6 +84,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const helped = await awaitHelpers(helpers, outputs, { ctx, reader, syntax, files: listing.files, childNames: inChild, progress });
   const { experiments, envUses, frameworks } = collectOutputs(outputs);
   const unique = dedupe(experiments);
+  const required = attributeRequiredEnv(ctx, unique, envUses);
   const timedOut = ctx.timedOut() || helped.timedOut;
 
   const readmeFile = listing.files.find((f) => !f.path.includes("/") && README_RE.test(f.path));
@@ -101,7 +103,7 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     repo_summary,
     experiments: unique.slice(0, 1000),
     primary_ids: rankExperiments(unique, readme),
-    env_vars: mergeEnvUses(envUses)
+    env_vars: mergeEnvUses(envUses, required)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .slice(0, 1000),
     environment: resolveEnvironment({ ctx, experiments: unique }),

@@ -5,15 +5,13 @@ const use = (name: string, path: string, line: number, required: boolean) => ({ 
 
 describe("mergeEnvUses", () => {
   it.each([
-    ["one required code read", [use("T", "a.py", 3, true)], [use("T", "a.py", 3, true)]],
-    ["the first required read wins the location", [use("T", "a.py", 3, false), use("T", "b.py", 1, true)], [use("T", "b.py", 1, true)]],
-    ["no required read: the first one", [use("T", "a.py", 3, false), use("T", "b.py", 1, false)], [use("T", "a.py", 3, false)]],
-    ["a template placeholder alone", [use("T", ".env.example", 2, true)], [use("T", ".env.example", 2, true)]],
-    ["a template value is a default", [use("T", "a.py", 3, true), use("T", ".env.example", 2, false)], [use("T", "a.py", 3, false)]],
-    ["the code's default beats a template placeholder", [use("T", "a.py", 3, false), use("T", ".env.example", 2, true)], [use("T", "a.py", 3, false)]],
-    ["a template placeholder with a required code read", [use("T", "a.py", 3, true), use("T", "x/.env.sample", 2, true)], [use("T", "a.py", 3, true)]],
-    ["a launcher's variable", [use("LOCAL_RANK", "train.py", 9, true)], [use("LOCAL_RANK", "train.py", 9, false)]],
-  ])("%s", (_name, uses, want) => expect(mergeEnvUses(uses)).toEqual(want));
+    ["one required code read", [use("T", "a.py", 3, true)], ["T"], [use("T", "a.py", 3, true)]],
+    ["the first required read wins the location", [use("T", "a.py", 3, false), use("T", "b.py", 1, true)], ["T"], [use("T", "b.py", 1, true)]],
+    ["no required read: the first one", [use("T", "a.py", 3, false), use("T", "b.py", 1, false)], [], [use("T", "a.py", 3, false)]],
+    ["required only when an experiment requires it", [use("T", "lib/a.py", 3, true)], [], [use("T", "lib/a.py", 3, false)]],
+    ["a template never makes a variable required", [use("T", ".env.example", 2, true)], [], [use("T", ".env.example", 2, false)]],
+    ["a template's value is no default", [use("T", ".env.example", 2, false), use("T", "a.py", 3, true)], ["T"], [use("T", "a.py", 3, true)]],
+  ])("%s", (_name, uses, required, want) => expect(mergeEnvUses(uses, new Set(required))).toEqual(want));
 });
 
 describe("providedByLauncher", () => {

@@ -32,8 +32,22 @@ const PROVIDED = new Set([
   "CI",
   "GITHUB_ACTIONS",
   "NODE_ENV",
+  "INIT_CWD",
 ]);
-const PROVIDED_PREFIXES = ["TORCHELASTIC_", "SLURM_", "OMPI_COMM_WORLD_", "PMI_", "PMIX_", "MV2_", "GITHUB_", "RUNNER_"];
+// npm (and yarn, pnpm) set npm_package_*, npm_config_* and npm_lifecycle_* for the scripts they run.
+const PROVIDED_PREFIXES = [
+  "TORCHELASTIC_",
+  "SLURM_",
+  "OMPI_COMM_WORLD_",
+  "PMI_",
+  "PMIX_",
+  "MV2_",
+  "GITHUB_",
+  "RUNNER_",
+  "npm_package_",
+  "npm_config_",
+  "npm_lifecycle_",
+];
 
 export function providedByLauncher(name: string): boolean {
   return PROVIDED.has(name) || PROVIDED_PREFIXES.some((p) => name.startsWith(p));
@@ -53,25 +67,50 @@ export interface EnvUse {
 
 /**
  * One entry per variable from every detector's uses (in detector order), at
- * its first required use, else its first use. Required when the code reads it
- * with no fallback (a template's placeholder counts only when no code reads
- * it), never when a template gives it a value or a launcher sets it.
+ * its first required use in code, else its first use. Required when some
+ * experiment requires it (`required`, the union of the experiments'
+ * `required_env_vars`, see reach.ts): a template's value neither makes a
+ * variable required nor excuses it, since nothing loads a template when the
+ * program starts.
  */
-export function mergeEnvUses<T extends EnvUse>(uses: readonly T[]): T[] {
-  const byName = new Map<string, T[]>();
+export function mergeEnvUses<T extends EnvUse>(uses: readonly T[], required: ReadonlySet<string>): T[] {
+  const byName = new Map<string, T>();
   for (const use of uses) {
-    const list = byName.get(use.name);
-    if (list) list.push(use);
-    else byName.set(use.name, [use]);
+    const at = byName.get(use.name);
+    if (!at || (use.required && !isEnvTemplate(use.path) && (!at.required || isEnvTemplate(at.path)))) byName.set(use.name, use);
   }
-  const out: T[] = [];
-  for (const [name, all] of byName) {
-    const code = all.filter((u) => !isEnvTemplate(u.path));
-    const templates = all.filter((u) => isEnvTemplate(u.path));
-    const decider = code.length ? code : templates;
-    const required = !providedByLauncher(name) && !templates.some((u) => !u.required) && decider.some((u) => u.required);
-    const at = (required ? decider.find((u) => u.required) : undefined) ?? all[0]!;
-    out.push({ ...at, required });
-  }
-  return out;
+  return [...byName.values()].map((at) => ({ ...at, required: required.has(at.name) }));
 }
+
+/**
+ * The uses a detector hands on: the first use of each variable, and the first
+ * required use of each variable in each file (what an experiment that reaches
+ * the file needs). Keeping every use instead cost tens of MiB on a repository
+ * that reads the environment on every other line.
+ */
+export class EnvUseSet<T extends EnvUse = EnvUse> {
+  readonly #any = new Map<string, T>();
+  readonly #required = new Map<string, T>();
+
+  addAll(uses: readonly T[]): void {
+    for (const use of uses) this.add(use);
+  }
+
+  add(use: T): void {
+    const any = this.#any.get(use.name);
+    if (!any || before(use, any)) this.#any.set(use.name, use);
+    if (!use.required) return;
+    const key = `${use.path}\0${use.name}`;
+    const seen = this.#required.get(key);
+    if (!seen || use.line < seen.line) this.#required.set(key, use);
+  }
+
+  list(): T[] {
+    const out = [...this.#required.values()];
+    for (const use of this.#any.values()) if (!use.required) out.push(use);
+    return out.sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
+  }
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const before = (a: EnvUse, b: EnvUse): boolean => (compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name)) < 0;

@@ -48,6 +48,11 @@ export const experimentSchema = z.object({
   inputs: z.array(z.string().max(4096)).max(256).meta({ description: "Files or folders it reads, where they can be told." }),
   outputs: z.array(z.string().max(4096)).max(256).meta({ description: "Files or folders it writes, where they can be told." }),
   parameters: z.array(parameterSchema).max(256),
+  // Optional only for results stored before it existed; the analyzer always writes it.
+  required_env_vars: z.array(z.string().min(1).max(256)).max(256).optional().meta({
+    description:
+      "Variables this experiment cannot start without: those its entry point reaches (its module graph for Python and Node, its target's recipe for Make, its script for npm) reads with no fallback. A run of it is refused while one is not configured.",
+  }),
 });
 export type Experiment = z.infer<typeof experimentSchema>;
 
@@ -175,10 +180,10 @@ export const analyzerResultSchema = z.object({
   repo_summary: repoSummarySchema,
   experiments: z.array(experimentSchema).max(1000),
   primary_ids: z.array(z.string().max(512)).max(20),
-  env_vars: z
-    .array(envVarUseSchema)
-    .max(1000)
-    .meta({ description: "Every environment variable the code reads; `required` ones count towards missing_env_vars." }),
+  env_vars: z.array(envVarUseSchema).max(1000).meta({
+    description:
+      "Every environment variable the code (or a config file it uses) reads; `required` when some experiment requires it (the union of the experiments' `required_env_vars`).",
+  }),
   // Optional only for results stored before environments existed; the analyzer always writes it.
   environment: environmentSchema.optional(),
   stats: z.object({ files_scanned: z.int().min(0), files_parsed: z.int().min(0), duration_ms: z.int().min(0) }),

@@ -11,6 +11,7 @@ const MAIN_NAMES = new Map<string, number>([
   ["run", 28],
   ["app", 24],
   ["start", 24],
+  ["dev", 20],
   ["serve", 22],
   ["server", 22],
   ["cli", 20],
@@ -92,9 +93,28 @@ export function scoreExperiment(e: Experiment, readme: string): number {
   const depth = e.path.split("/").length - 1;
   score += depth === 0 ? 15 : depth === 1 ? 8 : 0;
   if (/(^|\/)(tests?|spec|__tests__|testdata|fixtures?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$/.test(e.path)) score -= 30;
+  // Supporting material, whatever words its names hold: the project's own entry points come first.
+  if (ASIDE.test(e.path)) score -= 25;
+  // The repository's own package run as `python -m pkg` (its __main__.py, at the root or under src/).
+  if (e.kind === "python-module" && /^(src\/)?[^/]+\/__main__\.py$/.test(e.path)) score += 15;
   score += Math.min(10, e.parameters.length * 2);
   if (readmeMention(e, readme) >= 0) score += 20;
   return score;
+}
+
+const ASIDE = /^(examples?|binder|docs?|tutorials?|samples?)\//;
+
+/**
+ * The README without the lines that install, scaffold or fetch something
+ * (`npx create-x my-app`, `npm install`, `pip install -e .`, `git clone`):
+ * a word there is not a way to run the project. Blanked with spaces so
+ * positions stay those of the README.
+ */
+export function runnableText(readme: string): string {
+  return readme.replace(
+    /^.*\b(?:np[mx]\s+(?:init|i|install|ci|create)\b|npx\s+create-|(?:yarn|pnpm|bun)\s+(?:create|add|install|dlx\s+create-)\b|pip3?\s+install\b|git\s+clone\b|(?:brew|apt|apt-get|conda|cargo)\s+install\b).*$/gim,
+    (line) => " ".repeat(line.length),
+  );
 }
 
 /**
@@ -108,8 +128,41 @@ export function readmeMention(e: Experiment, readme: string): number {
   if (e.path.includes(".") && e.kind !== "npm-script" && e.kind !== "make-target") forms.push(e.path);
   if (e.kind === "node-bin") forms.push(`npx ${e.title}`, e.title.includes(" ") ? e.title : `${e.title} `);
   if (e.kind === "go-main") forms.push(`go run ${e.path === "." ? "." : `./${e.path}`}`);
-  const at = forms.map((f) => readme.indexOf(f)).filter((i) => i >= 0);
+  if (e.kind === "npm-script" && !e.command.includes("--prefix")) {
+    // `npm start`, `yarn dev`, `pnpm start`, `pnpm run dev`, `bun run dev`: the same script.
+    const name = e.title;
+    forms.push(`yarn ${name}`, `yarn run ${name}`, `pnpm ${name}`, `pnpm run ${name}`, `bun run ${name}`);
+    if (name === "start" || name === "test") forms.push(`npm ${name}`);
+  }
+  const text = runnableText(readme);
+  const at = forms.map((f) => wordAt(text, f)).filter((i) => i >= 0);
+  const folder = folderLink(e, text);
+  if (folder >= 0) at.push(folder);
   return at.length ? Math.min(...at) : -1;
+}
+
+/** Where form first appears as whole words (`yarn dev` is not `yarn dev:server`); -1 when it does not. */
+function wordAt(text: string, form: string): number {
+  for (let i = text.indexOf(form); i >= 0; i = text.indexOf(form, i + 1)) {
+    const after = text[i + form.length];
+    if (after === undefined || !/[\w:-]/.test(after)) return i;
+  }
+  return -1;
+}
+
+/** A script named like a folder's main one (main.py, train.py, index.js): its folder is where a README links to it. */
+const FOLDER_MAIN = /^(main|train|run|app|index|__main__)\.[a-z]+$/;
+
+/**
+ * Where the README links the folder of a folder's main script (`[VAE](vae/)`,
+ * `(./vae)`, `(vae/README.md)`, a GitHub `tree/<branch>/vae` URL); -1 when it does not.
+ */
+function folderLink(e: Experiment, text: string): number {
+  const slash = e.path.lastIndexOf("/");
+  if (slash < 0 || !FOLDER_MAIN.test(e.path.slice(slash + 1)) || e.kind === "npm-script" || e.kind === "make-target") return -1;
+  const folder = e.path.slice(0, slash).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const m = new RegExp(`\\]\\((?:\\./)?${folder}/?(?:README\\.md)?\\)|\\]\\(https?://[^)\\s]*/tree/[^/)\\s]+/${folder}/?\\)`).exec(text);
+  return m ? m.index : -1;
 }
 
 /**

@@ -15,8 +15,11 @@ export type CreateAnalysisInput = z.infer<typeof createAnalysisSchema>;
 
 export const envVarsReportSchema = z
   .object({
-    valid: z.boolean().meta({ description: "True when no required variable is missing." }),
-    required_env_vars: z.array(z.string()).meta({ description: "Variables the code reads without a fallback (or lists in a .env template)." }),
+    valid: z.boolean().meta({ description: "True when no experiment's required variable is missing." }),
+    required_env_vars: z.array(z.string()).meta({
+      description:
+        "The union of the experiments' `required_env_vars`: variables some entry point cannot start without (its code, or a config file it uses, reads them with no fallback). A run is refused only for its own experiment's.",
+    }),
     missing_env_vars: z
       .array(z.string())
       .meta({ description: "Required variables that are not configured for this account or repository, computed when the analysis is read." }),

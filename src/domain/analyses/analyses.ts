@@ -23,7 +23,7 @@ import {
   findLiveAnalysis,
   insertPendingAnalysis,
   listAnalyses,
-  requiredEnvVars,
+  experimentRequiredEnvVars,
   toAnalysis,
   type AnalysisTrigger,
 } from "./analysis-rows.ts";
@@ -171,7 +171,8 @@ export class AnalysisService {
     const experiment = row.result.experiments.find((e) => e.id === experimentId);
     if (!experiment) return null;
     const configured = await configuredEnvNames(db, accountId, repositoryId);
-    return { experiment, missingEnvVars: requiredEnvVars(row).filter((n) => !configured.has(n)) };
+    // Only this experiment's own variables: another entry point's needs never block it.
+    return { experiment, missingEnvVars: experimentRequiredEnvVars(row, experiment).filter((n) => !configured.has(n)) };
   }
 
   /** The environment of a commit's completed analysis; null when it has none (not analysed, or analysed before environments). */

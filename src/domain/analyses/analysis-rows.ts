@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import type { AnalysisRow } from "../../db/schema.ts";
 import { ANALYSIS_TABLE } from "../../db/workload-tables.ts";
-import type { AnalyzerResult } from "@codeplane/analyzer";
+import type { AnalyzerResult, Experiment } from "@codeplane/analyzer";
 import { ANALYSIS_LIFECYCLE, type AnalysisSpec } from "../../resources/analysis.ts";
 import { keysetPage } from "../shared/keyset.ts";
 import type { PageRequest } from "../shared/pagination.ts";
@@ -28,8 +28,18 @@ export function envVarsReport(required: readonly string[], configured: ReadonlyS
   return { valid: missing.length === 0, required_env_vars: [...required], missing_env_vars: missing };
 }
 
+/** The repository-wide summary: the union of the experiments' required variables. */
 export function requiredEnvVars(row: AnalysisRow): string[] {
   return (row.result?.env_vars ?? []).filter((e) => e.required).map((e) => e.name);
+}
+
+/**
+ * What one experiment cannot start without. Results stored before variables
+ * were attributed to experiments have none of their own: every experiment
+ * then needs the repository-wide list, as runs were checked then.
+ */
+export function experimentRequiredEnvVars(row: AnalysisRow, experiment: Experiment): string[] {
+  return experiment.required_env_vars ?? requiredEnvVars(row);
 }
 
 /** The environment the analyzer found for a commit; null for analyses made before environments. */
@@ -57,7 +67,7 @@ export function toAnalysis(row: AnalysisRow, configured: ReadonlySet<string>, en
     started_at: isoOrNull(row.started_at),
     completed_at: isoOrNull(row.completed_at),
     repo_summary: result?.repo_summary ?? null,
-    experiments: result?.experiments ?? [],
+    experiments: (result?.experiments ?? []).map((e) => (e.required_env_vars ? e : { ...e, required_env_vars: experimentRequiredEnvVars(row, e) })),
     primary_ids: result?.primary_ids ?? [],
     env_vars: result ? envVarsReport(requiredEnvVars(row), configured) : null,
     environment: analyzed && environmentView ? environmentView(analyzed) : null,

@@ -8,7 +8,10 @@ const paramValue = z.union([z.string().max(4096), z.number(), z.boolean(), z.nul
 
 export const createRunSchema = z
   .strictObject({
-    analyzed_experiment: z.string().min(1).max(512).optional().meta({ description: "An experiment id from this commit's completed analysis." }),
+    analyzed_experiment: z.string().min(1).max(512).optional().meta({
+      description:
+        "An experiment id from this commit's completed analysis. Refused (422) while one of that experiment's own `required_env_vars` is not configured; other experiments' variables do not matter.",
+    }),
     parameters: z.record(z.string().min(1).max(256), paramValue).optional().meta({ description: "Overrides of the experiment's parameter defaults." }),
     command: z
       .array(z.string().max(32_768))

@@ -10,8 +10,12 @@ export interface CorpusLabels {
   about: string;
   /** Experiment id → its parameters by name (default value and category). */
   entries: Record<string, Record<string, { value: ParameterValue; category: ParameterCategory }>>;
-  /** Variables the program cannot start without, that the user must set. */
+  /** Variables the program cannot start without, that the user must set: the union over its entries. */
   required_env: string[];
+  /** Experiment id → the variables that entry cannot start without (what its entry point reaches); an entry not listed needs none. */
+  required_env_by_entry?: Record<string, string[]>;
+  /** The experiment a user most likely came to run (what `primary_ids` should start with), where a person can tell. */
+  primary?: string;
 }
 
 export interface Score {
@@ -19,6 +23,10 @@ export interface Score {
   /** Over the labelled entries found: a parameter counts when its name, default and category are all right. */
   parameters: { labelled: number; right: number; named: number; wrong: string[] };
   requiredEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
+  /** The same per experiment, over the labelled entries found: an entry's variables against its `required_env_vars`. */
+  entryEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
+  /** Repositories with a labelled primary experiment, and those whose primary_ids start with it. */
+  primary: { labelled: number; right: number; wrong: string[] };
 }
 
 export function emptyScore(): Score {
@@ -26,10 +34,22 @@ export function emptyScore(): Score {
     entries: { labelled: 0, found: 0, matched: 0, missed: [], extra: [] },
     parameters: { labelled: 0, right: 0, named: 0, wrong: [] },
     requiredEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
+    entryEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
+    primary: { labelled: 0, right: 0, wrong: [] },
   };
 }
 
-export function scoreAnalysis(result: Pick<AnalyzerResult, "experiments" | "env_vars">, labels: CorpusLabels, into: Score = emptyScore(), prefix = ""): Score {
+export function scoreAnalysis(
+  result: Pick<AnalyzerResult, "experiments" | "env_vars" | "primary_ids">,
+  labels: CorpusLabels,
+  into: Score = emptyScore(),
+  prefix = "",
+): Score {
+  if (labels.primary) {
+    into.primary.labelled += 1;
+    if (result.primary_ids[0] === labels.primary) into.primary.right += 1;
+    else into.primary.wrong.push(`${prefix}${result.primary_ids[0] ?? "none"}, want ${labels.primary}`);
+  }
   const found = new Map(result.experiments.map((e) => [e.id, e]));
   const labelled = Object.keys(labels.entries);
   into.entries.labelled += labelled.length;
@@ -44,6 +64,15 @@ export function scoreAnalysis(result: Pick<AnalyzerResult, "experiments" | "env_
       continue;
     }
     into.entries.matched += 1;
+    const wantEnv = new Set(labels.required_env_by_entry?.[id] ?? []);
+    const gotEnv = e.required_env_vars ?? [];
+    into.entryEnv.labelled += wantEnv.size;
+    into.entryEnv.reported += gotEnv.length;
+    for (const name of gotEnv) {
+      if (wantEnv.has(name)) into.entryEnv.right += 1;
+      else into.entryEnv.wrongly.push(`${prefix}${id} ${name}`);
+    }
+    for (const name of wantEnv) if (!gotEnv.includes(name)) into.entryEnv.missed.push(`${prefix}${id} ${name}`);
     for (const [name, want] of params) {
       const got = e.parameters.find((p) => p.name === name);
       if (got) into.parameters.named += 1;
@@ -77,6 +106,9 @@ export function figures(s: Score) {
     parameterNamed: pct(s.parameters.named, s.parameters.labelled),
     requiredPrecision: pct(s.requiredEnv.right, s.requiredEnv.reported),
     requiredRecall: pct(s.requiredEnv.right, s.requiredEnv.labelled),
+    entryRequiredPrecision: pct(s.entryEnv.right, s.entryEnv.reported),
+    entryRequiredRecall: pct(s.entryEnv.right, s.entryEnv.labelled),
+    mainPick: pct(s.primary.right, s.primary.labelled),
   };
 }
 
@@ -87,10 +119,15 @@ export function report(s: Score): string {
     `entries: recall ${p(f.entryRecall)} (${s.entries.matched}/${s.entries.labelled}), precision ${p(f.entryPrecision)} (${s.entries.matched}/${s.entries.found})`,
     `parameters: recall with default and type ${p(f.parameterRecall)} (${s.parameters.right}/${s.parameters.labelled}), by name ${p(f.parameterNamed)}`,
     `required variables: precision ${p(f.requiredPrecision)} (${s.requiredEnv.right}/${s.requiredEnv.reported}), recall ${p(f.requiredRecall)} (${s.requiredEnv.right}/${s.requiredEnv.labelled})`,
+    `required variables per experiment: precision ${p(f.entryRequiredPrecision)} (${s.entryEnv.right}/${s.entryEnv.reported}), recall ${p(f.entryRequiredRecall)} (${s.entryEnv.right}/${s.entryEnv.labelled})`,
+    `main pick: ${p(f.mainPick)} (${s.primary.right}/${s.primary.labelled})`,
     ...(s.entries.missed.length ? [`  missed entries: ${s.entries.missed.join(", ")}`] : []),
     ...(s.entries.extra.length ? [`  extra entries: ${s.entries.extra.join(", ")}`] : []),
     ...(s.parameters.wrong.length ? [`  parameters not right:\n    ${s.parameters.wrong.join("\n    ")}`] : []),
     ...(s.requiredEnv.wrongly.length ? [`  wrongly required: ${s.requiredEnv.wrongly.join(", ")}`] : []),
     ...(s.requiredEnv.missed.length ? [`  required, not reported: ${s.requiredEnv.missed.join(", ")}`] : []),
+    ...(s.entryEnv.wrongly.length ? [`  wrongly required by an experiment: ${s.entryEnv.wrongly.join(", ")}`] : []),
+    ...(s.primary.wrong.length ? [`  main pick wrong: ${s.primary.wrong.join(", ")}`] : []),
+    ...(s.entryEnv.missed.length ? [`  required by an experiment, not reported: ${s.entryEnv.missed.join(", ")}`] : []),
   ].join("\n");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectDotenv, isPlaceholder, templateKeys } from "./detector.ts";
+import { composeEnv, detectDotenv, prismaEnv, templateKeys } from "./detector.ts";
 import { memoryContext } from "../../testing/memory-context.ts";
 
 const context = (files: Record<string, string | null>, outOfTime = () => false) =>
@@ -63,30 +63,6 @@ describe("templateKeys", () => {
   });
 });
 
-describe("isPlaceholder", () => {
-  it.each([
-    ["", true],
-    ["  ", true],
-    ["...", true],
-    ["sk_test_...", true],
-    ["<your token>", true],
-    ["your-api-key", true],
-    ["your_openai_key_here", true],
-    ["changeme", true],
-    ["CHANGE_ME", true],
-    ["xxxx", true],
-    ["${SECRET}", true],
-    ["replace-with-your-dsn", true],
-    ["false", false],
-    ["8080", false],
-    ["redis://localhost:6379/0", false],
-    ["postgres://app:app@localhost:5432/app", false],
-    ["info", false],
-    ["https://api.example.com", false],
-    ["gpt-4o-mini", false],
-  ])("%j is a placeholder: %s", (value, placeholder) => expect(isPlaceholder(value)).toBe(placeholder));
-});
-
 describe("detectDotenv", () => {
   it("reads every template name at any depth and never the real .env", () => {
     const out = detectDotenv(
@@ -105,15 +81,54 @@ describe("detectDotenv", () => {
     expect(out).toEqual({
       experiments: [],
       envVars: [
-        { name: "API_KEY", path: ".env.example", line: 1, required: true },
-        // A value in the template is the default the project suggests: not something the user must set.
+        // Documentation: nothing loads a template, so none of its keys is required by it, empty or not.
+        { name: "API_KEY", path: ".env.example", line: 1, required: false },
         { name: "A", path: "a/.env.dist", line: 1, required: false },
         { name: "B", path: "b/example.env", line: 1, required: false },
         { name: "C", path: "c/env.example", line: 1, required: false },
         { name: "PORT", path: "services/api/.env.sample", line: 1, required: false },
-        { name: "NEXT_PUBLIC_URL", path: "web/.env.template", line: 1, required: true },
+        { name: "NEXT_PUBLIC_URL", path: "web/.env.template", line: 1, required: false },
       ],
     });
+  });
+
+  it("reads Prisma schemas and compose files", () => {
+    const out = detectDotenv(
+      context({
+        "prisma/schema.prisma": 'datasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n  // shadowDatabaseUrl = env("SHADOW_URL")\n}\n',
+        "docker-compose.yml": "services:\n  db:\n    environment:\n      PASSWORD: ${PG_PASSWORD:?set it}\n",
+        "deploy/compose.prod.yaml": "x: ${TAG}\n",
+        "notes.yml": "y: ${NOT_COMPOSE:?}\n",
+      }),
+    );
+    expect(out.envVars).toEqual([
+      { name: "TAG", path: "deploy/compose.prod.yaml", line: 1, required: false },
+      { name: "PG_PASSWORD", path: "docker-compose.yml", line: 4, required: true },
+      { name: "DATABASE_URL", path: "prisma/schema.prisma", line: 3, required: true },
+    ]);
+  });
+
+  it.each([
+    ["${A:?msg}", [{ name: "A", line: 1, required: true }]],
+    ["${A?}", [{ name: "A", line: 1, required: true }]],
+    ["${A}", [{ name: "A", line: 1, required: false }]],
+    [
+      "${A:-x} ${B-y} ${C:+z}",
+      [
+        { name: "A", line: 1, required: false },
+        { name: "B", line: 1, required: false },
+        { name: "C", line: 1, required: false },
+      ],
+    ],
+    ["$${ESCAPED:?}", []],
+    ["# ${COMMENTED:?}", []],
+  ])("compose %s", (text, want) => expect(composeEnv(text)).toEqual(want));
+
+  it("Prisma env() outside comments", () => {
+    expect(prismaEnv('url = env("A") // env("B")\ndirectUrl = env( "C" )\n')).toEqual([
+      { name: "A", line: 1, required: true },
+      { name: "C", line: 2, required: true },
+    ]);
   });
 
   it("stops when out of time", () => {

@@ -2,38 +2,57 @@ import type { Detector } from "../../detector.ts";
 import { isEnvTemplate } from "../../env-rules.ts";
 import type { EnvVarUse } from "../../model.ts";
 
-// Environment templates (`.env.example` and kin) list the variables a
-// project expects to be set. A key the template leaves empty, or fills with a
-// placeholder (`your-key-here`, `<token>`, `sk_test_...`, `changeme`), is one
-// the user must set: required. A key with a real value (`DEBUG=false`,
-// `REDIS_URL=redis://localhost:6379/0`) comes with its default: not required.
-// The analysis then weighs the code's own reads against the template (see
-// analyze.ts). The real `.env` is never read: it would hold someone's secrets.
+// Environment variables named outside the code:
+// - Environment templates (`.env.example` and kin) document the variables a
+//   project expects. Nothing loads a template when the program starts, so
+//   its values are neither defaults nor demands: its keys are listed, never
+//   required. Whether a variable is required is decided by the code.
+// - Prisma schemas: `env("DATABASE_URL")` in a datasource (or generator) is a
+//   variable Prisma refuses to start without, required of whatever program
+//   uses the Prisma client (see reach.ts).
+// - Compose files: `${VAR:?message}` and `${VAR?message}` stop `docker compose`
+//   when VAR is unset (required of the commands that run compose); `${VAR}`
+//   and `${VAR:-default}` do not.
+// The real `.env` is never read: it would hold someone's secrets.
+
+const COMPOSE = /^(docker-)?compose(\.[\w-]+)?\.ya?ml$/;
 
 export const detectDotenv: Detector = (ctx) => {
   const envVars: EnvVarUse[] = [];
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
-    if (!isEnvTemplate(file.path)) continue;
+    const base = file.path.slice(file.path.lastIndexOf("/") + 1);
+    const kind = isEnvTemplate(file.path) ? "template" : base.endsWith(".prisma") ? "prisma" : COMPOSE.test(base) ? "compose" : null;
+    if (!kind) continue;
     const text = ctx.readText(file.path);
     if (text === null) continue;
-    for (const { name, line, value } of templateKeys(text)) envVars.push({ name, path: file.path, line, required: isPlaceholder(value) });
+    if (kind === "template") for (const { name, line } of templateKeys(text)) envVars.push({ name, path: file.path, line, required: false });
+    else envVars.push(...(kind === "prisma" ? prismaEnv(text) : composeEnv(text)).map((u) => ({ ...u, path: file.path })));
   }
   return { experiments: [], envVars };
 };
 
-/** A template value that stands for something the user must fill in. */
-export function isPlaceholder(value: string): boolean {
-  const v = value.trim();
-  return (
-    v === "" ||
-    /^(\.\.\.|…|x+|X+|\*+|-+|_+|\?+|null|none|todo|tbd|fixme|changeme|change[-_ ]?me|replace[-_ ]?me|secret|password|token)$/i.test(v) ||
-    /^<.*>$|^\$\{.*\}$|^\[.*\]$|^\{\{.*\}\}$/.test(v) ||
-    /(\.\.\.|…)$/.test(v) ||
-    /\b(your|my)[-_ ]?[a-z0-9]*[-_ ]?(key|token|secret|password|id|here|name|url|dsn|api)|(_|-|\b)here$|change[-_ ]?me|replace[-_ ]?(me|this|with)|fill[-_ ]?(me|in)|insert[-_ ]/i.test(
-      v,
-    )
-  );
+/** `env("X")` outside comments in a Prisma schema: required. */
+export function prismaEnv(text: string): Omit<EnvVarUse, "path">[] {
+  const out: Omit<EnvVarUse, "path">[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.replace(/\/\/.*$/, "");
+    for (const m of line.matchAll(/\benv\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*\)/g)) out.push({ name: m[1]!, line: i + 1, required: true });
+  });
+  return out;
+}
+
+/** `${VAR...}` interpolations of a compose file: required for `:?` and `?`, not for a plain or defaulted one. `$${X}` is an escaped dollar. */
+export function composeEnv(text: string): Omit<EnvVarUse, "path">[] {
+  const out: Omit<EnvVarUse, "path">[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (/^\s*#/.test(raw)) return;
+    for (const m of raw.matchAll(/(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[?+-])?/g)) {
+      if (m[1]) continue;
+      out.push({ name: m[2]!, line: i + 1, required: m[3] === "?" || m[3] === ":?" });
+    }
+  });
+  return out;
 }
 
 /** The keys a dotenv file assigns, each at its first line with its value (unquoted, comment dropped), skipping the lines of multi-line quoted values. */

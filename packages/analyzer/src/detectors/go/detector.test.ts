@@ -177,8 +177,8 @@ describe("go detector: environment variables", () => {
       '\tif os.Getenv("DEBUG") == "1" {\n\t}\n\tif v := os.Getenv("MODE"); v != "" {\n\t}\n\tif len(os.Getenv("L")) > 0 {\n\t}',
       [
         ["DEBUG", false],
-        ["L", true],
         ["MODE", false],
+        ["L", true],
       ],
     ],
     ["len of a stored value", '\tx := os.Getenv("X")\n\tif len(x) == 0 {\n\t\tx = "d"\n\t}', [["X", false]]],
@@ -199,7 +199,7 @@ describe("go detector: environment variables", () => {
     expect(out.envVars.map((e) => [e.name, e.required])).toEqual(expected);
   });
 
-  it("reads every non-test package, keeps the first (required) use and skips build-ignored files", () => {
+  it("reads every non-test package, keeps the first use and each file's required one, and skips build-ignored files", () => {
     const out = detectGo(
       context({
         "a/a.go": 'package a\n\nimport (\n\t"cmp"\n\t"os"\n)\n\nvar x = cmp.Or(os.Getenv("X"), "d")\n',
@@ -209,7 +209,10 @@ describe("go detector: environment variables", () => {
         "vendor/v/v.go": 'package v\n\nimport "os"\n\nvar v = os.Getenv("V")\n',
       }),
     );
-    expect(out.envVars).toEqual([{ name: "X", path: "b/b.go", line: 6, required: true }]);
+    expect(out.envVars).toEqual([
+      { name: "X", path: "a/a.go", line: 8, required: false },
+      { name: "X", path: "b/b.go", line: 6, required: true },
+    ]);
     expect(out.experiments).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import type { AnalyzerContext, Detector } from "../../detector.ts";
+import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment, Parameter } from "../../model.ts";
 import { children, type Node } from "../../syntax.ts";
 import { goEnvUses } from "./env.ts";
@@ -24,7 +25,7 @@ const SKIPPED_SEGMENTS = new Set(["vendor", "testdata"]);
 export const detectGo: Detector = (ctx) => {
   const mods = new Map<string, GoMod>();
   const byDir = new Map<string, GoFileFacts[]>();
-  const envFirst = new Map<string, EnvVarUse>();
+  const envFound = new EnvUseSet();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     const base = posix.basename(file.path);
@@ -41,10 +42,7 @@ export const detectGo: Detector = (ctx) => {
     const list = byDir.get(dir) ?? [];
     list.push(facts);
     byDir.set(dir, list);
-    for (const use of facts.envVars) {
-      const seen = envFirst.get(use.name);
-      if (!seen || (use.required && !seen.required)) envFirst.set(use.name, use);
-    }
+    envFound.addAll(facts.envVars);
   }
   const workspace = ctx.byPath.has("go.work");
   const experiments: Experiment[] = [];
@@ -54,7 +52,7 @@ export const detectGo: Detector = (ctx) => {
   }
   return {
     experiments,
-    envVars: [...envFirst.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    envVars: envFound.list(),
     frameworks: goFrameworks([...mods.values()].flatMap((m) => m.requires)),
   };
 };

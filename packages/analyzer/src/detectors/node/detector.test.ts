@@ -301,9 +301,9 @@ describe("node detector: environment variables", () => {
       "stored then tested",
       'const token = process.env.TOKEN;\nif (!token) { console.warn("none"); }\nconst key = process.env.KEY;\nif (!key) throw new Error("KEY");\nconst port = process.env.PORT;\nlisten(port || 80);',
       [
+        ["TOKEN", false],
         ["KEY", true],
         ["PORT", false],
-        ["TOKEN", false],
       ],
     ],
     [
@@ -348,6 +348,19 @@ describe("node detector: environment variables", () => {
       ],
     ],
     [
+      "reads that cannot stop the program: a template string, an if's branch, a case, a conditional's branch",
+      'const u = `${process.env.ORIGIN}/health`;\nif (cluster.isPrimary) {\n  const n = Number(process.env.WORKERS);\n} else {\n  use(process.env.OTHER.trim());\n}\nswitch (mode) {\n  case "a":\n    go(process.env.CASE_A);\n}\nconst t = fast ? process.env.FAST_URL : "x";\nassert(process.env.MUST);\nfunction f() { if (x) return; return process.env.IN_FN.trim(); }',
+      [
+        ["ORIGIN", false],
+        ["WORKERS", false],
+        ["OTHER", false],
+        ["CASE_A", false],
+        ["FAST_URL", false],
+        ["MUST", true],
+        ["IN_FN", true],
+      ],
+    ],
+    [
       "TypeScript wrappers",
       'const a = process.env.A!;\nconst b = (process.env.B as string) ?? "d";',
       [
@@ -361,7 +374,7 @@ describe("node detector: environment variables", () => {
     expect(out.envVars.map((e) => [e.name, e.required])).toEqual(expected);
   });
 
-  it("keeps the first use, or the first required one, and skips tests and unreadable files", () => {
+  it("keeps the first use and the first required one of each file, and skips tests and unreadable files", () => {
     const out = detectNode(
       context({
         "a.js": 'const x = process.env.X ?? "d";\n',
@@ -378,8 +391,9 @@ describe("node detector: environment variables", () => {
       }),
     );
     expect(out.envVars).toEqual([
-      { name: "BROKEN", path: "broken.tsx", line: 1, required: true },
+      { name: "X", path: "a.js", line: 1, required: false },
       { name: "X", path: "b.mjs", line: 3, required: true },
+      { name: "BROKEN", path: "broken.tsx", line: 1, required: true },
       { name: "Y", path: "c.cjs", line: 1, required: true },
     ]);
   });
@@ -508,6 +522,31 @@ describe("node detector: environment validated by a schema", () => {
       [
         ["REDIS_URL", true],
         ["LOG_LEVEL", false],
+      ],
+    ],
+    [
+      "Joi through a variable and further calls",
+      'import Joi from "joi";\nconst schema = Joi.object({\n  SECRET: Joi.string().required(),\n  PORT: Joi.number().default(3000),\n}).unknown();\nconst { value } = schema.prefs({ errors: { label: "key" } }).validate(process.env);\n',
+      [
+        ["SECRET", true],
+        ["PORT", false],
+      ],
+    ],
+    [
+      "zod extended through variables, parsed inside a function",
+      'import { z } from "zod";\nconst base = z.object({ REDIS_URL: z.string() });\nconst full = base.extend({ QUEUE: z.string().default("q"), SMTP_PASSWORD: z.string() }).strict();\nexport function load() {\n  return full.parse(process.env);\n}\n',
+      [
+        ["REDIS_URL", true],
+        ["QUEUE", false],
+        ["SMTP_PASSWORD", true],
+      ],
+    ],
+    [
+      "envalid through a namespace and a spec in a const",
+      'import * as envalid from "envalid";\nconst spec = { ADMIN_EMAIL: envalid.email(), LIMIT: envalid.num({ default: 5 }) };\nexport const env = envalid.cleanEnv(process.env, spec);\n',
+      [
+        ["ADMIN_EMAIL", true],
+        ["LIMIT", false],
       ],
     ],
   ])("%s", (_name, src, want) => expect(vars(src).sort()).toEqual([...want].sort()));

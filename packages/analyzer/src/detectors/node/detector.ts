@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import type { AnalyzerContext, Detector } from "../../detector.ts";
+import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment } from "../../model.ts";
 import { entryFacts, grammarFor, isTypeScript, type EntryFacts } from "./entry.ts";
 import { envUses } from "./env.ts";
@@ -170,7 +171,7 @@ const TEST_FILE = /\.(test|spec)\.[^/]+$/;
 const TEST_DIR = /(^|\/)(test|tests|__tests__)\//;
 
 function envVars(ctx: AnalyzerContext): EnvVarUse[] {
-  const first = new Map<string, EnvVarUse>();
+  const found = new EnvUseSet();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     const grammar = grammarFor(file.path);
@@ -179,12 +180,9 @@ function envVars(ctx: AnalyzerContext): EnvVarUse[] {
     // Every read this detector knows spells out one of these, so other files are not worth a parse.
     if (text === null || !ENV_OBJECTS.some((o) => text.includes(o))) continue;
     const uses = safely(() => ctx.syntax.parse(grammar, text, (root) => envUses(root, file.path, text))?.value) ?? [];
-    for (const use of uses) {
-      const seen = first.get(use.name);
-      if (!seen || (use.required && !seen.required)) first.set(use.name, use);
-    }
+    found.addAll(uses);
   }
-  return [...first.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return found.list();
 }
 
 /** Whatever a hostile file does to the reading of it, the analysis carries on without it. */

@@ -22,7 +22,7 @@ export function envUses(root: Node, path: string, text?: string): EnvVarUse[] {
       }
     } else if (isEnvObject(n.childForFieldName("object"))) {
       const name = n.type === "member_expression" ? memberName(n) : stringValue(n.childForFieldName("index"));
-      if (name !== null && !isWriteOrCall(n)) add(name, n, !copesWithUnset(n) && !storedThenTested(n));
+      if (name !== null && !isWriteOrCall(n)) add(name, n, !copesWithUnset(n) && !storedThenTested(n) && !cannotStop(n));
     }
   }
   // Only a file that calls a validator can hold a schema for the environment.
@@ -53,20 +53,22 @@ const VALIDATORS = new Set(["parse", "safeParse", "parseAsync", "safeParseAsync"
 
 /** envalid: required unless the validator is given a default. */
 function cleanEnvUses(out: EnvVarUse[], root: Node, schema: Node | undefined, path: string): void {
-  for (const [key, value] of objectProperties(schemaObject(root, schema)) ?? []) {
+  for (const [key, value] of schemaKeys(root, schema).keys) {
     const spec = unwrap(value);
     const options = spec?.type === "call_expression" ? objectProperties(callArguments(spec)[0]) : null;
     add(out, key, value, path, !(options?.has("default") || options?.has("devDefault")));
   }
 }
 
-/** zod's `schema.parse(process.env)` and Joi's `schema.validate(process.env)` / `Joi.attempt(process.env, schema)`. */
+/**
+ * zod's `schema.parse(process.env)` and Joi's `schema.validate(process.env)` /
+ * `Joi.attempt(process.env, schema)`, the schema inline or built through
+ * variables and further calls (`base.extend({...})`, `s.prefs({...}).validate(...)`).
+ */
 function validatorUses(out: EnvVarUse[], root: Node, call: Node, name: string, path: string): void {
   const args = callArguments(call);
-  const schema = name === "attempt" ? args[1] : calleeObject(call);
-  const obj = schemaObject(root, name === "attempt" ? args[1] : schema);
-  const joi = /\bJoi\b/i.test(schemaExpression(root, schema)?.text.slice(0, 40) ?? "");
-  for (const [key, value] of objectProperties(obj) ?? []) {
+  const { keys, joi } = schemaKeys(root, name === "attempt" ? args[1] : calleeObject(call));
+  for (const [key, value] of keys) {
     const chain = unwrap(value)?.text ?? "";
     add(out, key, value, path, joi ? /\.required\(\)/.test(chain) : !/\.(optional|default|nullish|catch)\(/.test(chain));
   }
@@ -76,24 +78,57 @@ function add(out: EnvVarUse[], name: string, node: Node, path: string, required:
   if (validName(name) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) out.push({ name, path, line: lineOf(node), required });
 }
 
-/** A schema as written or through the const that holds it. */
-function schemaExpression(root: Node, node: Node | null | undefined): Node | null {
-  const n = unwrap(node);
-  return n?.type === "identifier" ? unwrap(topLevelValue(root, n.text)) : n;
+// Calls of a schema's chain that add keys: z.object, .extend, .merge (of another object schema), Joi.object, .keys, .append.
+const KEYED = new Set(["object", "keys", "strictObject", "looseObject", "extend", "append", "merge"]);
+
+/**
+ * The keys a schema expression declares, following its chain of calls and the
+ * variables it is built from (`const base = z.object({...}); const s =
+ * base.extend({...})`), and whether it is a Joi schema (whose keys are
+ * optional unless .required()).
+ */
+function schemaKeys(root: Node, node: Node | null | undefined): { keys: Map<string, Node>; joi: boolean } {
+  const keys = new Map<string, Node>();
+  let joi = false;
+  const pending: Node[] = [];
+  const first = unwrap(node);
+  if (first) pending.push(first);
+  const seen = new Set<string>();
+  for (let steps = 0; pending.length && steps < 64; steps++) {
+    let n: Node | null = pending.pop()!;
+    while (n) {
+      if (n.type === "identifier") {
+        if (seen.has(n.text)) break;
+        seen.add(n.text);
+        if (/^joi$/i.test(n.text)) joi = true;
+        n = unwrap(bindingValue(root, n.text));
+        continue;
+      }
+      if (n.type === "object") {
+        for (const [k, v] of objectProperties(n) ?? []) if (!keys.has(k)) keys.set(k, v);
+        break;
+      }
+      if (n.type !== "call_expression") break;
+      const name = calleeName(n);
+      if (name !== null && KEYED.has(name)) {
+        const arg = unwrap(callArguments(n)[0]);
+        if (arg) pending.push(arg);
+      }
+      n = unwrap(calleeObject(n));
+      if (n?.type === "member_expression") n = unwrap(n.childForFieldName("object"));
+    }
+  }
+  return { keys, joi };
 }
 
-/** The object literal of `z.object({...})`, `Joi.object({...}).unknown()`, `Joi.object().keys({...})`, or an object itself. */
-function schemaObject(root: Node, node: Node | null | undefined): Node | null {
-  let n = schemaExpression(root, node);
-  while (n?.type === "call_expression") {
-    const name = calleeName(n);
-    if (name === "object" || name === "keys" || name === "strictObject" || name === "looseObject") {
-      const arg = unwrap(callArguments(n)[0]);
-      if (arg?.type === "object") return arg;
-    }
-    n = unwrap(calleeObject(n));
+/** The value a name is bound to: its top-level const, else the first declarator of that name anywhere in the file. */
+function bindingValue(root: Node, name: string): Node | null {
+  const top = topLevelValue(root, name);
+  if (top) return top;
+  for (const d of descendants(root, "variable_declarator")) {
+    if (d.childForFieldName("name")?.text === name) return d.childForFieldName("value");
   }
-  return n?.type === "object" ? n : null;
+  return null;
 }
 
 /** `const { A = "d", B, C: c } = process.env`: a default copes with A being unset. */
@@ -191,6 +226,26 @@ function testsValue(p: Node, cur: Node): boolean {
   if (CONDITION_OWNERS.has(p.type)) {
     const cond = p.childForFieldName(p.type === "switch_statement" ? "value" : "condition");
     return cond?.equals(cur) ?? false;
+  }
+  return false;
+}
+
+/**
+ * A read that cannot stop the program: one interpolated into a template
+ * string (`${process.env.ORIGIN}/health` gives "undefined/health"), or one the
+ * program makes only on some paths (in a branch of an `if`, a `switch` case or
+ * a conditional expression, up to the enclosing function).
+ */
+function cannotStop(use: Node): boolean {
+  let cur = use;
+  while (cur.parent && (TRANSPARENT.has(cur.parent.type) || conversionOf(cur.parent, cur))) cur = conversionOf(cur.parent, cur) ?? cur.parent;
+  if (cur.parent?.type === "template_substitution") return true;
+  for (let n = cur; n.parent; n = n.parent) {
+    const p = n.parent;
+    if (STOPS.has(p.type) && p.type !== "statement_block") return false;
+    if (p.type === "if_statement" && !(p.childForFieldName("condition")?.equals(n) ?? false)) return true;
+    if (p.type === "else_clause" || p.type === "switch_case" || p.type === "switch_default") return true;
+    if (p.type === "ternary_expression" && !(p.childForFieldName("condition")?.equals(n) ?? false)) return true;
   }
   return false;
 }

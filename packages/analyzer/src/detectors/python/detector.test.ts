@@ -452,6 +452,57 @@ settings = Settings()
   });
 });
 
+describe("python: settings classes and django-environ", () => {
+  it("a subclass of a settings class is one too, with its base's env_prefix", () => {
+    const src = `from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class _Base(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SHOP_")
+
+class Jobs(_Base):
+    bucket: str
+    size: int = 5
+
+class Other(_Base):
+    model_config = SettingsConfigDict(env_prefix="")
+    token: str
+`;
+    const out = detectPython(context({ "config.py": src }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([
+      ["SHOP_BUCKET", true],
+      ["SHOP_SIZE", false],
+      ["TOKEN", true],
+    ]);
+  });
+
+  it("reads django-environ: env() and casts without a default are required; a scheme's or a keyword's default is not", () => {
+    const src = `import environ
+
+env = environ.Env(DEBUG=(bool, False), MODE=(str,))
+SECRET_KEY = env("SECRET_KEY")
+DEBUG = env("DEBUG")
+MODE = env("MODE")
+HOSTS = env.list("HOSTS", default=[])
+NAME = env.str("NAME", "shop")
+DATABASES = {"default": env.db()}
+CACHE = env.cache_url("REDIS_URL", default="locmem://")
+if DEBUG:
+    TOOLBAR = env("TOOLBAR_KEY")
+`;
+    const out = detectPython(context({ "settings.py": src }));
+    expect(out.envVars.map((u) => [u.name, u.required])).toEqual([
+      ["SECRET_KEY", true],
+      ["DEBUG", false],
+      ["MODE", true],
+      ["HOSTS", false],
+      ["NAME", false],
+      ["DATABASE_URL", true],
+      ["REDIS_URL", false],
+      ["TOOLBAR_KEY", false],
+    ]);
+  });
+});
+
 describe("python: frameworks", () => {
   it("names well-known libraries imported at the top level of non-test files", () => {
     const out = detectPython(

@@ -1,4 +1,5 @@
 import type { AnalyzerContext, Detector } from "../../detector.ts";
+import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment, ExperimentKind } from "../../model.ts";
 import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts";
 import { envVarUses, mayReadEnvironment } from "./env.ts";
@@ -75,7 +76,7 @@ interface FileFacts {
 export const detectPython: Detector = (ctx) => {
   const experiments: Experiment[] = [];
   const onImportOnly = new Map<string, Experiment[]>();
-  const envVars = new FirstUses();
+  const envVars = new EnvUseSet();
   const frameworks = new Set<string>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
@@ -261,33 +262,6 @@ export function fallbackTitle(path: string): string {
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const before = (a: EnvVarUse, b: EnvVarUse): boolean => (compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name)) < 0;
-
-/**
- * One use per variable: its first required use, else its first use (by path,
- * then line), which is all the merge of every detector's uses keeps. Keeping
- * every use instead cost tens of MiB on a repository that reads the
- * environment on every other line.
- */
-class FirstUses {
-  readonly #any = new Map<string, EnvVarUse>();
-  readonly #required = new Map<string, EnvVarUse>();
-
-  addAll(uses: readonly EnvVarUse[]): void {
-    for (const use of uses) {
-      const any = this.#any.get(use.name);
-      if (!any || before(use, any)) this.#any.set(use.name, use);
-      const required = this.#required.get(use.name);
-      if (use.required && (!required || before(use, required))) this.#required.set(use.name, use);
-    }
-  }
-
-  list(): EnvVarUse[] {
-    return [...this.#any.values()]
-      .map((use) => this.#required.get(use.name) ?? use)
-      .sort((a, b) => compare(a.path, b.path) || a.line - b.line || compare(a.name, b.name));
-  }
-}
 
 function experiment(kind: ExperimentKind, id: string, path: string, command: string[], facts: EntryFacts, fallbackTitle: string): Experiment {
   const doc = facts.docstring ?? "";

@@ -40,7 +40,43 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
   // Only a file that imports BaseSettings can declare settings: spare the others a walk of the tree.
   if ([...imports.bindings.values()].some((m) => m.endsWith("BaseSettings") || m === "pydantic" || m === "pydantic_settings"))
     uses.push(...settingsUses(root, imports, path));
+  if ([...imports.bindings.values()].some((m) => m === "environ" || m.startsWith("environ."))) uses.push(...djangoEnvironUses(root, imports, path));
   return uses;
+}
+
+// django-environ's casts that take the variable's name first; the *_url ones default to a conventional name.
+const ENVIRON_CASTS = new Set(["str", "bool", "int", "float", "json", "list", "tuple", "dict", "url", "path", "bytes", "parse_value"]);
+const ENVIRON_URLS: Record<string, string> = {
+  db: "DATABASE_URL",
+  db_url: "DATABASE_URL",
+  cache: "CACHE_URL",
+  cache_url: "CACHE_URL",
+  email: "EMAIL_URL",
+  email_url: "EMAIL_URL",
+  search_url: "SEARCH_URL",
+};
+
+/**
+ * django-environ: `env = environ.Env(DEBUG=(bool, False))`, then `env("X")`,
+ * `env.str("X")`, `env.db()` (DATABASE_URL). Required unless a default is
+ * given (`default=`, a cast's second argument, or a (cast, default) pair in
+ * the Env(...) scheme) or the read is optional by the rules above.
+ */
+function djangoEnvironUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
+  const envs = environInstances(root, imports);
+  if (!envs.size) return [];
+  const out: EnvVarUse[] = [];
+  for (const call of descendants(root, "call")) {
+    const { owner, method } = environCall(call);
+    const defaulted = owner === null ? undefined : envs.get(owner);
+    if (!defaulted || (method !== null && !ENVIRON_CASTS.has(method) && !(method in ENVIRON_URLS))) continue;
+    const args = callArguments(call);
+    const name = stringLiteral(args.positional[0] ?? args.keywords.get("var")) ?? (method !== null ? (ENVIRON_URLS[method] ?? null) : null);
+    if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+    const hasDefault = args.keywords.has("default") || (method !== null && args.positional.length > 1) || defaulted.has(name);
+    out.push({ name, path, line: lineOf(call), required: !hasDefault && !args.splat && !optionalRead(call, false) });
+  }
+  return out;
 }
 
 /**
@@ -51,12 +87,16 @@ export function envVarUses(root: Node, imports: PythonImports, path: string): En
  */
 function settingsUses(root: Node, imports: PythonImports, path: string): EnvVarUse[] {
   const out: EnvVarUse[] = [];
+  // Settings classes of this file by name, with their prefix: a subclass inherits both the class's nature and its env_prefix.
+  const settings = new Map<string, string>();
   for (const cls of descendants(root, "class_definition")) {
     const bases = cls.childForFieldName("superclasses");
-    if (!bases || !children(bases).some((b) => /(^|\.)BaseSettings$/.test(qualifiedName(b, imports) ?? b.text))) continue;
+    const parent = bases ? children(bases).find((b) => /(^|\.)BaseSettings$/.test(qualifiedName(b, imports) ?? b.text) || settings.has(b.text)) : undefined;
+    if (!parent) continue;
     const body = cls.childForFieldName("body");
     if (!body) continue;
-    const prefix = envPrefix(body);
+    const prefix = envPrefix(body) ?? settings.get(parent.text) ?? "";
+    settings.set(cls.childForFieldName("name")?.text ?? "", prefix);
     for (const stmt of children(body)) {
       const use = settingsField(stmt, prefix, imports, path);
       if (use) out.push(use);
@@ -65,9 +105,9 @@ function settingsUses(root: Node, imports: PythonImports, path: string): EnvVarU
   return out;
 }
 
-/** The class's `env_prefix`, from `SettingsConfigDict(env_prefix=...)` or `env_prefix = ...` (the last one said). */
-function envPrefix(body: Node): string {
-  let prefix = "";
+/** The class's `env_prefix`, from `SettingsConfigDict(env_prefix=...)` or `env_prefix = ...` (the last one said); null when it says none. */
+function envPrefix(body: Node): string | null {
+  let prefix: string | null = null;
   for (const call of descendants(body, "call")) {
     const p = stringLiteral(callArguments(call).keywords.get("env_prefix"));
     if (p !== null) prefix = p;
@@ -96,6 +136,30 @@ function settingsField(stmt: Node, prefix: string, imports: PythonImports, path:
     required = (!first || first.type === "ellipsis") && !args.keywords.has("default") && !args.keywords.has("default_factory");
   }
   return /^[A-Z_][A-Z0-9_]*$/.test(env) ? { name: env, path, line: lineOf(a), required } : null;
+}
+
+/** The names bound to `environ.Env(...)`, each with the variables its scheme gives a default (`DEBUG=(bool, False)`). */
+function environInstances(root: Node, imports: PythonImports): Map<string, Set<string>> {
+  const envs = new Map<string, Set<string>>();
+  for (const a of descendants(root, "assignment")) {
+    const value = a.childForFieldName("right");
+    const target = a.childForFieldName("left");
+    if (value?.type !== "call" || target?.type !== "identifier") continue;
+    if (qualifiedName(value.childForFieldName("function"), imports) !== "environ.Env") continue;
+    const defaulted = new Set<string>();
+    for (const [key, v] of callArguments(value).keywords) if (v.type === "tuple" && v.namedChildCount >= 2) defaulted.add(key);
+    envs.set(target.text, defaulted);
+  }
+  return envs;
+}
+
+/** `env(...)` → owner "env"; `env.str(...)` → owner "env", method "str"; anything else: no owner. */
+function environCall(call: Node): { owner: string | null; method: string | null } {
+  const fn = call.childForFieldName("function");
+  if (fn?.type === "identifier") return { owner: fn.text, method: null };
+  const object = fn?.type === "attribute" ? fn.childForFieldName("object") : null;
+  if (object?.type !== "identifier") return { owner: null, method: null };
+  return { owner: object.text, method: fn!.childForFieldName("attribute")?.text ?? null };
 }
 
 /** `os.environ["X"] = ...` and `del os.environ["X"]` set the variable rather than read it. */
