@@ -1374,7 +1374,7 @@ export interface components {
       } | null;
     };
     CreateRun: {
-      /** @description An experiment id from this commit's completed analysis. */
+      /** @description An experiment id from this commit's completed analysis. Refused (422) while one of that experiment's own `required_env_vars` is not configured; other experiments' variables do not matter. */
       analyzed_experiment?: string;
       /** @description Overrides of the experiment's parameter defaults. */
       parameters?: {
@@ -1699,14 +1699,16 @@ export interface components {
           /** @description The program refuses to start without it (a positional argument, or an option marked required). */
           required: boolean;
         }[];
+        /** @description Variables this experiment cannot start without: those its entry point reaches (its module graph for Python and Node, its target's recipe for Make, its script for npm) reads with no fallback. A run of it is refused while one is not configured. */
+        required_env_vars?: string[];
       }[];
       /** @description The experiments most likely to be what a user wants to run, best first. */
       primary_ids: string[];
       /** @description null until the analysis has completed. */
       env_vars: {
-        /** @description True when no required variable is missing. */
+        /** @description True when no experiment's required variable is missing. */
         valid: boolean;
-        /** @description Variables the code reads without a fallback (or lists in a .env template). */
+        /** @description The union of the experiments' `required_env_vars`: variables some entry point cannot start without (its code, or a config file it uses, reads them with no fallback). A run is refused only for its own experiment's. */
         required_env_vars: string[];
         /** @description Required variables that are not configured for this account or repository, computed when the analysis is read. */
         missing_env_vars: string[];

@@ -14,8 +14,10 @@ class AnalysisEnvVarsType0:
     """null until the analysis has completed.
 
     Attributes:
-        valid (bool): True when no required variable is missing.
-        required_env_vars (list[str]): Variables the code reads without a fallback (or lists in a .env template).
+        valid (bool): True when no experiment's required variable is missing.
+        required_env_vars (list[str]): The union of the experiments' `required_env_vars`: variables some entry point
+            cannot start without (its code, or a config file it uses, reads them with no fallback). A run is refused only
+            for its own experiment's.
         missing_env_vars (list[str]): Required variables that are not configured for this account or repository,
             computed when the analysis is read.
     """

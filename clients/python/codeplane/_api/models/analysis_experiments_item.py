@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.analysis_experiments_item_kind import AnalysisExperimentsItemKind
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.analysis_experiments_item_parameters_item import (
@@ -33,6 +34,9 @@ class AnalysisExperimentsItem:
         inputs (list[str]): Files or folders it reads, where they can be told.
         outputs (list[str]): Files or folders it writes, where they can be told.
         parameters (list[AnalysisExperimentsItemParametersItem]):
+        required_env_vars (list[str] | Unset): Variables this experiment cannot start without: those its entry point
+            reaches (its module graph for Python and Node, its target's recipe for Make, its script for npm) reads with no
+            fallback. A run of it is refused while one is not configured.
     """
 
     id: str
@@ -46,6 +50,7 @@ class AnalysisExperimentsItem:
     inputs: list[str]
     outputs: list[str]
     parameters: list[AnalysisExperimentsItemParametersItem]
+    required_env_vars: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,6 +80,10 @@ class AnalysisExperimentsItem:
             parameters_item = parameters_item_data.to_dict()
             parameters.append(parameters_item)
 
+        required_env_vars: list[str] | Unset = UNSET
+        if not isinstance(self.required_env_vars, Unset):
+            required_env_vars = self.required_env_vars
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -92,6 +101,8 @@ class AnalysisExperimentsItem:
                 "parameters": parameters,
             }
         )
+        if required_env_vars is not UNSET:
+            field_dict["required_env_vars"] = required_env_vars
 
         return field_dict
 
@@ -136,6 +147,8 @@ class AnalysisExperimentsItem:
 
             parameters.append(parameters_item)
 
+        required_env_vars = cast(list[str], d.pop("required_env_vars", UNSET))
+
         analysis_experiments_item = cls(
             id=id,
             title=title,
@@ -148,6 +161,7 @@ class AnalysisExperimentsItem:
             inputs=inputs,
             outputs=outputs,
             parameters=parameters,
+            required_env_vars=required_env_vars,
         )
 
         analysis_experiments_item.additional_properties = d

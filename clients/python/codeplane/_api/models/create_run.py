@@ -19,7 +19,8 @@ T = TypeVar("T", bound="CreateRun")
 class CreateRun:
     """
     Attributes:
-        analyzed_experiment (str | Unset): An experiment id from this commit's completed analysis.
+        analyzed_experiment (str | Unset): An experiment id from this commit's completed analysis. Refused (422) while
+            one of that experiment's own `required_env_vars` is not configured; other experiments' variables do not matter.
         parameters (CreateRunParameters | Unset): Overrides of the experiment's parameter defaults.
         command (list[str] | Unset): argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).
         compute_type (str | Unset): A named preset; default cpu-general.
