@@ -1,3 +1,4 @@
+import { repeatEvery } from "../shared/periodic.ts";
 import type { Readable } from "node:stream";
 import type { Db } from "../../db/database.ts";
 import type { EnvironmentRow, RunEnvironment } from "../../db/schema.ts";
@@ -286,28 +287,12 @@ export class EnvironmentService {
    * so hidden environments' archives go even when no build ends to run an eviction pass.
    */
   startPurging(db: Db, intervalMs = ENVIRONMENT_PURGE_INTERVAL_MS): { stop(): Promise<void> } {
-    let timer: NodeJS.Timeout | null = null;
-    let running: Promise<void> = Promise.resolve();
-    let stopped = false;
-    const next = () => {
-      if (stopped) return;
-      timer = setTimeout(() => {
-        running = this.purge(db).then(
-          (n) => void (n > 0 && this.#d.logger.info({ purged: n }, "purged deleted environments")),
-          (err: unknown) => this.#d.logger.warn({ err }, "purging deleted environments failed; trying again at the next pass"),
-        );
-        void running.then(next);
-      }, intervalMs);
-      timer.unref();
-    };
-    next();
-    return {
-      stop: async () => {
-        stopped = true;
-        if (timer) clearTimeout(timer);
-        await running;
-      },
-    };
+    return repeatEvery(intervalMs, () =>
+      this.purge(db).then(
+        (n) => void (n > 0 && this.#d.logger.info({ purged: n }, "purged deleted environments")),
+        (err: unknown) => this.#d.logger.warn({ err }, "purging deleted environments failed; trying again at the next pass"),
+      ),
+    );
   }
 
   /** A hidden row's archive, then the row; nothing while a run is pinned to it (the row stays for the next purge). */

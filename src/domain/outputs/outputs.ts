@@ -1,3 +1,4 @@
+import { repeatEvery } from "../shared/periodic.ts";
 import { createHash } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { sql } from "kysely";
@@ -308,28 +309,12 @@ export class OutputService {
   }
 
   startSweeping(db: Db, intervalMs = OUTPUT_SWEEP_INTERVAL_MS): { stop(): Promise<void> } {
-    let timer: NodeJS.Timeout | null = null;
-    let running: Promise<void> = Promise.resolve();
-    let stopped = false;
-    const next = () => {
-      if (stopped) return;
-      timer = setTimeout(() => {
-        running = this.sweep(db).then(
-          (n) => void (n > 0 && this.#d.logger.info({ removed: n }, "removed the outputs of deleted runs and past the retention")),
-          (err: unknown) => this.#d.logger.warn({ err }, "sweeping run outputs failed; trying again at the next pass"),
-        );
-        void running.then(next);
-      }, intervalMs);
-      timer.unref();
-    };
-    next();
-    return {
-      stop: async () => {
-        stopped = true;
-        if (timer) clearTimeout(timer);
-        await running;
-      },
-    };
+    return repeatEvery(intervalMs, () =>
+      this.sweep(db).then(
+        (n) => void (n > 0 && this.#d.logger.info({ removed: n }, "removed the outputs of deleted runs and past the retention")),
+        (err: unknown) => this.#d.logger.warn({ err }, "sweeping run outputs failed; trying again at the next pass"),
+      ),
+    );
   }
 }
 
