@@ -11,7 +11,8 @@ export const SDK_SCHEMA_FILE = new URL("../../packages/sdk/src/schema.ts", impor
 
 /** The TypeScript SDK's \`paths\` and \`components\` types, as openapi-typescript writes them, formatted as the repository is. */
 export async function sdkTypeScriptSchema(): Promise<string> {
-  const ast = await openapiTS(sdkOpenApiDocument() as never, { alphabetize: false, exportType: false });
+  // defaultNonNullable off: a request field with a default (`secret`) stays optional, as the document says.
+  const ast = await openapiTS(sdkOpenApiDocument() as never, { alphabetize: false, exportType: false, defaultNonNullable: false });
   const options = (await resolveConfig(SDK_SCHEMA_FILE)) ?? {};
   return format(HEADER + astToString(ast), { ...options, filepath: SDK_SCHEMA_FILE });
 }

@@ -135,7 +135,7 @@ describe("the TypeScript SDK against the service", () => {
     const missing = await cp.getRun(randomUUID()).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(sdk.NotFoundError);
     expect((missing as InstanceType<Sdk["NotFoundError"]>).detail).toBe("Run not found");
-    const invalid = await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: "1 not a name", value: "v", secret: false } })).catch(
+    const invalid = await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: "1 not a name", value: "v" } })).catch(
       (e: unknown) => e,
     );
     expect(invalid).toBeInstanceOf(sdk.ValidationError);
@@ -148,7 +148,7 @@ describe("the TypeScript SDK against the service", () => {
   it("iterates a list across its pages", async () => {
     const cp = client();
     for (const n of range(1, 5))
-      await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: `PAGE_${n}`, value: "v", secret: false } }));
+      await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: `PAGE_${n}`, value: "v" } }));
     const names: string[] = [];
     for await (const v of cp.paginate((cursor) => sdk.Codeplane.unwrap(cp.api.GET("/v1/environment-variables", { params: { query: { limit: 2, cursor } } }))))
       names.push(v.name);

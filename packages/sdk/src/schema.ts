@@ -1280,7 +1280,7 @@ export interface components {
        * @description Secret values are never returned. Defaults to true.
        * @default true
        */
-      secret: boolean;
+      secret?: boolean;
       /**
        * Format: uuid
        * @description Scope to one repository; omit for the whole account.
@@ -1918,7 +1918,7 @@ export interface components {
        * @description Defaults to true.
        * @default true
        */
-      enabled: boolean;
+      enabled?: boolean;
     };
     NotificationEndpointPage: {
       items: components["schemas"]["NotificationEndpoint"][];
