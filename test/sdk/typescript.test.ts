@@ -147,8 +147,7 @@ describe("the TypeScript SDK against the service", () => {
 
   it("iterates a list across its pages", async () => {
     const cp = client();
-    for (const n of range(1, 5))
-      await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: `PAGE_${n}`, value: "v" } }));
+    for (const n of range(1, 5)) await sdk.Codeplane.unwrap(cp.api.POST("/v1/environment-variables", { body: { name: `PAGE_${n}`, value: "v" } }));
     const names: string[] = [];
     for await (const v of cp.paginate((cursor) => sdk.Codeplane.unwrap(cp.api.GET("/v1/environment-variables", { params: { query: { limit: 2, cursor } } }))))
       names.push(v.name);
