@@ -304,7 +304,9 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator("#log mark").first().textContent()).toBe("step 2");
     await page.locator("#log-search-next").click();
     await page.locator("#log-search-info", { hasText: "match 2 of 8, line 20" }).waitFor();
-    expect(await page.locator("#log .l.current").getAttribute("data-seq")).toBe("20");
+    // The current line is marked when the view next draws (an animation frame after the info line): wait for it.
+    await page.locator('#log .l.current[data-seq="20"]').waitFor();
+    expect(await page.locator("#log .l.current").count()).toBe(1);
     // Axe-core with a match highlighted: its colours stay readable inside ANSI colours.
     expect(await axe(page)).toEqual([]);
     await page.locator("#log-search").fill("");
