@@ -75,10 +75,10 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${runId}`);
     await page.locator(`#L${LINES}`).waitFor();
     console.log(`the last line of ${LINES} shown ${Date.now() - t0} ms after the navigation started (page load included)`);
-    expect(await inView(LINES)).toBe(true);
+    await expect.poll(() => inView(LINES), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(reads).toEqual([`?before=${Number.MAX_SAFE_INTEGER}&limit=1000`]);
     expect(await rowsInDom()).toBeLessThan(120);
-    expect(await page.locator("#log-info").textContent()).toMatch(/^100000 lines ·/);
+    await page.locator("#log-info", { hasText: /^100000 lines ·/ }).waitFor();
     await page.locator("#log-state", { hasText: "ended: failed, exit code 1" }).waitFor();
   });
 
@@ -88,7 +88,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.locator("#log-top").click();
     await page.locator("#L1").waitFor();
     console.log(`the first line shown ${Date.now() - t0} ms after the click`);
-    expect(await inView(1)).toBe(true);
+    await expect.poll(() => inView(1), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(await page.locator("#L1").textContent()).toBe("110:00:00.001step 1 loss=0.1");
     expect(reads).toEqual(["?after=0&limit=1000"]);
     expect(await page.locator("#log-follow").isChecked()).toBe(false);
@@ -98,7 +98,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     reads.length = 0;
     await page.goto(`${t.svc.url}/ui/#/runs/${runId}#L54321`);
     await page.locator("#L54321.anchored").waitFor();
-    expect(await inView(54321)).toBe(true);
+    await expect.poll(() => inView(54321), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(reads).toEqual(["?after=54000&limit=1000"]);
     await page.locator("#L54330 .n").click();
     await page.locator("#L54330.anchored").waitFor();
@@ -106,7 +106,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     // The address is shareable: a reload opens there.
     await page.reload();
     await page.locator("#L54330.anchored").waitFor();
-    expect(await inView(54330)).toBe(true);
+    await expect.poll(() => inView(54330), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
   });
 
   it("finds a line 90,000 lines back through the server's search, highlighted and scrolled to", async () => {
@@ -116,7 +116,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.locator("#log-search").fill("CKPT-7F3A");
     await page.locator("#log-search-info", { hasText: "match 1 of 1, line 10000" }).waitFor();
     await page.locator("#L10000 mark", { hasText: "ckpt-7f3a" }).waitFor();
-    expect(await inView(10000)).toBe(true);
+    await expect.poll(() => inView(10000), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(reads.filter((r) => r.startsWith("/search"))).toEqual(["/search?q=CKPT-7F3A&after=0&limit=500"]);
     await page.locator("#log-search").fill("no such text");
     await page.locator("#log-search-info", { hasText: "no match in the whole log" }).waitFor();
@@ -135,7 +135,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.locator("#log-info", { hasText: /^100000 lines ·/ }).waitFor();
     await page.locator("#log-first-error").click();
     await page.locator("#L100.anchored").waitFor();
-    expect(await inView(100)).toBe(true);
+    await expect.poll(() => inView(100), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(await page.locator("#L100").getAttribute("data-stream")).toBe("stderr");
   });
 
@@ -168,7 +168,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await t.svc.db.updateTable("runs").set({ status: "completed", status_rank: 3, exit_code: 0, logs_complete: true }).where("id", "=", live).execute();
     await page.locator("#log-state", { hasText: "ended: completed, exit code 0" }).waitFor();
     await page.locator("#L8000").waitFor();
-    expect(await inView(8000)).toBe(true);
+    await expect.poll(() => inView(8000), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     const section = page.locator("section[data-received]");
     const d = {
       received: await section.getAttribute("data-received"),
@@ -176,7 +176,7 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
       lastSeq: await section.getAttribute("data-last-seq"),
     };
     expect(d).toEqual({ received: "3000", duplicates: "0", lastSeq: "8000" });
-    expect(await page.locator("#log-info").textContent()).toMatch(/^8000 lines ·/);
+    await page.locator("#log-info", { hasText: /^8000 lines ·/ }).waitFor();
     expect(await page.locator("#log-follow").isChecked()).toBe(true);
     // Scrolling back reads the lines that came live from the store as well: every row is there once.
     await page.locator("#log-top").click();
