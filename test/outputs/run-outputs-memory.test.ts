@@ -17,8 +17,11 @@ import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 // API, in both object stores, while the service's resident memory is sampled.
 // Then a 200 MiB one. Streamed, the service grows by about the same few tens
 // of MiB for both (its young generation, socket and file buffers, the S3
-// client's parts): measured here 60-100 MiB for either size, which is the
-// point: a path that held the file would grow by at least the file, 200 MiB.
+// client's parts): measured here 60-110 MiB for either size, which is the
+// point: a path that held the file would grow by at least the file, 200 MiB,
+// and by 150 MiB more for the larger file than for the smaller one. The bars
+// sit halfway between, so a loaded machine's late garbage collection does not
+// trip them and a path that holds the file cannot pass them.
 
 const BIN = new URL("../../bin/codeplane.mjs", import.meta.url).pathname;
 const MiB = 1024 * 1024;
@@ -178,8 +181,10 @@ describe.each(["directory", "s3"] as const)("a 50 MiB output through `codeplane 
           `${kind}: codeplane serve's RSS ${before.toFixed(1)} MiB before, peak ${peak.toFixed(1)} MiB (+${(peak - before).toFixed(1)}) over a ${mib} MiB upload and download`,
         );
       }
-      // Less than half of the larger file: it cannot have been held.
-      for (const g of grown) expect(g).toBeLessThan(100);
+      // Below the larger file by a quarter of it, and not growing with the size.
+      const [small, large] = grown;
+      expect(large).toBeLessThan(150);
+      expect(large - small).toBeLessThan(75);
     } finally {
       await s.stop();
     }
