@@ -9,7 +9,9 @@ export interface CorpusLabels {
   /** What the repository imitates, for a reader of the corpus. */
   about: string;
   /** Experiment id → its parameters by name (default value and category). */
-  entries: Record<string, Record<string, { value: ParameterValue; category: ParameterCategory }>>;
+  entries: Record<string, Record<string, LabelledParameter>>;
+  /** Experiment id → names that must not be among its parameters (a Makefile's toolchain variables); each counts as a labelled parameter. */
+  absent_parameters?: Record<string, string[]>;
   /** Variables the program cannot start without, that the user must set: the union over its entries. */
   required_env: string[];
   /** Experiment id → the variables that entry cannot start without (what its entry point reaches); an entry not listed needs none. */
@@ -18,9 +20,17 @@ export interface CorpusLabels {
   primary?: string;
 }
 
+/** A parameter as a person reads it: its default and category, and where labelled, its description and choices too. */
+export interface LabelledParameter {
+  value: ParameterValue;
+  category: ParameterCategory;
+  description?: string;
+  choices?: (string | number | boolean)[];
+}
+
 export interface Score {
   entries: { labelled: number; found: number; matched: number; missed: string[]; extra: string[] };
-  /** Over the labelled entries found: a parameter counts when its name, default and category are all right. */
+  /** Over the labelled entries found: a parameter counts when its name, default and category (and its description and choices, where labelled) are all right, or, labelled absent, when it is absent. */
   parameters: { labelled: number; right: number; named: number; wrong: string[] };
   requiredEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
   /** The same per experiment, over the labelled entries found: an entry's variables against its `required_env_vars`. */
@@ -76,11 +86,20 @@ export function scoreAnalysis(
     for (const [name, want] of params) {
       const got = e.parameters.find((p) => p.name === name);
       if (got) into.parameters.named += 1;
-      if (got && got.category === want.category && JSON.stringify(got.value) === JSON.stringify(want.value)) into.parameters.right += 1;
+      const show = (p: Pick<LabelledParameter, "category" | "value" | "description" | "choices">) =>
+        `${p.category} ${JSON.stringify(p.value)}${want.description !== undefined ? ` ${JSON.stringify(p.description)}` : ""}${want.choices !== undefined ? ` ${JSON.stringify(p.choices)}` : ""}`;
+      if (got && show({ ...got, description: got.description ?? undefined, choices: got.choices ?? undefined }) === show(want)) into.parameters.right += 1;
       else
         into.parameters.wrong.push(
-          `${prefix}${id} ${name}: ${got ? `${got.category} ${JSON.stringify(got.value)}` : "missing"}, want ${want.category} ${JSON.stringify(want.value)}`,
+          `${prefix}${id} ${name}: ${got ? show({ ...got, description: got.description ?? undefined, choices: got.choices ?? undefined }) : "missing"}, want ${show(want)}`,
         );
+    }
+    for (const name of labels.absent_parameters?.[id] ?? []) {
+      into.parameters.labelled += 1;
+      if (!e.parameters.some((p) => p.name === name)) {
+        into.parameters.right += 1;
+        into.parameters.named += 1;
+      } else into.parameters.wrong.push(`${prefix}${id} ${name}: present, want absent`);
     }
   }
   for (const id of found.keys()) if (!(id in labels.entries)) into.entries.extra.push(`${prefix}${id}`);
