@@ -1,4 +1,4 @@
-import type { AnalyzerResult, ParameterCategory, ParameterValue } from "../model.ts";
+import type { AnalyzerResult, Experiment, Parameter, ParameterCategory, ParameterValue } from "../model.ts";
 
 // Scoring an analysis against hand-written labels (the corpus under
 // fixtures/corpus/ of this package, see ../corpus.test.ts): what a person reading
@@ -83,24 +83,7 @@ export function scoreAnalysis(
       else into.entryEnv.wrongly.push(`${prefix}${id} ${name}`);
     }
     for (const name of wantEnv) if (!gotEnv.includes(name)) into.entryEnv.missed.push(`${prefix}${id} ${name}`);
-    for (const [name, want] of params) {
-      const got = e.parameters.find((p) => p.name === name);
-      if (got) into.parameters.named += 1;
-      const show = (p: Pick<LabelledParameter, "category" | "value" | "description" | "choices">) =>
-        `${p.category} ${JSON.stringify(p.value)}${want.description !== undefined ? ` ${JSON.stringify(p.description)}` : ""}${want.choices !== undefined ? ` ${JSON.stringify(p.choices)}` : ""}`;
-      if (got && show({ ...got, description: got.description ?? undefined, choices: got.choices ?? undefined }) === show(want)) into.parameters.right += 1;
-      else
-        into.parameters.wrong.push(
-          `${prefix}${id} ${name}: ${got ? show({ ...got, description: got.description ?? undefined, choices: got.choices ?? undefined }) : "missing"}, want ${show(want)}`,
-        );
-    }
-    for (const name of labels.absent_parameters?.[id] ?? []) {
-      into.parameters.labelled += 1;
-      if (!e.parameters.some((p) => p.name === name)) {
-        into.parameters.right += 1;
-        into.parameters.named += 1;
-      } else into.parameters.wrong.push(`${prefix}${id} ${name}: present, want absent`);
-    }
+    scoreParameters(e, params, labels.absent_parameters?.[id] ?? [], into, `${prefix}${id}`);
   }
   for (const id of found.keys()) if (!(id in labels.entries)) into.entries.extra.push(`${prefix}${id}`);
   const required = new Set(labels.required_env);
@@ -113,6 +96,25 @@ export function scoreAnalysis(
   }
   for (const name of required) if (!reported.includes(name)) into.requiredEnv.missed.push(`${prefix}${name}`);
   return into;
+}
+
+function scoreParameters(e: Experiment, params: [string, LabelledParameter][], absent: string[], into: Score, where: string): void {
+  const show = (p: Pick<Parameter, "category" | "value" | "description" | "choices">, want: LabelledParameter) =>
+    `${p.category} ${JSON.stringify(p.value)}${want.description !== undefined ? ` ${JSON.stringify(p.description)}` : ""}${want.choices !== undefined ? ` ${JSON.stringify(p.choices)}` : ""}`;
+  const wanted = (want: LabelledParameter) => show({ ...want, description: want.description ?? null, choices: want.choices ?? null }, want);
+  for (const [name, want] of params) {
+    const got = e.parameters.find((p) => p.name === name);
+    if (got) into.parameters.named += 1;
+    if (got && show(got, want) === wanted(want)) into.parameters.right += 1;
+    else into.parameters.wrong.push(`${where} ${name}: ${got ? show(got, want) : "missing"}, want ${wanted(want)}`);
+  }
+  for (const name of absent) {
+    into.parameters.labelled += 1;
+    if (!e.parameters.some((p) => p.name === name)) {
+      into.parameters.right += 1;
+      into.parameters.named += 1;
+    } else into.parameters.wrong.push(`${where} ${name}: present, want absent`);
+  }
 }
 
 const pct = (n: number, d: number) => (d === 0 ? 1 : n / d);

@@ -1,8 +1,8 @@
 import type { Parameter } from "../../model.ts";
 import type { Node } from "../../syntax.ts";
-import { callArguments, literal, literalList, stringLiteral, type CallArguments } from "./literals.ts";
+import { callArguments, literal, literalList, stringLiteral, trailingComment, type CallArguments } from "./literals.ts";
 import { lastSegment, qualifiedName, type PythonImports } from "./names.ts";
-import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./params.ts";
+import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, withNote, type Declared, type FileRole } from "./params.ts";
 
 // argparse parameters: the parsers a file builds (`p = argparse.ArgumentParser()`)
 // and the arguments added to them or to their groups, by the variable they
@@ -132,7 +132,7 @@ function declaredArguments(
     if (!object) continue;
     const who = argumentOwner(object, owner);
     if (who === undefined) continue;
-    const declared = argumentParameter(callArguments(call), imports);
+    const declared = argumentParameter(call, callArguments(call), imports);
     if (!declared) continue;
     const into = byOwner.get(who) ?? { parameters: [], roles: new Map<string, FileRole>() };
     byOwner.set(who, into);
@@ -184,7 +184,7 @@ function argumentAction(kw: CallArguments["keywords"], imports: PythonImports): 
   return actionName === null ? null : lastSegment(actionName);
 }
 
-function argumentParameter(args: CallArguments, imports: PythonImports): Declared | null {
+function argumentParameter(call: Node, args: CallArguments, imports: PythonImports): Declared | null {
   const flags = argumentFlags(args);
   if (!flags) return null;
   const kw = args.keywords;
@@ -201,7 +201,11 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
 
   const defaultLit = literal(kw.get("default"));
   const help = stringLiteral(kw.get("help"));
-  const description = help === null || help === "==SUPPRESS==" ? null : foldWhitespace(expandHelp(help, defaultLit?.value)) || null;
+  // Without help text, the comment the author wrote after the line says what it is.
+  const description = withNote(
+    help === "==SUPPRESS==" ? null : help === null ? trailingComment(call) : foldWhitespace(expandHelp(help, defaultLit?.value)) || null,
+    defaultLit,
+  );
   const nargs = stringLiteral(kw.get("nargs"));
   const required = positional ? nargs !== "?" && nargs !== "*" : literal(kw.get("required"))?.value === true;
   const cli_option = positional ? null : preferredOption(flags);

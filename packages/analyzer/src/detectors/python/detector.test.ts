@@ -707,6 +707,66 @@ late = 1
   });
 });
 
+describe("python: defaults written as expressions, and comments as descriptions", () => {
+  it("evaluates constant arithmetic, takes a conditional's first constant with a note, and reads inline comments where there is no help", () => {
+    const src = `import argparse
+import torch
+p = argparse.ArgumentParser()
+p.add_argument("--steps", type=int, default=5 * 8000)  # optimizer steps
+p.add_argument("--buffer", default=64 * 1024 * 1024)
+p.add_argument("--lr", default=6e-4 / 10, help="peak rate")  # not this: help wins
+p.add_argument("--dtype", default="bfloat16" if torch.cuda.is_available() else "float16")
+p.add_argument("--seed", type=int, default=1337)  # noqa: E501
+args = p.parse_args()
+`;
+    const [e] = detectPython(context({ "train.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "steps", value: 40000, category: "integer", description: "optimizer steps" }),
+      param({ name: "buffer", value: 67108864, category: "integer" }),
+      param({ name: "lr", value: 6e-4 / 10, category: "number", description: "peak rate" }),
+      param({ name: "dtype", value: "bfloat16", description: '(default: "bfloat16" if torch.cuda.is_available(), else "float16")' }),
+      param({ name: "seed", value: 1337, category: "integer" }),
+    ]);
+  });
+
+  it("gives a configurator script's globals their comments and a positional config file from the folder the README uses", () => {
+    const src = "batch_size = 16  # sequences per micro-batch\nmax_iters = 3 * 1000\nexec(open('configurator.py').read())\n";
+    const out = detectPython(
+      context({
+        "train.py": src,
+        "configurator.py": "import sys\n",
+        "README.md": "python train.py presets/small.py --batch_size=8\n",
+        "presets/small.py": "batch_size = 8\n",
+        "presets/large.py": "batch_size = 64\n",
+        "presets/nested/x.py": "",
+        "configs/other.py": "",
+      }),
+    );
+    expect(out.experiments[0]!.parameters.map((p) => [p.name, p.value, p.category, p.cli_option, p.choices, p.description])).toEqual([
+      ["config", null, "path", null, ["presets/large.py", "presets/small.py"], expect.any(String)],
+      ["batch_size", 16, "integer", "--batch_size=", null, "sequences per micro-batch"],
+      ["max_iters", 3000, "integer", "--max_iters=", null, null],
+    ]);
+  });
+
+  it("reads click's --x/--no-x with default=None as a tri-state: a flag with no default", () => {
+    const src = `import click
+@click.command()
+@click.option("--compile/--no-compile", default=None, help="compile first")
+@click.option("--fast/--slow", default=False)
+def main(compile, fast):
+    pass
+if __name__ == "__main__":
+    main()
+`;
+    const [e] = detectPython(context({ "export.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "compile", value: null, category: "flag", description: "compile first (unset by default; --no-compile turns it off)" }),
+      param({ name: "fast", value: false, category: "flag" }),
+    ]);
+  });
+});
+
 describe("python: scripts the README says to run", () => {
   it("adds a top-level script the README runs, not a library module it does not", () => {
     const out = detectPython(

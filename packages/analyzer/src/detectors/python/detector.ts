@@ -95,7 +95,7 @@ export const detectPython: Detector = (ctx) => {
     const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
     if (!test) envVars.addAll(entry.envVars);
     if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
-    const found = entryExperiments(ctx, file.path, pkg, entry);
+    const found = entryExperiments(ctx, file.path, pkg, entry.configurator ? withConfigFile(ctx, file.path, entry) : entry);
     experiments.push(...found);
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
@@ -131,6 +131,41 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
     entry: runnable ? entryFacts(root, imports, path) : null,
     imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
   };
+}
+
+/**
+ * A configurator script also takes config files (`python train.py config/x.py`,
+ * each executed over its globals): one positional `config` parameter whose
+ * choices are the Python files of the folder the README's command lines take
+ * them from, else of a `config/` or `configs/` folder beside the script or at the root.
+ */
+function withConfigFile(ctx: AnalyzerContext, path: string, entry: EntryFacts): EntryFacts {
+  if (entry.parameters.some((p) => p.name === "config")) return entry;
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
+  const text = (readme && ctx.readText(readme)) || "";
+  const script = path.replace(/[.]/g, "\\.");
+  const mentioned = [...text.matchAll(new RegExp(`\\bpython[0-9.]*\\s+(?:\\./)?${script}\\s+(?:\\./)?([\\w./-]+/)[\\w.-]+\\.py\\b`, "g"))].map((m) => m[1]!);
+  const folders = [...new Set([...mentioned, `${dir}config/`, `${dir}configs/`, "config/", "configs/"])];
+  for (const folder of folders) {
+    const choices = ctx.files
+      .map((f) => f.path)
+      .filter((p) => p.startsWith(folder) && p.endsWith(".py") && !p.slice(folder.length).includes("/") && !/\s/.test(p))
+      .sort()
+      .slice(0, 256);
+    if (!choices.length) continue;
+    const config = {
+      name: "config",
+      value: null,
+      category: "path" as const,
+      cli_option: null,
+      choices,
+      description: "A config file executed over the script's globals before the --key=value overrides",
+      required: false,
+    };
+    return { ...entry, parameters: [config, ...entry.parameters].slice(0, 256) };
+  }
+  return entry;
 }
 
 /** A package's `python3 -m pkg` or a script's `python3 path`, one experiment per sub-command if it has them. */

@@ -4,9 +4,9 @@ import { argparseFacts } from "./argparse.ts";
 import { clickFacts } from "./click.ts";
 import { addParameterPaths, fileAccesses } from "./io.ts";
 import type { FileRole } from "./params.ts";
-import { docstring, stringLiteral } from "./literals.ts";
+import { docstring, stringLiteral, trailingComment } from "./literals.ts";
 import { qualifiedName, type PythonImports } from "./names.ts";
-import { uniqueParameters } from "./params.ts";
+import { uniqueParameters, withNote } from "./params.ts";
 import { fireCommands, typerCommands } from "./typer.ts";
 import { literal } from "./literals.ts";
 
@@ -23,6 +23,8 @@ export interface EntryFacts {
   outputs: string[];
   /** click options that fall back to an environment variable. */
   envVars: EnvVarUse[];
+  /** The file runs a nanoGPT-style configurator, which also takes config files as positional arguments. */
+  configurator?: boolean;
   /** Sub-commands (argparse sub-parsers, click group commands, a Typer app's commands), each run as `<command> <name>`. */
   subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
 }
@@ -66,7 +68,8 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
   const click = clickFacts(root, imports, preferred, path);
   const typer = [...typerCommands(root, imports), ...fireCommands(root, imports)];
   const direct = typer.find((t) => t.name === null);
-  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...configuratorGlobals(root)]);
+  const globals = configuratorGlobals(root);
+  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...globals]);
   const files = fileAccesses(calls, imports);
   addParameterPaths(parameters, files, new Map([...(click?.roles ?? []), ...argparse.roles]));
   const subcommands: EntryFacts["subcommands"] = [];
@@ -84,6 +87,7 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
     outputs: [...files.outputs].sort(),
     envVars: click?.envVars ?? [],
     subcommands,
+    ...(globals.length > 0 && { configurator: true }),
   };
 }
 
@@ -104,7 +108,15 @@ export function configuratorGlobals(root: Node): Parameter[] {
     const lit = literal(a.childForFieldName("right"));
     if (left?.type !== "identifier" || !lit || left.text.startsWith("_")) continue;
     const category = lit.kind === "bool" ? "boolean" : lit.kind === "int" ? "integer" : lit.kind === "float" ? "number" : "string";
-    out.push({ name: left.text, value: lit.value, category, cli_option: `--${left.text}=`, choices: null, description: null, required: false });
+    out.push({
+      name: left.text,
+      value: lit.value,
+      category,
+      cli_option: `--${left.text}=`,
+      choices: null,
+      description: withNote(trailingComment(stmt), lit),
+      required: false,
+    });
   }
   return out;
 }
