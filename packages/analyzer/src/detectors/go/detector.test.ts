@@ -195,8 +195,9 @@ describe("go detector: constant defaults and positional arguments", () => {
         ["out", false],
       ],
     ],
+    ["all the arguments, ranged over", "for _, path := range flag.Args() { use(path) }", [["path", false]]],
     ["all the arguments, assigned", "files := flag.Args()\nif len(files) == 0 { return }", [["files", false]]],
-    ["all the arguments, len checked", "if len(flag.Args()) < 1 { os.Exit(1) }\nfor _, a := range flag.Args() { use(a) }", [["args", true]]],
+    ["all the arguments, len checked", "if len(flag.Args()) < 1 { os.Exit(1) }\nfor a := range flag.Args() { use(a) }", [["args", true]]],
     ["indexed", "if flag.NArg() == 0 { os.Exit(1) }\nname := flag.Args()[0]\nuse(name)", [["name", true]]],
     ["none", "flag.Parse()", []],
   ])("%s", (_, body, want) => {

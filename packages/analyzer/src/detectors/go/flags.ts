@@ -181,8 +181,14 @@ function demanded(call: Node, field: "NArg" | "Args"): number {
   }
 }
 
-/** The variable a value is assigned to (`src := flag.Arg(0)`, `a, b := flag.Arg(0), flag.Arg(1)`, `var src = ...`). */
+/** The variable a value is assigned to (`src := flag.Arg(0)`, `a, b := flag.Arg(0), flag.Arg(1)`, `var src = ...`, `for _, src := range ...`). */
 function assignedName(value: Node): string | null {
+  const range = value.parent;
+  if (range?.type === "range_clause" && range.childForFieldName("right")?.equals(value)) {
+    // `for _, path := range flag.Args()`: each argument is a path.
+    const item = range.childForFieldName("left")?.namedChildren[1];
+    return item?.type === "identifier" && item.text !== "_" ? item.text : null;
+  }
   const list = value.parent;
   if (list?.type !== "expression_list") return null;
   const at = list.namedChildren.findIndex((c) => c?.equals(value));
