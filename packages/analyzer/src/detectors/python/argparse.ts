@@ -59,6 +59,20 @@ export function argparseFacts(calls: readonly Node[], imports: PythonImports): A
 function topParsers(calls: readonly Node[], imports: PythonImports): { owner: Map<string, string>; description: string | null } {
   const owner = new Map<string, string>();
   let description: string | null = null;
+  // A parser a helper made (`parser = get_parser()`, from this file or another): a variable
+  // assigned a call's result that arguments are added to, unless it is a group or a sub-parser.
+  const extended = new Set<string>();
+  for (const call of calls) {
+    const on = methodCall(call);
+    if (on?.method === "add_argument") extended.add(on.object);
+  }
+  for (const call of calls) {
+    const target = extended.size ? assignedTo(call) : null;
+    const on = target && methodCall(call);
+    if (target && extended.has(target) && !(on && (GROUP_METHODS.has(on.method) || on.method === "add_parser" || on.method === "add_subparsers"))) {
+      owner.set(target, "");
+    }
+  }
   for (const call of calls) {
     const fn = qualifiedName(call.childForFieldName("function"), imports);
     if (!fn || lastSegment(fn) !== "ArgumentParser") continue;

@@ -767,6 +767,100 @@ if __name__ == "__main__":
   });
 });
 
+describe("python: options parsed in a helper", () => {
+  const OPTIONS = `import argparse
+
+def get_parser():
+    p = argparse.ArgumentParser(description="Train things")
+    p.add_argument("--epochs", type=int, default=10)
+    return p
+
+def get_args():
+    return get_parser().parse_args()
+
+def get_eval_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--weights", required=True)
+    return p.parse_args()
+`;
+  const names = (files: Record<string, string>) =>
+    Object.fromEntries(detectPython(context(files)).experiments.map((e) => [e.id, e.parameters.map((p) => p.name)]));
+
+  it.each<[string, Record<string, string>, Record<string, string[]>]>([
+    [
+      "from-imported, in a main block",
+      { "utils/options.py": OPTIONS, "train.py": `from utils.options import get_args\n${MAIN.replace("main()", "args = get_args()")}` },
+      { "python:train.py": ["epochs"] },
+    ],
+    [
+      "a module's attribute",
+      { "utils/options.py": OPTIONS, "eval.py": `from utils import options\n${MAIN.replace("main()", "args = options.get_eval_args()")}` },
+      { "python:eval.py": ["weights"] },
+    ],
+    [
+      "import of the module",
+      { "options.py": OPTIONS, "eval.py": `import options\n${MAIN.replace("main()", "args = options.get_eval_args()")}` },
+      { "python:eval.py": ["weights"] },
+    ],
+    [
+      "relative, beside the script",
+      { "tools/opts.py": OPTIONS, "tools/run.py": `from .opts import get_args\n${MAIN.replace("main()", "a = get_args()")}` },
+      { "python:tools/run.py": ["epochs"] },
+    ],
+    [
+      "the script's folder on sys.path",
+      { "tools/opts.py": OPTIONS, "tools/run.py": `from opts import get_args\n${MAIN.replace("main()", "a = get_args()")}` },
+      { "python:tools/run.py": ["epochs"] },
+    ],
+    [
+      "a parser the helper returns, extended by the script at the top level",
+      {
+        "utils/options.py": OPTIONS,
+        "ft.py":
+          "from utils.options import get_parser\nparser = get_parser()\nparser.add_argument('--freeze', action='store_true')\nargs = parser.parse_args()\n",
+      },
+      { "python:ft.py": ["epochs", "freeze"] },
+    ],
+    [
+      "a top-level args = helper() with no main block",
+      { "utils/options.py": OPTIONS, "go.py": "from utils.options import get_args\nargs = get_args()\nprint(args.epochs)\n" },
+      { "python:go.py": ["epochs"] },
+    ],
+    ["a top-level call that is not the options", { "utils/options.py": OPTIONS, "lib.py": "from utils.options import get_args\nlog = get_args()\n" }, {}],
+    [
+      "a helper that only builds a parser does not make a script",
+      { "utils/options.py": OPTIONS, "lib.py": "from utils.options import get_parser\nargs = get_parser()\n" },
+      {},
+    ],
+    [
+      "a helper that is not in the repository",
+      { "train.py": `from somewhere import get_args\n${MAIN.replace("main()", "args = get_args()")}` },
+      { "python:train.py": [] },
+    ],
+  ])("%s", (_, files, want) => {
+    const got = names(files);
+    for (const k of Object.keys(got)) if (!(k in want)) delete got[k];
+    expect(got).toEqual(want);
+    expect(Object.keys(names(files)).filter((k) => !k.includes("options") && !k.includes("opts"))).toEqual(Object.keys(want));
+  });
+
+  it("adds the options a script's main block adds to a parser its own helper builds", () => {
+    const src = `import argparse
+def build():
+    p = argparse.ArgumentParser()
+    p.add_argument("--root")
+    return p
+if __name__ == "__main__":
+    parser = build()
+    parser.add_argument("--workers", type=int, default=2)
+    group = parser.add_argument_group("io")
+    group.add_argument("--out")
+    args = parser.parse_args()
+`;
+    expect(names({ "prep.py": src })).toEqual({ "python:prep.py": ["root", "workers", "out"] });
+  });
+});
+
 describe("python: scripts the README says to run", () => {
   it("adds a top-level script the README runs, not a library module it does not", () => {
     const out = detectPython(

@@ -4,6 +4,9 @@ import type { EnvVarUse, Experiment, ExperimentKind } from "../../model.ts";
 import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts";
 import { envVarUses, mayReadEnvironment } from "./env.ts";
 import { docstring } from "./literals.ts";
+import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
+import { addParameterPaths } from "./io.ts";
+import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
 import { children, descendants, type Node } from "../../syntax.ts";
 
@@ -71,6 +74,10 @@ interface FileFacts {
   entry: EntryFacts | null;
   /** For a __main__.py: the modules it imports names from, to look in when it declares no parameters itself. */
   imported: { candidates: string[]; names: Set<string> }[];
+  /** Calls to functions of other modules, where the options may be parsed (`args = get_args()`). */
+  helpers: HelperCall[];
+  /** Not runnable by itself: an entry only if a top-level call reaches a helper that parses the command line. */
+  onlyIfHelperParses: boolean;
 }
 
 export const detectPython: Detector = (ctx) => {
@@ -78,6 +85,7 @@ export const detectPython: Detector = (ctx) => {
   const onImportOnly = new Map<string, Experiment[]>();
   const envVars = new EnvUseSet();
   const frameworks = new Set<string>();
+  const helperCache = new Map<string, HelperOptions | null>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     if (!file.path.endsWith(".py")) continue;
@@ -92,7 +100,10 @@ export const detectPython: Detector = (ctx) => {
     for (const f of frameworksOf(facts.modules)) frameworks.add(f);
     envVars.addAll(facts.envVars);
     if (!facts.entry) continue;
-    const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+    let entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+    const helper = facts.helpers.length ? helperOptions(ctx, facts.helpers, helperCache) : null;
+    if (facts.onlyIfHelperParses && !helper?.parses) continue;
+    if (helper) entry = withHelperOptions(entry, helper);
     if (!test) envVars.addAll(entry.envVars);
     if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
     const found = entryExperiments(ctx, file.path, pkg, entry.configurator ? withConfigFile(ctx, file.path, entry) : entry);
@@ -115,6 +126,7 @@ function notWorthParsing(source: string, pkg: string | null, test: boolean): boo
     pkg === null &&
     !source.includes("__main__") &&
     !MAY_RUN_ON_IMPORT.test(source) &&
+    !OPTIONS_FROM_HELPER.test(source) &&
     (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))
   );
 }
@@ -124,12 +136,17 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
   const main = pkg !== null || mainBlock(root) !== null;
   const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
   const runnable = main || onImport;
+  const all = test || imports.bindings.size === 0 ? [] : helperCalls(root, imports, path);
+  const helpers = runnable ? all : all.filter((h) => h.topLevel);
+  const onlyIfHelperParses = !runnable && helpers.length > 0 && !/^__init__\.py$|\/__init__\.py$/.test(path);
   return {
     onImport,
     modules: test ? [] : imports.topLevelModules,
     envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, path) : [],
-    entry: runnable ? entryFacts(root, imports, path) : null,
+    entry: runnable || onlyIfHelperParses ? entryFacts(root, imports, path) : null,
     imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
+    helpers,
+    onlyIfHelperParses,
   };
 }
 
@@ -166,6 +183,24 @@ function withConfigFile(ctx: AnalyzerContext, path: string, entry: EntryFacts): 
     return { ...entry, parameters: [config, ...entry.parameters].slice(0, 256) };
   }
   return entry;
+}
+
+/** A script whose options a helper of another module declares: the helper's first, then the script's own additions. */
+function withHelperOptions(entry: EntryFacts, helper: HelperOptions): EntryFacts {
+  const parameters = uniqueParameters([...helper.facts.parameters, ...entry.parameters]);
+  const files = { inputs: new Set(entry.inputs), outputs: new Set(entry.outputs) };
+  addParameterPaths(parameters, files, helper.facts.roles);
+  const subcommands = entry.subcommands.length
+    ? entry.subcommands
+    : helper.facts.subcommands.map((sub) => ({ name: sub.name, parameters: uniqueParameters(sub.parameters), description: sub.description }));
+  return {
+    ...entry,
+    parameters,
+    subcommands,
+    cliDescription: entry.cliDescription ?? helper.facts.description,
+    inputs: [...files.inputs].sort(),
+    outputs: [...files.outputs].sort(),
+  };
 }
 
 /** A package's `python3 -m pkg` or a script's `python3 path`, one experiment per sub-command if it has them. */
@@ -207,6 +242,9 @@ function adoptSharedOptions(ctx: AnalyzerContext, experiments: Experiment[], onI
     }
   }
 }
+
+/** Text of a script whose options a helper parses at its top level (`args = get_args()`). */
+const OPTIONS_FROM_HELPER = /^(args|opts?|options|config|cfg|hparams|hps|flags|params|arguments)\s*=\s*[\w.]+\(/m;
 
 /** Text that a file run by importing it must contain (what is run is still decided on the tree). */
 const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click|exec\(open/;
