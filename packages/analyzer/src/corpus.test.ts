@@ -23,6 +23,7 @@ const BARS = {
   entryRequiredPrecision: 0.9,
   entryRequiredRecall: 0.9,
   mainPick: 0.9,
+  summaryRight: 0.9,
 };
 
 const repos = readdirSync(CORPUS, { withFileTypes: true })
@@ -54,6 +55,7 @@ describe("analyzer corpus", () => {
     expect.soft(f.requiredRecall, "required-variable recall").toBeGreaterThanOrEqual(BARS.requiredRecall);
     expect.soft(f.entryRequiredPrecision, "required-variable precision per experiment").toBeGreaterThanOrEqual(BARS.entryRequiredPrecision);
     expect.soft(f.mainPick, "main pick").toBeGreaterThanOrEqual(BARS.mainPick);
+    expect.soft(f.summaryRight, "summary title and description").toBeGreaterThanOrEqual(BARS.summaryRight);
     expect.soft(f.entryRequiredRecall, "required-variable recall per experiment").toBeGreaterThanOrEqual(BARS.entryRequiredRecall);
     // Fourteen analyses: seconds alone, more on a machine shared with other suites.
   }, 120_000);

@@ -18,6 +18,8 @@ export interface CorpusLabels {
   required_env_by_entry?: Record<string, string[]>;
   /** The experiment a user most likely came to run (what `primary_ids` should start with), where a person can tell. */
   primary?: string;
+  /** The summary's title and description as a person reads them off the README (where labelled). */
+  summary?: { title: string | null; description: string | null };
 }
 
 /** A parameter as a person reads it: its default and category, and where labelled, its description and choices too. */
@@ -37,6 +39,8 @@ export interface Score {
   entryEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
   /** Repositories with a labelled primary experiment, and those whose primary_ids start with it. */
   primary: { labelled: number; right: number; wrong: string[] };
+  /** Repositories with a labelled summary, and those whose title and description are both right. */
+  summary: { labelled: number; right: number; wrong: string[] };
 }
 
 export function emptyScore(): Score {
@@ -46,11 +50,12 @@ export function emptyScore(): Score {
     requiredEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
     entryEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
     primary: { labelled: 0, right: 0, wrong: [] },
+    summary: { labelled: 0, right: 0, wrong: [] },
   };
 }
 
 export function scoreAnalysis(
-  result: Pick<AnalyzerResult, "experiments" | "env_vars" | "primary_ids">,
+  result: Pick<AnalyzerResult, "experiments" | "env_vars" | "primary_ids"> & { repo_summary?: Pick<AnalyzerResult["repo_summary"], "title" | "description"> },
   labels: CorpusLabels,
   into: Score = emptyScore(),
   prefix = "",
@@ -59,6 +64,12 @@ export function scoreAnalysis(
     into.primary.labelled += 1;
     if (result.primary_ids[0] === labels.primary) into.primary.right += 1;
     else into.primary.wrong.push(`${prefix}${result.primary_ids[0] ?? "none"}, want ${labels.primary}`);
+  }
+  if (labels.summary) {
+    into.summary.labelled += 1;
+    const got = { title: result.repo_summary?.title ?? null, description: result.repo_summary?.description ?? null };
+    if (got.title === labels.summary.title && got.description === labels.summary.description) into.summary.right += 1;
+    else into.summary.wrong.push(`${prefix}${JSON.stringify(got)}, want ${JSON.stringify(labels.summary)}`);
   }
   const found = new Map(result.experiments.map((e) => [e.id, e]));
   const labelled = Object.keys(labels.entries);
@@ -130,6 +141,7 @@ export function figures(s: Score) {
     entryRequiredPrecision: pct(s.entryEnv.right, s.entryEnv.reported),
     entryRequiredRecall: pct(s.entryEnv.right, s.entryEnv.labelled),
     mainPick: pct(s.primary.right, s.primary.labelled),
+    summaryRight: pct(s.summary.right, s.summary.labelled),
   };
 }
 
@@ -142,6 +154,7 @@ export function report(s: Score): string {
     `required variables: precision ${p(f.requiredPrecision)} (${s.requiredEnv.right}/${s.requiredEnv.reported}), recall ${p(f.requiredRecall)} (${s.requiredEnv.right}/${s.requiredEnv.labelled})`,
     `required variables per experiment: precision ${p(f.entryRequiredPrecision)} (${s.entryEnv.right}/${s.entryEnv.reported}), recall ${p(f.entryRequiredRecall)} (${s.entryEnv.right}/${s.entryEnv.labelled})`,
     `main pick: ${p(f.mainPick)} (${s.primary.right}/${s.primary.labelled})`,
+    `summary title and description: ${p(f.summaryRight)} (${s.summary.right}/${s.summary.labelled})`,
     ...(s.entries.missed.length ? [`  missed entries: ${s.entries.missed.join(", ")}`] : []),
     ...(s.entries.extra.length ? [`  extra entries: ${s.entries.extra.join(", ")}`] : []),
     ...(s.parameters.wrong.length ? [`  parameters not right:\n    ${s.parameters.wrong.join("\n    ")}`] : []),
@@ -149,6 +162,7 @@ export function report(s: Score): string {
     ...(s.requiredEnv.missed.length ? [`  required, not reported: ${s.requiredEnv.missed.join(", ")}`] : []),
     ...(s.entryEnv.wrongly.length ? [`  wrongly required by an experiment: ${s.entryEnv.wrongly.join(", ")}`] : []),
     ...(s.primary.wrong.length ? [`  main pick wrong: ${s.primary.wrong.join(", ")}`] : []),
+    ...(s.summary.wrong.length ? [`  summary wrong:\n    ${s.summary.wrong.join("\n    ")}`] : []),
     ...(s.entryEnv.missed.length ? [`  required by an experiment, not reported: ${s.entryEnv.missed.join(", ")}`] : []),
   ].join("\n");
 }
