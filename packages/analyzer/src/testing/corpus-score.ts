@@ -65,12 +65,7 @@ export function scoreAnalysis(
     if (result.primary_ids[0] === labels.primary) into.primary.right += 1;
     else into.primary.wrong.push(`${prefix}${result.primary_ids[0] ?? "none"}, want ${labels.primary}`);
   }
-  if (labels.summary) {
-    into.summary.labelled += 1;
-    const got = { title: result.repo_summary?.title ?? null, description: result.repo_summary?.description ?? null };
-    if (got.title === labels.summary.title && got.description === labels.summary.description) into.summary.right += 1;
-    else into.summary.wrong.push(`${prefix}${JSON.stringify(got)}, want ${JSON.stringify(labels.summary)}`);
-  }
+  if (labels.summary) scoreSummary(result.repo_summary, labels.summary, into, prefix);
   const found = new Map(result.experiments.map((e) => [e.id, e]));
   const labelled = Object.keys(labels.entries);
   into.entries.labelled += labelled.length;
@@ -107,6 +102,18 @@ export function scoreAnalysis(
   }
   for (const name of required) if (!reported.includes(name)) into.requiredEnv.missed.push(`${prefix}${name}`);
   return into;
+}
+
+function scoreSummary(
+  summary: Pick<AnalyzerResult["repo_summary"], "title" | "description"> | undefined,
+  want: NonNullable<CorpusLabels["summary"]>,
+  into: Score,
+  prefix: string,
+): void {
+  into.summary.labelled += 1;
+  const got = { title: summary?.title ?? null, description: summary?.description ?? null };
+  if (got.title === want.title && got.description === want.description) into.summary.right += 1;
+  else into.summary.wrong.push(`${prefix}${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
 }
 
 function scoreParameters(e: Experiment, params: [string, LabelledParameter][], absent: string[], into: Score, where: string): void {
