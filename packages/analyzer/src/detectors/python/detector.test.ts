@@ -861,6 +861,52 @@ if __name__ == "__main__":
   });
 });
 
+describe("python: web applications", () => {
+  const web = (files: Record<string, string>) =>
+    detectPython(context(files)).experiments.map((e) => [e.id, e.entry_point, e.parameters.map((p) => `${p.name}=${String(p.value)}`).join(" ")]);
+  it.each<[string, Record<string, string>, string[][]]>([
+    [
+      "a Flask app at the top level",
+      { "web/app.py": "from flask import Flask\napp = Flask(__name__)\n" },
+      [["python-module:flask --app web.app run", "python3 -m flask --app web.app run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a Flask app under another name",
+      { "site.py": "import flask\nserver = flask.Flask('site')\n" },
+      [["python-module:flask --app site:server run", "python3 -m flask --app site:server run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a Flask factory",
+      { "shop/__init__.py": "from flask import Flask\ndef create_app():\n    app = Flask(__name__)\n    return app\n" },
+      [["python-module:flask --app shop run", "python3 -m flask --app shop run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a FastAPI app",
+      { "svc/main.py": "from fastapi import FastAPI\napi = FastAPI()\n" },
+      [["python-module:uvicorn svc.main:api", "python3 -m uvicorn svc.main:api", "host=127.0.0.1 port=8000 reload=false"]],
+    ],
+    [
+      "an app whose file runs it itself stays a script",
+      { "app.py": 'from flask import Flask\napp = Flask(__name__)\nif __name__ == "__main__":\n    app.run(port=8080)\n' },
+      [["python:app.py", "python3 app.py", ""]],
+    ],
+    ["an app in a folder that is not a module name", { "my-site/app.py": "from flask import Flask\napp = Flask(__name__)\n" }, []],
+    ["an app under tests", { "tests/app.py": "from flask import Flask\napp = Flask(__name__)\n" }, []],
+    ["a Flask inside a function, not a factory", { "x.py": "from flask import Flask\ndef build():\n    return Flask(__name__)\n" }, []],
+    [
+      "Django's manage.py and its runserver",
+      {
+        "manage.py":
+          'import os, sys\ndef main():\n    from django.core.management import execute_from_command_line\n    execute_from_command_line(sys.argv)\nif __name__ == "__main__":\n    main()\n',
+      },
+      [
+        ["python:manage.py", "python3 manage.py", ""],
+        ["python:manage.py runserver", "python3 manage.py runserver", "addrport=127.0.0.1:8000"],
+      ],
+    ],
+  ])("%s", (_, files, want) => expect(web(files)).toEqual(want));
+});
+
 describe("python: scripts the README says to run", () => {
   it("adds a top-level script the README runs, not a library module it does not", () => {
     const out = detectPython(

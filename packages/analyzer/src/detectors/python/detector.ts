@@ -5,6 +5,7 @@ import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts
 import { envVarUses, mayReadEnvironment } from "./env.ts";
 import { docstring } from "./literals.ts";
 import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
+import { runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
 import { addParameterPaths } from "./io.ts";
 import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
@@ -78,6 +79,12 @@ interface FileFacts {
   helpers: HelperCall[];
   /** Not runnable by itself: an entry only if a top-level call reaches a helper that parses the command line. */
   onlyIfHelperParses: boolean;
+  /** A Flask or FastAPI application the module defines, for a file a server runs. */
+  web: WebApp | null;
+  /** The module docstring of a web application's file. */
+  webDoc: string | null;
+  /** A manage.py that hands Django its command line. */
+  django: boolean;
 }
 
 export const detectPython: Detector = (ctx) => {
@@ -99,14 +106,7 @@ export const detectPython: Detector = (ctx) => {
     const facts = parsed.value;
     for (const f of frameworksOf(facts.modules)) frameworks.add(f);
     envVars.addAll(facts.envVars);
-    if (!facts.entry) continue;
-    let entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
-    const helper = facts.helpers.length ? helperOptions(ctx, facts.helpers, helperCache) : null;
-    if (facts.onlyIfHelperParses && !helper?.parses) continue;
-    if (helper) entry = withHelperOptions(entry, helper);
-    if (!test) envVars.addAll(entry.envVars);
-    if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
-    const found = entryExperiments(ctx, file.path, pkg, entry.configurator ? withConfigFile(ctx, file.path, entry) : entry);
+    const found = fileExperiments(ctx, file.path, pkg, test, facts, helperCache, envVars);
     experiments.push(...found);
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
@@ -115,6 +115,34 @@ export const detectPython: Detector = (ctx) => {
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
+
+/** What one parsed file offers to run: a web application's server, its own command line (with a helper's options), Django's runserver. */
+function fileExperiments(
+  ctx: AnalyzerContext,
+  path: string,
+  pkg: string | null,
+  test: boolean,
+  facts: FileFacts,
+  helperCache: Map<string, HelperOptions | null>,
+  envVars: EnvUseSet,
+): Experiment[] {
+  const out: Experiment[] = [];
+  if (facts.web && !facts.entry && !/\s/.test(path) && !inTestFolder(path)) {
+    const web = webExperiment(path, facts.web);
+    if (web) out.push({ ...web, title: web.command.slice(2).join(" "), description: facts.webDoc });
+  }
+  if (!facts.entry) return out;
+  let entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+  const helper = facts.helpers.length ? helperOptions(ctx, facts.helpers, helperCache) : null;
+  if (facts.onlyIfHelperParses && !helper?.parses) return out;
+  if (helper) entry = withHelperOptions(entry, helper);
+  if (!test) envVars.addAll(entry.envVars);
+  if (/\s/.test(path) || test || inTestFolder(path)) return out; // the command line could not hold it unquoted; a test fixture
+  const found = entryExperiments(ctx, path, pkg, entry.configurator ? withConfigFile(ctx, path, entry) : entry);
+  // Django's manage.py prints help on its own; its development server is what a person runs.
+  if (facts.django && found.length === 1 && !entry.parameters.length) found.push(runserverExperiment(found[0]!));
+  return [...out, ...found];
+}
 
 /**
  * Most files are not runnable, read no environment variable and import no
@@ -147,6 +175,9 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
     imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
     helpers,
     onlyIfHelperParses,
+    web: !test && !main && /\b(Flask|FastAPI|create_app|make_app)\b/.test(source) ? webApp(root, imports) : null,
+    django: main && source.includes("execute_from_command_line") && runsDjangoCommands(root, imports),
+    webDoc: !main && /\b(Flask|FastAPI)\b/.test(source) ? docstring(root) : null,
   };
 }
 
