@@ -10,6 +10,8 @@ export interface CorpusLabels {
   about: string;
   /** Experiment id → its parameters by name (default value and category). */
   entries: Record<string, Record<string, LabelledParameter>>;
+  /** Experiment id → its entry_point, where the repository says how it is launched (`torchrun ... train.py`). */
+  entry_points?: Record<string, string>;
   /** Experiment id → names that must not be among its parameters (a Makefile's toolchain variables); each counts as a labelled parameter. */
   absent_parameters?: Record<string, string[]>;
   /** Variables the program cannot start without, that the user must set: the union over its entries. */
@@ -79,7 +81,9 @@ export function scoreAnalysis(
       for (const [name] of params) into.parameters.wrong.push(`${prefix}${id} ${name}: entry not found`);
       continue;
     }
-    into.entries.matched += 1;
+    const launch = labels.entry_points?.[id];
+    if (launch !== undefined && e.entry_point !== launch) into.entries.missed.push(`${prefix}${id} (run as ${e.entry_point}, want ${launch})`);
+    else into.entries.matched += 1;
     const wantEnv = new Set(labels.required_env_by_entry?.[id] ?? []);
     const gotEnv = e.required_env_vars ?? [];
     into.entryEnv.labelled += wantEnv.size;
