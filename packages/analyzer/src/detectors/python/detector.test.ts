@@ -907,6 +907,35 @@ describe("python: web applications", () => {
   ])("%s", (_, files, want) => expect(web(files)).toEqual(want));
 });
 
+describe("python: launchers and sub-folder READMEs", () => {
+  const TRAIN = `import argparse\n${MAIN.replace("main()", "argparse.ArgumentParser().parse_args()")}`;
+  it.each<[string, string, string]>([
+    ["torchrun", "torchrun --nproc_per_node=4 train.py --epochs 3", "torchrun --nproc_per_node=4 train.py"],
+    ["torchrun, options with separate values", "torchrun --nnodes 1 --nproc_per_node 8 train.py", "torchrun --nnodes 1 --nproc_per_node 8 train.py"],
+    ["torch.distributed.run", "python -m torch.distributed.run --nproc_per_node=2 ./train.py", "python3 -m torch.distributed.run --nproc_per_node=2 train.py"],
+    ["accelerate launch", "accelerate launch --config_file cfg.yaml train.py", "accelerate launch --config_file cfg.yaml train.py"],
+    ["deepspeed", "deepspeed --num_gpus 2 train.py --deepspeed ds.json", "deepspeed --num_gpus 2 train.py"],
+    ["continued lines", "torchrun \\\n  --standalone \\\n  train.py", "torchrun --standalone train.py"],
+    ["shell in the options: left alone", "torchrun --nproc_per_node=$NGPU train.py", "python3 train.py"],
+    ["another script", "torchrun --standalone other.py", "python3 train.py"],
+  ])("%s", (_, line, entryPoint) => {
+    const out = detectPython(context({ "README.md": `Run:\n\n    ${line}\n`, "train.py": TRAIN }));
+    expect(out.experiments.map((e) => e.entry_point)).toEqual([entryPoint]);
+  });
+
+  it("takes scripts a sub-folder's README runs, from that folder", () => {
+    const out = detectPython(
+      context({
+        "series/README.md": "cd series\npython make_dataset.py\npython ../tools/fetch.py\n",
+        "series/make_dataset.py": "import numpy as np\nnp.save('w.npy', np.zeros(3))\n",
+        "tools/fetch.py": "print('fetching')\n",
+        "series/lib.py": "def f():\n    pass\n",
+      }),
+    );
+    expect(out.experiments.map((e) => [e.id, e.entry_point])).toEqual([["python:series/make_dataset.py", "python3 series/make_dataset.py"]]);
+  });
+});
+
 describe("python: scripts the README says to run", () => {
   it("adds a top-level script the README runs, not a library module it does not", () => {
     const out = detectPython(

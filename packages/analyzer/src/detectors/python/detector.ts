@@ -111,7 +111,9 @@ export const detectPython: Detector = (ctx) => {
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
   adoptSharedOptions(ctx, experiments, onImportOnly);
-  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
+  const docs = readmes(ctx);
+  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path)), docs));
+  withLaunchers(ctx, experiments, docs);
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
@@ -325,28 +327,78 @@ function importersOf(ctx: AnalyzerContext, path: string): { path: string; runsCo
   return out;
 }
 
-/**
- * Scripts the README tells users to run (`python data/prepare.py`) that do
- * their work at the top level, with no main block and no options: a data
- * preparation or download script. Only the README's word makes them entries;
- * many library modules also do something on import.
- */
-function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>): Experiment[] {
-  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
-  const text = readme ? ctx.readText(readme) : null;
-  if (!text) return [];
-  const out: Experiment[] = [];
-  for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
-    const path = m[1]!.replace(/^\.\//, "");
-    if (found.has(path) || out.some((e) => e.path === path) || !ctx.byPath.has(path) || isTestFile(path) || inTestFolder(path)) continue;
-    const source = ctx.readText(path);
-    if (source === null) continue;
-    const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
-    if (!facts) continue;
-    const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
-    out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+/** The READMEs that may say how to run things: the root's, then those of folders (three deep at most), with their folder. */
+function readmes(ctx: AnalyzerContext): { dir: string; text: string }[] {
+  const out: { dir: string; text: string }[] = [];
+  const names = /^(readme\.md|readme\.rst|readme\.txt|readme)$/i;
+  const found = ctx.files.filter((f) => names.test(f.path.slice(f.path.lastIndexOf("/") + 1)) && f.path.split("/").length <= 4 && !inTestFolder(f.path));
+  found.sort((a, b) => a.path.split("/").length - b.path.split("/").length || compare(a.path, b.path));
+  for (const f of found.slice(0, 64)) {
+    const text = ctx.readText(f.path);
+    // Lines continued with a backslash are one command.
+    if (text)
+      out.push({ dir: f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/") + 1) : "", text: text.slice(0, 200_000).replace(/\\\r?\n[ \t]*/g, " ") });
   }
   return out;
+}
+
+/** A path a README names, from its folder (`python make_dataset.py` in series/README.md) or from the root. */
+function resolveFromReadme(ctx: AnalyzerContext, dir: string, raw: string): string | null {
+  const path = raw.replace(/^\.\//, "");
+  if (dir && ctx.byPath.has(`${dir}${path}`)) return `${dir}${path}`;
+  return ctx.byPath.has(path) ? path : null;
+}
+
+/**
+ * Scripts a README tells users to run (`python data/prepare.py`, or
+ * `python make_dataset.py` in series/README.md) that do their work at the
+ * top level, with no main block and no options: a data preparation or
+ * download script. Only a README's word makes them entries; many library
+ * modules also do something on import.
+ */
+function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>, docs: readonly { dir: string; text: string }[]): Experiment[] {
+  const out: Experiment[] = [];
+  for (const { dir, text } of docs) {
+    for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
+      const path = resolveFromReadme(ctx, dir, m[1]!);
+      if (!path || found.has(path) || out.some((e) => e.path === path) || isTestFile(path) || inTestFolder(path) || /\s/.test(path)) continue;
+      const source = ctx.readText(path);
+      if (source === null) continue;
+      const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
+      if (!facts) continue;
+      const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+      out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+    }
+  }
+  return out;
+}
+
+/** Launchers that run a Python script on several processes or devices. */
+const LAUNCHER = /(?:^|[\s`;&|(])(torchrun|python[0-9.]*\s+-m\s+torch\.distributed\.(?:run|launch)|accelerate\s+launch|deepspeed)\s+([^\n`]{0,1000})/g;
+
+/**
+ * A script a README launches with torchrun, `accelerate launch` or deepspeed
+ * runs that way: its command becomes the launcher's, with the launcher's
+ * options as written (`torchrun --nproc_per_node=4 train.py`). The first such line wins.
+ */
+function withLaunchers(ctx: AnalyzerContext, experiments: Experiment[], docs: readonly { dir: string; text: string }[]): void {
+  const done = new Set<string>();
+  for (const { dir, text } of docs) {
+    for (const m of text.matchAll(LAUNCHER)) {
+      const words = m[2]!.trim().split(/\s+/);
+      const at = words.findIndex((w) => /\.py$/.test(w));
+      if (at < 0 || words.slice(0, at).some((w) => /[;&|<>$`'"()]/.test(w))) continue;
+      const path = resolveFromReadme(ctx, dir, words[at]!);
+      if (!path || done.has(path)) continue;
+      done.add(path);
+      const launcher = [...m[1]!.split(/\s+/).map((w) => (/^python[0-9.]*$/.test(w) ? "python3" : w)), ...words.slice(0, at)];
+      for (const e of experiments) {
+        if (e.path !== path || e.command[0] !== "python3" || e.command[1] !== path) continue;
+        e.command = [...launcher, ...e.command.slice(1)].slice(0, 64);
+        e.entry_point = e.command.join(" ");
+      }
+    }
+  }
 }
 
 /** Whether the module does work at its top level (calls, loops, branches), as a script does, rather than only define things. */
