@@ -24,6 +24,7 @@ const BARS = {
   entryRequiredRecall: 0.9,
   mainPick: 0.9,
   summaryRight: 0.9,
+  ioRight: 0.9,
 };
 
 const repos = readdirSync(CORPUS, { withFileTypes: true })
@@ -56,6 +57,7 @@ describe("analyzer corpus", () => {
     expect.soft(f.entryRequiredPrecision, "required-variable precision per experiment").toBeGreaterThanOrEqual(BARS.entryRequiredPrecision);
     expect.soft(f.mainPick, "main pick").toBeGreaterThanOrEqual(BARS.mainPick);
     expect.soft(f.summaryRight, "summary title and description").toBeGreaterThanOrEqual(BARS.summaryRight);
+    expect.soft(f.ioRight, "inputs and outputs").toBeGreaterThanOrEqual(BARS.ioRight);
     expect.soft(f.entryRequiredRecall, "required-variable recall per experiment").toBeGreaterThanOrEqual(BARS.entryRequiredRecall);
     // Fourteen analyses: seconds alone, more on a machine shared with other suites.
   }, 120_000);

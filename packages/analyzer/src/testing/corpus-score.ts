@@ -12,6 +12,8 @@ export interface CorpusLabels {
   entries: Record<string, Record<string, LabelledParameter>>;
   /** Experiment id → its entry_point, where the repository says how it is launched (`torchrun ... train.py`). */
   entry_points?: Record<string, string>;
+  /** Experiment id → the files it reads and writes, as a person reads them off the code (sorted). */
+  io?: Record<string, { inputs: string[]; outputs: string[] }>;
   /** Experiment id → names that must not be among its parameters (a Makefile's toolchain variables); each counts as a labelled parameter. */
   absent_parameters?: Record<string, string[]>;
   /** Variables the program cannot start without, that the user must set: the union over its entries. */
@@ -41,6 +43,8 @@ export interface Score {
   entryEnv: { labelled: number; reported: number; right: number; wrongly: string[]; missed: string[] };
   /** Repositories with a labelled primary experiment, and those whose primary_ids start with it. */
   primary: { labelled: number; right: number; wrong: string[] };
+  /** Entries with labelled inputs and outputs, and those whose both lists are right. */
+  io: { labelled: number; right: number; wrong: string[] };
   /** Repositories with a labelled summary, and those whose title and description are both right. */
   summary: { labelled: number; right: number; wrong: string[] };
 }
@@ -53,6 +57,7 @@ export function emptyScore(): Score {
     entryEnv: { labelled: 0, reported: 0, right: 0, wrongly: [], missed: [] },
     primary: { labelled: 0, right: 0, wrong: [] },
     summary: { labelled: 0, right: 0, wrong: [] },
+    io: { labelled: 0, right: 0, wrong: [] },
   };
 }
 
@@ -93,6 +98,8 @@ export function scoreAnalysis(
       else into.entryEnv.wrongly.push(`${prefix}${id} ${name}`);
     }
     for (const name of wantEnv) if (!gotEnv.includes(name)) into.entryEnv.missed.push(`${prefix}${id} ${name}`);
+    const io = labels.io?.[id];
+    if (io) scoreFiles(e, io, into, `${prefix}${id}`);
     scoreParameters(e, params, labels.absent_parameters?.[id] ?? [], into, `${prefix}${id}`);
   }
   for (const id of found.keys()) if (!(id in labels.entries)) into.entries.extra.push(`${prefix}${id}`);
@@ -106,6 +113,13 @@ export function scoreAnalysis(
   }
   for (const name of required) if (!reported.includes(name)) into.requiredEnv.missed.push(`${prefix}${name}`);
   return into;
+}
+
+function scoreFiles(e: Experiment, want: { inputs: string[]; outputs: string[] }, into: Score, where: string): void {
+  into.io.labelled += 1;
+  const got = { inputs: [...e.inputs].sort(), outputs: [...e.outputs].sort() };
+  if (JSON.stringify(got) === JSON.stringify({ inputs: [...want.inputs].sort(), outputs: [...want.outputs].sort() })) into.io.right += 1;
+  else into.io.wrong.push(`${where}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
 }
 
 function scoreSummary(
@@ -153,6 +167,7 @@ export function figures(s: Score) {
     entryRequiredRecall: pct(s.entryEnv.right, s.entryEnv.labelled),
     mainPick: pct(s.primary.right, s.primary.labelled),
     summaryRight: pct(s.summary.right, s.summary.labelled),
+    ioRight: pct(s.io.right, s.io.labelled),
   };
 }
 
@@ -166,6 +181,7 @@ export function report(s: Score): string {
     `required variables per experiment: precision ${p(f.entryRequiredPrecision)} (${s.entryEnv.right}/${s.entryEnv.reported}), recall ${p(f.entryRequiredRecall)} (${s.entryEnv.right}/${s.entryEnv.labelled})`,
     `main pick: ${p(f.mainPick)} (${s.primary.right}/${s.primary.labelled})`,
     `summary title and description: ${p(f.summaryRight)} (${s.summary.right}/${s.summary.labelled})`,
+    `inputs and outputs: ${p(f.ioRight)} (${s.io.right}/${s.io.labelled})`,
     ...(s.entries.missed.length ? [`  missed entries: ${s.entries.missed.join(", ")}`] : []),
     ...(s.entries.extra.length ? [`  extra entries: ${s.entries.extra.join(", ")}`] : []),
     ...(s.parameters.wrong.length ? [`  parameters not right:\n    ${s.parameters.wrong.join("\n    ")}`] : []),
@@ -174,6 +190,7 @@ export function report(s: Score): string {
     ...(s.entryEnv.wrongly.length ? [`  wrongly required by an experiment: ${s.entryEnv.wrongly.join(", ")}`] : []),
     ...(s.primary.wrong.length ? [`  main pick wrong: ${s.primary.wrong.join(", ")}`] : []),
     ...(s.summary.wrong.length ? [`  summary wrong:\n    ${s.summary.wrong.join("\n    ")}`] : []),
+    ...(s.io.wrong.length ? [`  inputs and outputs wrong:\n    ${s.io.wrong.join("\n    ")}`] : []),
     ...(s.entryEnv.missed.length ? [`  required by an experiment, not reported: ${s.entryEnv.missed.join(", ")}`] : []),
   ].join("\n");
 }
