@@ -341,6 +341,22 @@ ${MAIN}`;
     expect(e!.outputs).toEqual(["c.txt", "clf.joblib", "d.txt", "fig.png", "hf-model", "model.pt", "out.npy", "results/out.csv"]);
   });
 
+  it.each<[string, string, string[], string[]]>([
+    ["os.path.join of an option", 'torch.save(m, os.path.join(args.out, "model.pt"))', [], ["runs/a", "runs/a/model.pt"]],
+    ["an f-string", 'plt.savefig(f"{args.out}/loss.png")', [], ["runs/a", "runs/a/loss.png"]],
+    ["pathlib's /", 'df.to_csv(Path(args.out) / "m.csv")', [], ["runs/a", "runs/a/m.csv"]],
+    ["open for writing, a constant", 'open(os.path.join(LOGS, "log.txt"), "w")', [], ["logs/log.txt", "runs/a"]],
+    ["reading through an option", "pd.read_csv(args.data)", ["data/x.csv"], ["runs/a"]],
+    ["a method of a computed frame", 'pd.concat(rows).to_markdown("r.md")', [], ["r.md", "runs/a"]],
+    ["an unknown part", "torch.save(m, os.path.join(args.out, name))", [], ["runs/a"]],
+    ["a format spec", 'open(f"{args.out:>10}", "w")', [], ["runs/a"]],
+    ["a glob", 'open(f"{args.out}/*.txt")', [], ["runs/a"]],
+  ])("builds paths from the program's values: %s", (_, line, inputs, outputs) => {
+    const src = `import argparse, os\nimport torch\nimport pandas as pd\nfrom pathlib import Path\nfrom matplotlib import pyplot as plt\nLOGS = "logs"\np = argparse.ArgumentParser()\np.add_argument("--out", default="runs/a")\np.add_argument("--data", default="data/x.csv")\np.add_argument("--dataset", default="cifar10")\nargs = p.parse_args()\n${line}\n`;
+    const [e] = detectPython(context({ "t.py": src })).experiments;
+    expect([e!.inputs.filter((i) => i !== "data/x.csv" || inputs.includes(i)), e!.outputs]).toEqual([inputs, outputs]);
+  });
+
   it("counts the defaults of parameters named as inputs or outputs", () => {
     const src = `
 import argparse

@@ -1,12 +1,12 @@
 import type { AnalyzerContext, Detector } from "../../detector.ts";
 import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment, ExperimentKind } from "../../model.ts";
-import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts";
+import { entryFacts, mainBlock, pathValues, runsOnImport, type EntryFacts } from "./entry.ts";
 import { envVarUses, mayReadEnvironment } from "./env.ts";
 import { docstring } from "./literals.ts";
 import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
 import { runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
-import { addParameterPaths } from "./io.ts";
+import { addParameterPaths, fileAccesses } from "./io.ts";
 import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
 import { children, descendants, type Node } from "../../syntax.ts";
@@ -364,9 +364,21 @@ function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>, docs: r
       if (!path || found.has(path) || out.some((e) => e.path === path) || isTestFile(path) || inTestFolder(path) || /\s/.test(path)) continue;
       const source = ctx.readText(path);
       if (source === null) continue;
-      const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
+      const facts = ctx.syntax.parse("python", source, (root) => {
+        if (!runsCodeOnImport(root)) return null;
+        const imports = readImports(root);
+        return { docstring: docstring(root), files: fileAccesses(descendants(root, "call"), imports, pathValues(root, [])) };
+      })?.value;
       if (!facts) continue;
-      const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
+      const entry: EntryFacts = {
+        docstring: facts.docstring,
+        parameters: [],
+        cliDescription: null,
+        inputs: [...facts.files.inputs].sort(),
+        outputs: [...facts.files.outputs].sort(),
+        envVars: [],
+        subcommands: [],
+      };
       out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
     }
   }

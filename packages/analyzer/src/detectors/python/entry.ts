@@ -70,7 +70,7 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
   const direct = typer.find((t) => t.name === null);
   const globals = configuratorGlobals(root);
   const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...globals]);
-  const files = fileAccesses(calls, imports);
+  const files = fileAccesses(calls, imports, pathValues(root, parameters));
   addParameterPaths(parameters, files, new Map([...(click?.roles ?? []), ...argparse.roles]));
   const subcommands: EntryFacts["subcommands"] = [];
   for (const sub of [...argparse.subcommands, ...(click?.subcommands ?? []), ...typer.filter((t) => t.name !== null)]) {
@@ -89,6 +89,19 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
     subcommands,
     ...(globals.length > 0 && { configurator: true }),
   };
+}
+
+/** The string values paths may be built from: module-level string constants, then the parameters' defaults (which win). */
+export function pathValues(root: Node, parameters: readonly Parameter[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const stmt of children(root)) {
+    const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+    if (a?.type !== "assignment" || a.childForFieldName("left")?.type !== "identifier") continue;
+    const value = stringLiteral(a.childForFieldName("right"));
+    if (value !== null && value.length <= 4096) out.set(a.childForFieldName("left")!.text, value);
+  }
+  for (const p of parameters) if (typeof p.value === "string" && p.value) out.set(p.name, p.value);
+  return out;
 }
 
 /**
