@@ -166,7 +166,8 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
   const main = pkg !== null || mainBlock(root) !== null;
   const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
   const runnable = main || onImport;
-  const all = test || imports.bindings.size === 0 ? [] : helperCalls(root, imports, path);
+  // Only a runnable file, or one whose top level assigns its options from a call, can take a helper's options.
+  const all = test || imports.bindings.size === 0 || (!runnable && !OPTIONS_FROM_HELPER.test(source)) ? [] : helperCalls(root, imports, path);
   const helpers = runnable ? all : all.filter((h) => h.topLevel);
   const onlyIfHelperParses = !runnable && helpers.length > 0 && !/^__init__\.py$|\/__init__\.py$/.test(path);
   return {
