@@ -59,6 +59,6 @@ describe("analyzer corpus", () => {
     expect.soft(f.summaryRight, "summary title and description").toBeGreaterThanOrEqual(BARS.summaryRight);
     expect.soft(f.ioRight, "inputs and outputs").toBeGreaterThanOrEqual(BARS.ioRight);
     expect.soft(f.entryRequiredRecall, "required-variable recall per experiment").toBeGreaterThanOrEqual(BARS.entryRequiredRecall);
-    // Fourteen analyses: seconds alone, more on a machine shared with other suites.
+    // Twenty-odd analyses: seconds alone, more on a machine shared with other suites.
   }, 120_000);
 });
