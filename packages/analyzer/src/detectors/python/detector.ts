@@ -5,7 +5,7 @@ import { entryFacts, mainBlock, pathValues, runsOnImport, type EntryFacts } from
 import { envVarUses, mayReadEnvironment } from "./env.ts";
 import { docstring } from "./literals.ts";
 import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
-import { runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
+import { procfileExperiments, runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
 import { addParameterPaths, fileAccesses } from "./io.ts";
 import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
@@ -114,6 +114,8 @@ export const detectPython: Detector = (ctx) => {
   const docs = readmes(ctx);
   experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path)), docs));
   withLaunchers(ctx, experiments, docs);
+  const procfile = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
+  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!experiments.some((x) => x.id === e.id)) experiments.push(e);
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
@@ -166,10 +168,7 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
   const main = pkg !== null || mainBlock(root) !== null;
   const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
   const runnable = main || onImport;
-  // Only a runnable file, or one whose top level assigns its options from a call, can take a helper's options.
-  const all = test || imports.bindings.size === 0 || (!runnable && !OPTIONS_FROM_HELPER.test(source)) ? [] : helperCalls(root, imports, path);
-  const helpers = runnable ? all : all.filter((h) => h.topLevel);
-  const onlyIfHelperParses = !runnable && helpers.length > 0 && !/^__init__\.py$|\/__init__\.py$/.test(path);
+  const { helpers, onlyIfHelperParses } = helperUse(root, imports, source, path, test, runnable);
   return {
     onImport,
     modules: test ? [] : imports.topLevelModules,
@@ -182,6 +181,22 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
     django: main && source.includes("execute_from_command_line") && runsDjangoCommands(root, imports),
     webDoc: !main && /\b(Flask|FastAPI)\b/.test(source) ? docstring(root) : null,
   };
+}
+
+/** The calls to other modules' functions that may parse a file's options, and whether only they would make it an entry. */
+function helperUse(
+  root: Node,
+  imports: ReturnType<typeof readImports>,
+  source: string,
+  path: string,
+  test: boolean,
+  runnable: boolean,
+): { helpers: HelperCall[]; onlyIfHelperParses: boolean } {
+  // Only a runnable file, or one whose top level assigns its options from a call, can take a helper's options.
+  if (test || imports.bindings.size === 0 || (!runnable && !OPTIONS_FROM_HELPER.test(source))) return { helpers: [], onlyIfHelperParses: false };
+  const all = helperCalls(root, imports, path);
+  const helpers = runnable ? all : all.filter((h) => h.topLevel);
+  return { helpers, onlyIfHelperParses: !runnable && helpers.length > 0 && !/^__init__\.py$|\/__init__\.py$/.test(path) };
 }
 
 /**

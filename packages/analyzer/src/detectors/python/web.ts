@@ -121,3 +121,49 @@ export function runserverExperiment(base: Experiment): Experiment {
     ],
   };
 }
+
+/**
+ * Servers a Procfile starts (`web: gunicorn app:app --workers 2 --bind
+ * 0.0.0.0:$PORT`): `python3 -m gunicorn <target>` with its `bind` and
+ * `workers` (as the Procfile gives them, unless they come from the
+ * platform's variables), for a target whose module is in the repository.
+ */
+export function procfileExperiments(text: string, hasFile: (path: string) => boolean): Experiment[] {
+  const out: Experiment[] = [];
+  for (const line of text.split(/\r?\n/).slice(0, 100)) {
+    const m = /^([\w-]+):\s*(?:python[0-9.]*\s+-m\s+)?gunicorn\s+(.{1,1000})$/.exec(line.trim());
+    if (!m) continue;
+    const words = m[2]!.split(/\s+/);
+    const value = (names: string[]) => {
+      const at = words.findIndex((w) => names.includes(w) || names.some((n) => w.startsWith(`${n}=`)));
+      if (at < 0) return null;
+      const v = words[at]!.includes("=") ? words[at]!.slice(words[at]!.indexOf("=") + 1) : words[at + 1];
+      return v && !/[$`'"]/.test(v) ? v : null;
+    };
+    const target = words.find(
+      (w, i) => !w.startsWith("-") && (i === 0 || !/^-(b|w|k|c|t)$|^--(bind|workers|worker-class|config|timeout)$/.test(words[i - 1]!)),
+    );
+    const module = target && /^[\w.]+(:[\w.()]+)?$/.test(target) ? target.split(":")[0]! : null;
+    const path = module && [`${module.replace(/\./g, "/")}.py`, `${module.replace(/\./g, "/")}/__init__.py`].find(hasFile);
+    if (!target || !path) continue;
+    const workers = Number(value(["-w", "--workers"]));
+    const command = ["python3", "-m", "gunicorn", target];
+    out.push({
+      id: `python-module:gunicorn ${target}`,
+      title: `gunicorn ${target}`,
+      description: `The Procfile's ${m[1]} process`,
+      entry_point: command.join(" "),
+      command,
+      language: "python",
+      kind: "python-module",
+      path,
+      inputs: [],
+      outputs: [],
+      parameters: [
+        option("bind", value(["-b", "--bind"]) ?? "127.0.0.1:8000", "string", "The address to listen on (0.0.0.0:8000 to be reached from outside the pod)"),
+        option("workers", Number.isSafeInteger(workers) && workers > 0 ? workers : 1, "integer", "Worker processes"),
+      ],
+    });
+  }
+  return out;
+}
