@@ -71,9 +71,14 @@ const KIND_WEIGHT: Record<ExperimentKind, number> = {
   "shell-script": 4,
 };
 
+/** Servers run as `python3 -m <server> <app>`, which READMEs write without `python -m`. */
+const WEB_SERVERS = new Set(["flask", "uvicorn", "gunicorn"]);
+
 /** The word an experiment is known by: a script's base name, an npm script's or make target's name, a sub-command's name. */
 export function experimentName(e: Experiment): string {
   const ref = e.id.slice(e.id.indexOf(":") + 1);
+  // A web server (`flask --app web.main run`, `uvicorn api.main:app`): its module's name says little, so the server's.
+  if (e.kind === "python-module" && WEB_SERVERS.has(e.command[2] ?? "")) return e.command[2]!;
   // A sub-command (`python:cli.py train`, `node-bin:tool serve`): the command's word.
   if (e.kind !== "npm-script" && e.kind !== "make-target" && ref.includes(" ")) return ref.slice(ref.lastIndexOf(" ") + 1).toLowerCase();
   const last = ref.split("/").filter(Boolean).pop() ?? ref;
@@ -128,6 +133,8 @@ export function readmeMention(e: Experiment, readme: string): number {
   if (e.path.includes(".") && e.kind !== "npm-script" && e.kind !== "make-target") forms.push(e.path);
   if (e.kind === "node-bin") forms.push(`npx ${e.title}`, e.title.includes(" ") ? e.title : `${e.title} `);
   if (e.kind === "go-main") forms.push(`go run ${e.path === "." ? "." : `./${e.path}`}`);
+  // A web server's own command: `flask --app web.app run`, `uvicorn api.main:app`.
+  if (e.kind === "python-module" && WEB_SERVERS.has(e.command[2] ?? "")) forms.push(e.command.slice(2).join(" "));
   if (e.kind === "npm-script" && !e.command.includes("--prefix")) {
     // `npm start`, `yarn dev`, `pnpm start`, `pnpm run dev`, `bun run dev`: the same script.
     const name = e.title;

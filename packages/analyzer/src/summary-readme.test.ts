@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AnalyzerContext } from "./detector.ts";
 import type { RepoFile } from "./files.ts";
 import type { Syntax } from "./syntax.ts";
-import { clip, findReadme, inlineMarkdown, readmeFacts } from "./summary-readme.ts";
+import { clip, decodeEntities, findReadme, inlineMarkdown, readmeFacts } from "./summary-readme.ts";
 
 const md = (text: string) => readmeFacts({ path: "README.md", text });
 const rst = (text: string) => readmeFacts({ path: "README.rst", text });
@@ -122,7 +122,50 @@ describe("readmeFacts: the opening description, not the setup", () => {
       "Tool turns logs into charts.",
     ],
     ["a command line as the first paragraph", "# tool\n\n$ npm install -g tool\n\nTool turns logs into charts.\n", "Tool turns logs into charts."],
-    ["a usage section only", "# tool\n\n## Usage\n\nCall it with a file.\n", "Call it with a file."],
+    ["a usage section only: no description", "# tool\n\n## Usage\n\nCall it with a file.\n", null],
+    [
+      "nor from a sub-section of Installation",
+      "# tool\n\n## Installation\n\n### From source\n\nYou need a compiler.\n\n## About\n\nTool draws charts.\n",
+      "Tool draws charts.",
+    ],
+    ["a command-like paragraph when it is all there is", "# tool\n\nRun it:\n", "Run it:"],
     ["an opening paragraph wins", "# tool\n\nTool turns logs into charts.\n\n## Installation\n\nUse pip.\n", "Tool turns logs into charts."],
   ])("%s", (_name, text, description) => expect(md(text).description).toBe(description));
+});
+
+describe("readmeFacts: the title is the project's name, not a section's", () => {
+  it.each<[string, string, string | null]>([
+    [
+      "a logo, then Installation, then the name",
+      '<p align="center"><img src="logo.png"></p>\n\n## Installation\n\npip install x\n\n## Tiler: fast tiles\n\nText.\n',
+      "Tiler: fast tiles",
+    ],
+    ["a sub-section of a setup section is not the name either", "## Installation\n\n### From source\n\nText.\n\n## Tiler\n\nText.\n", "Tiler"],
+    ["numbered and decorated section names", "## 1. Getting Started 🚀\n\n## 📦 Installation\n\n## Table of Contents:\n\n# Tiler\n", "Tiler"],
+    ["a section name inside a longer title is a title", "# Installation of Gentoo made easy\n", "Installation of Gentoo made easy"],
+    ["only sections: no title", "## Usage\n\nText.\n\n## License\n\nMIT.\n", null],
+    ["a heading that runs on is cut where the name ends", `# Quill: ${"a tiny editor that does many things ".repeat(8)}\n`, "Quill"],
+    ["or at its first sentence", `# The tiny editor for notes. ${"It does many things and more. ".repeat(8)}\n`, "The tiny editor for notes."],
+    ["a short heading with a colon stays whole", "# Quill: a tiny editor\n", "Quill: a tiny editor"],
+  ])("%s", (_name, text, title) => expect(md(text).title).toBe(title));
+});
+
+describe("decodeEntities", () => {
+  it.each<[string, string]>([
+    ["A &mdash; B", "A — B"],
+    ["a&nbsp;&times;&nbsp;b", "a × b"],
+    ["x &ndash; y &hellip;", "x – y …"],
+    ["&#8212;&#x27;&#X2014;", "—'—"],
+    ["&lt;b&gt; &amp; &quot;q&quot;", '<b> & "q"'],
+    ["&unknown; &#0; &#xD800; &#99999999;", "&unknown; &#0; &#xD800; &#99999999;"],
+    ["AT&T and R&D; fine", "AT&T and R&D; fine"],
+  ])("%s", (text, want) => expect(decodeEntities(text)).toBe(want));
+});
+
+describe("clip", () => {
+  it.each<[string, number, string]>([
+    ["Short.", 100, "Short."],
+    [`First sentence here is whole. ${"word ".repeat(40)}`, 100, "First sentence here is whole."],
+    [`${"word ".repeat(40)}`, 50, `${"word ".repeat(9).trim()}…`],
+  ])("%s", (text, max, want) => expect(clip(text, max)).toBe(want));
 });

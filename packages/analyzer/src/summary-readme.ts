@@ -37,26 +37,122 @@ export function findReadme(ctx: AnalyzerContext): Readme | null {
 export function readmeFacts(readme: Readme): ReadmeFacts {
   const text = readme.text.slice(0, MAX_README_CHARS);
   const blocks = /\.rst$/i.test(readme.path) ? rstBlocks(text) : markdownBlocks(text);
-  const titleIndex = blocks.findIndex((b) => b.kind === "heading" && b.text !== "");
-  const title = titleIndex >= 0 ? clip(blocks[titleIndex]!.text, MAX_TITLE) : null;
+  // The title: the first heading that names the project, not a section's name
+  // ("Installation", "Usage", "Table of contents") above which the name sat in a logo.
+  const titleIndex = titleHeading(blocks);
+  const title = titleIndex >= 0 ? titleOf(blocks[titleIndex]!.text) : null;
   const prose = (b: Block) => b.kind === "paragraph" && /\p{L}/u.test(b.text);
-  // The opening description: the first paragraph of prose, not one under
-  // Installation or Usage, not a command line or the line that introduces one.
-  let heading = "";
+  // The opening description: the first paragraph of prose after the title,
+  // not one in an Installation or Usage section (or a sub-section of one),
+  // not a command line or the line that introduces one.
+  const open: { level: number; setup: boolean }[] = [];
+  const inSetup = () => open.some((h) => h.setup);
   let paragraph: Block | undefined;
+  let fallback: Block | undefined;
   for (const b of blocks.slice(titleIndex + 1)) {
-    if (b.kind === "heading") heading = b.text;
-    else if (prose(b) && !SETUP_HEADING.test(heading) && !commandLike(b.text)) {
-      paragraph = b;
-      break;
+    if (b.kind === "heading") {
+      while (open.length && open.at(-1)!.level >= (b.level ?? 1)) open.pop();
+      open.push({ level: b.level ?? 1, setup: SETUP_HEADING.test(b.text) });
+    } else if (prose(b) && !inSetup()) {
+      fallback ??= b;
+      if (!commandLike(b.text)) {
+        paragraph = b;
+        break;
+      }
     }
   }
-  paragraph ??= blocks.slice(titleIndex + 1).find(prose);
+  paragraph ??= fallback;
   return { title, description: paragraph ? clip(paragraph.text, MAX_DESCRIPTION) : null };
 }
 
+/** The first heading that is neither a section's name nor inside a section so named ("Installation" › "From source"); -1 when none is. */
+function titleHeading(blocks: readonly Block[]): number {
+  const open: { level: number; section: boolean }[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (b.kind !== "heading" || b.text === "") continue;
+    const level = b.level ?? 1;
+    while (open.length && open.at(-1)!.level >= level) open.pop();
+    const section = SECTION_NAME.test(sectionWords(b.text));
+    if (!section && !open.some((h) => h.section)) return i;
+    open.push({ level, section });
+  }
+  return -1;
+}
+
 const SETUP_HEADING =
-  /\b(install(ation|ing)?|setup|set up|requirements|prerequisites|dependencies|usage|quick ?start|getting started|build(ing)?|running|development|contributing|license|citation|table of contents|contents)\b/i;
+  /\b(install(ation|ing)?|setup|set up|requirements|prerequisites|dependencies|usage|quick ?start|getting started|build(ing)?|running|development|contributing|license|citation|table of contents|contents|badges|changelog|news|updates)\b/i;
+
+/** A heading that only names a section of the README, never the project. */
+const SECTION_NAME = new RegExp(
+  `^(${[
+    "install(ation|ing)?",
+    "setup",
+    "set ?up",
+    "requirements",
+    "prerequisites",
+    "dependencies",
+    "usage",
+    "quick ?start",
+    "getting started",
+    "build(ing)?",
+    "running",
+    "development",
+    "contributing",
+    "licen[cs]e",
+    "citation",
+    "cite",
+    "(table of )?contents",
+    "toc",
+    "badges",
+    "overview",
+    "introduction",
+    "intro",
+    "about",
+    "features",
+    "news",
+    "updates",
+    "changelog",
+    "abstract",
+    "highlights",
+    "results",
+    "documentation",
+    "docs",
+    "faq",
+    "acknowledg(e)?ments?",
+    "contact",
+    "authors?",
+    "motivation",
+    "background",
+    "todo",
+    "roadmap",
+    "what'?s new",
+    "description",
+    "summary",
+  ].join("|")})( (and|&|/) .*)?$`,
+);
+
+/** A heading as words: no numbering ("1."), emoji or trailing colon. */
+function sectionWords(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/^[^\p{L}]+|[^\p{L}]+$/gu, "")
+    .replace(/\s+/g, " ");
+}
+
+/**
+ * A heading as a title: a long one (a name, then a sentence about it) is cut
+ * where the name ends (": ", " - ", " — ", " | "), else at a sentence's end,
+ * never mid-word.
+ */
+export function titleOf(heading: string): string {
+  if (heading.length <= MAX_TITLE) return heading;
+  const name = /^(.{2,120}?)(?::\s| [-–—|] )/u.exec(heading);
+  if (name) return name[1]!.trim();
+  const sentence = /^(.{20,}?[.!?])\s/u.exec(heading.slice(0, MAX_TITLE));
+  if (sentence) return sentence[1]!;
+  return clip(heading, MAX_TITLE);
+}
 
 /** `pip install x`, `$ make`, "To install, run:": a command, or the line that leads to one. */
 function commandLike(text: string): boolean {
@@ -70,6 +166,8 @@ function commandLike(text: string): boolean {
 
 interface Block {
   kind: "heading" | "paragraph";
+  /** A heading's level, 1 for the outermost. */
+  level?: number;
   /** Plain text, markup removed, whitespace collapsed. */
   text: string;
 }
@@ -107,11 +205,11 @@ export function markdownBlocks(source: string): Block[] {
     const atx = ATX_OPEN.exec(line);
     if (atx) {
       flush();
-      blocks.push({ kind: "heading", text: inlineMarkdown(atxContent(line.slice(atx[0].length))) });
+      blocks.push({ kind: "heading", level: atx[0].trim().length, text: inlineMarkdown(atxContent(line.slice(atx[0].length))) });
       continue;
     }
     if (SETEXT.test(line) && para.length && !LIST_ITEM.test(para[0]!)) {
-      blocks.push({ kind: "heading", text: inlineMarkdown(para.join(" ")) });
+      blocks.push({ kind: "heading", level: line.trim().startsWith("=") ? 1 : 2, text: inlineMarkdown(para.join(" ")) });
       para = [];
       continue;
     }
@@ -120,7 +218,7 @@ export function markdownBlocks(source: string): Block[] {
       const level = /<h([12])/i.exec(line)![1];
       const parts = [line];
       while (!new RegExp(`</h${level}>`, "i").test(parts.at(-1)!) && i + 1 < lines.length && lines[i + 1]!.trim() !== "") parts.push(lines[++i]!);
-      blocks.push({ kind: "heading", text: inlineMarkdown(parts.join(" ")) });
+      blocks.push({ kind: "heading", level: Number(level), text: inlineMarkdown(parts.join(" ")) });
       continue;
     }
     if (para.length === 0 && THEMATIC_BREAK.test(line)) continue;
@@ -194,6 +292,9 @@ const RST_ADORNMENT = /^([=\-`:'"~^_*+#<>.])\1{2,}\s*$/;
 export function rstBlocks(source: string): Block[] {
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   const blocks: Block[] = [];
+  // reStructuredText's levels are the adornment styles in the order they first appear.
+  const styles: string[] = [];
+  const levelOf = (style: string) => (styles.includes(style) ? styles : (styles.push(style), styles)).indexOf(style) + 1;
   let para: string[] = [];
   const flush = () => {
     if (para.length) {
@@ -220,12 +321,12 @@ export function rstBlocks(source: string): Block[] {
       const after = lines[i + 2];
       // Over- and underlined title.
       if (para.length === 0 && next !== undefined && next.trim() !== "" && after !== undefined && after.trim() === line.trim()) {
-        blocks.push({ kind: "heading", text: collapse(inlineRst(next.trim())) });
+        blocks.push({ kind: "heading", level: levelOf(`over${line.trim()[0]}`), text: collapse(inlineRst(next.trim())) });
         i += 2;
         continue;
       }
       if (para.length === 1) {
-        blocks.push({ kind: "heading", text: collapse(inlineRst(para[0]!.trim())) });
+        blocks.push({ kind: "heading", level: levelOf(line.trim()[0]!), text: collapse(inlineRst(para[0]!.trim())) });
         para = [];
         continue;
       }
@@ -258,8 +359,64 @@ function inlineRst(s: string): string {
   );
 }
 
-function decodeEntities(s: string): string {
-  return s.replace(/&(nbsp|amp|lt|gt|quot|#39);/g, (_, e: string) => ({ nbsp: " ", amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e] ?? "");
+// The named entities READMEs use; others stay as written.
+const ENTITIES: Record<string, string> = {
+  nbsp: " ",
+  ensp: " ",
+  emsp: " ",
+  thinsp: " ",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  mdash: "—",
+  ndash: "–",
+  hellip: "…",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  laquo: "«",
+  raquo: "»",
+  times: "×",
+  middot: "·",
+  bull: "•",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  deg: "°",
+  plusmn: "±",
+  rarr: "→",
+  larr: "←",
+  harr: "↔",
+  rArr: "⇒",
+  le: "≤",
+  ge: "≥",
+  ne: "≠",
+  asymp: "≈",
+  micro: "µ",
+  para: "¶",
+  sect: "§",
+  eacute: "é",
+  egrave: "è",
+  uuml: "ü",
+  ouml: "ö",
+  auml: "ä",
+  szlig: "ß",
+  ccedil: "ç",
+};
+
+/** HTML character references: the named ones above, and every numeric one (`&#8212;`, `&#x27;`) that names a character. */
+export function decodeEntities(s: string): string {
+  return s.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});/g, (whole, e: string) => {
+    if (e.startsWith("#")) {
+      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      const ok = code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff);
+      return ok ? (code === 0xa0 ? " " : String.fromCodePoint(code)) : whole;
+    }
+    return ENTITIES[e] ?? whole;
+  });
 }
 
 function collapse(s: string): string {
@@ -270,8 +427,9 @@ function collapse(s: string): string {
 export function clip(s: string, max: number): string {
   if (s.length <= max) return s;
   const head = s.slice(0, max - 1);
-  const sentence = Math.max(head.lastIndexOf(". "), head.lastIndexOf("。"));
-  if (sentence >= max / 2) return head.slice(0, sentence + 1);
+  const sentence = Math.max(head.lastIndexOf(". "), head.lastIndexOf("! "), head.lastIndexOf("? "), head.lastIndexOf("。"));
+  // A whole first sentence, however short, reads better than half of the second.
+  if (sentence >= Math.min(max / 2, 20)) return head.slice(0, sentence + 1);
   const space = head.lastIndexOf(" ");
   return `${(space >= max / 2 ? head.slice(0, space) : head).trimEnd()}…`;
 }

@@ -153,6 +153,60 @@ describe("go detector: flags", () => {
   });
 });
 
+describe("go detector: constant defaults and positional arguments", () => {
+  it.each<[string, Parameter["value"], Parameter["category"]]>([
+    ['flag.Int("n", 1<<16, "")', 65536, "integer"],
+    ['flag.Int("n", 2*4, "")', 8, "integer"],
+    ['flag.Int("n", 7/2, "")', 3, "integer"],
+    ['flag.Int("n", (10+5)%4, "")', 3, "integer"],
+    ['flag.Float64("n", 1.5*2, "")', 3, "number"],
+    ['flag.Float64("n", 1/4.0, "")', 0.25, "number"],
+    ['flag.Int("n", 1/0, "")', null, "integer"],
+    ['flag.Int("n", 1<<70, "")', null, "integer"],
+    ['flag.Int("n", size*2, "")', null, "integer"],
+    ['flag.String("n", "a"+"b", "")', "ab", "string"],
+  ])("%s", (call, value, category) => {
+    const [e] = detectGo(context({ "main.go": main(`\t_ = ${call}\n\tflag.Parse()`) })).experiments;
+    expect(e!.parameters).toEqual([param("n", { value, category })]);
+  });
+
+  it.each<[string, string, [string, boolean][]]>([
+    [
+      "named by the usage line, the rest required by NArg",
+      'flag.Usage = func() { fmt.Fprintln(os.Stderr, "usage: scan [-v] [-since d] pattern file...") }\nif flag.NArg() < 2 { os.Exit(2) }\nre := flag.Arg(0)\nfor _, f := range flag.Args()[1:] { use(re, f) }',
+      [
+        ["pattern", true],
+        ["file", true],
+      ],
+    ],
+    [
+      "named by their variables, != demands both",
+      "if flag.NArg() != 2 { os.Exit(2) }\nsrc, dst := flag.Arg(0), flag.Arg(1)\nuse(src, dst)",
+      [
+        ["src", true],
+        ["dst", true],
+      ],
+    ],
+    [
+      "an index skipped is still a position",
+      "var out = flag.Arg(1)\nuse(out)",
+      [
+        ["arg0", false],
+        ["out", false],
+      ],
+    ],
+    ["all the arguments, ranged over", "for _, path := range flag.Args() { use(path) }", [["path", false]]],
+    ["all the arguments, assigned", "files := flag.Args()\nif len(files) == 0 { return }", [["files", false]]],
+    ["all the arguments, len checked", "if len(flag.Args()) < 1 { os.Exit(1) }\nfor a := range flag.Args() { use(a) }", [["args", true]]],
+    ["indexed", "if flag.NArg() == 0 { os.Exit(1) }\nname := flag.Args()[0]\nuse(name)", [["name", true]]],
+    ["none", "flag.Parse()", []],
+  ])("%s", (_, body, want) => {
+    const [e] = detectGo(context({ "main.go": main(body, '"flag"\n\t"fmt"\n\t"os"') })).experiments;
+    expect(e!.parameters.map((p) => [p.name, p.required])).toEqual(want);
+    expect(e!.parameters.every((p) => p.cli_option === null && p.category === "string" && p.value === null)).toBe(true);
+  });
+});
+
 describe("go detector: environment variables", () => {
   const cases: [string, string, [string, boolean][]][] = [
     [

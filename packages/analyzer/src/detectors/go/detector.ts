@@ -4,7 +4,7 @@ import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment, Parameter } from "../../model.ts";
 import { children, type Node } from "../../syntax.ts";
 import { goEnvUses } from "./env.ts";
-import { goFlagParameters } from "./flags.ts";
+import { goFlagParameters, goPositionalParameters } from "./flags.ts";
 import { goImports } from "./literals.ts";
 import { goFrameworks, moduleName, parseGoMod, type GoMod } from "./mod.ts";
 
@@ -126,7 +126,7 @@ function factsOfTree(root: Node, path: string): GoFileFacts | null {
     packageName,
     hasMain: isMain && children(root).some(isMainFunc),
     doc: isMain ? docComment(clause) : null,
-    parameters: isMain && flagAlias ? goFlagParameters(root, flagAlias, imports.get("time") ?? null) : [],
+    parameters: isMain && flagAlias ? [...goFlagParameters(root, flagAlias, imports.get("time") ?? null), ...goPositionalParameters(root, flagAlias)] : [],
     envVars: osAlias ? goEnvUses(root, path, osAlias, imports.get("cmp") ?? null) : [],
   };
 }

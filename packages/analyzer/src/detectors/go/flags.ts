@@ -88,3 +88,131 @@ function categoryAndValue(kind: ValueKind, node: Node | null, timeAlias: string 
 function unquoteUsage(usage: string): string {
   return usage.replace(/`([^`]*)`/, "$1");
 }
+
+/**
+ * Positional arguments read through the flag package: `flag.Arg(i)` and
+ * `flag.Args()` (also sliced, `flag.Args()[1:]`, or indexed). Each is named
+ * by the program's usage line (`usage: tool [flags] pattern file...`), else
+ * by the variable it is assigned to, else `arg<i>`; the rest of the arguments
+ * are one parameter. Those an `flag.NArg() < n` (or `!= n`, `len(flag.Args())`)
+ * check demands are required.
+ */
+export function goPositionalParameters(root: Node, flagAlias: string): Parameter[] {
+  const uses: PositionalUses = { variables: new Map(), rest: null, required: 0 };
+  for (const call of descendants(root, "call_expression")) {
+    const fn = call.childForFieldName("function");
+    if (fn?.type !== "selector_expression" || fn.childForFieldName("operand")?.text !== flagAlias) continue;
+    const field = fn.childForFieldName("field")?.text;
+    if (field === "Arg")
+      noteIndex(
+        uses,
+        call.childForFieldName("arguments")?.namedChildren.find((a) => a?.type !== "comment"),
+        call,
+      );
+    else if (field === "Args") noteArgs(uses, call);
+    if (field === "NArg" || field === "Args") uses.required = Math.max(uses.required, demanded(call, field));
+  }
+  const { variables, rest, required } = uses;
+  const count = variables.size ? Math.max(...variables.keys()) + 1 : 0;
+  const usage = usageWords(root);
+  const positional = (name: string, i: number): Parameter => ({
+    name,
+    value: null,
+    category: "string",
+    cli_option: null,
+    choices: null,
+    description: null,
+    required: i < required,
+  });
+  const out: Parameter[] = [];
+  for (let i = 0; i < count; i++) out.push(positional(usage[i] ?? variables.get(i) ?? `arg${i}`, i));
+  if (rest?.from === count) out.push(positional(usage[count] ?? rest.variable ?? "args", count));
+  return out;
+}
+
+interface PositionalUses {
+  /** Index → the variable it is assigned to. */
+  variables: Map<number, string | null>;
+  /** `flag.Args()[from:]`: the rest of the arguments from there. */
+  rest: { from: number; variable: string | null } | null;
+  /** How many arguments a check demands. */
+  required: number;
+}
+
+function noteIndex(uses: PositionalUses, indexNode: Node | null | undefined, valueNode: Node): void {
+  const lit = goLiteral(indexNode);
+  if (lit?.kind === "integer" && lit.value >= 0 && lit.value < 64 && !uses.variables.get(lit.value)) uses.variables.set(lit.value, assignedName(valueNode));
+}
+
+/** `flag.Args()` indexed, sliced from a constant, or whole (but not only measured by len). */
+function noteArgs(uses: PositionalUses, call: Node): void {
+  const parent = call.parent;
+  const operand = parent?.childForFieldName("operand")?.equals(call) ?? false;
+  if (parent?.type === "index_expression" && operand) return noteIndex(uses, parent.childForFieldName("index"), parent);
+  if (parent?.type === "slice_expression" && operand) {
+    const start = parent.childForFieldName("start");
+    const lit = start ? goLiteral(start) : { kind: "integer" as const, value: 0 };
+    if (lit?.kind === "integer" && lit.value >= 0 && lit.value < 64 && !parent.childForFieldName("end"))
+      uses.rest = { from: lit.value, variable: assignedName(parent) };
+    return;
+  }
+  if (parent?.type === "argument_list" && parent.parent?.childForFieldName("function")?.text === "len") return;
+  uses.rest ??= { from: 0, variable: assignedName(call) };
+}
+
+/** How many arguments a check demands: `flag.NArg() < n` (or `!=`, `<=`, `== 0`), or the same of `len(flag.Args())`; 0 when call is in none. */
+function demanded(call: Node, field: "NArg" | "Args"): number {
+  const len = call.parent?.type === "argument_list" ? call.parent.parent : null;
+  const subject = field === "NArg" ? call : len?.type === "call_expression" && len.childForFieldName("function")?.text === "len" ? len : null;
+  const cmp = subject?.parent;
+  if (!subject || cmp?.type !== "binary_expression" || !cmp.childForFieldName("left")?.equals(subject)) return 0;
+  const lit = goLiteral(cmp.childForFieldName("right"));
+  if (lit?.kind !== "integer" || lit.value < 0 || lit.value > 64) return 0;
+  switch (cmp.childForFieldName("operator")?.text) {
+    case "<":
+    case "!=":
+      return lit.value;
+    case "<=":
+      return lit.value + 1;
+    case "==":
+      return lit.value === 0 ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
+/** The variable a value is assigned to (`src := flag.Arg(0)`, `a, b := flag.Arg(0), flag.Arg(1)`, `var src = ...`, `for _, src := range ...`). */
+function assignedName(value: Node): string | null {
+  const range = value.parent;
+  if (range?.type === "range_clause" && range.childForFieldName("right")?.equals(value)) {
+    // `for _, path := range flag.Args()`: each argument is a path.
+    const item = range.childForFieldName("left")?.namedChildren[1];
+    return item?.type === "identifier" && item.text !== "_" ? item.text : null;
+  }
+  const list = value.parent;
+  if (list?.type !== "expression_list") return null;
+  const at = list.namedChildren.findIndex((c) => c?.equals(value));
+  const stmt = list.parent;
+  if (!stmt || !["short_var_declaration", "assignment_statement", "var_spec"].includes(stmt.type)) return null;
+  const names =
+    stmt.type === "var_spec" ? stmt.childrenForFieldName("name") : (stmt.childForFieldName("left")?.namedChildren.filter((c): c is Node => c !== null) ?? []);
+  const name = names[at];
+  return name?.type === "identifier" && name.text !== "_" ? name.text : null;
+}
+
+/** The positional words of the first `usage: tool [flags] pattern file...` string in the file. */
+function usageWords(root: Node): string[] {
+  for (const s of descendants(root, ["interpreted_string_literal", "raw_string_literal"])) {
+    const text = goString(s);
+    const m = text && /usage:\s*\S+\s+([^\n\\]*)/i.exec(text);
+    if (!m) continue;
+    let line = m[1]!;
+    for (let prev = ""; prev !== line;) [prev, line] = [line, line.replace(/\[[^[\]]*\]/g, " ")];
+    return line
+      .split(/\s+/)
+      .filter((w) => w && !w.startsWith("-") && !/^(flags|options)$/i.test(w))
+      .map((w) => w.replace(/^<|\.{3}$|>$/g, "").replace(/\.{3}$|>$/g, ""))
+      .filter((w) => /^[A-Za-z_][\w-]*$/.test(w));
+  }
+  return [];
+}

@@ -1,8 +1,9 @@
 import { children, type Node } from "../../syntax.ts";
 
 // Go literals read off the syntax tree. Only what is spelled out has a value:
-// a constant's name, a call or arithmetic other than `N * time.Unit` is
-// unknown (null), never evaluated.
+// a constant's name or a call is unknown (null), never guessed. Arithmetic on
+// number literals (`1 << 16`, `2 * 4`, `1.5 * 2`) is evaluated as Go's
+// untyped constants are, and `N * time.Unit` is a duration.
 
 export type GoLiteral = { kind: "string"; value: string } | { kind: "integer" | "float"; value: number } | { kind: "bool"; value: boolean };
 
@@ -58,10 +59,19 @@ function stringPiece(node: Node | null | undefined): string | null {
   return null;
 }
 
-export function goLiteral(node: Node | null | undefined): GoLiteral | null {
+export function goLiteral(node: Node | null | undefined, depth = 0): GoLiteral | null {
   const n = unparen(node);
-  if (!n) return null;
+  if (!n || depth > 32) return null;
   switch (n.type) {
+    case "binary_expression": {
+      const text = goString(n);
+      if (text !== null) return { kind: "string", value: text };
+      const left = goLiteral(n.childForFieldName("left"), depth + 1);
+      const right = left && goLiteral(n.childForFieldName("right"), depth + 1);
+      const op = n.childForFieldName("operator")?.text;
+      const numeric = (l: GoLiteral | null): l is GoNumber => l?.kind === "integer" || l?.kind === "float";
+      return op && numeric(left) && numeric(right) ? goArithmetic(op, left, right) : null;
+    }
     case "true":
       return { kind: "bool", value: true };
     case "false":
@@ -81,6 +91,46 @@ export function goLiteral(node: Node | null | undefined): GoLiteral | null {
       return s === null ? null : { kind: "string", value: s };
     }
   }
+}
+
+type GoNumber = { kind: "integer" | "float"; value: number };
+
+/**
+ * Untyped constant arithmetic: integers stay integers (`/` truncates, shifts
+ * and `%` only on integers), a float anywhere makes a float. Null for a
+ * division by zero or a result a JSON number cannot hold exactly.
+ */
+export function goArithmetic(op: string, a: GoNumber, b: GoNumber): GoLiteral | null {
+  const ints = a.kind === "integer" && b.kind === "integer";
+  let value: number;
+  switch (op) {
+    case "+":
+      value = a.value + b.value;
+      break;
+    case "-":
+      value = a.value - b.value;
+      break;
+    case "*":
+      value = a.value * b.value;
+      break;
+    case "/":
+      if (b.value === 0) return null;
+      value = ints ? Math.trunc(a.value / b.value) : a.value / b.value;
+      break;
+    case "%":
+      if (!ints || b.value === 0) return null;
+      value = a.value % b.value;
+      break;
+    case "<<":
+    case ">>":
+      if (!ints || b.value < 0 || b.value > 64) return null;
+      value = op === "<<" ? a.value * 2 ** b.value : Math.floor(a.value / 2 ** b.value);
+      break;
+    default:
+      return null;
+  }
+  if (!Number.isFinite(value) || (ints && !Number.isSafeInteger(value))) return null;
+  return { kind: ints ? "integer" : "float", value: Object.is(value, -0) ? 0 : value };
 }
 
 function goNumber(type: string, text: string, sign: number): GoLiteral | null {

@@ -175,6 +175,21 @@ describe("detectMake", () => {
     expect(byTarget).toEqual({ all: knobs, train: knobs, run: knobs, clean: [] });
   });
 
+  it.each([
+    ["NVCC_FLAGS", false],
+    ["NVCC_LDFLAGS", false],
+    ["CUDA_HOME", false],
+    ["ROCM_PATH", false],
+    ["MPICC", false],
+    ["BLAS_LIBS", false],
+    ["DATA_DIR", true],
+    ["EPOCHS", true],
+    ["GPU_ARCH", true],
+  ])("%s is a parameter: %s", (name, kept) => {
+    const out = detectMake(context({ Makefile: `${name} = x\nrun:\n\t./go $(${name})\n` })).experiments;
+    expect(out[0]!.parameters.map((p) => p.name)).toEqual(kept ? [name] : []);
+  });
+
   it("evaluates assignments the way make does, and refuses to guess through conditionals", () => {
     const makefile = [
       "A = 1",

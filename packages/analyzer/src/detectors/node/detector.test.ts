@@ -246,6 +246,37 @@ describe("node detector: yargs and parseArgs", () => {
       const { values } = util.parseArgs({ options });`;
     expect(paramsOf(constant)).toEqual([param("force", { value: true, category: "flag" })]);
   });
+
+  it.each<[string, Parameter["value"], Parameter["category"]]>([
+    ["1024 * 1024", 1048576, "integer"],
+    ["60 * 60 * 1000", 3600000, "integer"],
+    ["2 ** 10", 1024, "integer"],
+    ["1 << 4", 16, "integer"],
+    ["10 / 4", 2.5, "number"],
+    ["8 / 2", 4, "number"],
+    ["0.5 * 3", 1.5, "number"],
+    ["1 / 0", null, "string"],
+    ["size * 2", null, "string"],
+    ['"a" + "b"', null, "string"],
+  ])("a commander default written as %s", (expr, value, category) => {
+    const src = `const { program } = require("commander");\nprogram.option("--n <n>", "n", ${expr});\nprogram.parse();\n`;
+    expect(paramsOf(src)).toEqual([param("n", { value, category, description: "n" })]);
+  });
+
+  it.each<[string, string, Parameter["value"], Parameter["category"]]>([
+    ["parseInt", "parseInt(values.n, 10)", 8, "integer"],
+    ["Number.parseInt", "Number.parseInt(args.values.n)", 8, "integer"],
+    ["Number", 'Number(values["n"])', 8, "number"],
+    ["parseFloat", "parseFloat(values.n)", 8, "number"],
+    ["unary plus", "const n = +values.n;", 8, "number"],
+    ["a default that is not a number", "parseInt(values.n)", null, "integer"],
+    ["no conversion", "console.log(values.n)", "8", "string"],
+    ["a conversion of something else", "Number(values.other)", "8", "string"],
+  ])("a parseArgs string option the code converts: %s", (_, use, value, category) => {
+    const def = value === null ? '"eight"' : '"8"';
+    const src = `import { parseArgs } from "node:util";\nconst args = parseArgs({ options: { n: { type: "string", default: ${def} } } });\nconst { values } = args;\n${use}\n`;
+    expect(paramsOf(src, "mjs")).toEqual([param("n", { value, category })]);
+  });
 });
 
 describe("node detector: environment variables", () => {

@@ -2,7 +2,9 @@ import { children, type Node } from "../../syntax.ts";
 
 // JavaScript/TypeScript literals read off the syntax tree. Only what is
 // spelled out in the source has a value; a name, a call or a template with a
-// substitution is unknown (null), never guessed.
+// substitution is unknown (null), never guessed. Arithmetic on number
+// literals (`1024 * 1024`, `60 * 60 * 1000`, `2 ** 20`) is computed as
+// JavaScript does, since that is how people write sizes and durations.
 
 export type Scalar = string | number | boolean | null;
 
@@ -38,10 +40,36 @@ export function stringValue(node: Node | null | undefined): string | null {
   return out;
 }
 
-export function literal(node: Node | null | undefined): Literal | null {
+const ARITHMETIC: Record<string, (a: number, b: number) => number> = {
+  "+": (a, b) => a + b,
+  "-": (a, b) => a - b,
+  "*": (a, b) => a * b,
+  "/": (a, b) => a / b,
+  "%": (a, b) => a % b,
+  "**": (a, b) => a ** b,
+  "<<": (a, b) => a << b,
+  ">>": (a, b) => a >> b,
+};
+
+/** `a op b` on two number literals, as JavaScript computes it; an integer when both are and the result is one (never through `/`). */
+function arithmetic(n: Node, depth: number): Literal | null {
+  const op = ARITHMETIC[n.childForFieldName("operator")?.text ?? ""];
+  const a = literal(n.childForFieldName("left"), depth + 1);
+  const b = a && literal(n.childForFieldName("right"), depth + 1);
+  const numeric = (l: Literal | null): l is Literal & { value: number } => l?.kind === "integer" || l?.kind === "number";
+  if (!op || !numeric(a) || !numeric(b)) return null;
+  const value = op(a.value, b.value);
+  if (!Number.isFinite(value)) return null;
+  const integer = a.kind === "integer" && b.kind === "integer" && n.childForFieldName("operator")?.text !== "/" && Number.isSafeInteger(value);
+  return { kind: integer ? "integer" : "number", value: Object.is(value, -0) ? 0 : value };
+}
+
+export function literal(node: Node | null | undefined, depth = 0): Literal | null {
   const n = unwrap(node);
-  if (!n) return null;
+  if (!n || depth > 32) return null;
   switch (n.type) {
+    case "binary_expression":
+      return arithmetic(n, depth);
     case "string":
     case "template_string": {
       const s = stringValue(n);

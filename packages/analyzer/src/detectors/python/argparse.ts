@@ -1,8 +1,8 @@
 import type { Parameter } from "../../model.ts";
 import type { Node } from "../../syntax.ts";
-import { callArguments, literal, literalList, stringLiteral, type CallArguments } from "./literals.ts";
+import { callArguments, literal, literalList, stringLiteral, trailingComment, type CallArguments } from "./literals.ts";
 import { lastSegment, qualifiedName, type PythonImports } from "./names.ts";
-import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./params.ts";
+import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, withNote, type Declared, type FileRole } from "./params.ts";
 
 // argparse parameters: the parsers a file builds (`p = argparse.ArgumentParser()`)
 // and the arguments added to them or to their groups, by the variable they
@@ -59,6 +59,20 @@ export function argparseFacts(calls: readonly Node[], imports: PythonImports): A
 function topParsers(calls: readonly Node[], imports: PythonImports): { owner: Map<string, string>; description: string | null } {
   const owner = new Map<string, string>();
   let description: string | null = null;
+  // A parser a helper made (`parser = get_parser()`, from this file or another): a variable
+  // assigned a call's result that arguments are added to, unless it is a group or a sub-parser.
+  const extended = new Set<string>();
+  for (const call of calls) {
+    const on = methodCall(call);
+    if (on?.method === "add_argument") extended.add(on.object);
+  }
+  for (const call of calls) {
+    const target = extended.size ? assignedTo(call) : null;
+    const on = target && methodCall(call);
+    if (target && extended.has(target) && !(on && (GROUP_METHODS.has(on.method) || on.method === "add_parser" || on.method === "add_subparsers"))) {
+      owner.set(target, "");
+    }
+  }
   for (const call of calls) {
     const fn = qualifiedName(call.childForFieldName("function"), imports);
     if (!fn || lastSegment(fn) !== "ArgumentParser") continue;
@@ -132,7 +146,7 @@ function declaredArguments(
     if (!object) continue;
     const who = argumentOwner(object, owner);
     if (who === undefined) continue;
-    const declared = argumentParameter(callArguments(call), imports);
+    const declared = argumentParameter(call, callArguments(call), imports);
     if (!declared) continue;
     const into = byOwner.get(who) ?? { parameters: [], roles: new Map<string, FileRole>() };
     byOwner.set(who, into);
@@ -184,7 +198,7 @@ function argumentAction(kw: CallArguments["keywords"], imports: PythonImports): 
   return actionName === null ? null : lastSegment(actionName);
 }
 
-function argumentParameter(args: CallArguments, imports: PythonImports): Declared | null {
+function argumentParameter(call: Node, args: CallArguments, imports: PythonImports): Declared | null {
   const flags = argumentFlags(args);
   if (!flags) return null;
   const kw = args.keywords;
@@ -201,7 +215,11 @@ function argumentParameter(args: CallArguments, imports: PythonImports): Declare
 
   const defaultLit = literal(kw.get("default"));
   const help = stringLiteral(kw.get("help"));
-  const description = help === null || help === "==SUPPRESS==" ? null : foldWhitespace(expandHelp(help, defaultLit?.value)) || null;
+  // Without help text, the comment the author wrote after the line says what it is.
+  const description = withNote(
+    help === "==SUPPRESS==" ? null : help === null ? trailingComment(call) : foldWhitespace(expandHelp(help, defaultLit?.value)) || null,
+    defaultLit,
+  );
   const nargs = stringLiteral(kw.get("nargs"));
   const required = positional ? nargs !== "?" && nargs !== "*" : literal(kw.get("required"))?.value === true;
   const cli_option = positional ? null : preferredOption(flags);

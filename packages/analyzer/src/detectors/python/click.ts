@@ -3,7 +3,7 @@ import { children, descendants, lineOf, type Node } from "../../syntax.ts";
 import { callArguments, docstring, literal, stringLiteral, type CallArguments } from "./literals.ts";
 import { qualifiedName, type PythonImports } from "./names.ts";
 import { negated } from "./argparse.ts";
-import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, type Declared, type FileRole } from "./params.ts";
+import { defaultValue, foldWhitespace, literalCategory, preferredOption, typeInfo, withNote, type Declared, type FileRole } from "./params.ts";
 
 // click parameters: the options and arguments stacked on a function decorated
 // with @click.command() or @click.group(). A group's sub-commands
@@ -239,6 +239,11 @@ function optionParameter(args: CallArguments, imports: PythonImports): Declared 
   const isTrue = (key: string) => literal(kw.get(key))?.value === true;
 
   if (secondary || isTrue("is_flag") || isTrue("count") || kw.has("flag_value")) {
+    if (secondary && defaultLit?.kind === "none") {
+      // `--x/--no-x` with default=None is a tri-state: unset lets the program decide, so the flag has no default.
+      const tri = `${description ? `${description} ` : ""}(unset by default${offSwitch ? `; ${offSwitch} turns it off` : ""})`;
+      return { parameter: { name, value: null, category: "flag", cli_option, choices: null, description: tri, required: false } };
+    }
     const value = typeof defaultLit?.value === "boolean" ? defaultLit.value : false;
     // On unless told: what a run can pass is the off switch, so that is the parameter.
     if (value && offSwitch) return { parameter: negated(name, cli_option ?? "", description, offSwitch) };
@@ -265,7 +270,7 @@ function valueOption(
     category,
     cli_option,
     choices: type?.choices ?? null,
-    description,
+    description: withNote(description, defaultLit),
     required,
   };
   return { parameter, ...(type?.role && { role: type.role }) };

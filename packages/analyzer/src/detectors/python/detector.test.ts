@@ -341,6 +341,22 @@ ${MAIN}`;
     expect(e!.outputs).toEqual(["c.txt", "clf.joblib", "d.txt", "fig.png", "hf-model", "model.pt", "out.npy", "results/out.csv"]);
   });
 
+  it.each<[string, string, string[], string[]]>([
+    ["os.path.join of an option", 'torch.save(m, os.path.join(args.out, "model.pt"))', [], ["runs/a", "runs/a/model.pt"]],
+    ["an f-string", 'plt.savefig(f"{args.out}/loss.png")', [], ["runs/a", "runs/a/loss.png"]],
+    ["pathlib's /", 'df.to_csv(Path(args.out) / "m.csv")', [], ["runs/a", "runs/a/m.csv"]],
+    ["open for writing, a constant", 'open(os.path.join(LOGS, "log.txt"), "w")', [], ["logs/log.txt", "runs/a"]],
+    ["reading through an option", "pd.read_csv(args.data)", ["data/x.csv"], ["runs/a"]],
+    ["a method of a computed frame", 'pd.concat(rows).to_markdown("r.md")', [], ["r.md", "runs/a"]],
+    ["an unknown part", "torch.save(m, os.path.join(args.out, name))", [], ["runs/a"]],
+    ["a format spec", 'open(f"{args.out:>10}", "w")', [], ["runs/a"]],
+    ["a glob", 'open(f"{args.out}/*.txt")', [], ["runs/a"]],
+  ])("builds paths from the program's values: %s", (_, line, inputs, outputs) => {
+    const src = `import argparse, os\nimport torch\nimport pandas as pd\nfrom pathlib import Path\nfrom matplotlib import pyplot as plt\nLOGS = "logs"\np = argparse.ArgumentParser()\np.add_argument("--out", default="runs/a")\np.add_argument("--data", default="data/x.csv")\np.add_argument("--dataset", default="cifar10")\nargs = p.parse_args()\n${line}\n`;
+    const [e] = detectPython(context({ "t.py": src })).experiments;
+    expect([e!.inputs.filter((i) => i !== "data/x.csv" || inputs.includes(i)), e!.outputs]).toEqual([inputs, outputs]);
+  });
+
   it("counts the defaults of parameters named as inputs or outputs", () => {
     const src = `
 import argparse
@@ -704,6 +720,235 @@ late = 1
       param({ name: "learning_rate", value: 0.0006, category: "number", cli_option: "--learning_rate=" }),
       param({ name: "compile", value: true, category: "boolean", cli_option: "--compile=" }),
     ]);
+  });
+});
+
+describe("python: defaults written as expressions, and comments as descriptions", () => {
+  it("evaluates constant arithmetic, takes a conditional's first constant with a note, and reads inline comments where there is no help", () => {
+    const src = `import argparse
+import torch
+p = argparse.ArgumentParser()
+p.add_argument("--steps", type=int, default=5 * 8000)  # optimizer steps
+p.add_argument("--buffer", default=64 * 1024 * 1024)
+p.add_argument("--lr", default=6e-4 / 10, help="peak rate")  # not this: help wins
+p.add_argument("--dtype", default="bfloat16" if torch.cuda.is_available() else "float16")
+p.add_argument("--seed", type=int, default=1337)  # noqa: E501
+args = p.parse_args()
+`;
+    const [e] = detectPython(context({ "train.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "steps", value: 40000, category: "integer", description: "optimizer steps" }),
+      param({ name: "buffer", value: 67108864, category: "integer" }),
+      param({ name: "lr", value: 6e-4 / 10, category: "number", description: "peak rate" }),
+      param({ name: "dtype", value: "bfloat16", description: '(default: "bfloat16" if torch.cuda.is_available(), else "float16")' }),
+      param({ name: "seed", value: 1337, category: "integer" }),
+    ]);
+  });
+
+  it("gives a configurator script's globals their comments and a positional config file from the folder the README uses", () => {
+    const src = "batch_size = 16  # sequences per micro-batch\nmax_iters = 3 * 1000\nexec(open('configurator.py').read())\n";
+    const out = detectPython(
+      context({
+        "train.py": src,
+        "configurator.py": "import sys\n",
+        "README.md": "python train.py presets/small.py --batch_size=8\n",
+        "presets/small.py": "batch_size = 8\n",
+        "presets/large.py": "batch_size = 64\n",
+        "presets/nested/x.py": "",
+        "configs/other.py": "",
+      }),
+    );
+    expect(out.experiments[0]!.parameters.map((p) => [p.name, p.value, p.category, p.cli_option, p.choices, p.description])).toEqual([
+      ["config", null, "path", null, ["presets/large.py", "presets/small.py"], expect.any(String)],
+      ["batch_size", 16, "integer", "--batch_size=", null, "sequences per micro-batch"],
+      ["max_iters", 3000, "integer", "--max_iters=", null, null],
+    ]);
+  });
+
+  it("reads click's --x/--no-x with default=None as a tri-state: a flag with no default", () => {
+    const src = `import click
+@click.command()
+@click.option("--compile/--no-compile", default=None, help="compile first")
+@click.option("--fast/--slow", default=False)
+def main(compile, fast):
+    pass
+if __name__ == "__main__":
+    main()
+`;
+    const [e] = detectPython(context({ "export.py": src })).experiments;
+    expect(e!.parameters).toEqual([
+      param({ name: "compile", value: null, category: "flag", description: "compile first (unset by default; --no-compile turns it off)" }),
+      param({ name: "fast", value: false, category: "flag" }),
+    ]);
+  });
+});
+
+describe("python: options parsed in a helper", () => {
+  const OPTIONS = `import argparse
+
+def get_parser():
+    p = argparse.ArgumentParser(description="Train things")
+    p.add_argument("--epochs", type=int, default=10)
+    return p
+
+def get_args():
+    return get_parser().parse_args()
+
+def get_eval_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--weights", required=True)
+    return p.parse_args()
+`;
+  const names = (files: Record<string, string>) =>
+    Object.fromEntries(detectPython(context(files)).experiments.map((e) => [e.id, e.parameters.map((p) => p.name)]));
+
+  it.each<[string, Record<string, string>, Record<string, string[]>]>([
+    [
+      "from-imported, in a main block",
+      { "utils/options.py": OPTIONS, "train.py": `from utils.options import get_args\n${MAIN.replace("main()", "args = get_args()")}` },
+      { "python:train.py": ["epochs"] },
+    ],
+    [
+      "a module's attribute",
+      { "utils/options.py": OPTIONS, "eval.py": `from utils import options\n${MAIN.replace("main()", "args = options.get_eval_args()")}` },
+      { "python:eval.py": ["weights"] },
+    ],
+    [
+      "import of the module",
+      { "options.py": OPTIONS, "eval.py": `import options\n${MAIN.replace("main()", "args = options.get_eval_args()")}` },
+      { "python:eval.py": ["weights"] },
+    ],
+    [
+      "relative, beside the script",
+      { "tools/opts.py": OPTIONS, "tools/run.py": `from .opts import get_args\n${MAIN.replace("main()", "a = get_args()")}` },
+      { "python:tools/run.py": ["epochs"] },
+    ],
+    [
+      "the script's folder on sys.path",
+      { "tools/opts.py": OPTIONS, "tools/run.py": `from opts import get_args\n${MAIN.replace("main()", "a = get_args()")}` },
+      { "python:tools/run.py": ["epochs"] },
+    ],
+    [
+      "a parser the helper returns, extended by the script at the top level",
+      {
+        "utils/options.py": OPTIONS,
+        "ft.py":
+          "from utils.options import get_parser\nparser = get_parser()\nparser.add_argument('--freeze', action='store_true')\nargs = parser.parse_args()\n",
+      },
+      { "python:ft.py": ["epochs", "freeze"] },
+    ],
+    [
+      "a top-level args = helper() with no main block",
+      { "utils/options.py": OPTIONS, "go.py": "from utils.options import get_args\nargs = get_args()\nprint(args.epochs)\n" },
+      { "python:go.py": ["epochs"] },
+    ],
+    ["a top-level call that is not the options", { "utils/options.py": OPTIONS, "lib.py": "from utils.options import get_args\nlog = get_args()\n" }, {}],
+    [
+      "a helper that only builds a parser does not make a script",
+      { "utils/options.py": OPTIONS, "lib.py": "from utils.options import get_parser\nargs = get_parser()\n" },
+      {},
+    ],
+    [
+      "a helper that is not in the repository",
+      { "train.py": `from somewhere import get_args\n${MAIN.replace("main()", "args = get_args()")}` },
+      { "python:train.py": [] },
+    ],
+  ])("%s", (_, files, want) => {
+    const got = names(files);
+    for (const k of Object.keys(got)) if (!(k in want)) delete got[k];
+    expect(got).toEqual(want);
+    expect(Object.keys(names(files)).filter((k) => !k.includes("options") && !k.includes("opts"))).toEqual(Object.keys(want));
+  });
+
+  it("adds the options a script's main block adds to a parser its own helper builds", () => {
+    const src = `import argparse
+def build():
+    p = argparse.ArgumentParser()
+    p.add_argument("--root")
+    return p
+if __name__ == "__main__":
+    parser = build()
+    parser.add_argument("--workers", type=int, default=2)
+    group = parser.add_argument_group("io")
+    group.add_argument("--out")
+    args = parser.parse_args()
+`;
+    expect(names({ "prep.py": src })).toEqual({ "python:prep.py": ["root", "workers", "out"] });
+  });
+});
+
+describe("python: web applications", () => {
+  const web = (files: Record<string, string>) =>
+    detectPython(context(files)).experiments.map((e) => [e.id, e.entry_point, e.parameters.map((p) => `${p.name}=${String(p.value)}`).join(" ")]);
+  it.each<[string, Record<string, string>, string[][]]>([
+    [
+      "a Flask app at the top level",
+      { "web/app.py": "from flask import Flask\napp = Flask(__name__)\n" },
+      [["python-module:flask --app web.app run", "python3 -m flask --app web.app run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a Flask app under another name",
+      { "site.py": "import flask\nserver = flask.Flask('site')\n" },
+      [["python-module:flask --app site:server run", "python3 -m flask --app site:server run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a Flask factory",
+      { "shop/__init__.py": "from flask import Flask\ndef create_app():\n    app = Flask(__name__)\n    return app\n" },
+      [["python-module:flask --app shop run", "python3 -m flask --app shop run", "host=127.0.0.1 port=5000 debug=false"]],
+    ],
+    [
+      "a FastAPI app",
+      { "svc/main.py": "from fastapi import FastAPI\napi = FastAPI()\n" },
+      [["python-module:uvicorn svc.main:api", "python3 -m uvicorn svc.main:api", "host=127.0.0.1 port=8000 reload=false"]],
+    ],
+    [
+      "an app whose file runs it itself stays a script",
+      { "app.py": 'from flask import Flask\napp = Flask(__name__)\nif __name__ == "__main__":\n    app.run(port=8080)\n' },
+      [["python:app.py", "python3 app.py", ""]],
+    ],
+    ["an app in a folder that is not a module name", { "my-site/app.py": "from flask import Flask\napp = Flask(__name__)\n" }, []],
+    ["an app under tests", { "tests/app.py": "from flask import Flask\napp = Flask(__name__)\n" }, []],
+    ["a Flask inside a function, not a factory", { "x.py": "from flask import Flask\ndef build():\n    return Flask(__name__)\n" }, []],
+    [
+      "Django's manage.py and its runserver",
+      {
+        "manage.py":
+          'import os, sys\ndef main():\n    from django.core.management import execute_from_command_line\n    execute_from_command_line(sys.argv)\nif __name__ == "__main__":\n    main()\n',
+      },
+      [
+        ["python:manage.py", "python3 manage.py", ""],
+        ["python:manage.py runserver", "python3 manage.py runserver", "addrport=127.0.0.1:8000"],
+      ],
+    ],
+  ])("%s", (_, files, want) => expect(web(files)).toEqual(want));
+});
+
+describe("python: launchers and sub-folder READMEs", () => {
+  const TRAIN = `import argparse\n${MAIN.replace("main()", "argparse.ArgumentParser().parse_args()")}`;
+  it.each<[string, string, string]>([
+    ["torchrun", "torchrun --nproc_per_node=4 train.py --epochs 3", "torchrun --nproc_per_node=4 train.py"],
+    ["torchrun, options with separate values", "torchrun --nnodes 1 --nproc_per_node 8 train.py", "torchrun --nnodes 1 --nproc_per_node 8 train.py"],
+    ["torch.distributed.run", "python -m torch.distributed.run --nproc_per_node=2 ./train.py", "python3 -m torch.distributed.run --nproc_per_node=2 train.py"],
+    ["accelerate launch", "accelerate launch --config_file cfg.yaml train.py", "accelerate launch --config_file cfg.yaml train.py"],
+    ["deepspeed", "deepspeed --num_gpus 2 train.py --deepspeed ds.json", "deepspeed --num_gpus 2 train.py"],
+    ["continued lines", "torchrun \\\n  --standalone \\\n  train.py", "torchrun --standalone train.py"],
+    ["shell in the options: left alone", "torchrun --nproc_per_node=$NGPU train.py", "python3 train.py"],
+    ["another script", "torchrun --standalone other.py", "python3 train.py"],
+  ])("%s", (_, line, entryPoint) => {
+    const out = detectPython(context({ "README.md": `Run:\n\n    ${line}\n`, "train.py": TRAIN }));
+    expect(out.experiments.map((e) => e.entry_point)).toEqual([entryPoint]);
+  });
+
+  it("takes scripts a sub-folder's README runs, from that folder", () => {
+    const out = detectPython(
+      context({
+        "series/README.md": "cd series\npython make_dataset.py\npython ../tools/fetch.py\n",
+        "series/make_dataset.py": "import numpy as np\nnp.save('w.npy', np.zeros(3))\n",
+        "tools/fetch.py": "print('fetching')\n",
+        "series/lib.py": "def f():\n    pass\n",
+      }),
+    );
+    expect(out.experiments.map((e) => [e.id, e.entry_point])).toEqual([["python:series/make_dataset.py", "python3 series/make_dataset.py"]]);
   });
 });
 

@@ -1,9 +1,13 @@
 import type { AnalyzerContext, Detector } from "../../detector.ts";
 import { EnvUseSet } from "../../env-rules.ts";
 import type { EnvVarUse, Experiment, ExperimentKind } from "../../model.ts";
-import { entryFacts, mainBlock, runsOnImport, type EntryFacts } from "./entry.ts";
+import { entryFacts, mainBlock, pathValues, runsOnImport, type EntryFacts } from "./entry.ts";
 import { envVarUses, mayReadEnvironment } from "./env.ts";
 import { docstring } from "./literals.ts";
+import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
+import { procfileExperiments, runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
+import { addParameterPaths, fileAccesses } from "./io.ts";
+import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
 import { children, descendants, type Node } from "../../syntax.ts";
 
@@ -71,6 +75,16 @@ interface FileFacts {
   entry: EntryFacts | null;
   /** For a __main__.py: the modules it imports names from, to look in when it declares no parameters itself. */
   imported: { candidates: string[]; names: Set<string> }[];
+  /** Calls to functions of other modules, where the options may be parsed (`args = get_args()`). */
+  helpers: HelperCall[];
+  /** Not runnable by itself: an entry only if a top-level call reaches a helper that parses the command line. */
+  onlyIfHelperParses: boolean;
+  /** A Flask or FastAPI application the module defines, for a file a server runs. */
+  web: WebApp | null;
+  /** The module docstring of a web application's file. */
+  webDoc: string | null;
+  /** A manage.py that hands Django its command line. */
+  django: boolean;
 }
 
 export const detectPython: Detector = (ctx) => {
@@ -78,6 +92,7 @@ export const detectPython: Detector = (ctx) => {
   const onImportOnly = new Map<string, Experiment[]>();
   const envVars = new EnvUseSet();
   const frameworks = new Set<string>();
+  const helperCache = new Map<string, HelperOptions | null>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     if (!file.path.endsWith(".py")) continue;
@@ -91,19 +106,47 @@ export const detectPython: Detector = (ctx) => {
     const facts = parsed.value;
     for (const f of frameworksOf(facts.modules)) frameworks.add(f);
     envVars.addAll(facts.envVars);
-    if (!facts.entry) continue;
-    const entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
-    if (!test) envVars.addAll(entry.envVars);
-    if (/\s/.test(file.path) || test || inTestFolder(file.path)) continue; // the command line could not hold it unquoted; a test fixture
-    const found = entryExperiments(ctx, file.path, pkg, entry);
+    const found = fileExperiments(ctx, file.path, pkg, test, facts, helperCache, envVars);
     experiments.push(...found);
     if (facts.onImport && found.length) onImportOnly.set(file.path, found);
   }
   adoptSharedOptions(ctx, experiments, onImportOnly);
-  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path))));
+  const docs = readmes(ctx);
+  experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path)), docs));
+  withLaunchers(ctx, experiments, docs);
+  const procfile = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
+  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!experiments.some((x) => x.id === e.id)) experiments.push(e);
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
+
+/** What one parsed file offers to run: a web application's server, its own command line (with a helper's options), Django's runserver. */
+function fileExperiments(
+  ctx: AnalyzerContext,
+  path: string,
+  pkg: string | null,
+  test: boolean,
+  facts: FileFacts,
+  helperCache: Map<string, HelperOptions | null>,
+  envVars: EnvUseSet,
+): Experiment[] {
+  const out: Experiment[] = [];
+  if (facts.web && !facts.entry && !/\s/.test(path) && !inTestFolder(path)) {
+    const web = webExperiment(path, facts.web);
+    if (web) out.push({ ...web, title: web.command.slice(2).join(" "), description: facts.webDoc });
+  }
+  if (!facts.entry) return out;
+  let entry = pkg !== null && !facts.entry.parameters.length ? withImportedCli(ctx, facts.entry, facts.imported) : facts.entry;
+  const helper = facts.helpers.length ? helperOptions(ctx, facts.helpers, helperCache) : null;
+  if (facts.onlyIfHelperParses && !helper?.parses) return out;
+  if (helper) entry = withHelperOptions(entry, helper);
+  if (!test) envVars.addAll(entry.envVars);
+  if (/\s/.test(path) || test || inTestFolder(path)) return out; // the command line could not hold it unquoted; a test fixture
+  const found = entryExperiments(ctx, path, pkg, entry.configurator ? withConfigFile(ctx, path, entry) : entry);
+  // Django's manage.py prints help on its own; its development server is what a person runs.
+  if (facts.django && found.length === 1 && !entry.parameters.length) found.push(runserverExperiment(found[0]!));
+  return [...out, ...found];
+}
 
 /**
  * Most files are not runnable, read no environment variable and import no
@@ -115,6 +158,7 @@ function notWorthParsing(source: string, pkg: string | null, test: boolean): boo
     pkg === null &&
     !source.includes("__main__") &&
     !MAY_RUN_ON_IMPORT.test(source) &&
+    !OPTIONS_FROM_HELPER.test(source) &&
     (test || (!mayReadEnvironment(source) && !FRAMEWORK_MODULES.some((m) => source.includes(m))))
   );
 }
@@ -124,12 +168,87 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
   const main = pkg !== null || mainBlock(root) !== null;
   const onImport = !main && !test && MAY_RUN_ON_IMPORT.test(source) && runsOnImport(root, imports);
   const runnable = main || onImport;
+  const { helpers, onlyIfHelperParses } = helperUse(root, imports, source, path, test, runnable);
   return {
     onImport,
     modules: test ? [] : imports.topLevelModules,
     envVars: !test && mayReadEnvironment(source) ? envVarUses(root, imports, path) : [],
-    entry: runnable ? entryFacts(root, imports, path) : null,
+    entry: runnable || onlyIfHelperParses ? entryFacts(root, imports, path) : null,
     imported: pkg !== null ? importedModules(imports.fromImports, pkg) : [],
+    helpers,
+    onlyIfHelperParses,
+    web: !test && !main && /\b(Flask|FastAPI|create_app|make_app)\b/.test(source) ? webApp(root, imports) : null,
+    django: main && source.includes("execute_from_command_line") && runsDjangoCommands(root, imports),
+    webDoc: !main && /\b(Flask|FastAPI)\b/.test(source) ? docstring(root) : null,
+  };
+}
+
+/** The calls to other modules' functions that may parse a file's options, and whether only they would make it an entry. */
+function helperUse(
+  root: Node,
+  imports: ReturnType<typeof readImports>,
+  source: string,
+  path: string,
+  test: boolean,
+  runnable: boolean,
+): { helpers: HelperCall[]; onlyIfHelperParses: boolean } {
+  // Only a runnable file, or one whose top level assigns its options from a call, can take a helper's options.
+  if (test || imports.bindings.size === 0 || (!runnable && !OPTIONS_FROM_HELPER.test(source))) return { helpers: [], onlyIfHelperParses: false };
+  const all = helperCalls(root, imports, path);
+  const helpers = runnable ? all : all.filter((h) => h.topLevel);
+  return { helpers, onlyIfHelperParses: !runnable && helpers.length > 0 && !/^__init__\.py$|\/__init__\.py$/.test(path) };
+}
+
+/**
+ * A configurator script also takes config files (`python train.py config/x.py`,
+ * each executed over its globals): one positional `config` parameter whose
+ * choices are the Python files of the folder the README's command lines take
+ * them from, else of a `config/` or `configs/` folder beside the script or at the root.
+ */
+function withConfigFile(ctx: AnalyzerContext, path: string, entry: EntryFacts): EntryFacts {
+  if (entry.parameters.some((p) => p.name === "config")) return entry;
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
+  const text = (readme && ctx.readText(readme)) || "";
+  const script = path.replace(/[.]/g, "\\.");
+  const mentioned = [...text.matchAll(new RegExp(`\\bpython[0-9.]*\\s+(?:\\./)?${script}\\s+(?:\\./)?([\\w./-]+/)[\\w.-]+\\.py\\b`, "g"))].map((m) => m[1]!);
+  const folders = [...new Set([...mentioned, `${dir}config/`, `${dir}configs/`, "config/", "configs/"])];
+  for (const folder of folders) {
+    const choices = ctx.files
+      .map((f) => f.path)
+      .filter((p) => p.startsWith(folder) && p.endsWith(".py") && !p.slice(folder.length).includes("/") && !/\s/.test(p))
+      .sort()
+      .slice(0, 256);
+    if (!choices.length) continue;
+    const config = {
+      name: "config",
+      value: null,
+      category: "path" as const,
+      cli_option: null,
+      choices,
+      description: "A config file executed over the script's globals before the --key=value overrides",
+      required: false,
+    };
+    return { ...entry, parameters: [config, ...entry.parameters].slice(0, 256) };
+  }
+  return entry;
+}
+
+/** A script whose options a helper of another module declares: the helper's first, then the script's own additions. */
+function withHelperOptions(entry: EntryFacts, helper: HelperOptions): EntryFacts {
+  const parameters = uniqueParameters([...helper.facts.parameters, ...entry.parameters]);
+  const files = { inputs: new Set(entry.inputs), outputs: new Set(entry.outputs) };
+  addParameterPaths(parameters, files, helper.facts.roles);
+  const subcommands = entry.subcommands.length
+    ? entry.subcommands
+    : helper.facts.subcommands.map((sub) => ({ name: sub.name, parameters: uniqueParameters(sub.parameters), description: sub.description }));
+  return {
+    ...entry,
+    parameters,
+    subcommands,
+    cliDescription: entry.cliDescription ?? helper.facts.description,
+    inputs: [...files.inputs].sort(),
+    outputs: [...files.outputs].sort(),
   };
 }
 
@@ -172,6 +291,9 @@ function adoptSharedOptions(ctx: AnalyzerContext, experiments: Experiment[], onI
     }
   }
 }
+
+/** Text of a script whose options a helper parses at its top level (`args = get_args()`). */
+const OPTIONS_FROM_HELPER = /^(args|opts?|options|config|cfg|hparams|hps|flags|params|arguments)\s*=\s*[\w.]+\(/m;
 
 /** Text that a file run by importing it must contain (what is run is still decided on the tree). */
 const MAY_RUN_ON_IMPORT = /parse_args|parse_known_args|parse_intermixed_args|Fire\(|typer|click|exec\(open/;
@@ -221,28 +343,90 @@ function importersOf(ctx: AnalyzerContext, path: string): { path: string; runsCo
   return out;
 }
 
-/**
- * Scripts the README tells users to run (`python data/prepare.py`) that do
- * their work at the top level, with no main block and no options: a data
- * preparation or download script. Only the README's word makes them entries;
- * many library modules also do something on import.
- */
-function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>): Experiment[] {
-  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
-  const text = readme ? ctx.readText(readme) : null;
-  if (!text) return [];
-  const out: Experiment[] = [];
-  for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
-    const path = m[1]!.replace(/^\.\//, "");
-    if (found.has(path) || out.some((e) => e.path === path) || !ctx.byPath.has(path) || isTestFile(path) || inTestFolder(path)) continue;
-    const source = ctx.readText(path);
-    if (source === null) continue;
-    const facts = ctx.syntax.parse("python", source, (root) => (runsCodeOnImport(root) ? { docstring: docstring(root) } : null))?.value;
-    if (!facts) continue;
-    const entry: EntryFacts = { docstring: facts.docstring, parameters: [], cliDescription: null, inputs: [], outputs: [], envVars: [], subcommands: [] };
-    out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+/** The READMEs that may say how to run things: the root's, then those of folders (three deep at most), with their folder. */
+function readmes(ctx: AnalyzerContext): { dir: string; text: string }[] {
+  const out: { dir: string; text: string }[] = [];
+  const names = /^(readme\.md|readme\.rst|readme\.txt|readme)$/i;
+  const found = ctx.files.filter((f) => names.test(f.path.slice(f.path.lastIndexOf("/") + 1)) && f.path.split("/").length <= 4 && !inTestFolder(f.path));
+  found.sort((a, b) => a.path.split("/").length - b.path.split("/").length || compare(a.path, b.path));
+  for (const f of found.slice(0, 64)) {
+    const text = ctx.readText(f.path);
+    // Lines continued with a backslash are one command.
+    if (text)
+      out.push({ dir: f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/") + 1) : "", text: text.slice(0, 200_000).replace(/\\\r?\n[ \t]*/g, " ") });
   }
   return out;
+}
+
+/** A path a README names, from its folder (`python make_dataset.py` in series/README.md) or from the root. */
+function resolveFromReadme(ctx: AnalyzerContext, dir: string, raw: string): string | null {
+  const path = raw.replace(/^\.\//, "");
+  if (dir && ctx.byPath.has(`${dir}${path}`)) return `${dir}${path}`;
+  return ctx.byPath.has(path) ? path : null;
+}
+
+/**
+ * Scripts a README tells users to run (`python data/prepare.py`, or
+ * `python make_dataset.py` in series/README.md) that do their work at the
+ * top level, with no main block and no options: a data preparation or
+ * download script. Only a README's word makes them entries; many library
+ * modules also do something on import.
+ */
+function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>, docs: readonly { dir: string; text: string }[]): Experiment[] {
+  const out: Experiment[] = [];
+  for (const { dir, text } of docs) {
+    for (const m of text.matchAll(/\bpython[0-9.]*\s+(?:-u\s+)?([\w./-]+\.py)\b/g)) {
+      const path = resolveFromReadme(ctx, dir, m[1]!);
+      if (!path || found.has(path) || out.some((e) => e.path === path) || isTestFile(path) || inTestFolder(path) || /\s/.test(path)) continue;
+      const source = ctx.readText(path);
+      if (source === null) continue;
+      const facts = ctx.syntax.parse("python", source, (root) => {
+        if (!runsCodeOnImport(root)) return null;
+        const imports = readImports(root);
+        return { docstring: docstring(root), files: fileAccesses(descendants(root, "call"), imports, pathValues(root, [])) };
+      })?.value;
+      if (!facts) continue;
+      const entry: EntryFacts = {
+        docstring: facts.docstring,
+        parameters: [],
+        cliDescription: null,
+        inputs: [...facts.files.inputs].sort(),
+        outputs: [...facts.files.outputs].sort(),
+        envVars: [],
+        subcommands: [],
+      };
+      out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+    }
+  }
+  return out;
+}
+
+/** Launchers that run a Python script on several processes or devices. */
+const LAUNCHER = /(?:^|[\s`;&|(])(torchrun|python[0-9.]*\s+-m\s+torch\.distributed\.(?:run|launch)|accelerate\s+launch|deepspeed)\s+([^\n`]{0,1000})/g;
+
+/**
+ * A script a README launches with torchrun, `accelerate launch` or deepspeed
+ * runs that way: its command becomes the launcher's, with the launcher's
+ * options as written (`torchrun --nproc_per_node=4 train.py`). The first such line wins.
+ */
+function withLaunchers(ctx: AnalyzerContext, experiments: Experiment[], docs: readonly { dir: string; text: string }[]): void {
+  const done = new Set<string>();
+  for (const { dir, text } of docs) {
+    for (const m of text.matchAll(LAUNCHER)) {
+      const words = m[2]!.trim().split(/\s+/);
+      const at = words.findIndex((w) => /\.py$/.test(w));
+      if (at < 0 || words.slice(0, at).some((w) => /[;&|<>$`'"()]/.test(w))) continue;
+      const path = resolveFromReadme(ctx, dir, words[at]!);
+      if (!path || done.has(path)) continue;
+      done.add(path);
+      const launcher = [...m[1]!.split(/\s+/).map((w) => (/^python[0-9.]*$/.test(w) ? "python3" : w)), ...words.slice(0, at)];
+      for (const e of experiments) {
+        if (e.path !== path || e.command[0] !== "python3" || e.command[1] !== path) continue;
+        e.command = [...launcher, ...e.command.slice(1)].slice(0, 64);
+        e.entry_point = e.command.join(" ");
+      }
+    }
+  }
 }
 
 /** Whether the module does work at its top level (calls, loops, branches), as a script does, rather than only define things. */

@@ -4,9 +4,9 @@ import { argparseFacts } from "./argparse.ts";
 import { clickFacts } from "./click.ts";
 import { addParameterPaths, fileAccesses } from "./io.ts";
 import type { FileRole } from "./params.ts";
-import { docstring, stringLiteral } from "./literals.ts";
+import { docstring, stringLiteral, trailingComment } from "./literals.ts";
 import { qualifiedName, type PythonImports } from "./names.ts";
-import { uniqueParameters } from "./params.ts";
+import { uniqueParameters, withNote } from "./params.ts";
 import { fireCommands, typerCommands } from "./typer.ts";
 import { literal } from "./literals.ts";
 
@@ -23,6 +23,8 @@ export interface EntryFacts {
   outputs: string[];
   /** click options that fall back to an environment variable. */
   envVars: EnvVarUse[];
+  /** The file runs a nanoGPT-style configurator, which also takes config files as positional arguments. */
+  configurator?: boolean;
   /** Sub-commands (argparse sub-parsers, click group commands, a Typer app's commands), each run as `<command> <name>`. */
   subcommands: { name: string; parameters: Parameter[]; description: string | null }[];
 }
@@ -66,8 +68,9 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
   const click = clickFacts(root, imports, preferred, path);
   const typer = [...typerCommands(root, imports), ...fireCommands(root, imports)];
   const direct = typer.find((t) => t.name === null);
-  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...configuratorGlobals(root)]);
-  const files = fileAccesses(calls, imports);
+  const globals = configuratorGlobals(root);
+  const parameters = uniqueParameters([...argparse.parameters, ...(click?.parameters ?? []), ...(direct?.parameters ?? []), ...globals]);
+  const files = fileAccesses(calls, imports, pathValues(root, parameters));
   addParameterPaths(parameters, files, new Map([...(click?.roles ?? []), ...argparse.roles]));
   const subcommands: EntryFacts["subcommands"] = [];
   for (const sub of [...argparse.subcommands, ...(click?.subcommands ?? []), ...typer.filter((t) => t.name !== null)]) {
@@ -84,7 +87,21 @@ export function entryFacts(root: Node, imports: PythonImports, path: string, ext
     outputs: [...files.outputs].sort(),
     envVars: click?.envVars ?? [],
     subcommands,
+    ...(globals.length > 0 && { configurator: true }),
   };
+}
+
+/** The string values paths may be built from: module-level string constants, then the parameters' defaults (which win). */
+export function pathValues(root: Node, parameters: readonly Parameter[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const stmt of children(root)) {
+    const a = stmt.type === "expression_statement" ? stmt.firstNamedChild : null;
+    if (a?.type !== "assignment" || a.childForFieldName("left")?.type !== "identifier") continue;
+    const value = stringLiteral(a.childForFieldName("right"));
+    if (value !== null && value.length <= 4096) out.set(a.childForFieldName("left")!.text, value);
+  }
+  for (const p of parameters) if (typeof p.value === "string" && p.value) out.set(p.name, p.value);
+  return out;
 }
 
 /**
@@ -104,7 +121,15 @@ export function configuratorGlobals(root: Node): Parameter[] {
     const lit = literal(a.childForFieldName("right"));
     if (left?.type !== "identifier" || !lit || left.text.startsWith("_")) continue;
     const category = lit.kind === "bool" ? "boolean" : lit.kind === "int" ? "integer" : lit.kind === "float" ? "number" : "string";
-    out.push({ name: left.text, value: lit.value, category, cli_option: `--${left.text}=`, choices: null, description: null, required: false });
+    out.push({
+      name: left.text,
+      value: lit.value,
+      category,
+      cli_option: `--${left.text}=`,
+      choices: null,
+      description: withNote(trailingComment(stmt), lit),
+      required: false,
+    });
   }
   return out;
 }

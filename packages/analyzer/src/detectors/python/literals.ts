@@ -2,13 +2,18 @@ import { children, type Node } from "../../syntax.ts";
 
 // Python literals read off the syntax tree. Anything that is not spelled out
 // in the source (a name, a call, an f-string with a placeholder) has no value
-// here: the analyzer reports what is written, it never guesses or evaluates.
+// here: the analyzer reports what is written, it never guesses. Arithmetic on
+// literals (`5 * 8000`, `2**19`, `6e-4 / 10`, `1 << 20`) is evaluated as
+// Python would, since that is how people write sizes; a conditional
+// expression gives its first constant branch, with a note saying so.
 
 export type Scalar = string | number | boolean | null;
 
 export interface Literal {
   kind: "str" | "int" | "float" | "bool" | "none";
   value: Scalar;
+  /** Set when the value is one branch of a conditional expression: what the other depends on. */
+  note?: string;
 }
 
 /** The text of a string literal (also implicitly concatenated ones), or null when it is not one. */
@@ -101,9 +106,12 @@ function numberLiteral(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A scalar literal (str, int, float, bool, None, a signed number), or null when the node is anything else. */
-export function literal(node: Node | null | undefined): Literal | null {
-  if (!node) return null;
+/** Deeper expressions are not evaluated: a hostile file must not exhaust the stack. */
+const MAX_DEPTH = 32;
+
+/** A scalar literal (str, int, float, bool, None, a signed number, constant arithmetic), or null when the node is anything else. */
+export function literal(node: Node | null | undefined, depth = 0): Literal | null {
+  if (!node || depth > MAX_DEPTH) return null;
   switch (node.type) {
     case "true":
       return { kind: "bool", value: true };
@@ -119,19 +127,78 @@ export function literal(node: Node | null | undefined): Literal | null {
     }
     case "unary_operator": {
       const op = node.childForFieldName("operator")?.type;
-      const arg = literal(node.childForFieldName("argument"));
+      const arg = literal(node.childForFieldName("argument"), depth + 1);
       if (!arg || (arg.kind !== "int" && arg.kind !== "float") || (op !== "-" && op !== "+")) return null;
       return { kind: arg.kind, value: op === "-" ? -(arg.value as number) : arg.value };
     }
     case "parenthesized_expression": {
       const inner = children(node).filter((c) => c.type !== "comment");
-      return inner.length === 1 ? literal(inner[0]) : null;
+      return inner.length === 1 ? literal(inner[0], depth + 1) : null;
     }
+    case "binary_operator":
+      return binaryLiteral(node, depth);
+    case "conditional_expression":
+      return conditionalLiteral(node, depth);
     default: {
       const s = stringLiteral(node);
       return s === null ? null : { kind: "str", value: s };
     }
   }
+}
+
+function binaryLiteral(node: Node, depth: number): Literal | null {
+  const left = literal(node.childForFieldName("left"), depth + 1);
+  const right = left && literal(node.childForFieldName("right"), depth + 1);
+  const op = node.childForFieldName("operator")?.type;
+  return left && right && op && !left.note && !right.note ? arithmetic(op, left, right) : null;
+}
+
+/** `a if cond else b`: the first branch that is a constant, and what decides. */
+function conditionalLiteral(node: Node, depth: number): Literal | null {
+  const [yes, cond, no] = children(node).filter((c) => c.type !== "comment");
+  if (!yes || !cond || !no) return null;
+  const first = literal(yes, depth + 1) ?? literal(no, depth + 1);
+  if (!first || first.note) return null;
+  const clip = (t: string) => (t.length > 200 ? `${t.slice(0, 199)}…` : t);
+  return { ...first, note: `${clip(yes.text)} if ${clip(cond.text.replace(/\s+/g, " "))}, else ${clip(no.text)}` };
+}
+
+type Operation = (a: number, b: number, ints: boolean) => { value: number; float?: boolean } | null;
+
+/** Python's arithmetic on numbers; `float` when the result is a float even from two ints. */
+const OPERATIONS: Record<string, Operation> = {
+  "+": (a, b) => ({ value: a + b }),
+  "-": (a, b) => ({ value: a - b }),
+  "*": (a, b) => ({ value: a * b }),
+  "/": (a, b) => (b === 0 ? null : { value: a / b, float: true }),
+  "//": (a, b) => (b === 0 ? null : { value: Math.floor(a / b) }),
+  "%": (a, b) => (b === 0 ? null : { value: a - b * Math.floor(a / b) }),
+  "**": (a, b, ints) => (a === 0 && b < 0 ? null : { value: a ** b, float: ints && b < 0 }),
+  "<<": (a, b, ints) => (!ints || b < 0 || b > 64 ? null : { value: a * 2 ** b }),
+  ">>": (a, b, ints) => (!ints || b < 0 || b > 64 ? null : { value: Math.floor(a / 2 ** b) }),
+};
+
+/**
+ * `left op right` on two literals as Python computes it: int stays int except
+ * through `/`, `**` of a negative power is a float, `//` and `%` floor, `+`
+ * joins strings. Null for anything else, a division by zero, or a result a
+ * JSON number cannot hold exactly.
+ */
+export function arithmetic(op: string, left: Literal, right: Literal): Literal | null {
+  if (left.kind === "str" && right.kind === "str" && op === "+") {
+    const value = `${left.value as string}${right.value as string}`;
+    return value.length <= 4096 ? { kind: "str", value } : null;
+  }
+  const numeric = (l: Literal) => l.kind === "int" || l.kind === "float" || l.kind === "bool";
+  const operation = OPERATIONS[op];
+  if (!operation || !numeric(left) || !numeric(right)) return null;
+  const ints = left.kind !== "float" && right.kind !== "float";
+  const result = operation(Number(left.value), Number(right.value), ints);
+  if (!result) return null;
+  const kind = ints && !result.float ? "int" : "float";
+  const { value } = result;
+  if (!Number.isFinite(value) || (kind === "int" && !Number.isSafeInteger(value))) return null;
+  return { kind, value: Object.is(value, -0) ? 0 : value };
 }
 
 /** A list, tuple or set of non-None scalar literals, or null when any element is something else. */
@@ -176,6 +243,22 @@ export function cleanDocstring(text: string): string {
   while (out.length && !out[0]) out.shift();
   while (out.length && !out[out.length - 1]) out.pop();
   return out.join("\n");
+}
+
+/** Comments that steer tools rather than say what something is. */
+const TOOL_COMMENT = /^(noqa|type:|pylint:|pyright:|mypy:|fmt:|pragma|nosec|isort:|todo\b|fixme\b|xxx\b|hack\b)/i;
+
+/**
+ * The comment written after a statement on its last line (`warmup = 200  # steps of warm-up`),
+ * for the statement holding node; null when there is none or it steers a tool.
+ */
+export function trailingComment(node: Node | null | undefined): string | null {
+  let stmt = node;
+  while (stmt && stmt.parent && !["module", "block"].includes(stmt.parent.type)) stmt = stmt.parent;
+  const next = stmt?.nextSibling;
+  if (!stmt || next?.type !== "comment" || next.startPosition.row !== stmt.endPosition.row) return null;
+  const text = next.text.replace(/^#+/, "").trim();
+  return text && !TOOL_COMMENT.test(text) && /\p{L}/u.test(text) ? text.slice(0, 4096) : null;
 }
 
 export interface CallArguments {

@@ -103,6 +103,13 @@ export function defaultValue(lit: Literal | null, category: ParameterCategory, b
   return String(lit.value);
 }
 
+/** A description with what a conditional default depends on, when the default was one of two branches. */
+export function withNote(description: string | null, lit: Literal | null): string | null {
+  if (!lit?.note) return description;
+  const note = `(default: ${lit.note})`;
+  return description ? `${description} ${note}` : note;
+}
+
 /** Help text as argparse and click print it: whitespace runs folded into one space. */
 export const foldWhitespace = (text: string): string => text.replace(/\s+/g, " ").trim();
 

@@ -4,7 +4,7 @@ import { negated } from "./argparse.ts";
 import { commandName } from "./click.ts";
 import { callArguments, docstring, literal, stringLiteral } from "./literals.ts";
 import { lastSegment, qualifiedName, type PythonImports } from "./names.ts";
-import { defaultValue, foldWhitespace } from "./params.ts";
+import { defaultValue, foldWhitespace, withNote } from "./params.ts";
 
 // Typer: the command line is the signature of the function it runs.
 // `typer.run(main)` runs one function; an app (`app = typer.Typer()`) runs its
@@ -208,7 +208,7 @@ function parameter(p: Node, imports: PythonImports): Parameter | null {
     category: cat,
     cli_option: positional ? null : long,
     choices: null,
-    description,
+    description: withNote(description, lit),
     required: required && (positional || kind === "Option"),
   };
 }

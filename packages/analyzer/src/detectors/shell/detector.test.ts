@@ -164,3 +164,30 @@ describe("detectShell", () => {
     expect(detectShell(context({ "a.sh": "echo\n" }, () => true)).experiments).toEqual([]);
   });
 });
+
+describe("shell: files meant to be sourced", () => {
+  const ids = (files: Record<string, string>) => detectShell(context(files)).experiments.map((e) => e.id);
+  it.each<[string, Record<string, string>, string[]]>([
+    ["functions only, sourced or not", { "lib.sh": '#!/bin/bash\nlog() { echo "$@"; }\nX=1\n' }, []],
+    ["exports only, sourced by a script", { "env.sh": "export A=1\nexport B=2\n", "run.sh": "#!/bin/sh\nsource ./env.sh\necho run\n" }, ["shell:run.sh"]],
+    ["exports only, sourced by the README", { "env.sh": "export A=1\n", "README.md": "First `source scripts/env.sh`, then run.\n" }, []],
+    ["exports only, sourced by nobody: kept", { "env.sh": "export A=1\n" }, ["shell:env.sh"]],
+    ["sourced through a computed folder", { "common.sh": "set -e\nX=1\n", "run.sh": '#!/bin/bash\n. "${BASH_SOURCE%/*}/common.sh"\nmake\n' }, ["shell:run.sh"]],
+    ['functions run by main "$@": a script', { "deploy.sh": '#!/bin/bash\nmain() { echo "$1"; }\nmain "$@"\n' }, ["shell:deploy.sh"]],
+    [
+      "a sourced file that also does work: a script",
+      { "setup.sh": "export A=1\npip install -r requirements.txt\n", "run.sh": "#!/bin/sh\n. ./setup.sh\n" },
+      ["shell:run.sh", "shell:setup.sh"],
+    ],
+    [
+      "a guard with only setup in it is no action",
+      { "env.sh": '[ -z "$A" ] && export A=1\nif [ -d .venv ]; then export PATH=".venv/bin:$PATH"; fi\n', "run.sh": "#!/bin/sh\n. ./env.sh\nls\n" },
+      ["shell:run.sh"],
+    ],
+    [
+      "a guard that runs something is an action",
+      { "env.sh": "if [ -d .venv ]; then echo found; fi\n", "run.sh": "#!/bin/sh\n. ./env.sh\nls\n" },
+      ["shell:env.sh", "shell:run.sh"],
+    ],
+  ])("%s", (_, files, want) => expect(ids(files).sort()).toEqual(want));
+});

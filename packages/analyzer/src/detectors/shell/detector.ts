@@ -17,27 +17,20 @@ const NOT_A_DESCRIPTION =
 export const detectShell: Detector = (ctx) => {
   const experiments: Experiment[] = [];
   const envVars: EnvVarUse[] = [];
+  // Files meant to be sourced: what other scripts (and the README) source, and scripts that only define things.
+  const sourced = new Set<string>(readmeSourced(ctx));
+  const libraries = new Map<Experiment, { functions: boolean }>();
   for (const file of ctx.files) {
     if (ctx.outOfTime()) break;
     const { path } = file;
-    if (
-      /\s/.test(path) ||
-      path.startsWith(".github/") ||
-      path
-        .split("/")
-        .slice(0, -1)
-        .some((d) => d === "test" || d === "tests")
-    )
-      continue;
     const byExtension = /\.(sh|bash)$/i.test(path);
-    if (!byExtension && !file.executable) continue;
+    if (!mayBeScript(path, byExtension, file.executable)) continue;
     const text = ctx.readText(path);
     if (text === null) continue;
     const shell = shebangInterpreter(text);
     if (byExtension ? shell !== null && !SHELLS.has(shell) : shell === null || !SHELLS.has(shell)) continue;
     const found = readScript(ctx, text);
-    const interpreter = shell === "zsh" ? "zsh" : shell === "bash" || /\.bash$/i.test(path) || found?.bashOnly ? "bash" : "sh";
-    const command = [interpreter, path];
+    const command = [interpreterOf(shell, path, found?.bashOnly ?? false), path];
     experiments.push({
       id: `shell:${path}`,
       title: path.slice(path.lastIndexOf("/") + 1),
@@ -52,9 +45,105 @@ export const detectShell: Detector = (ctx) => {
       parameters: found?.parameters ?? [],
     });
     for (const use of found?.envVars ?? []) envVars.push({ ...use, path });
+    for (const name of found?.sources ?? []) sourced.add(name);
+    if (found?.library) libraries.set(experiments.at(-1)!, { functions: found.functions });
   }
-  return { experiments, envVars };
+  return { experiments: withoutLibraries(experiments, libraries, sourced), envVars };
 };
+
+/** What runs the script: the shebang's zsh or bash, bash for a .bash file or bash syntax, else sh. */
+function interpreterOf(shell: string | null, path: string, bashOnly: boolean): string {
+  if (shell === "zsh") return "zsh";
+  return shell === "bash" || /\.bash$/i.test(path) || bashOnly ? "bash" : "sh";
+}
+
+/** A file with no top-level action is a library when it defines functions or another script (or the README) sources it. */
+function withoutLibraries(experiments: Experiment[], libraries: ReadonlyMap<Experiment, { functions: boolean }>, sourced: ReadonlySet<string>): Experiment[] {
+  return experiments.filter((e) => {
+    const lib = libraries.get(e);
+    return !lib || !(lib.functions || sourced.has(e.path.slice(e.path.lastIndexOf("/") + 1)));
+  });
+}
+
+/** A path a script could be run from: unquoted on a command line, not CI's nor a test's, a shell extension or executable. */
+function mayBeScript(path: string, byExtension: boolean, executable: boolean): boolean {
+  if (/\s/.test(path) || path.startsWith(".github/")) return false;
+  if (
+    path
+      .split("/")
+      .slice(0, -1)
+      .some((d) => d === "test" || d === "tests")
+  )
+    return false;
+  return byExtension || executable;
+}
+
+/** Commands that set the shell up rather than do work: a file of only these (and definitions) does nothing when run. */
+const SETUP_COMMANDS = new Set([
+  "set",
+  "shopt",
+  "source",
+  ".",
+  "unset",
+  "alias",
+  "unalias",
+  "umask",
+  "trap",
+  "true",
+  ":",
+  "export",
+  "readonly",
+  "declare",
+  "typeset",
+  "local",
+  "return",
+]);
+
+/** Whether a top-level statement does something when the script runs (a definition, an assignment or a setup command does not). */
+function isAction(node: Node): boolean {
+  switch (node.type) {
+    case "comment":
+    case "function_definition":
+    case "variable_assignment":
+    case "variable_assignments":
+    case "declaration_command":
+    case "unset_command":
+    case "test_command":
+      return false;
+    case "command":
+      return !SETUP_COMMANDS.has(node.childForFieldName("name")?.text ?? "");
+    case "if_statement":
+    case "elif_clause":
+    case "else_clause":
+    case "list":
+    case "compound_statement":
+    case "negated_command":
+      return children(node).some(isAction);
+    default:
+      return true;
+  }
+}
+
+/** The file names a script sources (`source "$(dirname "$0")/common.sh"`, `. ./env.sh` → common.sh, env.sh). */
+function sourcedNames(root: Node): string[] {
+  const out: string[] = [];
+  for (const cmd of descendants(root, "command")) {
+    const name = cmd.childForFieldName("name")?.text;
+    if (name !== "source" && name !== ".") continue;
+    const arg = cmd.childrenForFieldName("argument").find((c) => c !== null);
+    const base = arg?.text.replace(/["']/g, "").split("/").pop();
+    if (base && /^[\w.-]+$/.test(base)) out.push(base);
+  }
+  return out;
+}
+
+/** What the README tells users to source (`source scripts/env.sh`). */
+function readmeSourced(ctx: AnalyzerContext): string[] {
+  const readme = ["README.md", "README.rst", "README.txt", "README", "readme.md"].find((p) => ctx.byPath.has(p));
+  const text = readme ? ctx.readText(readme) : null;
+  if (!text) return [];
+  return [...text.slice(0, 100_000).matchAll(/(?:^|[\s;&|(`])(?:source|\.)\s+["']?[\w./$-]{0,200}?([\w.-]+\.(?:sh|bash|env))\b/gm)].map((m) => m[1]!);
+}
 
 /** The interpreter a `#!` line names, through `env` (`#!/usr/bin/env -S bash -e` → "bash"); null without one. */
 export function shebangInterpreter(text: string): string | null {
@@ -74,6 +163,12 @@ export function shebangInterpreter(text: string): string | null {
 }
 
 interface ScriptFacts {
+  /** No top-level statement does anything: only definitions, assignments and setup. */
+  library: boolean;
+  /** It defines functions. */
+  functions: boolean;
+  /** File names it sources. */
+  sources: string[];
   description: string | null;
   parameters: Parameter[];
   envVars: Omit<EnvVarUse, "path">[];
@@ -85,6 +180,9 @@ function readScript(ctx: AnalyzerContext, text: string): ScriptFacts | null {
     const assigned = assignedNames(root);
     const forwarded = functionsGivenAllArguments(root);
     return {
+      library: !children(root).some(isAction),
+      functions: children(root).some((c) => c.type === "function_definition"),
+      sources: sourcedNames(root),
       description: headerComment(root),
       parameters: [...getoptsOptions(root), ...positionalParameters(root, forwarded)],
       envVars: environmentReads(root, assigned),
