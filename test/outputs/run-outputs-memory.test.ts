@@ -182,7 +182,7 @@ describe.each(["directory", "s3"] as const)("a 50 MiB output through `codeplane 
         );
       }
       // Below the larger file by a quarter of it, and not growing with the size.
-      const [small, large] = grown;
+      const [small, large] = grown as [number, number];
       expect(large).toBeLessThan(150);
       expect(large - small).toBeLessThan(75);
     } finally {
