@@ -79,7 +79,7 @@ const result: AnalyzerResult = {
       inputs: [],
       outputs: [],
       parameters: [
-        { name: "lr", value: 0.1, category: "float", cli_option: "--lr", choices: null, description: null, required: false },
+        { name: "lr", value: 0.1, category: "number", cli_option: "--lr", choices: null, description: null, required: false },
         { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
       ],
     },
@@ -214,6 +214,16 @@ async function open(path: string) {
 }
 
 describe("run results and experiment comparison", { timeout: UI_TEST_MS }, () => {
+  it("serves uPlot from its package under the dashboard's CSP, and no declaration file", async () => {
+    const js = await fetch(`${t.svc.url}/ui/app/uplot.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(js.headers.get("content-security-policy")).toContain("script-src 'self';");
+    expect(await js.text()).toBe(readFileSync(createRequire(import.meta.url).resolve("uplot/dist/uPlot.esm.js"), "utf8"));
+    expect((await fetch(`${t.svc.url}/ui/app/uplot.css`)).headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect((await fetch(`${t.svc.url}/ui/app/uplot.d.ts`)).status).toBe(404);
+  });
+
   it("signs in", async () => {
     await page.goto(`${t.svc.url}/ui/`);
     await page.locator("#api-key").fill(t.alice.key);
@@ -232,7 +242,7 @@ describe("run results and experiment comparison", { timeout: UI_TEST_MS }, () =>
       "accuracy · 3 points, steps 0–2; final 0.72, lowest 0.41, highest 0.72",
     );
     // uPlot drew it: a canvas with the plot's size and its legend naming the series.
-    const size = await loss.locator("canvas").evaluate((c: HTMLCanvasElement) => [c.width, c.height]);
+    const size = await loss.locator("canvas").evaluate((c) => [(c as unknown as { width: number }).width, (c as unknown as { height: number }).height]);
     expect(size[0]).toBeGreaterThan(200);
     expect(size[1]).toBeGreaterThan(100);
     expect(await loss.locator(".u-legend .u-series").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("loss")]));
@@ -265,10 +275,18 @@ describe("run results and experiment comparison", { timeout: UI_TEST_MS }, () =>
     expect(await json.locator("pre.preview-text").textContent()).toBe(JSON.stringify(JSON.parse(JSON_OUT), null, 2));
     // The image, read by the browser with the session cookie from the API's own URL, and decoded.
     const img = (await open("plots/loss.png")).locator("img.preview-image");
-    await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth), { timeout: UI_WAIT_MS }).toBe(120);
+    await expect
+      .poll(() => img.evaluate((i) => (i as unknown as { complete: boolean }).complete && (i as unknown as { naturalWidth: number }).naturalWidth), {
+        timeout: UI_WAIT_MS,
+      })
+      .toBe(120);
     expect(await img.getAttribute("alt")).toBe("Output plots/loss.png");
     const svg = (await open("plots/logo.svg")).locator("img.preview-image");
-    await expect.poll(() => svg.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth), { timeout: UI_WAIT_MS }).toBe(40);
+    await expect
+      .poll(() => svg.evaluate((i) => (i as unknown as { complete: boolean }).complete && (i as unknown as { naturalWidth: number }).naturalWidth), {
+        timeout: UI_WAIT_MS,
+      })
+      .toBe(40);
     // CSV as a table.
     const csv = await open("scores.csv");
     expect(await csv.locator("thead th").allTextContents()).toEqual(["epoch", "loss", "accuracy"]);
