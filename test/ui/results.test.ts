@@ -173,11 +173,20 @@ afterAll(async () => {
 });
 
 /** A run's metrics as the log archiver stores them: loss printed as ::metric lines, accuracy appended to the metrics file. */
-async function printed(runId: string, loss: number[] | null, accuracy: number[], firstSeq = 1) {
+async function printed(runId: string, loss: number[] | null, accuracy: number[], firstSeq = 1, firstStep = 0) {
   const rows = logArchiveRows(t.svc.db, RUN_TABLE, runMetricsArchiveHook({ maxSeries: 100, maxPointsPerSeries: 10_000, maxNameLength: 128 }));
   const ts = (i: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, i)).toISOString();
-  const lines = (loss ?? []).map((v, i) => ({ seq: firstSeq + i, stream: "stdout" as const, ts: ts(i), line: `::metric name=loss,step=${i}::${v}` }));
-  const metrics = accuracy.map((v, i) => ({ seq: firstSeq + lines.length + i, ts: ts(i), record: JSON.stringify({ name: "accuracy", step: i, value: v }) }));
+  const lines = (loss ?? []).map((v, i) => ({
+    seq: firstSeq + i,
+    stream: "stdout" as const,
+    ts: ts(i),
+    line: `::metric name=loss,step=${firstStep + i}::${v}`,
+  }));
+  const metrics = accuracy.map((v, i) => ({
+    seq: firstSeq + lines.length + i,
+    ts: ts(i),
+    record: JSON.stringify({ name: "accuracy", step: firstStep + i, value: v }),
+  }));
   await rows.write(runId, lines, { stdout: 0, stderr: 0 }, { stdout: false, stderr: false }, { lines, metrics });
 }
 
@@ -407,7 +416,12 @@ describe("run results and experiment comparison", { timeout: UI_TEST_MS }, () =>
     expect(await page.locator("#outputs").textContent()).toContain("Output files are sent when the command ends");
     await printed(running, [1.5, 1.1], []);
     await page.locator('figure[data-metric="loss"] figcaption', { hasText: "2 points, steps 0–1; final 1.1" }).waitFor();
-    await printed(running, null, [0.2], 3);
+    // More points of the same series: the plot takes them as it is (its canvas stays), its caption says so.
+    await page.locator('figure[data-metric="loss"] canvas').evaluate((c) => void ((c as unknown as { mark: number }).mark = 1));
+    await printed(running, [0.7], [], 3, 2);
+    await page.locator('figure[data-metric="loss"] figcaption', { hasText: "3 points, steps 0–2; final 0.7" }).waitFor();
+    expect(await page.locator('figure[data-metric="loss"] canvas').evaluate((c) => (c as unknown as { mark?: number }).mark)).toBe(1);
+    await printed(running, null, [0.2], 4);
     await page.locator('figure[data-metric="accuracy"] canvas').waitFor();
     expect(await axe(page)).toEqual([]);
     await t.svc.db.updateTable("runs").set({ status: "completed", close_time: new Date(), logs_complete: true }).where("id", "=", running).execute();

@@ -35,8 +35,13 @@ export function destroyPlotsIn(container: HTMLElement): void {
   for (const p of [...alive]) if (container.contains(p.root)) destroy(p);
 }
 
+/** A drawn plot: new points for the same lines are given to it (the zoom and the pointer stay), not drawn anew. */
+export interface DrawnPlot {
+  setData(data: PlotOptions["data"]): void;
+}
+
 /** A plot drawn into `holder` (already on the page, so it has a width); replaces what was there. */
-export function drawPlot(holder: HTMLElement, o: PlotOptions): void {
+export function drawPlot(holder: HTMLElement, o: PlotOptions): DrawnPlot {
   destroyPlotsIn(holder);
   holder.replaceChildren();
   const width = Math.max(240, holder.clientWidth || 480);
@@ -71,6 +76,7 @@ export function drawPlot(holder: HTMLElement, o: PlotOptions): void {
     }
   });
   resizer.observe(holder);
+  return { setData: (data) => plot.setData(data) };
 }
 
 function destroy(p: uPlot): void {

@@ -8,7 +8,7 @@ import { api, ApiError, seg } from "./api.ts";
 import { h } from "./dom.ts";
 import { describeSeries, type Point } from "./compare.ts";
 import { outputList, type RefusedOutput, type RunOutput } from "./outputs.ts";
-import { colourOf, destroyPlotsIn, destroyPlotsOnLeave, drawPlot, plotFigure } from "./plot.ts";
+import { colourOf, destroyPlotsIn, destroyPlotsOnLeave, drawPlot, plotFigure, type DrawnPlot } from "./plot.ts";
 
 export interface RunMetrics {
   series: { name: string; points: (Point & { ts: string })[] }[];
@@ -33,6 +33,9 @@ export class RunResults {
   #timers: ReturnType<typeof setTimeout>[] = [];
   #poller: ReturnType<typeof setInterval> | null = null;
   #stopped = false;
+  /** The plots shown, by series name, with the caption that describes each. */
+  readonly #plots = new Map<string, { plot: DrawnPlot; caption: HTMLElement }>();
+  readonly #count = h("p", { class: "muted", id: "metrics-count" });
 
   constructor(runId: string) {
     this.#runId = runId;
@@ -88,7 +91,19 @@ export class RunResults {
   }
 
   #drawMetrics(m: RunMetrics): void {
+    // The same series as shown (a run going on adds points): each plot takes its new points as it is.
+    const names = m.series.map((s) => s.name);
+    if (this.#plots.size && names.length === this.#plots.size && names.every((n) => this.#plots.has(n))) {
+      for (const s of m.series) {
+        const shown = this.#plots.get(s.name)!;
+        shown.plot.setData([s.points.map((p) => p.step), s.points.map((p) => p.value)]);
+        shown.caption.textContent = ` · ${describeSeries(s.points)}`;
+      }
+      this.#count.textContent = this.#countText(m);
+      return;
+    }
     destroyPlotsIn(this.#metrics);
+    this.#plots.clear();
     if (!m.series.length) {
       this.#metrics.replaceChildren(
         h(
@@ -105,20 +120,25 @@ export class RunResults {
       return;
     }
     const figures = m.series.map((s, i) => {
-      const f = plotFigure([h("strong", {}, s.name), ` · ${describeSeries(s.points)}`], { "data-metric": s.name });
-      return { f, s, i };
+      const caption = h("span", {}, ` · ${describeSeries(s.points)}`);
+      const f = plotFigure([h("strong", {}, s.name), caption], { "data-metric": s.name });
+      return { f, s, i, caption };
     });
-    this.#metrics.replaceChildren(
-      h("p", { class: "muted" }, `${m.series.length} series`, m.dropped ? ` · ${m.dropped} points refused by the operator's bounds` : ""),
-      h("div", { class: "plot-grid" }, ...figures.map((x) => x.f.figure)),
-    );
+    this.#count.textContent = this.#countText(m);
+    this.#metrics.replaceChildren(this.#count, h("div", { class: "plot-grid" }, ...figures.map((x) => x.f.figure)));
     // Drawn once on the page, where the holders have their width.
-    for (const { f, s, i } of figures)
-      drawPlot(f.holder, {
+    for (const { f, s, i, caption } of figures) {
+      const plot = drawPlot(f.holder, {
         yLabel: s.name,
         lines: [{ label: s.name, colour: colourOf(i) }],
         data: [s.points.map((p) => p.step), s.points.map((p) => p.value)],
       });
+      this.#plots.set(s.name, { plot, caption });
+    }
+  }
+
+  #countText(m: RunMetrics): string {
+    return `${m.series.length} series${m.dropped ? ` · ${m.dropped} points refused by the operator's bounds` : ""}`;
   }
 
   async #readOutputs(): Promise<void> {
