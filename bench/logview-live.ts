@@ -102,7 +102,7 @@ try {
       const now = performance.timeOrigin + performance.now();
       for (const m of ms) for (const n of m.addedNodes) {
         const s = n.getAttribute && n.classList.contains("l") ? Number(n.getAttribute("data-seq")) : 0;
-        if (s && s % ${SAMPLE_EVERY} === 0 && !(s in window.__seen)) window.__seen[s] = now;
+        if (s && s % ${SAMPLE_EVERY} === 0 && !(s in window.__seen) && !window.__done) window.__seen[s] = now;
       }
     }).observe(document.querySelector("#log .rows"), { childList: true });
   })()`);
@@ -155,6 +155,8 @@ try {
   const cpuOver = tasks.filter((e) => (e.tdur ?? 0) > LONG_GOAL_MS * 1000);
   const maxCpu = Math.max(0, ...tasks.map((e) => e.tdur ?? 0)) / 1000;
   const cpuOfWallOver = wallOver.map((e) => (e.tdur ?? 0) / 1000);
+  // Rows drawn after this are the ended view's (it draws more rows above the end), not live lines arriving.
+  await page.evaluate("window.__done = true");
   await db.updateTable("runs").set({ status: "completed", status_rank: 3, exit_code: 0, logs_complete: true }).where("id", "=", runId).execute();
   await page.locator("#log-state", { hasText: "ended" }).waitFor({ timeout: 120_000 });
   const long = await page.evaluate<number[]>("window.__long");
