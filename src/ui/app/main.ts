@@ -4,6 +4,7 @@
 import { ApiError, loadSession, session, signIn, signInMethods, signOut, startOidcSignIn, whenSignedOut, type SignInMethods } from "./api.ts";
 import { h, leaveView, show, shownViews, viewError } from "./dom.ts";
 import { envPage, integrationsPage, keysPage, oauthPage } from "./account.ts";
+import { experimentPage } from "./experiment.ts";
 import { analysisPage, repoPage, reposPage } from "./repos.ts";
 import { runPage, runsPage } from "./runs.ts";
 
@@ -13,6 +14,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/repos$/, () => reposPage()],
   [/^\/repos\/([^/]+)$/, ([id], query) => repoPage(id!, query)],
   [/^\/repos\/([^/]+)\/analysis\/([^/]+)$/, ([id, commit]) => analysisPage(id!, commit!)],
+  [/^\/repos\/([^/]+)\/experiments\/([^/]+)$/, ([id, experiment]) => experimentPage(id!, experiment!)],
   [/^\/runs$/, (_p, query) => runsPage(query)],
   [/^\/runs\/([^/]+)$/, ([id]) => runPage(id!)],
   [/^\/keys$/, () => keysPage()],

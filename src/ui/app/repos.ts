@@ -3,6 +3,7 @@
 import { api, ApiError, filePath, q, seg, type Page } from "./api.ts";
 import { showIssues } from "./account.ts";
 import { fmtTime, h, onLeave, show, statusBadge, viewError } from "./dom.ts";
+import { experimentHref } from "./experiment.ts";
 import { renderMarkdown, repoPath } from "./markdown.ts";
 import { highlight } from "./highlight.ts";
 
@@ -416,7 +417,7 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
     "section",
     { class: "experiment", "data-experiment": x.id },
     h("h3", {}, x.title, primary ? " (primary)" : ""),
-    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language}`),
+    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language} · `, h("a", { href: experimentHref(repoId, x.id), class: "compare-link" }, "Compare its runs")),
     x.description ? h("p", {}, x.description) : null,
     a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs) : h("div", {}, ...fields),
   );

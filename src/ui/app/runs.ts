@@ -6,6 +6,8 @@ import { fmtTime, h, onLeave, show, statusBadge, statusIcon, timeAgo, viewError 
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
 import { elapsed, phaseSection, tick } from "./phaseview.ts";
+import { experimentHref } from "./experiment.ts";
+import { RunResults } from "./results.ts";
 import { newerRun, withStatus } from "./runstate.ts";
 import { SetupLog } from "./setuplog.ts";
 
@@ -132,7 +134,10 @@ export async function runPage(id: string): Promise<void> {
   let cancelAskedAt: string | null = null;
   const phases = h("div", {});
   let shownPhases = "";
+  // Metrics and outputs (results.ts): read as the run's status calls for, once on the page.
+  const results = new RunResults(id);
   const renderHead = () => {
+    if (results.element.isConnected) results.update(run);
     const now = Date.now();
     const p = runPhases(run, now);
     document.title = `Run ${id.slice(-12)} (${run.status}) · codeplane`;
@@ -219,6 +224,7 @@ export async function runPage(id: string): Promise<void> {
       h("a", { href: `#/repos/${run.repository_id}/analysis/${run.commit_hash}` }, "Its commit's analysis"),
       " · ",
       h("a", { href: `#/runs${q({ repository_id: run.repository_id, commit: run.commit_hash })}` }, "This commit's runs"),
+      run.experiment_id ? [" · ", h("a", { href: experimentHref(run.repository_id, run.experiment_id), id: "run-experiment" }, "Its experiment's runs")] : "",
       run.rerun_of ? [" · ", h("a", { href: `#/runs/${run.rerun_of}` }, "The run this re-runs")] : null,
       " · ",
       h("a", { href: "#/runs" }, "All runs"),
@@ -228,8 +234,10 @@ export async function runPage(id: string): Promise<void> {
     phases,
     setup?.element,
     view.element,
+    results.element,
   );
   view.start();
+  results.update(run);
   // The phase in progress: its time ticks every second; the run is read again, now and then, while it goes on.
   const ticker = setInterval(() => tick(document.getElementById("main") ?? document), 1000);
   const poller = setInterval(() => {
@@ -237,6 +245,7 @@ export async function runPage(id: string): Promise<void> {
   }, RUN_POLL_MS);
   onLeave(() => {
     view.stop();
+    results.stop();
     clearInterval(ticker);
     clearInterval(poller);
   });
