@@ -141,6 +141,7 @@ export function createUiRouter(o: UiRouterOptions): Router {
     if (!s) return json(ctx, 401, { detail: "Not signed in" });
     json(ctx, 200, {
       account_id: s.session.accountId,
+      account_name: await o.sessions.accountName(s.session.accountId),
       api_key_id: s.session.apiKeyId,
       scopes: s.session.scopes,
       expires_at: s.session.expiresAt.toISOString(),
