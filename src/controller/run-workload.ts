@@ -84,7 +84,17 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
             ),
           }
         : env;
-      const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, secretValues);
+      const attempt = attemptNumber(run.status);
+      const checkout = await ensureWorkloadSecret(
+        RUN_WORKLOAD,
+        spec.runId,
+        run,
+        cluster,
+        deps.checkout,
+        labels,
+        secretValues,
+        attempt > 1 ? attemptSecretName(run.metadata.name, attempt) : undefined,
+      );
       const job = buildRunJob({
         resource: run,
         images: deps.images,
@@ -132,15 +142,25 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         jobExists: ctx.job && (ctx.resource.spec.retries ?? 0) > 0,
         firstCreatedAt: previous?.timeline?.admitted ?? obs.timeline?.admitted ?? ctx.resource.metadata.creationTimestamp,
         now: ctx.now,
-        attemptStart: obs.attemptStartTime,
+        // The first attempt's start is the run's own (known even once its pod is gone).
+        attemptStart: obs.attemptStartTime ?? (attemptNumber(previous) === 1 ? obs.startTime : undefined),
         ended: terminal ? { at: obs.completionTime ?? ctx.now.toISOString(), reason: obs.reason, message: obs.error } : null,
       });
       return { ...(timeline && Object.keys(timeline).length > 0 && { timeline }), ...(attempts && { attempts }) };
     },
-    release: (run, cluster) => releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout),
+    release: (run, cluster) => {
+      const later = Array.from({ length: attemptNumber(run.status) - 1 }, (_, i) => attemptSecretName(run.metadata.name, i + 2));
+      return releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout, later);
+    },
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };
 }
+
+/**
+ * A later attempt's Secret (its checkout token, variables and output token): a name of its own,
+ * since the kubelet may go on serving a deleted immutable Secret's old content under the same name.
+ */
+export const attemptSecretName = (runName: string, attempt: number): string => attemptJobName(runName, attempt);
 
 /**
  * The Job of one attempt of a run with retries: its own name (the first keeps the Run's), and pods

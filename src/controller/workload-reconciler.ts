@@ -275,17 +275,27 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const { workload: w, cluster } = this.#d;
     const { resource, log } = pass;
     const ns = resource.metadata.namespace;
-    // A pod waiting for its image forever: stop it (its Job goes, and the pod with it).
-    if (obs.stopJob && job) await cluster.deleteJob(ns, pass.jobName);
+    // A pod waiting for its image forever never ran the command: its Job is stopped once the next
+    // attempt is recorded (stopped first, the next reconcile would make it again under its name).
+    const stop = obs.stopJob && job !== null;
     const previous = resource.status ?? ({ phase: w.lifecycle.initial } as Status);
-    if (pod && stillRunning(pod)) {
+    if (!stop && pod && stillRunning(pod)) {
       log.info({ pod: pod.metadata?.name, attempt: plan.attempt }, `waiting for the lost attempt's pod to stop before the ${w.noun} is tried again`);
       return { status: previous, pod, requeueAfterMs: RETRY_WAIT_MS };
     }
     await w.beginAttempt?.(resource, plan);
-    if (!(await this.#write(resource, plan.status, plan.reason, log))) return "gone";
     const { name, namespace, uid } = resource.metadata;
+    const updated = await this.#d.resources.patchStatus(name, plan.status);
+    if (!updated) return "gone";
+    // A CRD older than retries drops the attempt from the status: the same attempt would be retried forever.
+    if (this.#jobName(updated) !== this.#jobName({ ...resource, status: plan.status })) {
+      throw new Unreconcilable(
+        "OutdatedResourceDefinition",
+        `the cluster's ${w.kind} definition does not keep the ${w.noun}'s attempts, so it cannot be retried: apply this version's CRDs (codeplane install)`,
+      );
+    }
     await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason: plan.reason, warning: true, note: plan.note });
+    if (stop) await cluster.deleteJob(ns, pass.jobName);
     log.info({ attempt: plan.attempt, note: plan.note }, `${w.noun} retried`);
     if ((await pass.mirror(plan.status)) === "orphaned") return "orphaned";
     return { status: plan.status, pod: null, requeueAfterMs: 250 };

@@ -57,7 +57,8 @@ function toAttempt(a: RunAttemptRow): RunAttemptView {
     ended_at: a.completionTime ?? null,
     reason: a.reason ?? null,
     error: a.reason && a.reason !== "Completed" ? (a.message ?? null) : null,
-    first_seq: a.logSeqOffset + 1,
+    // A later attempt's range starts with codeplane's marker line, at the offset itself.
+    first_seq: Math.max(1, a.logSeqOffset),
   };
 }
 

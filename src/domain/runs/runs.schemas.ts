@@ -63,7 +63,7 @@ export const runAttemptSchema = z
     error: z.string().nullable().meta({ description: "Why it failed, in words; null unless it failed or was cancelled." }),
     first_seq: z.int().min(1).meta({
       description:
-        "Where its lines begin in the run's log: every attempt's lines have seq from here on, the first of them (for a retried attempt) codeplane's own stderr line saying why it started.",
+        "Where its lines begin in the run's log: each attempt's lines have seq from here on (below the next attempt's `first_seq`); a retried attempt's first line, at exactly this seq, is codeplane's own stderr line saying why it started.",
     }),
   })
   .meta({ id: "RunAttempt" });
