@@ -49,7 +49,10 @@ export class LogArchiver {
   ensure(id: string, target: FollowTarget, opts: ArchiveOptions = {}): void {
     let pods = this.#active.get(id);
     if (pods?.has(target.pod)) return;
-    if (!pods) this.#active.set(id, (pods = new Map()));
+    if (!pods) {
+      pods = new Map<string, AbortController>();
+      this.#active.set(id, pods);
+    }
     const abort = new AbortController();
     pods.set(target.pod, abort);
     this.#run(id, target, abort.signal, opts.holdCompletion ?? false)

@@ -18,7 +18,8 @@ const second: RunAttempt = { attempt: 2, jobName: ATTEMPT2, createdAt: NOW.toISO
 const withAttempts = (attempts: RunAttempt[], jobName = attempts.at(-1)!.jobName): RunStatus => ({ ...runningStatus<RunStatus>(RUN), attempts, jobName });
 
 /** A Job of the run named `name` (a later attempt's), as the Job builder makes the first's. */
-const jobNamed = (b: JobBuilder, name: string) => ({ build: (k: typeof RUN): V1Job => ({ ...b.build(k), metadata: { ...b.build(k).metadata, name } }) }) as JobBuilder;
+const jobNamed = (b: JobBuilder, name: string) =>
+  ({ build: (k: typeof RUN): V1Job => ({ ...b.build(k), metadata: { ...b.build(k).metadata, name } }) }) as JobBuilder;
 /** A pod of the Job `job`, labelled as the Job controller labels its pods. */
 const podOf = (b: PodBuilder, job: string, extra: Partial<V1Pod["metadata"]> = {}): V1Pod => {
   const p = b.build(RUN);
@@ -114,7 +115,11 @@ describe("a run with retries that loses its pod", () => {
   });
 
   it("never retries after a cancel", async () => {
-    const cancelled = aRun().withSpec({ retries: 2 }).withStatus(withAttempts([first])).cancelRequested().build();
+    const cancelled = aRun()
+      .withSpec({ retries: 2 })
+      .withStatus(withAttempts([first]))
+      .cancelRequested()
+      .build();
     const { recorded } = await reconcile({ resource: cancelled, job: aJob().failed(), apiPods: [] });
     expect(recorded.actions.some((a) => a.startsWith("beginAttempt"))).toBe(false);
     expect(recorded.patched.at(-1)).toMatchObject({ phase: "cancelled" });
@@ -123,9 +128,7 @@ describe("a run with retries that loses its pod", () => {
   it("holds the logs open while the run may still retry, and not when it may not", async () => {
     const running = podOf(aPod().running(), RUN.name);
     const { recorded } = await reconcile({ resource: run(withAttempts([first])), job: aJob(), pods: [running] });
-    expect(recorded.archived).toEqual([
-      { id: RUN.id, target: { namespace: NAMESPACE, pod: "pod-a", container: "main" }, holdCompletion: true },
-    ]);
+    expect(recorded.archived).toEqual([{ id: RUN.id, target: { namespace: NAMESPACE, pod: "pod-a", container: "main" }, holdCompletion: true }]);
     const noRetries = await reconcile({ resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob(), pods: [running] });
     expect(noRetries.recorded.archived[0]!.target).toEqual({ namespace: NAMESPACE, pod: "pod-a", container: "main" });
   });

@@ -53,7 +53,11 @@ describe("decideRetry", () => {
   });
 
   const exhausted: [string, RetryInput, string][] = [
-    ["no retries asked (absent): the error as it always was", input(failed("PodLost", "the run's pod was deleted"), { retries: undefined }), "the run's pod was deleted"],
+    [
+      "no retries asked (absent): the error as it always was",
+      input(failed("PodLost", "the run's pod was deleted"), { retries: undefined }),
+      "the run's pod was deleted",
+    ],
     ["retries: 0", input(failed("PodDisrupted", "pod was evicted"), { retries: 0 }), "pod was evicted"],
     [
       "the last attempt of one retry",
@@ -176,8 +180,17 @@ describe("retriedStatus", () => {
 
 describe("acrossAttempts: a later attempt's observation as the run's", () => {
   const spec = { runId: "r", retries: 1, cancelRequested: false } as never;
-  const obs = (over: Partial<RunObservation>): RunObservation => ({ phase: "pending", reason: "Pending", error: null, exitCode: null, stopJob: false, ...over });
-  const running = (startedAt: string): V1Pod => ({ status: { containerStatuses: [{ name: "main", state: { running: { startedAt: new Date(startedAt) } } } as never] } });
+  const obs = (over: Partial<RunObservation>): RunObservation => ({
+    phase: "pending",
+    reason: "Pending",
+    error: null,
+    exitCode: null,
+    stopJob: false,
+    ...over,
+  });
+  const running = (startedAt: string): V1Pod => ({
+    status: { containerStatuses: [{ name: "main", state: { running: { startedAt: new Date(startedAt) } } } as never] },
+  });
 
   it("keeps the run's phase and start while the next attempt starts over", () => {
     const previous: RunStatus = { phase: "running", startTime: T0, attempts: [first, second] };
@@ -206,7 +219,10 @@ describe("asAttempt: the Job of one attempt", () => {
   ])("attempt %i: named %s, its pods annotated with the offset %s", (n, name, offset) => {
     const made = asAttempt(job, NAME, n);
     expect(made.metadata).toEqual({ name, labels: { a: "b" } });
-    expect(made.spec!.template.metadata).toEqual({ labels: { a: "b" }, annotations: { "codeplane.dev/attempt": String(n), "codeplane.dev/log-seq-offset": offset } });
+    expect(made.spec!.template.metadata).toEqual({
+      labels: { a: "b" },
+      annotations: { "codeplane.dev/attempt": String(n), "codeplane.dev/log-seq-offset": offset },
+    });
     expect(job.metadata!.name).toBe(NAME);
   });
 });

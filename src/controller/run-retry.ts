@@ -103,7 +103,12 @@ export function trackAttempts(
   let current = attempts[last]!;
   if (facts.attemptStart && !current.startTime) current = { ...current, startTime: facts.attemptStart };
   if (facts.ended && !current.completionTime) {
-    current = { ...current, completionTime: facts.ended.at, reason: facts.ended.reason, ...(facts.ended.message && { message: facts.ended.message.slice(0, 4096) }) };
+    current = {
+      ...current,
+      completionTime: facts.ended.at,
+      reason: facts.ended.reason,
+      ...(facts.ended.message && { message: facts.ended.message.slice(0, 4096) }),
+    };
   }
   attempts[last] = current;
   return attempts;

@@ -1,15 +1,7 @@
 import type { ComputeTypes } from "../resources/compute-types.ts";
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { LogLine } from "@codeplane/frames";
-import {
-  ATTEMPT_ANNOTATION,
-  LOG_SEQ_OFFSET_ANNOTATION,
-  RUN_LIFECYCLE,
-  RUN_WORKLOAD,
-  runSpecSchema,
-  type RunSpec,
-  type RunStatus,
-} from "../resources/run.ts";
+import { ATTEMPT_ANNOTATION, LOG_SEQ_OFFSET_ANNOTATION, RUN_LIFECYCLE, RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
 import { attemptJobName, attemptNumber, attemptSeqOffset, currentAttempt, decideRetry, mayRetry, retriedStatus, trackAttempts } from "./run-retry.ts";
 import { runLabels } from "../resources/labels.ts";
 import { buildRunJob, OUTPUT_TOKEN_KEY } from "../k8s/run-job.ts";
@@ -109,7 +101,8 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       return (spec.retries ?? 0) > 0 ? asAttempt(job, run.metadata.name, attemptNumber(run.status)) : job;
     },
     jobName: (run) => currentAttempt(run.status)?.jobName ?? run.metadata.name,
-    observe: async ({ resource, job, pod, now }) => acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod),
+    observe: async ({ resource, job, pod, now }) =>
+      acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod),
     retry: (run, obs, now) => {
       const d = decideRetry({
         runName: run.metadata.name,
@@ -169,7 +162,11 @@ export const attemptSecretName = (runName: string, attempt: number): string => a
  */
 export function asAttempt(job: V1Job, runName: string, attempt: number): V1Job {
   const template = job.spec!.template;
-  const annotations = { ...template.metadata?.annotations, [ATTEMPT_ANNOTATION]: String(attempt), [LOG_SEQ_OFFSET_ANNOTATION]: String(attemptSeqOffset(attempt)) };
+  const annotations = {
+    ...template.metadata?.annotations,
+    [ATTEMPT_ANNOTATION]: String(attempt),
+    [LOG_SEQ_OFFSET_ANNOTATION]: String(attemptSeqOffset(attempt)),
+  };
   return {
     ...job,
     metadata: { ...job.metadata, name: attemptJobName(runName, attempt) },

@@ -253,7 +253,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const extra = w.extraStatus?.(obs, previous, { resource, job: job !== null || admittedNow !== null, now });
     const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null ? now : null));
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
-    if (w.release && startedOrDone(w, next) && (!startedOrDone(w, previous) || w.attemptStarted?.(previous, next))) await w.release(resource, cluster);
+    if (w.release && releaseDue(w, previous, next)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod };
@@ -506,6 +506,15 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       ...(terminal && obs.completionTime && { completionTime: obs.completionTime }),
     } as Status;
   }
+}
+
+/** What the workload needed only to start may go: it has just started or ended, or a later attempt of it has just started. */
+function releaseDue<Status extends WorkloadStatus>(
+  w: { lifecycle: { isTerminal(p: string | undefined): boolean }; attemptStarted?(previous: Status | undefined, next: Status): boolean },
+  previous: Status | undefined,
+  next: Status,
+): boolean {
+  return startedOrDone(w, next) && (!startedOrDone(w, previous) || (w.attemptStarted?.(previous, next) ?? false));
 }
 
 /** The main container has started (startTime is set then), or the workload has finished. */

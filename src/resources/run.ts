@@ -71,15 +71,10 @@ export const runSpecSchema = z.object({
     .optional()
     .meta({ description: "The analysed experiment's output paths inside the checkout, collected with $CODEPLANE_OUTPUT_DIR when the command ends." }),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
-  retries: z
-    .int()
-    .min(0)
-    .max(MAX_RUN_RETRIES)
-    .optional()
-    .meta({
-      description:
-        "How many more attempts an infrastructure failure (pod evicted or deleted, node lost, image pull) may start, each as a Job of its own; absent: 0. A command's own failure is never retried.",
-    }),
+  retries: z.int().min(0).max(MAX_RUN_RETRIES).optional().meta({
+    description:
+      "How many more attempts an infrastructure failure (pod evicted or deleted, node lost, image pull) may start, each as a Job of its own; absent: 0. A command's own failure is never retried.",
+  }),
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;
 
@@ -105,12 +100,19 @@ export const runQueueSchema = z
 /** One attempt at the run: a Job of its own (src/controller/run-retry.ts). */
 export const runAttemptSchema = z
   .object({
-    attempt: z.int().min(1).max(MAX_RUN_RETRIES + 1),
+    attempt: z
+      .int()
+      .min(1)
+      .max(MAX_RUN_RETRIES + 1),
     jobName: z.string().min(1).max(63).meta({ description: "The attempt's Job (the first attempt's is named after the Run, later ones `<run>-attempt-<n>`)." }),
     createdAt: z.iso.datetime().meta({ description: "When the attempt was recorded: always before its Job was created." }),
     startTime: z.iso.datetime().optional().meta({ description: "When the attempt's command started." }),
     completionTime: z.iso.datetime().optional().meta({ description: "When the attempt ended." }),
-    reason: z.string().max(128).optional().meta({ description: "How the attempt ended (`PodLost`, `PodDisrupted`, `ImagePullFailed`, `Completed`, `NonZeroExit`, ...)." }),
+    reason: z
+      .string()
+      .max(128)
+      .optional()
+      .meta({ description: "How the attempt ended (`PodLost`, `PodDisrupted`, `ImagePullFailed`, `Completed`, `NonZeroExit`, ...)." }),
     message: z.string().max(4096).optional().meta({ description: "Why, in words." }),
     logSeqOffset: z
       .int()

@@ -34,7 +34,15 @@ interface ApiRun {
   error: string | null;
   exit_code: number | null;
   run_config: { retries: number };
-  attempts: { attempt: number; job_name: string; reason: string | null; error: string | null; started_at: string | null; ended_at: string | null; first_seq: number }[];
+  attempts: {
+    attempt: number;
+    job_name: string;
+    reason: string | null;
+    error: string | null;
+    started_at: string | null;
+    ended_at: string | null;
+    first_seq: number;
+  }[];
 }
 
 /**
@@ -44,7 +52,12 @@ interface ApiRun {
  */
 async function startRun(json: { retries?: number } & Record<string, unknown>): Promise<ApiRun> {
   for (let i = 0; ; i++) {
-    await until("this checkout's CRDs to be applied", 60_000, () => applyCrds(cluster.kc).then(() => true, () => undefined));
+    await until("this checkout's CRDs to be applied", 60_000, () =>
+      applyCrds(cluster.kc).then(
+        () => true,
+        () => undefined,
+      ),
+    );
     const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json });
     expect(res.status, await res.clone().text()).toBe(201);
     const run = (await res.json()) as ApiRun;

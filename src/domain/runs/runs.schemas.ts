@@ -21,15 +21,10 @@ export const createRunSchema = z
       .meta({ description: 'argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).' }),
     compute_type: z.string().min(1).max(63).optional().meta({ description: "A named preset; default cpu-general." }),
     timeout_seconds: z.int().min(1).optional().meta({ description: "Default and maximum are set by the operator." }),
-    retries: z
-      .int()
-      .min(0)
-      .max(MAX_RUN_RETRIES)
-      .optional()
-      .meta({
-        description:
-          "How many times to start the run again when the infrastructure loses it (its pod evicted, deleted or preempted, its node lost, its image not pulled); 0..5, default 0. The command's own failure (a non-zero exit, out of memory, a timeout) and a cancel are never retried. Each attempt is a Job of its own with the whole `timeout_seconds`; `attempts` on the run records them.",
-      }),
+    retries: z.int().min(0).max(MAX_RUN_RETRIES).optional().meta({
+      description:
+        "How many times to start the run again when the infrastructure loses it (its pod evicted, deleted or preempted, its node lost, its image not pulled); 0..5, default 0. The command's own failure (a non-zero exit, out of memory, a timeout) and a cancel are never retried. Each attempt is a Job of its own with the whole `timeout_seconds`; `attempts` on the run records them.",
+    }),
     environment: z.enum(["auto", "none"]).optional().meta({
       description:
         "`auto` (the default): the environment the commit's analysis found, in the catalog image that fits it, with its dependencies installed once per key and restored; `none`: the runner image as it is, nothing installed.",
@@ -53,13 +48,10 @@ export const runAttemptSchema = z
     created_at: z.iso.datetime().meta({ description: "When the attempt was recorded (its Job is created right after)." }),
     started_at: z.iso.datetime().nullable().meta({ description: "When its command started; null if it never did." }),
     ended_at: z.iso.datetime().nullable().meta({ description: "When it ended; null while it goes on." }),
-    reason: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          "How it ended: `PodLost`, `PodDisrupted` or `ImagePullFailed` (the infrastructure's: retried while retries are left), or the run's own ending (`Completed`, `NonZeroExit`, `TimedOut`, `OOMKilled`, `Cancelled`, ...); null while it goes on.",
-      }),
+    reason: z.string().nullable().meta({
+      description:
+        "How it ended: `PodLost`, `PodDisrupted` or `ImagePullFailed` (the infrastructure's: retried while retries are left), or the run's own ending (`Completed`, `NonZeroExit`, `TimedOut`, `OOMKilled`, `Cancelled`, ...); null while it goes on.",
+    }),
     error: z.string().nullable().meta({ description: "Why it failed, in words; null unless it failed or was cancelled." }),
     first_seq: z.int().min(1).meta({
       description:
