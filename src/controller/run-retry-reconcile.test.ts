@@ -125,6 +125,26 @@ describe("a run with retries that loses its pod", () => {
     expect(recorded.patched.at(-1)).toMatchObject({ phase: "cancelled" });
   });
 
+  it("a cancel between an attempt's record and its Job: no Job is made, the run is cancelled", async () => {
+    const cancelled = aRun()
+      .withSpec({ retries: 1 })
+      .withStatus(withAttempts([first, second]))
+      .cancelRequested()
+      .build();
+    const { recorded } = await reconcile({ resource: cancelled, apiPods: [] });
+    expect(recorded.actions.filter((a) => a.startsWith("createJob") || a.startsWith("createSecret"))).toEqual([]);
+    expect(recorded.patched.at(-1)).toMatchObject({ phase: "cancelled", jobName: ATTEMPT2 });
+  });
+
+  it("a restart after the attempt was recorded makes its Job once, under the same name, with a Secret of its own", async () => {
+    const { recorded } = await reconcile({ resource: run(withAttempts([first, second])) });
+    expect(recorded.actions.filter((a) => a.startsWith("createJob") || a.startsWith("createSecret"))).toEqual([
+      `createSecret ${ATTEMPT2}`,
+      `createJob ${ATTEMPT2}`,
+    ]);
+    expect(recorded.events).toEqual([]);
+  });
+
   it("holds the logs open while the run may still retry, and not when it may not", async () => {
     const running = podOf(aPod().running(), RUN.name);
     const { recorded } = await reconcile({ resource: run(withAttempts([first])), job: aJob(), pods: [running] });
