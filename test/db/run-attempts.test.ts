@@ -10,7 +10,7 @@ import { readRunMetrics, runMetricsArchiveHook } from "../../src/domain/runs/run
 import { findRun, RUN_ROWS, toRun } from "../../src/domain/runs/run-rows.ts";
 import { logArchiveRows } from "../../src/domain/workloads/log-archive-rows.ts";
 import { mirrorWorkload } from "../../src/domain/workloads/workload-rows.ts";
-import { ATTEMPT_SEQ_STRIDE, type RunSpec } from "../../src/resources/run.ts";
+import { ATTEMPT_SEQ_STRIDE, type RunSpec, type RunStatus } from "../../src/resources/run.ts";
 import { insertRunRow, seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 
@@ -101,7 +101,7 @@ describe("beginning a run's next attempt", () => {
       timeoutSeconds: 60,
       retries: 2,
     };
-    const mirror = (status: Parameters<typeof mirrorWorkload>[2]["status"]) =>
+    const mirror = (status: RunStatus | undefined) =>
       mirrorWorkload(database.db, RUN_ROWS, { namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(ts(0)), spec, status });
     await mirror(undefined);
     let run = toRun((await findRun(database.db, accountId, runId))!);
