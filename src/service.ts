@@ -19,6 +19,7 @@ import type Koa from "koa";
 import { createApps, type ApiServices } from "./api/app.ts";
 import { EnvironmentService } from "./domain/environments/environments.ts";
 import { OutputService } from "./domain/outputs/outputs.ts";
+import { discardOutputRows } from "./domain/runs/run-attempts.ts";
 import { createObjectStore } from "./storage/create.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 import { listen, type HttpServer } from "./api/server.ts";
@@ -166,7 +167,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     api?.background.start();
     if (kube && config.components.controller) {
       if (!internalUrl) logger.warn("CODEPLANE_INTERNAL_URL is not set and cannot be derived: runs and analyses will fail at checkout until it is");
-      elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, logger);
+      elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, api?.outputs ?? null, logger);
     }
     logger.info(
       {
@@ -488,6 +489,7 @@ function startController(
   installation: string,
   metrics: Registry,
   internalUrl: string | null,
+  outputs: OutputService | null,
   logger: Logger,
 ): LeaderElector {
   const controller = new Controller({
@@ -513,6 +515,8 @@ function startController(
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
     limits: config.runs.limits,
     outputCollectSeconds: config.runs.outputCollectSeconds,
+    // A retried run's lost attempt's output files go with their rows when this process has the object store.
+    discardOutputs: outputs ? (db, runId) => outputs.deleteForRun(db, runId) : discardOutputRows,
     logger,
   });
   const elector = new LeaderElector({

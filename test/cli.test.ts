@@ -92,6 +92,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0018_run_outputs",
         "0019_limits",
         "0023_log_groups",
+        "0024_run_attempts",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

@@ -1,3 +1,4 @@
+import { beginRunAttempt, type BeginAttemptDeps } from "../domain/runs/run-attempts.ts";
 import { makeInformer, type Informer, type KubernetesObject, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
 import type { WorkloadTable } from "../db/workload-tables.ts";
@@ -69,6 +70,8 @@ export interface ControllerOptions {
   limits: Limits;
   /** Seconds a run's pod has past its timeout to send its outputs (CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS); absent: runs collect none. */
   outputCollectSeconds?: number;
+  /** Drops a run's stored outputs when a retry gives up its lost attempt (src/domain/runs/run-attempts.ts). */
+  discardOutputs: BeginAttemptDeps["discardOutputs"];
   concurrency?: number;
   /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
@@ -139,6 +142,7 @@ export class Controller {
             logger: this.#o.logger.child({ component: "environment-builds" }),
           }),
           recordEnvironmentCache: (runId, cache) => recordRunEnvironmentCache(db, runId, cache),
+          beginAttempt: (runId, _attempt, marker) => beginRunAttempt(db, { discardOutputs: this.#o.discardOutputs }, runId, marker),
           resolveEnv: (accountId, repositoryId) => envVars.resolveForRepository(db, accountId, repositoryId),
           images: this.#o.images,
           computeTypes: this.#o.computeTypes,

@@ -24,35 +24,52 @@ export interface ArchiverDeps {
 
 const FLUSH_LINES = 500;
 
+export interface ArchiveOptions {
+  /**
+   * The workload may go on in another pod after this one (a run with an attempt left,
+   * src/controller/run-retry.ts): when this pod's log ends, the logs are not declared complete;
+   * the reconciler does so once the workload has ended.
+   */
+  holdCompletion?: boolean;
+}
+
 export class LogArchiver {
   readonly #deps: ArchiverDeps;
-  readonly #active = new Map<string, AbortController>();
+  /** By workload id, then pod: a run's lost attempt may still be read while its next attempt's pod is. */
+  readonly #active = new Map<string, Map<string, AbortController>>();
 
   constructor(deps: ArchiverDeps) {
     this.#deps = deps;
   }
 
   isArchiving(id: string): boolean {
-    return this.#active.has(id);
+    return (this.#active.get(id)?.size ?? 0) > 0;
   }
 
-  ensure(id: string, target: FollowTarget): void {
-    if (this.#active.has(id)) return;
+  ensure(id: string, target: FollowTarget, opts: ArchiveOptions = {}): void {
+    let pods = this.#active.get(id);
+    if (pods?.has(target.pod)) return;
+    if (!pods) {
+      pods = new Map<string, AbortController>();
+      this.#active.set(id, pods);
+    }
     const abort = new AbortController();
-    this.#active.set(id, abort);
-    this.#run(id, target, abort.signal)
+    pods.set(target.pod, abort);
+    this.#run(id, target, abort.signal, opts.holdCompletion ?? false)
       .catch((err: unknown) => this.#deps.logger.error({ err, workload_id: id }, "log archiving failed"))
       .finally(() => {
-        if (this.#active.get(id) === abort) this.#active.delete(id);
+        const now = this.#active.get(id);
+        if (now?.get(target.pod) === abort) now.delete(target.pod);
+        if (now?.size === 0) this.#active.delete(id);
       });
   }
 
   stopAll(): void {
-    for (const a of this.#active.values()) a.abort();
+    for (const pods of this.#active.values()) for (const a of pods.values()) a.abort();
     this.#active.clear();
   }
 
-  async #run(id: string, target: FollowTarget, signal: AbortSignal): Promise<void> {
+  async #run(id: string, target: FollowTarget, signal: AbortSignal, holdCompletion: boolean): Promise<void> {
     const { logger, rows } = this.#deps;
     const resume = await rows.resume(id);
     if (!resume) return;
@@ -124,7 +141,7 @@ export class LogArchiver {
         await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 4))));
       }
       await flush();
-      await rows.markComplete(id);
+      if (!holdCompletion) await rows.markComplete(id);
       this.#deps.onComplete?.(id);
     } finally {
       clearInterval(timer);

@@ -14,6 +14,8 @@ export interface RunObservation extends WorkloadObservation {
   phase: RunPhase;
   /** The start-up steps known so far (run-timeline.ts), the previous status's merged in; set by observeRun. */
   timeline?: RunTimelineMarks;
+  /** When the current attempt's command started (a retried run's startTime stays its first attempt's); set by run-workload.ts. */
+  attemptStartTime?: string;
 }
 
 /** Everything a rule may look at, gathered once per observation. */

@@ -1,5 +1,8 @@
 import type { ComputeTypes } from "../resources/compute-types.ts";
-import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
+import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { LogLine } from "@codeplane/frames";
+import { ATTEMPT_ANNOTATION, LOG_SEQ_OFFSET_ANNOTATION, RUN_LIFECYCLE, RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
+import { attemptJobName, attemptNumber, attemptSeqOffset, currentAttempt, decideRetry, mayRetry, retriedStatus, trackAttempts } from "./run-retry.ts";
 import { runLabels } from "../resources/labels.ts";
 import { buildRunJob, OUTPUT_TOKEN_KEY } from "../k8s/run-job.ts";
 import { observeRun, type RunObservation } from "./run-observation.ts";
@@ -30,6 +33,11 @@ export interface RunWorkloadDeps {
    * valid until expiresAt) and collectSeconds past its timeout to send them. Absent: no collection.
    */
   outputs?: { collectSeconds: number; mint(runId: string, accountId: string, expiresAt: Date): Promise<string> };
+  /**
+   * Before a retried run's next attempt is recorded (run-retry.ts): stores its marker line and drops
+   * what the lost attempt left that the next one writes again (its outputs, its metrics). Idempotent.
+   */
+  beginAttempt?(runId: string, attempt: number, marker: LogLine): Promise<void>;
 }
 
 /** Seconds an output token outlives the run's deadline and collection margin: the deadline counts from the Job's start, a little after minting. */
@@ -68,8 +76,18 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
             ),
           }
         : env;
-      const checkout = await ensureWorkloadSecret(RUN_WORKLOAD, spec.runId, run, cluster, deps.checkout, labels, secretValues);
-      return buildRunJob({
+      const attempt = attemptNumber(run.status);
+      const checkout = await ensureWorkloadSecret(
+        RUN_WORKLOAD,
+        spec.runId,
+        run,
+        cluster,
+        deps.checkout,
+        labels,
+        secretValues,
+        attempt > 1 ? attemptSecretName(run.metadata.name, attempt) : undefined,
+      );
+      const job = buildRunJob({
         resource: run,
         images: deps.images,
         imagePullSecrets: deps.images.pullSecrets,
@@ -80,13 +98,109 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         ...(outputs && { outputCollectSeconds: outputs.collectSeconds }),
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
+      return (spec.retries ?? 0) > 0 ? asAttempt(job, run.metadata.name, attemptNumber(run.status)) : job;
     },
-    observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
-    extraStatus: (obs, previous) => {
+    jobName: (run) => currentAttempt(run.status)?.jobName ?? run.metadata.name,
+    observe: async ({ resource, job, pod, now }) =>
+      acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod),
+    retry: (run, obs, now) => {
+      const d = decideRetry({
+        runName: run.metadata.name,
+        retries: run.spec.retries,
+        cancelRequested: run.spec.cancelRequested,
+        status: run.status,
+        outcome: obs,
+        now,
+      });
+      if (d.kind !== "retry") return null;
+      const previous = run.status ?? { phase: "pending" as const };
+      return { status: retriedStatus(previous, d, now, run.metadata.name), reason: "Retrying", note: d.note, attempt: d.next.attempt, marker: d.marker };
+    },
+    beginAttempt: async (run, plan) => {
+      await deps.beginAttempt?.(run.spec.runId, plan.attempt, plan.marker);
+    },
+    attemptStarted: (previous, next) => {
+      const now = currentAttempt(next);
+      const before = currentAttempt(previous);
+      // The first attempt's start is the run's own (the reconciler releases then); a later one's is new.
+      return !!now && now.attempt > 1 && !!now.startTime && !(before?.attempt === now.attempt && before.startTime);
+    },
+    mayContinue: (run) => mayRetry(run.spec.retries, run.status, run.spec.cancelRequested),
+    extraStatus: (obs, previous, ctx) => {
       const timeline = obs.timeline ?? previous?.timeline;
-      return timeline && Object.keys(timeline).length > 0 ? { timeline } : {};
+      const terminal = RUN_LIFECYCLE.isTerminal(obs.phase);
+      // A run with retries records its first attempt once its Job exists; any other only once it ended (one attempt, as it always had).
+      const attempts = trackAttempts(previous?.attempts, {
+        runName: ctx.resource.metadata.name,
+        jobExists: ctx.job && (ctx.resource.spec.retries ?? 0) > 0,
+        firstCreatedAt: previous?.timeline?.admitted ?? obs.timeline?.admitted ?? ctx.resource.metadata.creationTimestamp,
+        now: ctx.now,
+        // The first attempt's start is the run's own (known even once its pod is gone).
+        attemptStart: obs.attemptStartTime ?? (attemptNumber(previous) === 1 ? obs.startTime : undefined),
+        ended: terminal ? { at: obs.completionTime ?? ctx.now.toISOString(), reason: obs.reason, message: obs.error } : null,
+      });
+      return { ...(timeline && Object.keys(timeline).length > 0 && { timeline }), ...(attempts && { attempts }) };
     },
-    release: (run, cluster) => releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout),
+    release: (run, cluster) => {
+      const later = Array.from({ length: attemptNumber(run.status) - 1 }, (_, i) => attemptSecretName(run.metadata.name, i + 2));
+      return releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout, later);
+    },
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };
+}
+
+/**
+ * A later attempt's Secret (its checkout token, variables and output token): a name of its own,
+ * since the kubelet may go on serving a deleted immutable Secret's old content under the same name.
+ */
+export const attemptSecretName = (runName: string, attempt: number): string => attemptJobName(runName, attempt);
+
+/**
+ * The Job of one attempt of a run with retries: its own name (the first keeps the Run's), and pods
+ * annotated with the attempt and the offset its lines are numbered from, which the log archiver
+ * and the API's live follow read (src/k8s/pod-log.ts podLogNumbering).
+ */
+export function asAttempt(job: V1Job, runName: string, attempt: number): V1Job {
+  const template = job.spec!.template;
+  const annotations = {
+    ...template.metadata?.annotations,
+    [ATTEMPT_ANNOTATION]: String(attempt),
+    [LOG_SEQ_OFFSET_ANNOTATION]: String(attemptSeqOffset(attempt)),
+  };
+  return {
+    ...job,
+    metadata: { ...job.metadata, name: attemptJobName(runName, attempt) },
+    spec: { ...job.spec!, template: { ...template, metadata: { ...template.metadata, annotations } } },
+  };
+}
+
+/**
+ * An observation of the current attempt, as the run's: a later attempt never moves the run's phase
+ * back (its pod starts over, the run went on) nor its start (the run started with its first
+ * attempt); the attempt's own start is kept aside for its record. A failure the retry policy does not
+ * retry says why (run-retry.ts decideRetry).
+ */
+export function acrossAttempts(spec: RunSpec, previous: RunStatus | undefined, obs: RunObservation, pod: V1Pod | null): RunObservation {
+  const main = pod?.status?.containerStatuses?.find((c) => c.name === "main")?.state;
+  const started = main?.running?.startedAt ?? main?.terminated?.startedAt;
+  let out: RunObservation = { ...obs, ...(started && { attemptStartTime: new Date(started).toISOString() }) };
+  if (attemptNumber(previous) > 1) {
+    const live = !RUN_LIFECYCLE.isTerminal(out.phase);
+    if (live && previous?.phase && !RUN_LIFECYCLE.isTerminal(previous.phase) && RUN_LIFECYCLE.rank(previous.phase) > RUN_LIFECYCLE.rank(out.phase)) {
+      out = { ...out, phase: previous.phase };
+    }
+    if (previous?.startTime) out = { ...out, startTime: previous.startTime };
+  }
+  if (!RUN_LIFECYCLE.isTerminal(previous?.phase)) {
+    const d = decideRetry({
+      runName: "",
+      retries: spec.retries,
+      cancelRequested: spec.cancelRequested,
+      status: previous,
+      outcome: out,
+      now: new Date(0),
+    });
+    if (d.kind === "exhausted") out = { ...out, error: d.error };
+  }
+  return out;
 }

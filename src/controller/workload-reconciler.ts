@@ -4,7 +4,7 @@ import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { WorkloadRows } from "../domain/workloads/workload-rows.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
-import type { FollowTarget } from "../k8s/pod-log.ts";
+import { podLogNumbering, type FollowTarget } from "../k8s/pod-log.ts";
 import { newestPod } from "../k8s/pods.ts";
 import type { Logger } from "../logger.ts";
 import { setCondition } from "../resources/conditions.ts";
@@ -12,7 +12,7 @@ import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
 import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
-import { isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
+import { isNotReady, type NotReady, type RetryPlan, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
 // and pod from the informer caches), decide (the descriptor's observe), act
@@ -35,7 +35,7 @@ export interface ResourceClient<Spec, Status> {
 }
 
 export interface LogArchive {
-  ensure(id: string, target: FollowTarget): void;
+  ensure(id: string, target: FollowTarget, opts?: { holdCompletion?: boolean }): void;
   isArchiving(id: string): boolean;
 }
 
@@ -92,6 +92,8 @@ interface Pass<Spec, Status> {
   podNow: () => Promise<V1Pod | null>;
   /** Mirrors a status into the workload's row. */
   mirror: (status: Status | undefined) => Promise<"mirrored" | "orphaned">;
+  /** The workload's current Job (a run's later attempt has one of its own). */
+  jobName: string;
 }
 
 export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends WorkloadStatus, Obs extends WorkloadObservation> {
@@ -191,10 +193,18 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // The cache may lag behind a pod (a controller just started): ask the API server, at most once per reconcile.
     let fromApi: Promise<V1Pod | null> | undefined;
     const label = podLabelOf(w);
-    const cached = newestPod(this.#d.pods.list(ns).filter((p) => p.metadata?.labels?.[label] === id));
+    const jobName = this.#jobName(resource);
+    // A later attempt's Job has a name of its own: only its pods count (the lost attempt's may linger, failed).
+    const own = (p: V1Pod) => p.metadata?.labels?.[label] === id && (jobName === resource.metadata.name || p.metadata?.labels?.[JOB_NAME_LABEL] === jobName);
+    const cached = newestPod(this.#d.pods.list(ns).filter(own));
     const now = this.#now();
-    const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, `${label}=${id}`)));
-    return { resource, id, now, log, cached, podNow, mirror };
+    const selector = jobName === resource.metadata.name ? `${label}=${id}` : `${label}=${id},${JOB_NAME_LABEL}=${jobName}`;
+    const podNow = async () => cached ?? (await (fromApi ??= cluster.newestPod(ns, selector)));
+    return { resource, id, now, log, cached, podNow, mirror, jobName };
+  }
+
+  #jobName(resource: WorkloadResource<Spec, Status>): string {
+    return this.#d.workload.jobName?.(resource) ?? resource.metadata.name;
   }
 
   /** A finished workload's status records a later spec edit's generation, and nothing else; false when the resource is gone. */
@@ -214,8 +224,8 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const { resource, now, podNow } = pass;
     const { spec } = resource;
     const ns = resource.metadata.namespace;
-    // The Job is named after its resource (restrictedJob), so it is found by that name.
-    const jobName = resource.metadata.name;
+    // The Job is named after its resource (restrictedJob), or after its attempt (a run's retry), so it is found by that name.
+    const jobName = pass.jobName;
     const previous = resource.status;
     /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
     let admittedNow: Date | null = null;
@@ -234,16 +244,61 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
     const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
     const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
+    const plan = w.retry?.(resource, obs, now) ?? null;
+    if (plan) return this.#retry(pass, plan, obs, job, pod);
 
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null));
+    const extra = w.extraStatus?.(obs, previous, { resource, job: job !== null || admittedNow !== null, now });
+    const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null ? now : null));
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
-    if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
+    if (w.release && releaseDue(w, previous, next)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod };
+  }
+
+  /**
+   * The infrastructure lost the attempt and the workload may try again: once the lost attempt's pod
+   * has stopped (so nothing it still sends, outputs or lines, mixes with the next attempt's), the
+   * next attempt is prepared and recorded in the status, with an Event; its Job is created by the
+   * next reconcile, under the name the status now gives, so a restart in between creates it once.
+   */
+  async #retry(
+    pass: Pass<Spec, Status>,
+    plan: RetryPlan<Status>,
+    obs: Obs,
+    job: V1Job | null,
+    pod: V1Pod | null,
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs?: number } | "gone" | "orphaned"> {
+    const { workload: w, cluster } = this.#d;
+    const { resource, log } = pass;
+    const ns = resource.metadata.namespace;
+    // A pod waiting for its image forever never ran the command: its Job is stopped once the next
+    // attempt is recorded (stopped first, the next reconcile would make it again under its name).
+    const stop = obs.stopJob && job !== null;
+    const previous = resource.status ?? ({ phase: w.lifecycle.initial } as Status);
+    if (!stop && pod && stillRunning(pod)) {
+      log.info({ pod: pod.metadata?.name, attempt: plan.attempt }, `waiting for the lost attempt's pod to stop before the ${w.noun} is tried again`);
+      return { status: previous, pod, requeueAfterMs: RETRY_WAIT_MS };
+    }
+    await w.beginAttempt?.(resource, plan);
+    const { name, namespace, uid } = resource.metadata;
+    const updated = await this.#d.resources.patchStatus(name, plan.status);
+    if (!updated) return "gone";
+    // A CRD older than retries drops the attempt from the status: the same attempt would be retried forever.
+    if (this.#jobName(updated) !== this.#jobName({ ...resource, status: plan.status })) {
+      throw new Unreconcilable(
+        "OutdatedResourceDefinition",
+        `the cluster's ${w.kind} definition does not keep the ${w.noun}'s attempts, so it cannot be retried: apply this version's CRDs (codeplane install)`,
+      );
+    }
+    await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason: plan.reason, warning: true, note: plan.note });
+    if (stop) await cluster.deleteJob(ns, pass.jobName);
+    log.info({ attempt: plan.attempt, note: plan.note }, `${w.noun} retried`);
+    if ((await pass.mirror(plan.status)) === "orphaned") return "orphaned";
+    return { status: plan.status, pod: null, requeueAfterMs: 250 };
   }
 
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */
@@ -292,7 +347,11 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const source = terminal ? await pass.podNow() : pod;
     const main = source?.status?.containerStatuses?.find((c) => c.name === "main");
     if (source && (main?.state?.running || main?.state?.terminated)) {
-      archiver.ensure(pass.id, { namespace: pass.resource.metadata.namespace, pod: source.metadata!.name!, container: "main" });
+      archiver.ensure(
+        pass.id,
+        { namespace: pass.resource.metadata.namespace, pod: source.metadata!.name!, container: "main", ...podLogNumbering(source) },
+        { holdCompletion: !terminal && (this.#d.workload.mayContinue?.(pass.resource) ?? false) },
+      );
     } else if (terminal && !archiver.isArchiving(pass.id)) {
       // The main container never ran (or its pod is gone): nothing more will come.
       await rows.markLogsComplete(pass.id);
@@ -375,7 +434,8 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       completionTime: now.toISOString(),
       stopJob: true,
     };
-    if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
+    const jobName = this.#jobName(resource);
+    if (this.#d.jobs.get(jobName, namespace)) await cluster.deleteJob(namespace, jobName);
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
     const status = this.#statusFrom(resource, failed, null, now, undefined, null);
     if (!(await this.#write(resource, status, reason, log))) return;
@@ -436,7 +496,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       phase: obs.phase,
       observedGeneration: generation,
       conditions,
-      jobName: resource.metadata.name,
+      jobName: this.#jobName(resource),
       ...(podName && { podName }),
       // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
       ...(obs.exitCode !== null && { exitCode: obs.exitCode }),
@@ -448,9 +508,29 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   }
 }
 
+/** What the workload needed only to start may go: it has just started or ended, or a later attempt of it has just started. */
+function releaseDue<Status extends WorkloadStatus>(
+  w: { lifecycle: { isTerminal(p: string | undefined): boolean }; attemptStarted?(previous: Status | undefined, next: Status): boolean },
+  previous: Status | undefined,
+  next: Status,
+): boolean {
+  return startedOrDone(w, next) && (!startedOrDone(w, previous) || (w.attemptStarted?.(previous, next) ?? false));
+}
+
 /** The main container has started (startTime is set then), or the workload has finished. */
 function startedOrDone(w: { lifecycle: { isTerminal(p: string | undefined): boolean } }, s: WorkloadStatus | undefined): boolean {
   return !!s && (!!s.startTime || w.lifecycle.isTerminal(s.phase));
+}
+
+/** The label the Job controller gives its pods (both spellings: the older one is kept for compatibility by Kubernetes). */
+const JOB_NAME_LABEL = "job-name";
+/** How often a retry looks again while the lost attempt's pod is still stopping. */
+export const RETRY_WAIT_MS = 2000;
+
+/** The pod may still write or send something: it is being deleted, or has not reached a final phase. */
+function stillRunning(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return Boolean(pod.metadata?.deletionTimestamp) || (phase !== "Failed" && phase !== "Succeeded");
 }
 
 function hasRunPods(job: V1Job): boolean {

@@ -43,6 +43,8 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
   deps: CheckoutDeps,
   labels: Record<string, string>,
   values: Record<string, string> = {},
+  /** The Secret's name, when not the workload's own (a run's later attempt: see run-workload.ts attemptSecretName). */
+  secretName?: string,
 ): Promise<CheckoutInput> {
   if (!deps.internalUrl) {
     throw new Unreconcilable(
@@ -51,7 +53,7 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
     );
   }
   const { spec, metadata } = resource;
-  const name = workloadSecretName(w, id);
+  const name = secretName ?? workloadSecretName(w, id);
   const token = await deps.mint({
     workloadKind: w.noun as WorkloadKindName,
     workloadId: id,
@@ -87,7 +89,10 @@ export async function releaseWorkloadSecret(
   namespace: string,
   cluster: ClusterActions,
   deps: CheckoutDeps,
+  /** Other Secrets of the workload to delete too (a run's attempts' own). */
+  alsoSecrets: readonly string[] = [],
 ): Promise<void> {
   await cluster.deleteSecret(namespace, workloadSecretName(w, id));
+  for (const name of alsoSecrets) await cluster.deleteSecret(namespace, name);
   await deps.revoke(w.noun as WorkloadKindName, id);
 }

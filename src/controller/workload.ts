@@ -1,4 +1,5 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { LogLine } from "@codeplane/frames";
 import type { z } from "zod";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { ClusterActions } from "../k8s/cluster-actions.ts";
@@ -52,6 +53,17 @@ export interface NotReady {
   retryAfterMs: number;
 }
 
+/** Another attempt of a workload: the status that records it (before its Job exists) and the Event that says so. */
+export interface RetryPlan<Status> {
+  status: Status;
+  /** The Event's reason and note on the resource. */
+  reason: string;
+  note: string;
+  /** The attempt's number, and its line of the log saying why it began. */
+  attempt: number;
+  marker: LogLine;
+}
+
 export const notReady = (phase: string, reason: string, retryAfterMs: number): NotReady => ({ notReady: true, phase, reason, retryAfterMs });
 export const isNotReady = (v: V1Job | NotReady): v is NotReady => "notReady" in v;
 
@@ -81,8 +93,24 @@ export interface Workload<
    * finished, so secrets do not sit in etcd.
    */
   release?(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<void>;
-  /** Status fields only this kind has. */
-  extraStatus?(obs: Obs, previous: Status | undefined): Partial<Status>;
+  /** Status fields only this kind has; `job`: whether the workload's current Job exists (or is being created by this reconcile). */
+  extraStatus?(obs: Obs, previous: Status | undefined, ctx: { resource: WorkloadResource<Spec, Status>; job: boolean; now: Date }): Partial<Status>;
+  /** The name of the workload's current Job; absent: the resource's own name (one Job per workload). */
+  jobName?(resource: WorkloadResource<Spec, Status>): string;
+  /**
+   * Pure: whether a failure observe found starts another attempt (a run's retry policy,
+   * run-retry.ts). null: it does not, and the observation stands.
+   */
+  retry?(resource: WorkloadResource<Spec, Status>, obs: Obs, now: Date): RetryPlan<Status> | null;
+  /**
+   * Prepares the next attempt before its status is written (a run's marker line, the lost
+   * attempt's outputs and metrics dropped); idempotent, as a restart may do it again.
+   */
+  beginAttempt?(resource: WorkloadResource<Spec, Status>, plan: RetryPlan<Status>): Promise<void>;
+  /** A later attempt's command started (`release` is due again: the retry made what it needed anew). */
+  attemptStarted?(previous: Status | undefined, next: Status): boolean;
+  /** The workload may go on in another pod after the current one: its logs are not complete when that pod's end. */
+  mayContinue?(resource: WorkloadResource<Spec, Status>): boolean;
   /** The Event's note when the phase changes. */
   eventNote(status: Status): string;
 }

@@ -111,6 +111,8 @@ export interface RunsTable {
   rerun_of: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why the run waits for admission (its Run's status.queue.reason, migration 0019); null: not queued. */
   queue_reason: Generated<string | null>;
+  /** The run's attempts, mirrored from the Run's status.attempts (migration 0024); null: none recorded yet. */
+  attempts: ColumnType<RunAttemptRow[] | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -236,6 +238,20 @@ export interface RunConfig {
   command: string[];
   parameters: Record<string, string | number | boolean | null>;
   timeout_seconds: number;
+  /** Attempts an infrastructure failure may add (absent in runs older than retries: 0). */
+  retries?: number;
+}
+
+/** One attempt as the Run's status records it (src/resources/run.ts runAttemptSchema). */
+export interface RunAttemptRow {
+  attempt: number;
+  jobName: string;
+  createdAt: string;
+  startTime?: string;
+  completionTime?: string;
+  reason?: string;
+  message?: string;
+  logSeqOffset: number;
 }
 
 export interface RunLogLinesTable {

@@ -2,7 +2,7 @@ import type { LiveLogSource } from "../logs/contracts.ts";
 import type { Logger } from "../logger.ts";
 import type { KubeClients } from "./client.ts";
 import { nextPodChange } from "./pod-change.ts";
-import { followOnce, resumeTime } from "./pod-log.ts";
+import { followOnce, podLogNumbering, resumeTime } from "./pod-log.ts";
 import { newestPod } from "./pods.ts";
 
 // The API process's live upstream for a workload (a run or an analysis): find
@@ -26,7 +26,8 @@ export function kubeLiveLogSource(k: KubeClients, logger: Logger, label: string)
           if (pod && (main?.running || main?.terminated)) {
             const r = await followOnce(
               k.log,
-              { namespace: k.namespace, pod: pod.metadata!.name!, container: "main" },
+              // A run's later attempt numbers its lines from its own offset (src/controller/run-retry.ts).
+              { namespace: k.namespace, pod: pod.metadata!.name!, container: "main", ...podLogNumbering(pod) },
               {
                 afterSeq: lastSeq,
                 sinceTime: resumeTime(lastTs),

@@ -1,7 +1,9 @@
 import { Writable } from "node:stream";
 import type { Log } from "@kubernetes/client-node";
-import { FrameSplitter, type ExitFrame, type LogLine, type MetricFrame, type ResultPiece } from "@codeplane/frames";
+import { FrameSplitter, type ExitFrame, type Frame, type LogLine, type MetricFrame, type ResultPiece } from "@codeplane/frames";
+import type { V1Pod } from "@kubernetes/client-node";
 import type { Logger } from "../logger.ts";
+import { ATTEMPT_SEQ_STRIDE, LOG_SEQ_OFFSET_ANNOTATION } from "../resources/run.ts";
 
 // Follows a run container's framed log through the Kubernetes log API. A
 // follow can end early (API server restart, kubelet hiccup, idle timeouts);
@@ -24,6 +26,21 @@ export interface FollowTarget {
   namespace: string;
   pod: string;
   container: string;
+  /**
+   * Added to the seq of every frame the pod writes (a run's later attempt: its lines keep a range
+   * of the run's log of their own, src/controller/run-retry.ts); absent: 0.
+   */
+  seqOffset?: number | undefined;
+  /** Frames whose own seq reaches this are dropped (they would run into the next attempt's range); absent: none. */
+  seqLimit?: number | undefined;
+}
+
+/** How the pod's frames are numbered in its workload's log: from its attempt's annotation (runs with retries); {} for any other pod. */
+export function podLogNumbering(pod: V1Pod | null | undefined): Pick<FollowTarget, "seqOffset" | "seqLimit"> {
+  const raw = pod?.metadata?.annotations?.[LOG_SEQ_OFFSET_ANNOTATION];
+  if (raw === undefined || !/^[0-9]{1,16}$/.test(raw)) return {};
+  const offset = Number(raw);
+  return Number.isSafeInteger(offset) ? { seqOffset: offset, seqLimit: ATTEMPT_SEQ_STRIDE } : {};
 }
 
 /**
@@ -42,8 +59,14 @@ export async function followOnce(
   // Pieces of a long line, per stream, until its last piece arrives. The
   // joined line takes the last piece's seq, so every reader numbers it alike.
   const pieces: Record<"stdout" | "stderr", { ts: string; text: string } | null> = { stdout: null, stderr: null };
+  const offset = target.seqOffset ?? 0;
+  const limit = target.seqLimit ?? Infinity;
+  /** The frame's seq in the workload's log; null when it is past the pod's range. */
+  const renumber = (seq: number): number | null => (seq >= limit ? null : seq + offset);
   const handle = (frames: ReturnType<FrameSplitter["push"]>) => {
-    for (const f of frames) {
+    for (const raw of frames) {
+      const f = offset === 0 && limit === Infinity ? raw : renumbered(raw, renumber);
+      if (!f) continue;
       if (f.kind === "line") {
         if (f.line.seq <= lastSeq) continue;
         const held = pieces[f.line.stream];
@@ -116,6 +139,23 @@ export async function followOnce(
     opts.signal?.addEventListener("abort", done, { once: true });
   });
   return { lastSeq, lastTs, exited };
+}
+
+/** The frame with its seq moved into the workload's log; null when it is past the pod's range. */
+function renumbered(f: Frame, renumber: (seq: number) => number | null): Frame | null {
+  if (f.kind === "foreign") return f;
+  const seq = renumber(f.kind === "line" ? f.line.seq : f.kind === "exit" ? f.exit.seq : f.kind === "result" ? f.result.seq : f.metric.seq);
+  if (seq === null) return null;
+  switch (f.kind) {
+    case "line":
+      return { kind: "line", line: { ...f.line, seq } };
+    case "exit":
+      return { kind: "exit", exit: { ...f.exit, seq } };
+    case "result":
+      return { kind: "result", result: { ...f.result, seq } };
+    case "metric":
+      return { kind: "metric", metric: { ...f.metric, seq } };
+  }
 }
 
 /** Kubelet's sinceTime has one-second resolution; back off a little and let seq drop the repeats. */

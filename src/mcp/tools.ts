@@ -101,7 +101,11 @@ const waitSeconds = (what: string) =>
     .max(MAX_WAIT_SECONDS)
     .default(0)
     .meta({ description: `Wait up to this many seconds (0 to ${MAX_WAIT_SECONDS}, default 0) for ${what}, then answer with the state at that moment.` });
-const runOptions = { compute_type: createRunSchema.shape.compute_type, timeout_seconds: createRunSchema.shape.timeout_seconds };
+const runOptions = {
+  compute_type: createRunSchema.shape.compute_type,
+  timeout_seconds: createRunSchema.shape.timeout_seconds,
+  retries: createRunSchema.shape.retries,
+};
 
 const LOG_LIMIT_MAX = 5000;
 const LOG_BYTES_MAX = 512 * 1024;

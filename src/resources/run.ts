@@ -30,6 +30,18 @@ export const runEnvironmentSpecSchema = z.object({
 });
 export type RunEnvironmentSpec = z.infer<typeof runEnvironmentSpecSchema>;
 
+/** The most retries a run may ask for (design.md: `retries` 0..5). */
+export const MAX_RUN_RETRIES = 5;
+
+/**
+ * Each attempt of a run numbers its lines in a range of its own: its pod's seq plus (attempt - 1)
+ * times this (src/controller/run-retry.ts). A pod's lines past the stride are not kept.
+ */
+export const ATTEMPT_SEQ_STRIDE = 1_000_000_000;
+/** On the pod of an attempt of a run with retries: the attempt's number and the offset added to its lines' seq. */
+export const ATTEMPT_ANNOTATION = "codeplane.dev/attempt";
+export const LOG_SEQ_OFFSET_ANNOTATION = "codeplane.dev/log-seq-offset";
+
 export const runSpecSchema = z.object({
   runId: UUID.meta({ description: "The API's run id." }),
   accountId: UUID,
@@ -59,6 +71,10 @@ export const runSpecSchema = z.object({
     .optional()
     .meta({ description: "The analysed experiment's output paths inside the checkout, collected with $CODEPLANE_OUTPUT_DIR when the command ends." }),
   cancelRequested: z.boolean().optional().meta({ description: "Set by the API to stop the run; the controller deletes its pod." }),
+  retries: z.int().min(0).max(MAX_RUN_RETRIES).optional().meta({
+    description:
+      "How many more attempts an infrastructure failure (pod evicted or deleted, node lost, image pull) may start, each as a Job of its own; absent: 0. A command's own failure is never retried.",
+  }),
 });
 export type RunSpec = z.infer<typeof runSpecSchema>;
 
@@ -81,11 +97,41 @@ export const runQueueSchema = z
   })
   .meta({ description: "Present while the run waits for admission; its Job is created once it is admitted." });
 
+/** One attempt at the run: a Job of its own (src/controller/run-retry.ts). */
+export const runAttemptSchema = z
+  .object({
+    attempt: z
+      .int()
+      .min(1)
+      .max(MAX_RUN_RETRIES + 1),
+    jobName: z.string().min(1).max(63).meta({ description: "The attempt's Job (the first attempt's is named after the Run, later ones `<run>-attempt-<n>`)." }),
+    createdAt: z.iso.datetime().meta({ description: "When the attempt was recorded: always before its Job was created." }),
+    startTime: z.iso.datetime().optional().meta({ description: "When the attempt's command started." }),
+    completionTime: z.iso.datetime().optional().meta({ description: "When the attempt ended." }),
+    reason: z
+      .string()
+      .max(128)
+      .optional()
+      .meta({ description: "How the attempt ended (`PodLost`, `PodDisrupted`, `ImagePullFailed`, `Completed`, `NonZeroExit`, ...)." }),
+    message: z.string().max(4096).optional().meta({ description: "Why, in words." }),
+    logSeqOffset: z
+      .int()
+      .min(0)
+      .meta({ description: "Added to the seq of each line the attempt's pod writes, so every attempt's lines keep their own range of the run's log." }),
+  })
+  .meta({ description: "One attempt at the run." });
+export type RunAttempt = z.infer<typeof runAttemptSchema>;
+
 export const runStatusSchema = z.object({
   phase: z.enum(RUN_PHASES).optional(),
   ...workloadStatusShape,
   timeline: runTimelineMarksSchema.optional(),
   queue: runQueueSchema.optional(),
+  attempts: z
+    .array(runAttemptSchema)
+    .max(MAX_RUN_RETRIES + 1)
+    .optional()
+    .meta({ description: "The run's attempts, oldest first; the last is the current one. Recorded before each attempt's Job is created." }),
 });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 

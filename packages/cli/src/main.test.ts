@@ -86,6 +86,9 @@ describe("run's body and exit status", () => {
       environment: "none",
     });
     expect(() => runBody({ options: { timeout: "soon" }, rest: ["x"] })).toThrow(/--timeout takes a positive whole number/);
+    expect(runBody({ options: { retries: "2" }, rest: ["x"] })).toEqual({ command: ["x"], retries: 2 });
+    expect(runBody({ options: { retries: "0" }, rest: ["x"] })).toEqual({ command: ["x"], retries: 0 });
+    expect(() => runBody({ options: { retries: "6" }, rest: ["x"] })).toThrow(/--retries takes a whole number from 0 to 5/);
   });
 
   it.each<[string, number | null, number]>([

@@ -131,6 +131,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: "compute", value: "TYPE", help: "a compute preset (default: the server's)" },
       { name: "timeout", value: "SECONDS", help: "stop it after this long" },
       { name: "environment", value: "MODE", choices: ["auto", "none"], help: "auto (install what the analysis found) or none" },
+      { name: "retries", value: "N", help: "start it again up to N times (0-5) if the cluster loses its pod" },
     ],
     module: "runs",
     handler: "run",

@@ -1336,8 +1336,13 @@ export interface components {
         parameters: {
           [key: string]: string | number | boolean | null;
         };
+        /** @description Each attempt's time budget. */
         timeout_seconds: number;
+        /** @description Attempts an infrastructure failure may add (the creation's `retries`). */
+        retries: number;
       };
+      /** @description Each attempt at the run, oldest first (their number is its length): one per Job. A run that lost its pod to the infrastructure with retries left has a second one, and so on. Empty until the run's first Job is made. */
+      attempts: components["schemas"]["RunAttempt"][];
       /** @description The environment the run executes in; null: the runner image, nothing installed. */
       environment: {
         /** @description The installed environment's key (GET /v1/environments/{key}); null: nothing to install. */
@@ -1395,6 +1400,33 @@ export interface components {
         reason: string;
       } | null;
     };
+    RunAttempt: {
+      /** @description 1 for the first attempt. */
+      attempt: number;
+      /** @description The attempt's Kubernetes Job (in the Run's namespace). */
+      job_name: string;
+      /**
+       * Format: date-time
+       * @description When the attempt was recorded (its Job is created right after).
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When its command started; null if it never did.
+       */
+      started_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it ended; null while it goes on.
+       */
+      ended_at: string | null;
+      /** @description How it ended: `PodLost`, `PodDisrupted` or `ImagePullFailed` (the infrastructure's: retried while retries are left), or the run's own ending (`Completed`, `NonZeroExit`, `TimedOut`, `OOMKilled`, `Cancelled`, ...); null while it goes on. */
+      reason: string | null;
+      /** @description Why it failed, in words; null unless it failed or was cancelled. */
+      error: string | null;
+      /** @description Where its lines begin in the run's log: each attempt's lines have seq from here on (below the next attempt's `first_seq`); a retried attempt's first line, at exactly this seq, is codeplane's own stderr line saying why it started. */
+      first_seq: number;
+    };
     CreateRun: {
       /** @description An experiment id from this commit's completed analysis. Refused (422) while one of that experiment's own `required_env_vars` is not configured; other experiments' variables do not matter. */
       analyzed_experiment?: string;
@@ -1408,6 +1440,8 @@ export interface components {
       compute_type?: string;
       /** @description Default and maximum are set by the operator. */
       timeout_seconds?: number;
+      /** @description How many times to start the run again when the infrastructure loses it (its pod evicted, deleted or preempted, its node lost, its image not pulled); 0..5, default 0. The command's own failure (a non-zero exit, out of memory, a timeout) and a cancel are never retried. Each attempt is a Job of its own with the whole `timeout_seconds`; `attempts` on the run records them. */
+      retries?: number;
       /**
        * @description `auto` (the default): the environment the commit's analysis found, in the catalog image that fits it, with its dependencies installed once per key and restored; `none`: the runner image as it is, nothing installed.
        * @enum {string}
@@ -1423,6 +1457,8 @@ export interface components {
       compute_type?: string;
       /** @description Default: the original run's timeout. */
       timeout_seconds?: number;
+      /** @description Default: the original run's retries. */
+      retries?: number;
     };
     RunMetrics: {
       /** @description Every series the run reported, by name. */

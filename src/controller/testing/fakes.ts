@@ -85,7 +85,7 @@ export interface Recorded<Status> {
   secrets: V1Secret[];
   patched: Status[];
   events: { subject: EventSubject; event: ClusterEvent }[];
-  archived: { id: string; target: FollowTarget }[];
+  archived: { id: string; target: FollowTarget; holdCompletion?: true }[];
   mirrored: WorkloadMirror<unknown, Status>[];
   saved: { id: string; result: AnalyzerResult }[];
 }
@@ -170,8 +170,9 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
     async newestPod(ns, selector) {
       inNamespace(ns);
       act(`apiPods ${selector}`);
-      const [key, value] = selector.split("=");
-      return structuredClone(newestPod(apiPods.filter((p) => key && p.metadata?.labels?.[key] === value)));
+      // key=value[,key=value...]: every label must match.
+      const wanted = selector.split(",").map((term) => term.split("="));
+      return structuredClone(newestPod(apiPods.filter((p) => wanted.every(([key, value]) => key && p.metadata?.labels?.[key] === value))));
     },
     async readPodLog(ns, pod, container) {
       inNamespace(ns);
@@ -185,9 +186,9 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
   };
 
   const archiver: LogArchive = {
-    ensure(id, target) {
+    ensure(id, target, opts) {
       act(`archive ${id} ${target.pod}`);
-      r.archived.push({ id, target });
+      r.archived.push({ id, target, ...(opts?.holdCompletion && { holdCompletion: true }) });
     },
     isArchiving: () => given.archiving ?? false,
   };
@@ -237,6 +238,9 @@ export const runWorld = (given: Given<RunSpec, RunStatus>) =>
       computeTypes: DEFAULT_COMPUTE_TYPES,
       jobTtlSeconds: 3600,
       checkout: checkoutDeps(r, given),
+      beginAttempt: async (id, attempt, marker) => {
+        r.actions.push(`beginAttempt ${id} ${attempt} ${marker.seq}`);
+      },
     }),
   );
 

@@ -19,6 +19,7 @@ import * as m0017 from "./0017_results.ts";
 import * as m0018 from "./0018_run_outputs.ts";
 import * as m0019 from "./0019_limits.ts";
 import * as m0023 from "./0023_log_groups.ts";
+import * as m0024 from "./0024_run_attempts.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "0018_run_outputs": m0018,
   "0019_limits": m0019,
   "0023_log_groups": m0023,
+  "0024_run_attempts": m0024,
 };
 
 export const migrationProvider: MigrationProvider = {

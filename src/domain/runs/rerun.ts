@@ -12,6 +12,7 @@ export function rerunRequest(original: Run, overrides: RerunInput): CreateRunInp
   const common = {
     compute_type: overrides.compute_type ?? original.compute_type,
     timeout_seconds: overrides.timeout_seconds ?? original.run_config.timeout_seconds,
+    retries: overrides.retries ?? original.run_config.retries,
     // A run given no environment ran in the runner image as it is; so does its rerun.
     environment: original.environment === null ? ("none" as const) : ("auto" as const),
   };

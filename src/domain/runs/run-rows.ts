@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
-import type { RunConfig, RunEnvironment, RunRow } from "../../db/schema.ts";
+import type { RunAttemptRow, RunConfig, RunEnvironment, RunRow } from "../../db/schema.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
 import type { RunSpec, RunStatus } from "../../resources/run.ts";
 import { keysetPage } from "../shared/keyset.ts";
@@ -8,13 +8,18 @@ import type { PageRequest } from "../shared/pagination.ts";
 import { isoOrNull, iso } from "../shared/time.ts";
 import type { WorkloadRowKind } from "../workloads/workload-rows.ts";
 import { runTimeline } from "./run-timeline.ts";
-import type { Run } from "./runs.schemas.ts";
+import type { Run, RunAttemptView } from "./runs.schemas.ts";
 
 // Runs in Postgres: the mirror of Run resources (workload-rows.ts writes it)
 // and every query the API makes on them.
 
 /** The run_config the API shows, derived from the resource's spec. */
-export const runConfigOf = (spec: RunSpec): RunConfig => ({ command: spec.command, parameters: spec.parameters ?? {}, timeout_seconds: spec.timeoutSeconds });
+export const runConfigOf = (spec: RunSpec): RunConfig => ({
+  command: spec.command,
+  parameters: spec.parameters ?? {},
+  timeout_seconds: spec.timeoutSeconds,
+  retries: spec.retries ?? 0,
+});
 
 export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
   table: RUN_TABLE,
@@ -27,8 +32,11 @@ export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
     rerun_of: spec.rerunOf ?? null,
   }),
   fromStatus: (status) => {
-    const timeline = (status as RunStatus | undefined)?.timeline;
-    return { timeline: timeline && Object.keys(timeline).length > 0 ? JSON.stringify(timeline) : null };
+    const { timeline, attempts } = (status as RunStatus | undefined) ?? {};
+    return {
+      timeline: timeline && Object.keys(timeline).length > 0 ? JSON.stringify(timeline) : null,
+      attempts: attempts && attempts.length > 0 ? JSON.stringify(attempts) : null,
+    };
   },
   replacedFromStatus: (status) => ({ queue_reason: (status as RunStatus).queue?.reason ?? null }),
 };
@@ -37,6 +45,21 @@ export const RUN_ROWS: WorkloadRowKind<RunSpec> = {
 export function runEnvironmentOf(spec: RunSpec): RunEnvironment | null {
   if (spec.environment) return { key: spec.environment.key, image: spec.environment.image, warnings: spec.environment.warnings };
   return spec.image ? { key: null, image: spec.image, warnings: [] } : null;
+}
+
+/** An attempt as the API shows it. */
+function toAttempt(a: RunAttemptRow): RunAttemptView {
+  return {
+    attempt: a.attempt,
+    job_name: a.jobName,
+    created_at: a.createdAt,
+    started_at: a.startTime ?? null,
+    ended_at: a.completionTime ?? null,
+    reason: a.reason ?? null,
+    error: a.reason && a.reason !== "Completed" ? (a.message ?? null) : null,
+    // A later attempt's range starts with codeplane's marker line, at the offset itself.
+    first_seq: Math.max(1, a.logSeqOffset),
+  };
 }
 
 /** `positions`: the 1-based place of each of the account's queued runs among them (queuePositions). */
@@ -51,7 +74,8 @@ export function toRun(r: RunRow, positions?: ReadonlyMap<string, number>): Run {
     status: r.status,
     experiment_id: r.experiment_id,
     compute_type: r.compute_type,
-    run_config: r.run_config,
+    run_config: { ...r.run_config, retries: r.run_config.retries ?? 0 },
+    attempts: (r.attempts ?? []).map(toAttempt),
     environment: r.environment
       ? { key: r.environment.key, image: r.environment.image, cache: r.environment.cache ?? null, warnings: r.environment.warnings }
       : null,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TIMELINE_EVENTS } from "./run-timeline.ts";
-import { RUN_PHASES } from "../../resources/run.ts";
+import { MAX_RUN_RETRIES, RUN_PHASES } from "../../resources/run.ts";
 
 export const runStatusEnum = z.enum(RUN_PHASES);
 
@@ -21,6 +21,10 @@ export const createRunSchema = z
       .meta({ description: 'argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).' }),
     compute_type: z.string().min(1).max(63).optional().meta({ description: "A named preset; default cpu-general." }),
     timeout_seconds: z.int().min(1).optional().meta({ description: "Default and maximum are set by the operator." }),
+    retries: z.int().min(0).max(MAX_RUN_RETRIES).optional().meta({
+      description:
+        "How many times to start the run again when the infrastructure loses it (its pod evicted, deleted or preempted, its node lost, its image not pulled); 0..5, default 0. The command's own failure (a non-zero exit, out of memory, a timeout) and a cancel are never retried. Each attempt is a Job of its own with the whole `timeout_seconds`; `attempts` on the run records them.",
+    }),
     environment: z.enum(["auto", "none"]).optional().meta({
       description:
         "`auto` (the default): the environment the commit's analysis found, in the catalog image that fits it, with its dependencies installed once per key and restored; `none`: the runner image as it is, nothing installed.",
@@ -37,6 +41,26 @@ export const createRunSchema = z
   .meta({ id: "CreateRun" });
 export type CreateRunInput = z.infer<typeof createRunSchema>;
 
+export const runAttemptSchema = z
+  .object({
+    attempt: z.int().min(1).meta({ description: "1 for the first attempt." }),
+    job_name: z.string().meta({ description: "The attempt's Kubernetes Job (in the Run's namespace)." }),
+    created_at: z.iso.datetime().meta({ description: "When the attempt was recorded (its Job is created right after)." }),
+    started_at: z.iso.datetime().nullable().meta({ description: "When its command started; null if it never did." }),
+    ended_at: z.iso.datetime().nullable().meta({ description: "When it ended; null while it goes on." }),
+    reason: z.string().nullable().meta({
+      description:
+        "How it ended: `PodLost`, `PodDisrupted` or `ImagePullFailed` (the infrastructure's: retried while retries are left), or the run's own ending (`Completed`, `NonZeroExit`, `TimedOut`, `OOMKilled`, `Cancelled`, ...); null while it goes on.",
+    }),
+    error: z.string().nullable().meta({ description: "Why it failed, in words; null unless it failed or was cancelled." }),
+    first_seq: z.int().min(1).meta({
+      description:
+        "Where its lines begin in the run's log: each attempt's lines have seq from here on (below the next attempt's `first_seq`); a retried attempt's first line, at exactly this seq, is codeplane's own stderr line saying why it started.",
+    }),
+  })
+  .meta({ id: "RunAttempt" });
+export type RunAttemptView = z.infer<typeof runAttemptSchema>;
+
 export const runSchema = z
   .object({
     run_id: z.uuid(),
@@ -46,7 +70,16 @@ export const runSchema = z
     status: runStatusEnum,
     experiment_id: z.string().nullable(),
     compute_type: z.string(),
-    run_config: z.object({ command: z.array(z.string()), parameters: z.record(z.string(), paramValue), timeout_seconds: z.int() }),
+    run_config: z.object({
+      command: z.array(z.string()),
+      parameters: z.record(z.string(), paramValue),
+      timeout_seconds: z.int().meta({ description: "Each attempt's time budget." }),
+      retries: z.int().min(0).max(MAX_RUN_RETRIES).meta({ description: "Attempts an infrastructure failure may add (the creation's `retries`)." }),
+    }),
+    attempts: z.array(runAttemptSchema).meta({
+      description:
+        "Each attempt at the run, oldest first (their number is its length): one per Job. A run that lost its pod to the infrastructure with retries left has a second one, and so on. Empty until the run's first Job is made.",
+    }),
     environment: z
       .object({
         key: z.string().nullable().meta({ description: "The installed environment's key (GET /v1/environments/{key}); null: nothing to install." }),
@@ -143,6 +176,7 @@ export const rerunSchema = z
       .meta({ description: "Overrides merged over the original run's parameter values (experiment runs only)." }),
     compute_type: z.string().min(1).max(63).optional().meta({ description: "Default: the original run's compute type." }),
     timeout_seconds: z.int().min(1).optional().meta({ description: "Default: the original run's timeout." }),
+    retries: z.int().min(0).max(MAX_RUN_RETRIES).optional().meta({ description: "Default: the original run's retries." }),
   })
   .meta({ id: "Rerun" });
 export type RerunInput = z.infer<typeof rerunSchema>;

@@ -135,6 +135,7 @@ export class RunService {
       ...(analyzed && { image: plan.image }),
       ...(plan.environment && { environment: plan.environment }),
       timeoutSeconds: timeout,
+      ...(input.retries !== undefined && input.retries > 0 && { retries: input.retries }),
       ...(origin.rerunOf !== undefined && { rerunOf: origin.rerunOf }),
       ...(outputPaths.length > 0 && { outputPaths }),
     };

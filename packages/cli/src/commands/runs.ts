@@ -13,7 +13,9 @@ export interface Run {
   status: string;
   experiment_id: string | null;
   compute_type: string;
-  run_config: { command: string[]; parameters: Record<string, unknown>; timeout_seconds: number };
+  run_config: { command: string[]; parameters: Record<string, unknown>; timeout_seconds: number; retries?: number };
+  /** Absent from servers older than retries. */
+  attempts?: { attempt: number; reason: string | null; error: string | null }[];
   exit_code: number | null;
   error: string | null;
   duration_seconds: number | null;
@@ -45,12 +47,23 @@ export function runBody(ctx: Pick<Ctx, "options" | "rest">): Record<string, unkn
   if (!experiment && !command.length) throw new UsageError("give --experiment ID (see cpl analyze) or a command after --");
   if (!experiment && params.length) throw new UsageError("-p sets an experiment's parameters: give --experiment too (a command takes its arguments after --)");
   const timeout = intOption(ctx, "timeout");
+  const retries = str(ctx.options.retries);
+  if (retries !== undefined && !/^[0-5]$/.test(retries)) throw new UsageError(`--retries takes a whole number from 0 to 5 (got ${JSON.stringify(retries)})`);
   return {
     ...(experiment ? { analyzed_experiment: experiment, ...(params.length && { parameters: keyValues(params, "-p") }) } : { command }),
     ...(str(ctx.options.compute) && { compute_type: str(ctx.options.compute) }),
     ...(timeout !== undefined && { timeout_seconds: timeout }),
     ...(str(ctx.options.environment) && { environment: str(ctx.options.environment) }),
+    ...(retries !== undefined && { retries: Number(retries) }),
   };
+}
+
+/** "2 (1: PodLost)": how many attempts the run took, and how each earlier one ended; null for one attempt. */
+function attemptsOf(run: Run): string | null {
+  const attempts = run.attempts ?? [];
+  if (attempts.length < 2) return null;
+  const lost = attempts.slice(0, -1).map((a) => `${a.attempt}: ${a.reason ?? "?"}`);
+  return `${attempts.length} (${lost.join(", ")})`;
 }
 
 function showRun(ctx: Ctx, run: Run): void {
@@ -68,6 +81,7 @@ function showRun(ctx: Ctx, run: Run): void {
           ["command", run.run_config.command.join(" ")],
           ["parameters", Object.keys(run.run_config.parameters).length ? run.run_config.parameters : null],
           ["compute", run.compute_type],
+          ["attempts", attemptsOf(run)],
           ["created", run.created_at],
           ["duration", duration(run.duration_seconds)],
         ]),

@@ -117,6 +117,7 @@ from .repository_tree_entries_item_type import RepositoryTreeEntriesItemType
 from .rerun import Rerun
 from .rerun_parameters import RerunParameters
 from .run import Run
+from .run_attempt import RunAttempt
 from .run_environment_type_0 import RunEnvironmentType0
 from .run_environment_type_0_cache_type_1 import RunEnvironmentType0CacheType1
 from .run_environment_type_0_cache_type_2_type_1 import (
@@ -276,6 +277,7 @@ __all__ = (
     "Rerun",
     "RerunParameters",
     "Run",
+    "RunAttempt",
     "RunEnvironmentType0",
     "RunEnvironmentType0CacheType1",
     "RunEnvironmentType0CacheType2Type1",

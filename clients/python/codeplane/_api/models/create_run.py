@@ -25,6 +25,10 @@ class CreateRun:
         command (list[str] | Unset): argv to run in the checkout (no shell: use ["sh", "-c", "..."] for one).
         compute_type (str | Unset): A named preset; default cpu-general.
         timeout_seconds (int | Unset): Default and maximum are set by the operator.
+        retries (int | Unset): How many times to start the run again when the infrastructure loses it (its pod evicted,
+            deleted or preempted, its node lost, its image not pulled); 0..5, default 0. The command's own failure (a non-
+            zero exit, out of memory, a timeout) and a cancel are never retried. Each attempt is a Job of its own with the
+            whole `timeout_seconds`; `attempts` on the run records them.
         environment (CreateRunEnvironment | Unset): `auto` (the default): the environment the commit's analysis found,
             in the catalog image that fits it, with its dependencies installed once per key and restored; `none`: the runner
             image as it is, nothing installed.
@@ -35,6 +39,7 @@ class CreateRun:
     command: list[str] | Unset = UNSET
     compute_type: str | Unset = UNSET
     timeout_seconds: int | Unset = UNSET
+    retries: int | Unset = UNSET
     environment: CreateRunEnvironment | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -51,6 +56,8 @@ class CreateRun:
         compute_type = self.compute_type
 
         timeout_seconds = self.timeout_seconds
+
+        retries = self.retries
 
         environment: str | Unset = UNSET
         if not isinstance(self.environment, Unset):
@@ -69,6 +76,8 @@ class CreateRun:
             field_dict["compute_type"] = compute_type
         if timeout_seconds is not UNSET:
             field_dict["timeout_seconds"] = timeout_seconds
+        if retries is not UNSET:
+            field_dict["retries"] = retries
         if environment is not UNSET:
             field_dict["environment"] = environment
 
@@ -94,6 +103,8 @@ class CreateRun:
 
         timeout_seconds = d.pop("timeout_seconds", UNSET)
 
+        retries = d.pop("retries", UNSET)
+
         _environment = d.pop("environment", UNSET)
         environment: CreateRunEnvironment | Unset
         if isinstance(_environment, Unset):
@@ -107,6 +118,7 @@ class CreateRun:
             command=command,
             compute_type=compute_type,
             timeout_seconds=timeout_seconds,
+            retries=retries,
             environment=environment,
         )
 

@@ -22,11 +22,13 @@ class Rerun:
             only).
         compute_type (str | Unset): Default: the original run's compute type.
         timeout_seconds (int | Unset): Default: the original run's timeout.
+        retries (int | Unset): Default: the original run's retries.
     """
 
     parameters: RerunParameters | Unset = UNSET
     compute_type: str | Unset = UNSET
     timeout_seconds: int | Unset = UNSET
+    retries: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         parameters: dict[str, Any] | Unset = UNSET
@@ -37,6 +39,8 @@ class Rerun:
 
         timeout_seconds = self.timeout_seconds
 
+        retries = self.retries
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -46,6 +50,8 @@ class Rerun:
             field_dict["compute_type"] = compute_type
         if timeout_seconds is not UNSET:
             field_dict["timeout_seconds"] = timeout_seconds
+        if retries is not UNSET:
+            field_dict["retries"] = retries
 
         return field_dict
 
@@ -65,10 +71,13 @@ class Rerun:
 
         timeout_seconds = d.pop("timeout_seconds", UNSET)
 
+        retries = d.pop("retries", UNSET)
+
         rerun = cls(
             parameters=parameters,
             compute_type=compute_type,
             timeout_seconds=timeout_seconds,
+            retries=retries,
         )
 
         return rerun

@@ -11,6 +11,7 @@ from attrs import field as _attrs_field
 from ..models.run_status import RunStatus
 
 if TYPE_CHECKING:
+    from ..models.run_attempt import RunAttempt
     from ..models.run_environment_type_0 import RunEnvironmentType0
     from ..models.run_final_metrics import RunFinalMetrics
     from ..models.run_parameters import RunParameters
@@ -34,6 +35,9 @@ class Run:
         experiment_id (None | str):
         compute_type (str):
         run_config (RunRunConfig):
+        attempts (list[RunAttempt]): Each attempt at the run, oldest first (their number is its length): one per Job. A
+            run that lost its pod to the infrastructure with retries left has a second one, and so on. Empty until the run's
+            first Job is made.
         environment (None | RunEnvironmentType0): The environment the run executes in; null: the runner image, nothing
             installed.
         parameters (RunParameters): The experiment's parameter values the run used (as in `run_config.parameters`),
@@ -68,6 +72,7 @@ class Run:
     experiment_id: None | str
     compute_type: str
     run_config: RunRunConfig
+    attempts: list[RunAttempt]
     environment: None | RunEnvironmentType0
     parameters: RunParameters
     final_metrics: RunFinalMetrics
@@ -104,6 +109,11 @@ class Run:
         compute_type = self.compute_type
 
         run_config = self.run_config.to_dict()
+
+        attempts = []
+        for attempts_item_data in self.attempts:
+            attempts_item = attempts_item_data.to_dict()
+            attempts.append(attempts_item)
 
         environment: dict[str, Any] | None
         if isinstance(self.environment, RunEnvironmentType0):
@@ -171,6 +181,7 @@ class Run:
                 "experiment_id": experiment_id,
                 "compute_type": compute_type,
                 "run_config": run_config,
+                "attempts": attempts,
                 "environment": environment,
                 "parameters": parameters,
                 "final_metrics": final_metrics,
@@ -192,6 +203,7 @@ class Run:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.run_attempt import RunAttempt
         from ..models.run_environment_type_0 import RunEnvironmentType0
         from ..models.run_final_metrics import RunFinalMetrics
         from ..models.run_parameters import RunParameters
@@ -220,6 +232,13 @@ class Run:
         compute_type = d.pop("compute_type")
 
         run_config = RunRunConfig.from_dict(d.pop("run_config"))
+
+        attempts = []
+        _attempts = d.pop("attempts")
+        for attempts_item_data in _attempts:
+            attempts_item = RunAttempt.from_dict(attempts_item_data)
+
+            attempts.append(attempts_item)
 
         def _parse_environment(data: object) -> None | RunEnvironmentType0:
             if data is None:
@@ -343,6 +362,7 @@ class Run:
             experiment_id=experiment_id,
             compute_type=compute_type,
             run_config=run_config,
+            attempts=attempts,
             environment=environment,
             parameters=parameters,
             final_metrics=final_metrics,

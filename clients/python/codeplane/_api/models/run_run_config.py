@@ -19,12 +19,14 @@ class RunRunConfig:
     Attributes:
         command (list[str]):
         parameters (RunRunConfigParameters):
-        timeout_seconds (int):
+        timeout_seconds (int): Each attempt's time budget.
+        retries (int): Attempts an infrastructure failure may add (the creation's `retries`).
     """
 
     command: list[str]
     parameters: RunRunConfigParameters
     timeout_seconds: int
+    retries: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -34,6 +36,8 @@ class RunRunConfig:
 
         timeout_seconds = self.timeout_seconds
 
+        retries = self.retries
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -41,6 +45,7 @@ class RunRunConfig:
                 "command": command,
                 "parameters": parameters,
                 "timeout_seconds": timeout_seconds,
+                "retries": retries,
             }
         )
 
@@ -57,10 +62,13 @@ class RunRunConfig:
 
         timeout_seconds = d.pop("timeout_seconds")
 
+        retries = d.pop("retries")
+
         run_run_config = cls(
             command=command,
             parameters=parameters,
             timeout_seconds=timeout_seconds,
+            retries=retries,
         )
 
         run_run_config.additional_properties = d
