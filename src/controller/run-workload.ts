@@ -2,8 +2,12 @@ import type { ComputeTypes } from "../resources/compute-types.ts";
 import { RUN_WORKLOAD, runSpecSchema, type RunSpec, type RunStatus } from "../resources/run.ts";
 import { runLabels } from "../resources/labels.ts";
 import { buildRunJob, OUTPUT_TOKEN_KEY } from "../k8s/run-job.ts";
-import { observeRun, type RunObservation } from "./run-observation.ts";
-import { notReady, presetFor, type Workload } from "./workload.ts";
+import { observeRun, observeWarmRun, type RunObservation } from "./run-observation.ts";
+import { adopted, notReady, presetFor, type Workload } from "./workload.ts";
+import type { WarmPools } from "./warm-pools.ts";
+import { POOL_LABEL } from "../resources/warm-pools.ts";
+import { API_VERSION } from "../resources/common.ts";
+import { RUN_KIND } from "../resources/run.ts";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { EnvironmentBuilds } from "./environment-builds.ts";
 
@@ -30,7 +34,14 @@ export interface RunWorkloadDeps {
    * valid until expiresAt) and collectSeconds past its timeout to send them. Absent: no collection.
    */
   outputs?: { collectSeconds: number; mint(runId: string, accountId: string, expiresAt: Date): Promise<string> };
+  /** Warm pools (issue 33): a run of a pooled environment and compute type claims a waiting pod when there is one. */
+  warm?: Pick<WarmPools, "claim" | "progress">;
 }
+
+/** How often a warm run whose command has not started yet is looked at: its agent reports to codeplane, not to its pod. */
+export const WARM_STARTING_POLL_MS = 500;
+/** The same slack a cold run's checkout token has past its deadline (workload-secret.ts). */
+const CHECKOUT_TOKEN_SLACK_SECONDS = 120;
 
 /** Seconds an output token outlives the run's deadline and collection margin: the deadline counts from the Job's start, a little after minting. */
 const OUTPUT_TOKEN_SLACK_SECONDS = 300;
@@ -55,9 +66,61 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         const created = new Date(run.metadata.creationTimestamp ?? Date.now()).getTime();
         await deps.recordEnvironmentCache(spec.runId, (built.row.completed_at?.getTime() ?? 0) > created ? "built" : "hit");
       }
-      const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
       const outputs = deps.outputs;
+      const internalUrl = deps.checkout.internalUrl;
+      if (deps.warm && internalUrl) {
+        const claim = await deps.warm.claim({
+          runId: spec.runId,
+          environmentKey: spec.environment?.key,
+          computeType: spec.computeType,
+          timeoutSeconds: spec.timeoutSeconds,
+          owner: { apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, uid: run.metadata.uid },
+          labels,
+          // What a cold run's pod gets from its spec and Secret, handed over by the internal endpoint instead.
+          assignment: async () => {
+            const deadline = new Date(Date.now() + (spec.timeoutSeconds + CHECKOUT_TOKEN_SLACK_SECONDS) * 1000);
+            const checkoutToken = await deps.checkout.mint({
+              workloadKind: "run",
+              workloadId: spec.runId,
+              accountId: spec.accountId,
+              repositoryId: spec.repositoryId,
+              commitHash: spec.commitHash,
+              expiresAt: deadline,
+            });
+            const outputToken = outputs
+              ? await outputs.mint(
+                  spec.runId,
+                  spec.accountId,
+                  new Date(Date.now() + (spec.timeoutSeconds + outputs.collectSeconds + OUTPUT_TOKEN_SLACK_SECONDS) * 1000),
+                )
+              : null;
+            return {
+              run_id: spec.runId,
+              commit: spec.commitHash,
+              git_url: `${internalUrl}/git/${spec.repositoryId}.git`,
+              checkout_token: checkoutToken,
+              command: [...spec.command],
+              env: await deps.resolveEnv(spec.accountId, spec.repositoryId),
+              environment: spec.environment
+                ? { archive_url: `${internalUrl}/internal/environments/${spec.environment.key}/archive`, warnings: [...spec.environment.warnings] }
+                : null,
+              outputs:
+                outputs && outputToken
+                  ? {
+                      url: `${internalUrl}/internal/runs/${spec.runId}/outputs`,
+                      token: outputToken,
+                      paths: [...(spec.outputPaths ?? [])],
+                      collect_seconds: outputs.collectSeconds,
+                    }
+                  : null,
+              timeout_seconds: spec.timeoutSeconds,
+            };
+          },
+        });
+        if (claim) return adopted(claim.jobName);
+      }
+      const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const secretValues = outputs
         ? {
             ...env,
@@ -81,7 +144,18 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         ttlSecondsAfterFinished: deps.jobTtlSeconds,
       });
     },
-    observe: async ({ resource, job, pod, now }) => observeRun(resource.spec, resource.status, job, pod, now),
+    jobNameOf: (run) => run.status?.jobName ?? run.metadata.name,
+    observe: async ({ resource, job, pod, now }) => {
+      // A warm pool's Job (issue 33): its pod is older than the run, so the claim's progress says when it started.
+      if (deps.warm && job?.metadata?.labels?.[POOL_LABEL]) {
+        const progress = await deps.warm.progress(resource.spec.runId);
+        if (progress) {
+          const obs = observeWarmRun(resource.spec, resource.status, job, pod, now, progress);
+          return obs.phase === "preprocessing" && pod ? { ...obs, requeueAfterMs: WARM_STARTING_POLL_MS } : obs;
+        }
+      }
+      return observeRun(resource.spec, resource.status, job, pod, now);
+    },
     extraStatus: (obs, previous) => {
       const timeline = obs.timeline ?? previous?.timeline;
       return timeline && Object.keys(timeline).length > 0 ? { timeline } : {};

@@ -12,7 +12,7 @@ import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
 import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
-import { isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
+import { isAdopted, isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
 // and pod from the informer caches), decide (the descriptor's observe), act
@@ -214,8 +214,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const { resource, now, podNow } = pass;
     const { spec } = resource;
     const ns = resource.metadata.namespace;
-    // The Job is named after its resource (restrictedJob), so it is found by that name.
-    const jobName = resource.metadata.name;
+    // The Job is named after its resource (restrictedJob), so it is found by that name, unless the
+    // workload was given one that existed (a warm pool's, recorded in its status).
+    let jobName = w.jobNameOf?.(resource) ?? resource.metadata.name;
     const previous = resource.status;
     /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
     let admittedNow: Date | null = null;
@@ -228,7 +229,11 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       }
       const made = await w.job(resource, cluster);
       if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
-      await cluster.createJob(ns, made);
+      if (isAdopted(made)) jobName = made.jobName;
+      else {
+        jobName = made.metadata?.name ?? jobName;
+        await cluster.createJob(ns, made);
+      }
     }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
@@ -238,12 +243,12 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null));
+    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null), jobName);
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
-    return { status: next, pod };
+    return { status: next, pod, ...(obs.requeueAfterMs !== undefined && { requeueAfterMs: obs.requeueAfterMs }) };
   }
 
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */
@@ -375,7 +380,8 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       completionTime: now.toISOString(),
       stopJob: true,
     };
-    if (this.#d.jobs.get(name, namespace)) await cluster.deleteJob(namespace, name);
+    const jobName = w.jobNameOf?.(resource) ?? name;
+    if (this.#d.jobs.get(jobName, namespace)) await cluster.deleteJob(namespace, jobName);
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
     const status = this.#statusFrom(resource, failed, null, now, undefined, null);
     if (!(await this.#write(resource, status, reason, log))) return;
@@ -397,6 +403,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     now: Date,
     extra: Partial<Status> | undefined,
     admitted: Date | null,
+    jobName: string = this.#d.workload.jobNameOf?.(resource) ?? resource.metadata.name,
   ): Status {
     const w = this.#d.workload;
     const prev = resource.status;
@@ -436,7 +443,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       phase: obs.phase,
       observedGeneration: generation,
       conditions,
-      jobName: resource.metadata.name,
+      jobName,
       ...(podName && { podName }),
       // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
       ...(obs.exitCode !== null && { exitCode: obs.exitCode }),
