@@ -70,7 +70,10 @@ export function claimMade(poolPodId: string, ms: number, signal?: AbortSignal): 
 }
 
 /** Records a new pool pod (before its Job is created) and returns its credential: the only time it exists in clear. */
-export async function registerPoolPod(db: Db, p: { pool: string; namespace: string; jobName: string; id?: string }): Promise<{ id: string; credential: string }> {
+export async function registerPoolPod(
+  db: Db,
+  p: { pool: string; namespace: string; jobName: string; id?: string },
+): Promise<{ id: string; credential: string }> {
   const id = p.id ?? newId();
   const credential = PREFIX + randomBytes(32).toString("base64url");
   await db
@@ -266,12 +269,6 @@ export class PoolService {
 
 /** The image of a ready cached environment with this key (any account's: the key is the hash of the image and its manifests). */
 export async function readyEnvironmentImage(db: Db, key: string): Promise<string | null> {
-  const row = await db
-    .selectFrom("environments")
-    .select("image")
-    .where("key", "=", key)
-    .where("status", "=", "ready")
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom("environments").select("image").where("key", "=", key).where("status", "=", "ready").limit(1).executeTakeFirst();
   return row?.image ?? null;
 }
