@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../src/domain/crypto/secret-box.ts";
 import { claimOf, claimPoolPod, loseClaim, registerPoolPod, retireWaiting, takeAssignment, type PoolAssignment } from "../../src/domain/pools/pool-pods.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import type { V1Job } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { WarmPools } from "../../src/controller/warm-pools.ts";
+import type { PoolCluster } from "../../src/k8s/pool-actions.ts";
+import { DEFAULT_COMPUTE_TYPES } from "../../src/resources/compute-types.ts";
 
 // The warm-pool claim protocol (issue 33) against a real Postgres, and its
 // internal door over HTTP on the git listener as pool pods reach it: a pod
@@ -199,5 +204,117 @@ describe("warm pool claims", () => {
     const after = await claimOf(svc.db, run);
     expect(after!.checked_out_at).toBeInstanceOf(Date);
     expect(after!.started_at).toBeInstanceOf(Date);
+  });
+});
+
+describe("the pool manager's claims across a controller restart and a lost pod (chaos, with a stand-in cluster)", () => {
+  const KEY = "e".repeat(64);
+  /** A stand-in cluster: the Jobs that exist, and what was adopted; `failAdopt` makes the next adoption die as a killed controller would. */
+  function standIn() {
+    const jobs = new Map<string, V1Job>();
+    const adopted: string[] = [];
+    let failAdopt = false;
+    const cluster: PoolCluster = {
+      async listPoolJobs() {
+        return [...jobs.values()];
+      },
+      async createPoolJob(_ns, job) {
+        jobs.set(job.metadata!.name!, { ...job, status: { startTime: new Date() } });
+      },
+      async adopt(_ns, name) {
+        if (failAdopt) {
+          failAdopt = false;
+          throw new Error("the controller was killed");
+        }
+        if (!jobs.has(name)) return false;
+        adopted.push(name);
+        return true;
+      },
+      async deleteJob(_ns, name) {
+        jobs.delete(name);
+      },
+    };
+    return { cluster, jobs, adopted, killNextAdoption: () => (failAdopt = true) };
+  }
+  const manager = (cluster: PoolCluster, name: string) =>
+    new WarmPools({
+      db: svc.db,
+      box,
+      cluster,
+      namespace: `chaos-${name}`,
+      pools: [{ name, environment: KEY, compute_type: "cpu-general", size: 2, idle_seconds: 900 }],
+      computeTypes: DEFAULT_COMPUTE_TYPES,
+      images: { codeplane: "codeplane:dev", pullPolicy: "Never" },
+      internalUrl: "http://10.0.0.1:8081",
+      jobTtlSeconds: 60,
+      environmentImage: async () => "codeplane-runner:dev",
+      logger: pino({ level: "silent" }),
+    });
+  const request = (runId: string) => ({
+    runId,
+    environmentKey: KEY,
+    computeType: "cpu-general",
+    timeoutSeconds: 60,
+    owner: { apiVersion: "codeplane.dev/v1alpha1", kind: "Run", name: `run-${runId}`, uid: "u" },
+    labels: { "codeplane.dev/run": runId },
+    assignment: async () => assignmentFor(runId),
+  });
+
+  it("a controller killed between the claim and the adoption: the next one adopts the same pod, and the run has one", async () => {
+    const c = standIn();
+    const first = manager(c.cluster, "chaos-a");
+    await first.tick();
+    expect(c.jobs.size).toBe(2);
+    const run = await runRow();
+    c.killNextAdoption();
+    await expect(first.claim(request(run))).rejects.toThrow("killed");
+    // A new controller (a new manager on the same database and cluster).
+    const second = manager(c.cluster, "chaos-a");
+    const claim = await second.claim(request(run));
+    expect(claim).not.toBeNull();
+    const rows = await svc.db.selectFrom("pool_pods").selectAll().where("run_id", "=", run).execute();
+    expect(rows).toHaveLength(1);
+    expect(claim!.jobName).toBe(rows[0]!.job_name);
+    expect(c.adopted).toEqual([rows[0]!.job_name]);
+    // Claimed again and again: still that pod.
+    expect((await second.claim(request(run)))!.jobName).toBe(rows[0]!.job_name);
+    expect(await svc.db.selectFrom("pool_pods").select("id").where("pool", "=", "chaos-a").where("state", "=", "claimed").execute()).toHaveLength(1);
+  });
+
+  it("a pod deleted after its claim, before it took the run: the claim is lost and the run starts the ordinary way; the pod can never take it", async () => {
+    const c = standIn();
+    const m = manager(c.cluster, "chaos-b");
+    await m.tick();
+    const run = await runRow();
+    const claim = await m.claim(request(run));
+    c.jobs.delete(claim!.jobName);
+    expect(await m.claim(request(run))).toBeNull();
+    expect(await claimOf(svc.db, run)).toMatchObject({ state: "lost", assignment_ciphertext: null });
+  });
+
+  it("a pod deleted after it took the run: the run is failed, saying so, and never started again", async () => {
+    const c = standIn();
+    const m = manager(c.cluster, "chaos-c");
+    await m.tick();
+    const run = await runRow();
+    const claim = await m.claim(request(run));
+    const row = await claimOf(svc.db, run);
+    await svc.db.updateTable("pool_pods").set({ state: "assigned", assignment_ciphertext: null, assignment_key_id: null }).where("id", "=", row!.id).execute();
+    c.jobs.delete(claim!.jobName);
+    await expect(m.claim(request(run))).rejects.toThrow(/went away after it had received the run/);
+    await expect(m.claim(request(run))).rejects.toThrow(/not started again/);
+  });
+
+  it("refills at once after a claim, up to the pool's size and no further", async () => {
+    const c = standIn();
+    const m = manager(c.cluster, "chaos-d");
+    await m.tick();
+    await m.tick();
+    expect(c.jobs.size).toBe(2);
+    await m.claim(request(await runRow()));
+    await m.tick();
+    // Two waiting again, beside the claimed one.
+    expect(c.jobs.size).toBe(3);
+    expect(await svc.db.selectFrom("pool_pods").select("id").where("pool", "=", "chaos-d").where("state", "=", "waiting").execute()).toHaveLength(2);
   });
 });
