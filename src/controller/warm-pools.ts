@@ -132,7 +132,7 @@ export class WarmPools {
    * away after taking it: the command may have run, and a run never runs twice.
    */
   async claim(r: ClaimRequest): Promise<WarmClaim | null> {
-    const { db, box, cluster, namespace } = this.#d;
+    const { db, box, namespace } = this.#d;
     let row = await claimOf(db, r.runId);
     if (!row) {
       const pool = poolFor(this.#d.pools, r.environmentKey, r.computeType);

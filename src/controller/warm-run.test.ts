@@ -95,7 +95,7 @@ describe("a run on a warm pool's pod", () => {
 
   const adopted = (status: Partial<RunStatus> = {}) =>
     aRun()
-      .withStatus({ phase: "pending", jobName: POOL_JOB, ...status } as RunStatus)
+      .withStatus({ phase: "pending", jobName: POOL_JOB, ...status })
       .build();
 
   it("is preprocessing, not running, while its agent checks out (its main container ran before the run existed), and looks again soon", async () => {
@@ -139,10 +139,7 @@ describe("a run on a warm pool's pod", () => {
   it("stops the pool's Job, not one named after the run, when cancelled", async () => {
     const w = warm(null, { startedAt: STARTED });
     const { reconciler, recorded } = runWorld({
-      resource: aRun()
-        .withStatus({ phase: "running", jobName: POOL_JOB } as RunStatus)
-        .cancelRequested()
-        .build(),
+      resource: aRun().withStatus({ phase: "running", jobName: POOL_JOB }).cancelRequested().build(),
       warm: w.pools,
       otherJob: poolJob(),
       pods: [warmPod()],

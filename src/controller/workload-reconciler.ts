@@ -227,13 +227,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
         if (!decision.admitted) return this.#queued(pass, decision);
         admittedNow = decision.at;
       }
-      const made = await w.job(resource, cluster);
-      if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
-      if (isAdopted(made)) jobName = made.jobName;
-      else {
-        jobName = made.metadata?.name ?? jobName;
-        await cluster.createJob(ns, made);
-      }
+      const made = await this.#makeJob(resource);
+      if (typeof made !== "string") return this.#wait(pass, made, admittedNow);
+      jobName = made;
     }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
@@ -249,6 +245,15 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod, ...(obs.requeueAfterMs !== undefined && { requeueAfterMs: obs.requeueAfterMs }) };
+  }
+
+  /** Creates the workload's Job, or takes the one it was given (a warm pool's); its name, or why it must wait. */
+  async #makeJob(resource: WorkloadResource<Spec, Status>): Promise<string | NotReady> {
+    const made = await this.#d.workload.job(resource, this.#d.cluster);
+    if (isNotReady(made)) return made;
+    if (isAdopted(made)) return made.jobName;
+    await this.#d.cluster.createJob(resource.metadata.namespace, made);
+    return made.metadata?.name ?? resource.metadata.name;
   }
 
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */

@@ -91,8 +91,8 @@ describe("warm pool claims", () => {
     const claims = await Promise.all(runs.map((r) => claimPoolPod(svc.db, box, p.name, assignmentFor(r))));
     const got = claims.filter((c) => c !== null);
     expect(got).toHaveLength(3);
-    expect(new Set(got.map((c) => c!.id)).size).toBe(3);
-    expect(new Set(got.map((c) => c!.run_id)).size).toBe(3);
+    expect(new Set(got.map((c) => c.id)).size).toBe(3);
+    expect(new Set(got.map((c) => c.run_id)).size).toBe(3);
   });
 
   it("give a run that claims again (a restarted controller) its own pod back, never a second", async () => {

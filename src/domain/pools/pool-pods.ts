@@ -175,7 +175,7 @@ export async function takeAssignment(db: Db, box: SecretBox, credential: string)
 /** Records a step an assigned pod reports (the first report of each counts); false when the credential opens no assigned pod. */
 export async function recordProgress(db: Db, credential: string, step: ProgressStep): Promise<boolean> {
   if (!CREDENTIAL.test(credential)) return false;
-  const column = `${step}_at` as "checked_out_at" | "environment_ready_at" | "started_at" | "ended_at";
+  const column = `${step}_at`;
   const row = await db
     .updateTable("pool_pods")
     .set({ [column]: sql<Date>`coalesce(${sql.ref(column)}, now())` })
