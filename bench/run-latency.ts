@@ -44,7 +44,12 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? RUNS);
 /** The controller's reconcile concurrency (src/controller/controller.ts), for the burst's baseline. */
 const CONTROLLER_CONCURRENCY = 8;
 // Small requests so a burst is limited by the node's pod capacity, not CPU accounting.
-const COMPUTE = { "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] } };
+const COMPUTE = {
+  "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] },
+  // BENCH_WARM_PRESET=cpu-chart runs the warm case with the chart's cpu-general requests (a pod's CPU share follows its request).
+  "cpu-chart": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" }, nodeSelector: {}, tolerations: [] },
+};
+const WARM_PRESET = process.env.BENCH_WARM_PRESET ?? "cpu-general";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${x.toFixed(0)} ms`.padStart(8);
 
@@ -438,10 +443,12 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
       }
     };
     // The environment is built (and cached) by an ordinary run; its key names the pool.
-    const built = await finished((await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command })).run_id);
+    const built = await finished((await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command, compute_type: WARM_PRESET })).run_id);
     if (built.status !== "completed" || !built.environment?.key) throw new Error(`the warm case's first run: ${built.status} ${built.error}`);
     const key = built.environment.key as string;
-    await bench.restart({ CODEPLANE_WARM_POOLS: JSON.stringify([{ name: "bench", environment: key, size: 2, idle_seconds: 3600 }]) });
+    await bench.restart({
+      CODEPLANE_WARM_POOLS: JSON.stringify([{ name: "bench", environment: key, compute_type: WARM_PRESET, size: 2, idle_seconds: 3600 }]),
+    });
     const readyWaiting = async (n: number) => {
       for (const t0 = Date.now(); ;) {
         const rows = await bench.db
@@ -464,7 +471,7 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
       await readyWaiting(1);
       {
         const t0 = Date.now();
-        const run = await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command });
+        const run = await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command, compute_type: WARM_PRESET });
         const client = sseClient(`${bench.service.url}/v1/runs/${run.run_id as string}/logs/stream`, bench.key);
         while (!client.lines.length) await sleep(1);
         const delivered = Date.now();
