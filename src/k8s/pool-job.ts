@@ -51,7 +51,8 @@ export function buildPoolSecret(input: Pick<PoolJobInput, "pool" | "poolPodId" |
       name: input.jobName,
       namespace: input.namespace,
       labels: poolPodLabels(input.pool, input.poolPodId),
-      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: input.jobName, uid: jobUid, controller: true, blockOwnerDeletion: true }],
+      // Not blockOwnerDeletion: that would need jobs/finalizers on clusters that enforce owner references.
+      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: input.jobName, uid: jobUid, controller: true, blockOwnerDeletion: false }],
     },
     type: "Opaque",
     immutable: true,
