@@ -161,6 +161,8 @@ export interface ClusterBench {
   gitEndpoint: string;
   repositoryId: string;
   api(path: string, json?: unknown): Promise<any>;
+  /** Stops the service and starts it again on the same database, data directory and git port, with these settings added. */
+  restart(env: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -190,7 +192,7 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
     const { key } = await createApiKey(db, account.id, { name: "bench" });
     const gitUrl = (await promisify(execFileCb)(`${root}hack/cluster/git-publish.sh`, [fixture.path, `bench-${namespace}`])).stdout.trim().split("\n").pop()!;
     const gitPort = await freePort(NODE_ADDRESS);
-    const service = await serveInChildProcess({
+    const serviceEnv = {
       ...benchServiceEnv(server.urlFor("bench"), dataDir),
       KUBECONFIG: kubeconfig,
       CODEPLANE_NAMESPACE: namespace,
@@ -200,7 +202,8 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
       CODEPLANE_GIT_HOST: NODE_ADDRESS,
       CODEPLANE_GIT_PORT: String(gitPort),
       ...env,
-    });
+    };
+    let service = await serveInChildProcess(serviceEnv);
     const api = async (p: string, json?: unknown) => {
       const res = await fetch(service.url + p, {
         method: json === undefined ? "GET" : "POST",
@@ -217,12 +220,18 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
       db,
       accountId: account.id,
       key,
-      service,
+      get service() {
+        return service;
+      },
       fixture,
       gitUrl,
       gitEndpoint: `http://${NODE_ADDRESS}:${gitPort}`,
       repositoryId: repo.id,
       api,
+      async restart(extra) {
+        await service.close();
+        service = await serveInChildProcess({ ...serviceEnv, ...extra });
+      },
       async close() {
         await service.close();
         await db.destroy();

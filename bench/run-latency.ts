@@ -13,6 +13,13 @@
 //    BENCH_BURST_ROUNDS (3) times, the two taking turns at going first, and the
 //    ratio is the rounds' median.
 //
+// 3. Warm pools (issue 33): BENCH_WARM_RUNS (20) runs of a small repository whose environment
+//    (one pip requirement, installed through the node's package mirror) is cached, each on a pool
+//    of 2 waiting pods: POST to the first stdout line at an SSE client, against the same raw Job +
+//    log follow baseline in the same loop, with the warm path's steps (claim, assignment, checkout,
+//    environment restore, exec, line printed, line delivered) read from the claim's row. Each warm
+//    sample starts once the pool has a pod waiting (its refill after the last claim).
+//
 // Figures go to $BENCH_JSON when it is set. The SSE fan-out has its own
 // benchmark (bench/sse-fanout.ts).
 import { Writable } from "node:stream";
@@ -23,14 +30,26 @@ import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
 import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
 import { median, percentile, startClusterBench, writeBenchJson, type ClusterBench } from "./lib.ts";
+import { execFile as execFileCb } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { MIRROR } from "../test/helpers/cluster.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
 const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 3);
+const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? RUNS);
 /** The controller's reconcile concurrency (src/controller/controller.ts), for the burst's baseline. */
 const CONTROLLER_CONCURRENCY = 8;
 // Small requests so a burst is limited by the node's pod capacity, not CPU accounting.
-const COMPUTE = { "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] } };
+const COMPUTE = {
+  "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] },
+  // BENCH_WARM_PRESET=cpu-chart runs the warm case with the chart's cpu-general requests (a pod's CPU share follows its request).
+  "cpu-chart": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" }, nodeSelector: {}, tolerations: [] },
+};
+const WARM_PRESET = process.env.BENCH_WARM_PRESET ?? "cpu-general";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${x.toFixed(0)} ms`.padStart(8);
 
@@ -216,7 +235,12 @@ function breakdown(samples: { t0: number; marks: Partial<Record<Step, number>> }
 }
 
 async function main(): Promise<void> {
-  const bench = await startClusterBench({ CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE) });
+  const bench = await startClusterBench({
+    CODEPLANE_COMPUTE_TYPES: JSON.stringify(COMPUTE),
+    // The warm case's environment installs through the node's package mirror.
+    CODEPLANE_RUN_EGRESS_ALLOW: MIRROR.egressAllow,
+    CODEPLANE_RUN_PREPROCESS_ENV: JSON.stringify(MIRROR.preprocessEnv),
+  });
   const { kc, namespace, key, service, api } = bench;
   const timeline = new Timeline();
   const stopWatching = watchTimeline(kc, namespace, timeline);
@@ -367,10 +391,141 @@ async function main(): Promise<void> {
         ratio,
       };
     }
+    if (WARM_RUNS > 0) figures.warm = await warmCase(bench, timeline);
     writeBenchJson("run-latency", figures);
   } finally {
     stopWatching();
     await bench.close();
+  }
+}
+
+const WARM_STEPS = ["claimed", "assigned", "checked_out", "environment_ready", "started", "printed", "delivered"] as const;
+const WARM_STEP_NAMES: Record<(typeof WARM_STEPS)[number], string> = {
+  claimed: "pod claimed (the run admitted)",
+  assigned: "assignment taken by the pod",
+  checked_out: "checked out",
+  environment_ready: "environment restored",
+  started: "command started",
+  printed: "line printed (its timestamp)",
+  delivered: "line at the client",
+};
+
+/** Section 3: a pool of 2 for a cached environment, against the raw Job baseline, interleaved. */
+async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record<string, unknown>> {
+  const execFile = promisify(execFileCb);
+  const dir = mkdtempSync(path.join(tmpdir(), "cp-bench-warm-"));
+  try {
+    const git = (...args: string[]) =>
+      execFile("git", ["-c", "user.name=B", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir });
+    await git("init", "-q", "-b", "main");
+    writeFileSync(path.join(dir, "requirements.txt"), "click==8.5.1\n");
+    writeFileSync(path.join(dir, "hello.py"), "import click\nprint('ready')\n");
+    await git("add", "-A");
+    await git("commit", "-q", "-m", "warm bench");
+    const commit = (await git("rev-parse", "HEAD")).stdout.trim();
+    await git("clone", "-q", "--bare", dir, `${dir}.git`);
+    const root = path.join(import.meta.dirname, "..");
+    const url = (await execFile(path.join(root, "hack/cluster/git-publish.sh"), [`${dir}.git`, `warm-${bench.namespace}`])).stdout.trim().split("\n").pop()!;
+    const repo = (await bench.api("/v1/repositories", { url, name: "warm" })).id as string;
+    await bench.api(`/v1/repositories/${repo}/analysis/${commit}`, {});
+    for (;;) {
+      const a = await bench.api(`/v1/repositories/${repo}/analysis/${commit}`);
+      if (a.status === "completed") break;
+      if (a.status === "failed") throw new Error(`the warm case's analysis failed: ${a.error}`);
+      await sleep(500);
+    }
+    const command = ["python3", "hello.py"];
+    const finished = async (runId: string) => {
+      for (;;) {
+        const r = await bench.api(`/v1/runs/${runId}`);
+        if (["completed", "failed", "cancelled"].includes(r.status)) return r;
+        await sleep(500);
+      }
+    };
+    // The environment is built (and cached) by an ordinary run; its key names the pool.
+    const built = await finished((await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command, compute_type: WARM_PRESET })).run_id);
+    if (built.status !== "completed" || !built.environment?.key) throw new Error(`the warm case's first run: ${built.status} ${built.error}`);
+    const key = built.environment.key as string;
+    await bench.restart({
+      CODEPLANE_WARM_POOLS: JSON.stringify([{ name: "bench", environment: key, compute_type: WARM_PRESET, size: 2, idle_seconds: 3600 }]),
+    });
+    const readyWaiting = async (n: number) => {
+      for (const t0 = Date.now(); ;) {
+        const rows = await bench.db
+          .selectFrom("pool_pods")
+          .select("id")
+          .where("namespace", "=", bench.namespace)
+          .where("state", "=", "waiting")
+          .where("ready_at", "is not", null)
+          .execute();
+        if (rows.length >= n) return;
+        if (Date.now() - t0 > 600_000) throw new Error("the warm pool never had a pod waiting");
+        await sleep(100);
+      }
+    };
+    await readyWaiting(2);
+    const warm: { total: number; steps: Record<string, number> }[] = [];
+    const direct: number[] = [];
+    let cold = 0;
+    for (let i = 0; i < WARM_RUNS; i++) {
+      await readyWaiting(1);
+      {
+        const t0 = Date.now();
+        const run = await bench.api(`/v1/repositories/${repo}/${commit}/runs`, { command, compute_type: WARM_PRESET });
+        const client = sseClient(`${bench.service.url}/v1/runs/${run.run_id as string}/logs/stream`, bench.key);
+        while (!client.lines.length) await sleep(1);
+        const delivered = Date.now();
+        const printed = Date.parse(client.lines[0]!.data.ts!);
+        client.es.close();
+        const row = await bench.db.selectFrom("pool_pods").selectAll().where("run_id", "=", run.run_id).executeTakeFirst();
+        if (!row) {
+          cold++;
+          continue;
+        }
+        const at = (d: Date | null) => (d ? d.getTime() - t0 : NaN);
+        warm.push({
+          total: delivered - t0,
+          steps: {
+            claimed: at(row.claimed_at),
+            assigned: at(row.assigned_at),
+            checked_out: at(row.checked_out_at),
+            environment_ready: at(row.environment_ready_at),
+            started: at(row.started_at),
+            printed: printed - t0,
+            delivered: delivered - t0,
+          },
+        });
+        await finished(run.run_id);
+      }
+      {
+        const t0 = Date.now();
+        const job = await createJobDirectly(bench, ["sh", "-c", "echo ready"]);
+        const first = await firstLineOfPod(bench, timeline, job);
+        direct.push(first.delivered - t0);
+        await deleteJobDirectly(bench, job);
+      }
+    }
+    const totals = warm.map((w) => w.total);
+    console.log(`\nWarm pool (2 pods, cached environment): POST to the first stdout line at an SSE client (${warm.length} warm runs; ${cold} found no pod)`);
+    console.log(`  codeplane, warm: POST + SSE   median ${ms(median(totals))}   p95 ${ms(percentile(totals, 95))}`);
+    console.log(`  baseline: Job + pod log       median ${ms(median(direct))}   p95 ${ms(percentile(direct, 95))}`);
+    console.log(`\n  median time from submission to each step of a warm run`);
+    const steps: Record<string, number> = {};
+    for (const s of WARM_STEPS) {
+      const xs = warm.map((w) => w.steps[s]!).filter((x) => Number.isFinite(x));
+      if (!xs.length) continue;
+      steps[s] = median(xs);
+      console.log(`  ${WARM_STEP_NAMES[s].padEnd(40)} ${ms(steps[s])}`);
+    }
+    return {
+      warm_ms: { median: median(totals), p95: percentile(totals, 95), samples: totals },
+      baseline_ms: { median: median(direct), p95: percentile(direct, 95), samples: direct },
+      cold_fallbacks: cold,
+      steps_ms: steps,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}.git`, { recursive: true, force: true });
   }
 }
 

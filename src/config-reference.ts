@@ -163,6 +163,12 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     default: "the `cpu-general`, `cpu-memory` and `gpu-a10g` presets",
     helm: "computeTypes",
   },
+  CODEPLANE_WARM_POOLS: {
+    meaning:
+      "warm pools (docs/operators/warm-pools.md): JSON `[{name, environment, compute_type?, size, idle_seconds?}]`; each keeps `size` pods started for runs of that cached environment's key and compute type, which start on one without a Job to create",
+    default: "none",
+    helm: "warmPools",
+  },
   CODEPLANE_NAMESPACE: { meaning: "namespace of Runs, Analyses and their Jobs", helm: "runNamespace.name" },
   CODEPLANE_INTERNAL_URL: {
     meaning:

@@ -4,6 +4,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { computeTypesSchema, DEFAULT_COMPUTE_TYPES, type ComputeTypes } from "./resources/compute-types.ts";
+import { warmPoolsSchema, type WarmPool } from "./resources/warm-pools.ts";
 import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type EgressRule } from "./resources/egress.ts";
 import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
 import { catalogSchema, type Catalog } from "./resources/environment-catalog.ts";
@@ -183,6 +184,25 @@ export const envSchema = z.object({
       const r = computeTypesSchema.safeParse(json);
       if (!r.success) {
         ctx.addIssue({ code: "custom", message: `invalid compute types: ${z.prettifyError(r.error)}` });
+        return z.NEVER;
+      }
+      return r.data;
+    }),
+  CODEPLANE_WARM_POOLS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: "custom", message: 'must be JSON: [{"name": "py", "environment": "<key>", "compute_type": "cpu-general", "size": 2}]' });
+        return z.NEVER;
+      }
+      const r = warmPoolsSchema.safeParse(json);
+      if (!r.success) {
+        ctx.addIssue({ code: "custom", message: `invalid warm pools: ${z.prettifyError(r.error)}` });
         return z.NEVER;
       }
       return r.data;
@@ -508,6 +528,8 @@ export interface Config {
     /** The bounds on one run's metrics: series, points per series, characters of a name. */
     metrics: { maxSeries: number; maxPointsPerSeries: number; maxNameLength: number };
     computeTypes: ComputeTypes;
+    /** Warm pools (CODEPLANE_WARM_POOLS, issue 33): pods started ahead of their runs. */
+    warmPools: WarmPool[];
     /**
      * Base URL pods clone from (codeplane's `/git/` endpoint). null: derived
      * from the git listener when it is bound to one address
@@ -867,6 +889,13 @@ function checkCombinations(e: ParsedEnv): number {
   if (fetchesPerAccount > e.CODEPLANE_GIT_MAX_FETCHES) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_GIT_MAX_FETCHES_PER_ACCOUNT: must not exceed CODEPLANE_GIT_MAX_FETCHES");
   }
+  for (const pool of e.CODEPLANE_WARM_POOLS) {
+    if (!e.CODEPLANE_COMPUTE_TYPES[pool.compute_type]) {
+      throw new ConfigError(
+        `invalid configuration:\n  CODEPLANE_WARM_POOLS: pool '${pool.name}': compute type '${pool.compute_type}' is not one of CODEPLANE_COMPUTE_TYPES`,
+      );
+    }
+  }
   if (!e.CODEPLANE_COMPUTE_TYPES["cpu-general"]) {
     throw new ConfigError("invalid configuration:\n  CODEPLANE_COMPUTE_TYPES: must define the default compute type 'cpu-general'");
   }
@@ -1029,6 +1058,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
         maxNameLength: e.CODEPLANE_RUN_METRICS_MAX_NAME_LENGTH,
       },
       computeTypes: e.CODEPLANE_COMPUTE_TYPES,
+      warmPools: e.CODEPLANE_WARM_POOLS,
       internalUrl: e.CODEPLANE_INTERNAL_URL ?? derivedInternalUrl(e.CODEPLANE_GIT_HOST ?? e.CODEPLANE_HOST, e.CODEPLANE_GIT_PORT ?? e.PORT),
       egress: {
         mode: e.CODEPLANE_RUN_EGRESS,

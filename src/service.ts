@@ -32,6 +32,7 @@ import { API_KEY_CHANNEL, ApiKeyCache } from "./domain/auth/api-key-cache.ts";
 import { listenToChannel, type ChannelListener } from "./db/notifications.ts";
 import { createFirstKeyIfEmpty, ensureSeededKey } from "./domain/auth/bootstrap.ts";
 import { SecretBox } from "./domain/crypto/secret-box.ts";
+import { PoolService } from "./domain/pools/pool-pods.ts";
 import { EnvVarService } from "./domain/env-vars/env-vars.ts";
 import { GitMirrors } from "./domain/repositories/git/index.ts";
 import { RepositoryService } from "./domain/repositories/repositories.ts";
@@ -167,7 +168,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     api?.background.start();
     if (kube && config.components.controller) {
       if (!internalUrl) logger.warn("CODEPLANE_INTERNAL_URL is not set and cannot be derived: runs and analyses will fail at checkout until it is");
-      elector = startController(config, kube, database, envVars, installation, metrics, internalUrl, api?.outputs ?? null, logger);
+      elector = startController(config, kube, database, envVars, box, installation, metrics, internalUrl, api?.outputs ?? null, logger);
     }
     logger.info(
       {
@@ -324,6 +325,8 @@ function apiServices(
     runs,
     environments,
     outputs,
+    // Warm pools' pods take their assignments through the internal door (nothing answers a credential no pool pod holds).
+    pools: new PoolService(box),
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
@@ -486,6 +489,7 @@ function startController(
   kube: KubeClients,
   database: DatabaseHandle,
   envVars: EnvVarService,
+  box: SecretBox,
   installation: string,
   metrics: Registry,
   internalUrl: string | null,
@@ -517,6 +521,8 @@ function startController(
     outputCollectSeconds: config.runs.outputCollectSeconds,
     // A retried run's lost attempt's output files go with their rows when this process has the object store.
     discardOutputs: outputs ? (db, runId) => outputs.deleteForRun(db, runId) : discardOutputRows,
+    warmPools: config.runs.warmPools,
+    box,
     logger,
   });
   const elector = new LeaderElector({

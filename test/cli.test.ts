@@ -91,6 +91,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0017_results",
         "0018_run_outputs",
         "0019_limits",
+        "0020_warm_pools",
         "0023_log_groups",
         "0024_run_attempts",
       ],

@@ -31,6 +31,8 @@ import type { AnalysisService } from "../domain/analyses/analyses.ts";
 import type { CheckoutService } from "../domain/checkout/checkout.ts";
 import { registerGitRoutes } from "./routes/git.ts";
 import { registerEnvironmentArchiveRoutes } from "./routes/environment-archives.ts";
+import { registerPoolRoutes } from "./routes/pool.ts";
+import type { PoolService } from "../domain/pools/pool-pods.ts";
 import { registerOutputRoutes, registerOutputUploadRoutes } from "./routes/outputs.ts";
 import type { OutputService } from "../domain/outputs/outputs.ts";
 import { registerEnvironmentRoutes } from "./routes/environments.ts";
@@ -60,6 +62,8 @@ export interface ApiServices {
   environments: EnvironmentService;
   /** Run outputs: /v1/runs/{run_id}/outputs and the upload door run pods use (/internal/runs/{run_id}/outputs). Absent: neither is served. */
   outputs?: OutputService;
+  /** Warm pools: the door pool pods take their assignment from (/internal/pool/*). Absent: not served. */
+  pools?: PoolService;
   logHub: LogHub;
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
@@ -148,6 +152,7 @@ export function createApps(deps: AppDeps): Apps {
             registerGitRoutes(r, deps.api!.checkout);
             registerEnvironmentArchiveRoutes(r, deps.api!.db, deps.api!.environments);
             if (deps.api!.outputs) registerOutputUploadRoutes(r, deps.api!.db, deps.api!.outputs);
+            if (deps.api!.pools) registerPoolRoutes(r, deps.api!.db, deps.api!.pools);
           })
         : null,
     metrics: separate.metrics ? createSideApp(deps, metrics, (r) => registerMetricsRoute(r, metrics.registry)) : null,
@@ -217,6 +222,7 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
     registerGitRoutes(git, s.checkout);
     registerEnvironmentArchiveRoutes(git, s.db, s.environments);
     if (s.outputs) registerOutputUploadRoutes(git, s.db, s.outputs);
+    if (s.pools) registerPoolRoutes(git, s.db, s.pools);
   }
   // MCP (src/mcp/): authenticated and rate-limited like /v1, below.
   const mcp = new Router({ sensitive: true, strict: true });

@@ -36,6 +36,11 @@ import type { Admission } from "./admission.ts";
 import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
 import { limitOverrides } from "../domain/limits/limits.ts";
 import type { Limits } from "../domain/limits/limits.ts";
+import type { SecretBox } from "../domain/crypto/secret-box.ts";
+import { readyEnvironmentImage } from "../domain/pools/pool-pods.ts";
+import { kubePoolCluster } from "../k8s/pool-actions.ts";
+import type { WarmPool } from "../resources/warm-pools.ts";
+import { WarmPools } from "./warm-pools.ts";
 
 // The controller: informers on every workload kind (Runs, Analyses) and the
 // Jobs and pods they own feed one keyed queue (keys are resource names:
@@ -72,6 +77,10 @@ export interface ControllerOptions {
   outputCollectSeconds?: number;
   /** Drops a run's stored outputs when a retry gives up its lost attempt (src/domain/runs/run-attempts.ts). */
   discardOutputs: BeginAttemptDeps["discardOutputs"];
+  /** Warm pools (CODEPLANE_WARM_POOLS, issue 33); absent or empty: none. */
+  warmPools?: readonly WarmPool[];
+  /** Seals warm pods' assignments (the installation's encryption key); required with warmPools. */
+  box?: SecretBox;
   concurrency?: number;
   /** The root logger: the controller's parts each log as their own component. */
   logger: Logger;
@@ -108,6 +117,7 @@ export class Controller {
   readonly #metrics: WorkloadMetrics;
   readonly #limiterMetrics: LimiterMetrics;
   #limiter: BuiltInLimiter | null = null;
+  #warm: WarmPools | null = null;
   /** A wake-up of the admissible runs is scheduled (coalesced: one per burst of events). */
   #kick: NodeJS.Timeout | null = null;
 
@@ -148,6 +158,7 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
           checkout,
+          ...(this.#warm && { warm: this.#warm }),
           ...(this.#o.outputCollectSeconds !== undefined && {
             outputs: {
               collectSeconds: this.#o.outputCollectSeconds,
@@ -216,6 +227,23 @@ export class Controller {
       logger: logger.child({ component: "admission" }),
     });
     this.#limiter = limiter;
+    this.#warm =
+      this.#o.warmPools?.length && this.#o.box
+        ? new WarmPools({
+            db: this.#o.db,
+            box: this.#o.box,
+            cluster: kubePoolCluster(k),
+            namespace: ns,
+            pools: this.#o.warmPools,
+            computeTypes: this.#o.computeTypes,
+            images: this.#o.images,
+            internalUrl: this.#o.checkout.internalUrl,
+            jobTtlSeconds: this.#o.jobTtlSeconds,
+            ...(this.#o.outputCollectSeconds !== undefined && { outputCollectSeconds: this.#o.outputCollectSeconds }),
+            environmentImage: (key) => readyEnvironmentImage(this.#o.db, key),
+            logger: logger.child({ component: "warm-pools" }),
+          })
+        : null;
     const wired = this.#kinds({
       cluster,
       admission: limiter,
@@ -320,6 +348,7 @@ export class Controller {
     // that happened while no controller ran is lost.
     for (const x of kinds) for (const r of x.informer.list(ns)) resourceKey(r);
     logger.info(Object.fromEntries(kinds.map((x) => [x.kind.plural, x.informer.list(ns).length])), "controller started");
+    this.#warm?.start();
   }
 
   #archiver(table: WorkloadTable, onComplete: (id: string) => void, onBatch?: ArchiveBatchHook): LogArchiver {
@@ -367,6 +396,8 @@ export class Controller {
     this.#kick = null;
     this.#limiter?.stop();
     this.#limiter = null;
+    await this.#warm?.stop();
+    this.#warm = null;
     for (const t of this.#restarts) clearTimeout(t);
     this.#restarts.clear();
     await Promise.all(this.#informers.map((i) => i.stop().catch(() => undefined)));

@@ -195,6 +195,25 @@ export const podScheduled: RunRule = (f) =>
 /** The last word: nothing said otherwise, so the run waits for its pod. */
 export const pending = (f: RunFacts): RunObservation => ongoing(f, "pending", "Pending");
 
+/**
+ * What the warm agent (packages/runner/src/warm.ts) writes to the main container's termination message
+ * when the checkout or the environment's restore failed, before any command ran.
+ */
+export const WARM_PREPROCESSING_FAILED = "codeplane: preprocessing failed";
+
+/** A warm pod's agent could not check out or restore: the run failed in preprocessing, as a cold one's init container would. */
+export const warmPreprocessingFailed: RunRule = (f) =>
+  f.terminated?.message?.startsWith(WARM_PREPROCESSING_FAILED)
+    ? finish(f, "failed", "PreprocessingFailed", f.terminated.message.slice(WARM_PREPROCESSING_FAILED.length + 2).trim() || "preprocessing failed", null)
+    : undefined;
+
+/**
+ * A warm pod's main container runs from before the run existed: the run is running once its agent
+ * said the command started (startTime), and preprocessing until then.
+ */
+export const warmMainRunning: RunRule = (f) =>
+  f.main?.state?.running ? (f.startTime ? ongoing(f, "running", "Running") : ongoing(f, "preprocessing", "WarmPreprocessing")) : undefined;
+
 /** The chain, in the order it is asked. */
 export const RUN_RULES: readonly RunRule[] = [
   finishedStaysFinished,
@@ -213,3 +232,8 @@ export const RUN_RULES: readonly RunRule[] = [
   mainRunning,
   podScheduled,
 ];
+
+/** The chain for a run on a warm pool's pod: the same, but for the agent's preprocessing and when it started. */
+export const WARM_RUN_RULES: readonly RunRule[] = RUN_RULES.flatMap((rule) =>
+  rule === mainExited ? [warmPreprocessingFailed, mainExited] : rule === mainRunning ? [warmMainRunning] : [rule],
+);

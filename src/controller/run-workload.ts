@@ -5,8 +5,12 @@ import { ATTEMPT_ANNOTATION, LOG_SEQ_OFFSET_ANNOTATION, RUN_LIFECYCLE, RUN_WORKL
 import { attemptJobName, attemptNumber, attemptSeqOffset, currentAttempt, decideRetry, mayRetry, retriedStatus, trackAttempts } from "./run-retry.ts";
 import { runLabels } from "../resources/labels.ts";
 import { buildRunJob, OUTPUT_TOKEN_KEY } from "../k8s/run-job.ts";
-import { observeRun, type RunObservation } from "./run-observation.ts";
-import { notReady, presetFor, type Workload } from "./workload.ts";
+import { observeRun, observeWarmRun, type RunObservation } from "./run-observation.ts";
+import { adopted, notReady, presetFor, type Workload } from "./workload.ts";
+import type { WarmPools } from "./warm-pools.ts";
+import { POOL_LABEL } from "../resources/warm-pools.ts";
+import { API_VERSION } from "../resources/common.ts";
+import { RUN_KIND } from "../resources/run.ts";
 import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { EnvironmentBuilds } from "./environment-builds.ts";
 
@@ -38,7 +42,23 @@ export interface RunWorkloadDeps {
    * what the lost attempt left that the next one writes again (its outputs, its metrics). Idempotent.
    */
   beginAttempt?(runId: string, attempt: number, marker: LogLine): Promise<void>;
+  /** Warm pools (issue 33): a run of a pooled environment and compute type claims a waiting pod when there is one. */
+  warm?: Pick<WarmPools, "claim" | "progress">;
 }
+
+/**
+ * The run's current Job: a later attempt's (a retry, run-retry.ts), else the one its status
+ * recorded (a warm pool's Job it adopted), else the Run's own name.
+ */
+export function runJobName(run: { metadata: { name: string }; status?: RunStatus }): string {
+  const attempt = currentAttempt(run.status);
+  return attempt && attempt.attempt > 1 ? attempt.jobName : (run.status?.jobName ?? run.metadata.name);
+}
+
+/** How often a warm run whose command has not started yet is looked at: its agent reports to codeplane, not to its pod. */
+export const WARM_STARTING_POLL_MS = 500;
+/** The same slack a cold run's checkout token has past its deadline (workload-secret.ts). */
+const CHECKOUT_TOKEN_SLACK_SECONDS = 120;
 
 /** Seconds an output token outlives the run's deadline and collection margin: the deadline counts from the Job's start, a little after minting. */
 const OUTPUT_TOKEN_SLACK_SECONDS = 300;
@@ -63,9 +83,62 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         const created = new Date(run.metadata.creationTimestamp ?? Date.now()).getTime();
         await deps.recordEnvironmentCache(spec.runId, (built.row.completed_at?.getTime() ?? 0) > created ? "built" : "hit");
       }
-      const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const labels = runLabels(spec.accountId, spec.repositoryId, spec.runId);
       const outputs = deps.outputs;
+      const internalUrl = deps.checkout.internalUrl;
+      // Only a first attempt takes a waiting pod: a retry follows a lost one, and a claim is once per run.
+      if (deps.warm && internalUrl && attemptNumber(run.status) === 1) {
+        const claim = await deps.warm.claim({
+          runId: spec.runId,
+          environmentKey: spec.environment?.key,
+          computeType: spec.computeType,
+          timeoutSeconds: spec.timeoutSeconds,
+          owner: { apiVersion: API_VERSION, kind: RUN_KIND, name: run.metadata.name, uid: run.metadata.uid },
+          labels,
+          // What a cold run's pod gets from its spec and Secret, handed over by the internal endpoint instead.
+          assignment: async () => {
+            const deadline = new Date(Date.now() + (spec.timeoutSeconds + CHECKOUT_TOKEN_SLACK_SECONDS) * 1000);
+            const checkoutToken = await deps.checkout.mint({
+              workloadKind: "run",
+              workloadId: spec.runId,
+              accountId: spec.accountId,
+              repositoryId: spec.repositoryId,
+              commitHash: spec.commitHash,
+              expiresAt: deadline,
+            });
+            const outputToken = outputs
+              ? await outputs.mint(
+                  spec.runId,
+                  spec.accountId,
+                  new Date(Date.now() + (spec.timeoutSeconds + outputs.collectSeconds + OUTPUT_TOKEN_SLACK_SECONDS) * 1000),
+                )
+              : null;
+            return {
+              run_id: spec.runId,
+              commit: spec.commitHash,
+              git_url: `${internalUrl}/git/${spec.repositoryId}.git`,
+              checkout_token: checkoutToken,
+              command: [...spec.command],
+              env: await deps.resolveEnv(spec.accountId, spec.repositoryId),
+              environment: spec.environment
+                ? { archive_url: `${internalUrl}/internal/environments/${spec.environment.key}/archive`, warnings: [...spec.environment.warnings] }
+                : null,
+              outputs:
+                outputs && outputToken
+                  ? {
+                      url: `${internalUrl}/internal/runs/${spec.runId}/outputs`,
+                      token: outputToken,
+                      paths: [...(spec.outputPaths ?? [])],
+                      collect_seconds: outputs.collectSeconds,
+                    }
+                  : null,
+              timeout_seconds: spec.timeoutSeconds,
+            };
+          },
+        });
+        if (claim) return adopted(claim.jobName);
+      }
+      const env = await deps.resolveEnv(spec.accountId, spec.repositoryId);
       const secretValues = outputs
         ? {
             ...env,
@@ -100,9 +173,18 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       });
       return (spec.retries ?? 0) > 0 ? asAttempt(job, run.metadata.name, attemptNumber(run.status)) : job;
     },
-    jobName: (run) => currentAttempt(run.status)?.jobName ?? run.metadata.name,
-    observe: async ({ resource, job, pod, now }) =>
-      acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod),
+    jobName: runJobName,
+    observe: async ({ resource, job, pod, now }) => {
+      // A warm pool's Job (issue 33): its pod is older than the run, so the claim's progress says when it started.
+      if (deps.warm && job?.metadata?.labels?.[POOL_LABEL]) {
+        const progress = await deps.warm.progress(resource.spec.runId);
+        if (progress) {
+          const obs = observeWarmRun(resource.spec, resource.status, job, pod, now, progress);
+          return acrossAttempts(resource.spec, resource.status, obs.phase === "preprocessing" && pod ? { ...obs, requeueAfterMs: WARM_STARTING_POLL_MS } : obs, pod);
+        }
+      }
+      return acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod);
+    },
     retry: (run, obs, now) => {
       const d = decideRetry({
         runName: run.metadata.name,

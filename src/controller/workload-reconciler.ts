@@ -12,7 +12,7 @@ import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
 import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
-import { isNotReady, type NotReady, type RetryPlan, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
+import { isAdopted, isNotReady, type NotReady, type RetryPlan, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
 // and pod from the informer caches), decide (the descriptor's observe), act
@@ -224,8 +224,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const { resource, now, podNow } = pass;
     const { spec } = resource;
     const ns = resource.metadata.namespace;
-    // The Job is named after its resource (restrictedJob), or after its attempt (a run's retry), so it is found by that name.
-    const jobName = pass.jobName;
+    // The Job is named after its resource (restrictedJob), or after its attempt (a run's retry), or it is
+    // one the workload was given (a warm pool's, recorded in its status), so it is found by that name.
+    let jobName = pass.jobName;
     const previous = resource.status;
     /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
     let admittedNow: Date | null = null;
@@ -236,9 +237,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
         if (!decision.admitted) return this.#queued(pass, decision);
         admittedNow = decision.at;
       }
-      const made = await w.job(resource, cluster);
-      if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
-      await cluster.createJob(ns, made);
+      const made = await this.#makeJob(resource);
+      if (typeof made !== "string") return this.#wait(pass, made, admittedNow);
+      jobName = made;
     }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
@@ -251,12 +252,21 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
     const extra = w.extraStatus?.(obs, previous, { resource, job: job !== null || admittedNow !== null, now });
-    const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null ? now : null));
+    const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null ? now : null), jobName);
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && releaseDue(w, previous, next)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
-    return { status: next, pod };
+    return { status: next, pod, ...(obs.requeueAfterMs !== undefined && { requeueAfterMs: obs.requeueAfterMs }) };
+  }
+
+  /** Creates the workload's Job, or takes the one it was given (a warm pool's); its name, or why it must wait. */
+  async #makeJob(resource: WorkloadResource<Spec, Status>): Promise<string | NotReady> {
+    const made = await this.#d.workload.job(resource, this.#d.cluster);
+    if (isNotReady(made)) return made;
+    if (isAdopted(made)) return made.jobName;
+    await this.#d.cluster.createJob(resource.metadata.namespace, made);
+    return made.metadata?.name ?? resource.metadata.name;
   }
 
   /**
@@ -457,6 +467,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     now: Date,
     extra: Partial<Status> | undefined,
     admitted: Date | null,
+    jobName: string = this.#jobName(resource),
   ): Status {
     const w = this.#d.workload;
     const prev = resource.status;
@@ -496,7 +507,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       phase: obs.phase,
       observedGeneration: generation,
       conditions,
-      jobName: this.#jobName(resource),
+      jobName,
       ...(podName && { podName }),
       // Absent rather than null: a merge patch's null deletes the field, so null would never read back.
       ...(obs.exitCode !== null && { exitCode: obs.exitCode }),

@@ -27,6 +27,8 @@ export interface WorkloadObservation {
   completionTime?: string | undefined;
   /** The Job should be deleted now (a failure Kubernetes would otherwise retry forever, or a cancel). */
   stopJob: boolean;
+  /** Look again this soon even without an event (a warm run's start is reported to codeplane, not seen on its pod). */
+  requeueAfterMs?: number;
 }
 
 export interface ObserveInput<Spec, Status> {
@@ -65,7 +67,16 @@ export interface RetryPlan<Status> {
 }
 
 export const notReady = (phase: string, reason: string, retryAfterMs: number): NotReady => ({ notReady: true, phase, reason, retryAfterMs });
-export const isNotReady = (v: V1Job | NotReady): v is NotReady => "notReady" in v;
+export const isNotReady = (v: V1Job | NotReady | Adopted): v is NotReady => "notReady" in v;
+
+/** The workload needs no new Job: it was given one that exists (a warm pool's pod's, issue 33). */
+export interface Adopted {
+  readonly adopted: true;
+  jobName: string;
+}
+
+export const adopted = (jobName: string): Adopted => ({ adopted: true, jobName });
+export const isAdopted = (v: V1Job | NotReady | Adopted): v is Adopted => "adopted" in v;
 
 export interface Workload<
   Spec extends WorkloadSpec,
@@ -82,7 +93,7 @@ export interface Workload<
    * Secret). Called only when the cache has no Job, so expensive steps
    * (decrypting variables) happen only then.
    */
-  job(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<V1Job | NotReady>;
+  job(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<V1Job | NotReady | Adopted>;
   /** Decide what the workload's state is. Pure for runs; analyses read the finished analyzer's output. */
   observe(input: ObserveInput<Spec, Status>): Promise<Obs>;
   /** Act on what observe found before the status says so (an analysis stores its result first). */
@@ -95,7 +106,7 @@ export interface Workload<
   release?(resource: WorkloadResource<Spec, Status>, cluster: ClusterActions): Promise<void>;
   /** Status fields only this kind has; `job`: whether the workload's current Job exists (or is being created by this reconcile). */
   extraStatus?(obs: Obs, previous: Status | undefined, ctx: { resource: WorkloadResource<Spec, Status>; job: boolean; now: Date }): Partial<Status>;
-  /** The name of the workload's current Job; absent: the resource's own name (one Job per workload). */
+  /** The name of the workload's current Job (a retry's, or one it adopted); absent: the resource's own name (one Job per workload). */
   jobName?(resource: WorkloadResource<Spec, Status>): string;
   /**
    * Pure: whether a failure observe found starts another attempt (a run's retry policy,

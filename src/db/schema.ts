@@ -161,6 +161,9 @@ export interface RunTimelineMarksRow {
   imageReady?: string;
   checkedOut?: string;
   environmentReady?: string;
+  /** The run started on a warm pool's pod (issue 33). */
+  warm?: boolean;
+  pool?: string;
 }
 
 /** What a run records of its environment. */
@@ -483,9 +486,30 @@ export interface NotificationDeliveriesTable {
   created_at: CreatedAt;
 }
 
+export interface PoolPodsTable {
+  id: string;
+  pool: string;
+  namespace: string;
+  job_name: string;
+  credential_hash: string;
+  state: Generated<"waiting" | "claimed" | "assigned" | "retired" | "lost">;
+  run_id: string | null;
+  assignment_key_id: string | null;
+  assignment_ciphertext: Buffer | null;
+  created_at: CreatedAt;
+  ready_at: Date | null;
+  claimed_at: Date | null;
+  assigned_at: Date | null;
+  checked_out_at: Date | null;
+  environment_ready_at: Date | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+}
+
 export interface Database {
   installation: InstallationTable;
   checkout_tokens: CheckoutTokensTable;
+  pool_pods: PoolPodsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   repositories: RepositoriesTable;

@@ -86,6 +86,8 @@ export const runTimelineMarksSchema = z
     imageReady: z.iso.datetime().optional().meta({ description: "The pod's first container started." }),
     checkedOut: z.iso.datetime().optional().meta({ description: "The checkout finished." }),
     environmentReady: z.iso.datetime().optional().meta({ description: "The installed environment was restored." }),
+    warm: z.boolean().optional().meta({ description: "The run started on a warm pool's waiting pod (admitted is when it claimed it)." }),
+    pool: z.string().max(63).optional().meta({ description: "The warm pool whose pod the run claimed." }),
   })
   .meta({ description: "Start-up steps the cluster recorded; the API's `timeline` adds creation, start, first output and end." });
 export type RunTimelineMarks = z.infer<typeof runTimelineMarksSchema>;

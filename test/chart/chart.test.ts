@@ -1007,6 +1007,8 @@ describe("the Helm chart", () => {
       deleteNamespacedJob: ["batch/jobs:delete"],
       readNamespacedJob: ["batch/jobs:get"],
       listNamespacedJob: ["batch/jobs:list"],
+      patchNamespacedJob: ["batch/jobs:patch"],
+      patchNamespacedPod: ["/pods:patch"],
       createNamespacedSecret: ["/secrets:create"],
       deleteNamespacedSecret: ["/secrets:delete"],
       listNamespacedPod: ["/pods:list"],

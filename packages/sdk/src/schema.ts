@@ -1380,7 +1380,7 @@ export interface components {
       close_time: string | null;
       /** Format: date-time */
       created_at: string;
-      /** @description What the run went through so far, in this order: `created`, `admitted` (its Job started), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build. */
+      /** @description What the run went through so far, in this order: `created`, `admitted` (its Job started; for a run on a warm pool's pod, with `warm: true` and `pool`, when it claimed the pod), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started; a warm run has neither: its pod had both before the run existed), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build. */
       timeline: {
         /** @enum {string} */
         event: "created" | "admitted" | "scheduled" | "image_ready" | "checked_out" | "environment_ready" | "started" | "first_output" | "ended";
@@ -1391,6 +1391,13 @@ export interface components {
          * @enum {string}
          */
         cache?: "hit" | "built";
+        /**
+         * @description admitted only: the run started on a warm pool's waiting pod, claimed at `at` (no Job or pod was created for it).
+         * @enum {boolean}
+         */
+        warm?: true;
+        /** @description admitted only, with `warm`: the warm pool whose pod the run claimed. */
+        pool?: string;
       }[];
       /** @description Set while the run is `pending` and waits for admission (its Job is not created yet); null otherwise. Queued runs are admitted round-robin across accounts and in submission order within one; one can be cancelled or deleted, and a cancelled one never starts. */
       queue: {

@@ -14,7 +14,7 @@ import type { FollowTarget } from "../../k8s/pod-log.ts";
 import { newestPod } from "../../k8s/pods.ts";
 import type { EnvironmentBuilds } from "../environment-builds.ts";
 import { analysisWorkload } from "../analysis-workload.ts";
-import { runWorkload } from "../run-workload.ts";
+import { runWorkload, type RunWorkloadDeps } from "../run-workload.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "../workload.ts";
 import { WorkloadReconciler, type LogArchive, type ResourceClient } from "../workload-reconciler.ts";
 import { ANALYSIS, NAMESPACE, NOW, RUN, type JobBuilder, type KindFacts, type PodBuilder } from "./builders.ts";
@@ -57,6 +57,10 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   environments?: Pick<EnvironmentBuilds, "ensure">;
   /** What admission answers (absent: the reconciler is given none, as for analyses). */
   admission?: AdmissionDecision;
+  /** Warm pools as a run sees them (absent: none). */
+  warm?: RunWorkloadDeps["warm"];
+  /** Another Job in the informer cache, under its own name (a warm pool's). */
+  otherJob?: V1Job;
 }
 
 /** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
@@ -199,7 +203,14 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
     rows,
     cluster,
     jobs: {
-      get: (name, ns) => (job && job.metadata?.name === name && ns === NAMESPACE ? structuredClone(job) : undefined),
+      get: (name, ns) =>
+        ns !== NAMESPACE
+          ? undefined
+          : job && job.metadata?.name === name
+            ? structuredClone(job)
+            : given.otherJob?.metadata?.name === name
+              ? structuredClone(given.otherJob)
+              : undefined,
     },
     pods: {
       list: (ns) => (ns === NAMESPACE ? structuredClone(cachedPods) : []),
@@ -241,6 +252,7 @@ export const runWorld = (given: Given<RunSpec, RunStatus>) =>
       beginAttempt: async (id, attempt, marker) => {
         r.actions.push(`beginAttempt ${id} ${attempt} ${marker.seq}`);
       },
+      ...(given.warm && { warm: given.warm }),
     }),
   );
 

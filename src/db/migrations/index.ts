@@ -18,6 +18,7 @@ import * as m0016 from "./0016_notifications.ts";
 import * as m0017 from "./0017_results.ts";
 import * as m0018 from "./0018_run_outputs.ts";
 import * as m0019 from "./0019_limits.ts";
+import * as m0020 from "./0020_warm_pools.ts";
 import * as m0023 from "./0023_log_groups.ts";
 import * as m0024 from "./0024_run_attempts.ts";
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "0017_results": m0017,
   "0018_run_outputs": m0018,
   "0019_limits": m0019,
+  "0020_warm_pools": m0020,
   "0023_log_groups": m0023,
   "0024_run_attempts": m0024,
 };

@@ -26,6 +26,9 @@ export interface TimelineEvent {
   at: string;
   /** environment_ready only: restored from the cache (`hit`) or built while the run waited (`built`). */
   cache?: "hit" | "built";
+  /** admitted only, for a run that started on a warm pool's pod: true, and which pool. */
+  warm?: true;
+  pool?: string;
 }
 
 export interface TimelineSources {
@@ -54,7 +57,9 @@ export function runTimeline(r: TimelineSources): TimelineEvent[] {
   for (const event of TIMELINE_EVENTS) {
     const when = at[event];
     if (when === undefined) continue;
-    events.push(event === "environment_ready" && r.cache ? { event, at: when, cache: r.cache } : { event, at: when });
+    if (event === "environment_ready" && r.cache) events.push({ event, at: when, cache: r.cache });
+    else if (event === "admitted" && marks.warm) events.push({ event, at: when, warm: true, ...(marks.pool && { pool: marks.pool }) });
+    else events.push({ event, at: when });
   }
   return events;
 }

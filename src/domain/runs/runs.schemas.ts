@@ -117,11 +117,16 @@ export const runSchema = z
             .enum(["hit", "built"])
             .optional()
             .meta({ description: "environment_ready only: restored from the cache (`hit`) or built while the run waited (`built`)." }),
+          warm: z
+            .literal(true)
+            .optional()
+            .meta({ description: "admitted only: the run started on a warm pool's waiting pod, claimed at `at` (no Job or pod was created for it)." }),
+          pool: z.string().optional().meta({ description: "admitted only, with `warm`: the warm pool whose pod the run claimed." }),
         }),
       )
       .meta({
         description:
-          "What the run went through so far, in this order: `created`, `admitted` (its Job started), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.",
+          "What the run went through so far, in this order: `created`, `admitted` (its Job started; for a run on a warm pool's pod, with `warm: true` and `pool`, when it claimed the pod), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started; a warm run has neither: its pod had both before the run existed), `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.",
       }),
     queue: z
       .object({

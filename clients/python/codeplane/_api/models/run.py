@@ -55,10 +55,11 @@ class Run:
         close_time (datetime.datetime | None):
         created_at (datetime.datetime):
         timeline (list[RunTimelineItem]): What the run went through so far, in this order: `created`, `admitted` (its
-            Job started), `scheduled` (its pod was bound to a node), `image_ready` (the pod's first container started),
-            `checked_out`, `environment_ready`, `started` (the command), `first_output`, `ended`. Only steps that happened
-            are listed; times from the cluster have whole seconds. A `preprocessing` run with an environment key, no `cache`
-            yet and no `admitted` is waiting for its environment's build.
+            Job started; for a run on a warm pool's pod, with `warm: true` and `pool`, when it claimed the pod), `scheduled`
+            (its pod was bound to a node), `image_ready` (the pod's first container started; a warm run has neither: its pod
+            had both before the run existed), `checked_out`, `environment_ready`, `started` (the command), `first_output`,
+            `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run
+            with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.
         queue (None | RunQueueType0): Set while the run is `pending` and waits for admission (its Job is not created
             yet); null otherwise. Queued runs are admitted round-robin across accounts and in submission order within one;
             one can be cancelled or deleted, and a cancelled one never starts.

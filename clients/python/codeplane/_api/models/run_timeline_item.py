@@ -22,11 +22,16 @@ class RunTimelineItem:
         at (datetime.datetime):
         cache (RunTimelineItemCache | Unset): environment_ready only: restored from the cache (`hit`) or built while the
             run waited (`built`).
+        warm (bool | Unset): admitted only: the run started on a warm pool's waiting pod, claimed at `at` (no Job or pod
+            was created for it).
+        pool (str | Unset): admitted only, with `warm`: the warm pool whose pod the run claimed.
     """
 
     event: RunTimelineItemEvent
     at: datetime.datetime
     cache: RunTimelineItemCache | Unset = UNSET
+    warm: bool | Unset = UNSET
+    pool: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,6 +43,10 @@ class RunTimelineItem:
         if not isinstance(self.cache, Unset):
             cache = self.cache.value
 
+        warm = self.warm
+
+        pool = self.pool
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -48,6 +57,10 @@ class RunTimelineItem:
         )
         if cache is not UNSET:
             field_dict["cache"] = cache
+        if warm is not UNSET:
+            field_dict["warm"] = warm
+        if pool is not UNSET:
+            field_dict["pool"] = pool
 
         return field_dict
 
@@ -65,10 +78,16 @@ class RunTimelineItem:
         else:
             cache = RunTimelineItemCache(_cache)
 
+        warm = d.pop("warm", UNSET)
+
+        pool = d.pop("pool", UNSET)
+
         run_timeline_item = cls(
             event=event,
             at=at,
             cache=cache,
+            warm=warm,
+            pool=pool,
         )
 
         run_timeline_item.additional_properties = d

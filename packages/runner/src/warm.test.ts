@@ -1,0 +1,204 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+// The warm agent (warm.ts) as a pod runs it, against a stand-in for
+// codeplane's internal endpoint: it waits holding only its credential, takes
+// one assignment, checks the commit out, runs the command under the framing
+// entrypoint with the run's variables (and never the credential), reports
+// its steps, and exits with the command's status; a pod retired before any
+// claim runs nothing.
+
+const here = dirname(fileURLToPath(import.meta.url));
+const NODE = Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : join(here, "..", "..", "..", "node_modules", ".bin", "node");
+const AGENT = join(here, "warm.ts");
+const CREDENTIAL = "cpw_" + "k".repeat(43);
+
+interface Endpoint {
+  url: string;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** The endpoint: answers polls with `answers` in turn (a function answers the rest), records every request. */
+async function endpoint(answers: ((req: IncomingMessage, res: ServerResponse) => void)[]): Promise<Endpoint> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${CREDENTIAL}`) {
+      res.statusCode = 401;
+      res.end();
+      return;
+    }
+    requests.push(`${req.method} ${req.url}`);
+    if (req.url?.startsWith("/internal/pool/progress/")) {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    const next = answers.length > 1 ? answers.shift()! : answers[0]!;
+    next(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+const json = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify(body));
+};
+const status = (code: number) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.statusCode = code;
+  res.end();
+};
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A repository with one commit; its path is what the agent fetches from (git needs no server for that). */
+function repository(): { path: string; commit: string } {
+  const path = mkdtempSync(join(tmpdir(), "warm-repo-"));
+  dirs.push(path);
+  const git = (...args: string[]) => execFileSync("git", ["-C", path, ...args], { encoding: "utf8" }).trim();
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(path, "hello.txt"), "from the repository\n");
+  git("add", ".");
+  git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one");
+  return { path, commit: git("rev-parse", "HEAD") };
+}
+
+function agent(url: string): Promise<{ code: number | null; stdout: string; stderr: string; workspace: string }> {
+  const workspace = mkdtempSync(join(tmpdir(), "warm-ws-"));
+  dirs.push(workspace);
+  return new Promise((resolve) => {
+    const child = spawn(NODE, [AGENT], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: workspace,
+        CODEPLANE_WORKSPACE: workspace,
+        CODEPLANE_POOL_URL: url,
+        CODEPLANE_POOL_CREDENTIAL: CREDENTIAL,
+        CODEPLANE_GIT_BINARY: execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr, workspace }));
+  });
+}
+
+/** The frames the entrypoint wrote: [kind, ts, payload]. */
+const lines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .map((l) => /^@cp1 \d+ (\S+) (\S+) (.*)$/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => [m[1]!, m[2]!, m[3]!]);
+
+/** Files under dir whose content holds text. */
+function filesHolding(dir: string, text: string): string {
+  try {
+    return execFileSync("grep", ["-r", "-l", "-F", text, dir], { encoding: "utf8" }).trim();
+  } catch (err) {
+    if ((err as { status?: number }).status === 1) return "";
+    throw err;
+  }
+}
+
+describe("the warm agent", () => {
+  it("waits, takes its assignment once, checks out, runs the command with the run's variables but not the credential, and reports its steps", async () => {
+    const repo = repository();
+    const ep = await endpoint([
+      status(204),
+      json({
+        run_id: "r-1",
+        commit: repo.commit,
+        git_url: repo.path,
+        checkout_token: "cpg_the-runs-token",
+        command: ["sh", "-c", 'cat hello.txt; echo "var=$API_TOKEN"; env | grep -c -e CODEPLANE_POOL -e cpg_ -e cpw_ || true; exit 7'],
+        env: { API_TOKEN: "s3cret" },
+        environment: null,
+        outputs: null,
+        timeout_seconds: 60,
+      }),
+      status(410),
+    ]);
+    try {
+      const r = await agent(ep.url);
+      expect(r.stderr).not.toContain("preprocessing failed");
+      expect(r.code).toBe(7);
+      const out = lines(r.stdout);
+      expect(out).toEqual(
+        expect.arrayContaining([
+          ["o", expect.any(String), JSON.stringify("from the repository")],
+          ["o", expect.any(String), JSON.stringify("var=s3cret")],
+          // Nothing in the command's environment names the pool or carries a token.
+          ["o", expect.any(String), JSON.stringify("0")],
+        ]),
+      );
+      expect(out.at(-1)![0]).toBe("x");
+      const polls = ep.requests.filter((q) => q.startsWith("GET /internal/pool/assignment"));
+      expect(polls).toHaveLength(2);
+      expect(ep.requests.filter((q) => q.startsWith("POST"))).toEqual([
+        "POST /internal/pool/progress/checked_out",
+        "POST /internal/pool/progress/started",
+        "POST /internal/pool/progress/ended",
+      ]);
+      // The token is in no file the checkout left (not in .git/config, not in a remote URL).
+      expect(filesHolding(r.workspace, "cpg_the-runs-token")).toBe("");
+      expect(filesHolding(r.workspace, CREDENTIAL)).toBe("");
+    } finally {
+      await ep.close();
+    }
+  });
+
+  it("exits having run nothing when it is retired before any claim", async () => {
+    const ep = await endpoint([status(204), status(410)]);
+    try {
+      const r = await agent(ep.url);
+      expect(r.code).toBe(0);
+      expect(lines(r.stdout)).toEqual([]);
+      expect(readdirSync(r.workspace)).toEqual([]);
+      expect(ep.requests.some((q) => q.startsWith("POST"))).toBe(false);
+    } finally {
+      await ep.close();
+    }
+  });
+
+  it("fails in preprocessing, saying why, when the checkout fails", async () => {
+    const ep = await endpoint([
+      json({
+        run_id: "r-2",
+        commit: "b".repeat(40),
+        git_url: "/nonexistent/repository",
+        checkout_token: "cpg_x",
+        command: ["true"],
+        env: {},
+        environment: null,
+        outputs: null,
+        timeout_seconds: 60,
+      }),
+    ]);
+    try {
+      const r = await agent(ep.url);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain("codeplane: preprocessing failed: checkout:");
+      expect(lines(r.stdout)).toEqual([]);
+    } finally {
+      await ep.close();
+    }
+  });
+});
