@@ -180,7 +180,12 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         const progress = await deps.warm.progress(resource.spec.runId);
         if (progress) {
           const obs = observeWarmRun(resource.spec, resource.status, job, pod, now, progress);
-          return acrossAttempts(resource.spec, resource.status, obs.phase === "preprocessing" && pod ? { ...obs, requeueAfterMs: WARM_STARTING_POLL_MS } : obs, pod);
+          return acrossAttempts(
+            resource.spec,
+            resource.status,
+            obs.phase === "preprocessing" && pod ? { ...obs, requeueAfterMs: WARM_STARTING_POLL_MS } : obs,
+            pod,
+          );
         }
       }
       return acrossAttempts(resource.spec, resource.status, observeRun(resource.spec, resource.status, job, pod, now), pod);
