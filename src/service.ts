@@ -512,6 +512,7 @@ function startController(
     metrics,
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
     limits: config.runs.limits,
+    kueue: config.runs.kueue,
     outputCollectSeconds: config.runs.outputCollectSeconds,
     logger,
   });

@@ -219,8 +219,16 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const previous = resource.status;
     /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
     let admittedNow: Date | null = null;
+    const external = this.#d.admission?.external;
     if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
-      // A waiting workload gets its Job only once admitted; a cancelled one never does.
+      // A waiting workload gets its Job only once admitted (or, with an external engine, a suspended
+      // one the engine admits); a cancelled one never does.
+      if (external && !isAdmitted(previous)) {
+        const made = await w.job(resource, cluster);
+        if (isNotReady(made)) return this.#wait(pass, made, null);
+        await cluster.createJob(ns, await external.prepare(resource, made));
+        return this.#queued(pass, external.created(resource));
+      }
       if (this.#d.admission && !isAdmitted(previous)) {
         const decision = await this.#d.admission.admit(resource);
         if (!decision.admitted) return this.#queued(pass, decision);
@@ -231,6 +239,12 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       await cluster.createJob(ns, made);
     }
     const job = this.#d.jobs.get(jobName, ns) ?? null;
+    if (external && job && !spec.cancelRequested && !isAdmitted(previous)) {
+      // The Job exists, suspended until the engine admits it: until then the run waits, saying why.
+      const decision = await external.observe(resource, job);
+      if (!decision.admitted) return this.#queued(pass, decision);
+      admittedNow = decision.at;
+    }
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
     const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
     const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
@@ -238,7 +252,8 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
-    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null ? now : null));
+    // A Job means admitted, but for an external engine's, which waits suspended (a cancelled queued run's never was).
+    const next = this.#statusFrom(resource, obs, pod, now, w.extraStatus?.(obs, previous), admittedNow ?? (job !== null && !external ? now : null));
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && startedOrDone(w, next) && !startedOrDone(w, previous)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
@@ -281,7 +296,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const next = { ...base, conditions, queue: { reason: d.reason } } as Status;
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
-    return { status: next, pod: null, requeueAfterMs: QUEUE_RESYNC_MS };
+    return { status: next, pod: null, requeueAfterMs: d.recheckMs ?? QUEUE_RESYNC_MS };
   }
 
   /** Archives the main container's logs once it has run; marks them complete when it never will. */
@@ -424,7 +439,13 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (this.#d.admission && admitted && !isAdmitted(prev)) {
       conditions = setCondition(
         conditions,
-        { type: ADMITTED, status: "True", reason: "Admitted", message: `the ${w.noun} was admitted: its Job was created`, observedGeneration: generation },
+        {
+          type: ADMITTED,
+          status: "True",
+          reason: "Admitted",
+          message: this.#d.admission.external ? `the ${w.noun} was admitted by Kueue: its Job may start` : `the ${w.noun} was admitted: its Job was created`,
+          observedGeneration: generation,
+        },
         admitted,
       );
     }

@@ -43,6 +43,8 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
   deps: CheckoutDeps,
   labels: Record<string, string>,
   values: Record<string, string> = {},
+  /** Seconds the workload may wait after this before its Job starts (queued in Kueue). */
+  waitSeconds = 0,
 ): Promise<CheckoutInput> {
   if (!deps.internalUrl) {
     throw new Unreconcilable(
@@ -58,7 +60,7 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
     accountId: spec.accountId,
     repositoryId: spec.repositoryId,
     commitHash: spec.commitHash,
-    expiresAt: new Date(Date.now() + (spec.timeoutSeconds + DEADLINE_SLACK_SECONDS) * 1000),
+    expiresAt: new Date(Date.now() + (spec.timeoutSeconds + DEADLINE_SLACK_SECONDS + waitSeconds) * 1000),
   });
   // An existing Secret (an earlier attempt that did not get to create the Job) keeps its own token, which is as valid.
   await cluster.createSecret(metadata.namespace, {
