@@ -48,9 +48,9 @@ function run(account: string, createdAgoSeconds = 5): WorkloadResource<WorkloadS
   return {
     apiVersion: "codeplane.dev/v1alpha1",
     kind: "Run",
-    metadata: { name: `run-${id}`, namespace: "ns", uid: `uid-${id}`, creationTimestamp: new Date(NOW - createdAgoSeconds * 1000) as never },
+    metadata: { name: `run-${id}`, namespace: "ns", uid: `uid-${id}`, creationTimestamp: new Date(NOW - createdAgoSeconds * 1000) },
     spec: { accountId: account, repositoryId: "r", repositoryUrl: "u", commitHash: "c", timeoutSeconds: 60 },
-  } as WorkloadResource<WorkloadSpec, WorkloadStatus>;
+  };
 }
 const job = (suspend: boolean): V1Job => ({ metadata: { name: "run-x", uid: "job-uid", labels: { a: "b" } }, spec: { suspend, template: {} } });
 const workload = (...conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[]): KueueWorkload => ({

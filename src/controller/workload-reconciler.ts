@@ -11,7 +11,7 @@ import { setCondition } from "../resources/conditions.ts";
 import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
-import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
+import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision, type ExternalAdmission } from "./admission.ts";
 import { isNotReady, type NotReady, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
@@ -212,39 +212,20 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   async #step(pass: Pass<Spec, Status>): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs?: number } | "gone" | "orphaned"> {
     const { workload: w, cluster } = this.#d;
     const { resource, now, podNow } = pass;
-    const { spec } = resource;
     const ns = resource.metadata.namespace;
     // The Job is named after its resource (restrictedJob), so it is found by that name.
     const jobName = resource.metadata.name;
     const previous = resource.status;
-    /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
-    let admittedNow: Date | null = null;
     const external = this.#d.admission?.external;
-    if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
-      // A waiting workload gets its Job only once admitted (or, with an external engine, a suspended
-      // one the engine admits); a cancelled one never does.
-      if (external && !isAdmitted(previous)) {
-        const made = await w.job(resource, cluster);
-        if (isNotReady(made)) return this.#wait(pass, made, null);
-        await cluster.createJob(ns, await external.prepare(resource, made));
-        return this.#queued(pass, external.created(resource));
-      }
-      if (this.#d.admission && !isAdmitted(previous)) {
-        const decision = await this.#d.admission.admit(resource);
-        if (!decision.admitted) return this.#queued(pass, decision);
-        admittedNow = decision.at;
-      }
-      const made = await w.job(resource, cluster);
-      if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
-      await cluster.createJob(ns, made);
-    }
+    const launched = await this.#launch(pass);
+    if (launched !== null && !(launched instanceof Date)) return launched;
+    /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
+    let admittedNow: Date | null = launched;
     const job = this.#d.jobs.get(jobName, ns) ?? null;
-    if (external && job && !spec.cancelRequested && !isAdmitted(previous)) {
-      // The Job exists, suspended until the engine admits it: until then the run waits, saying why.
-      const decision = await external.observe(resource, job);
-      if (!decision.admitted) return this.#queued(pass, decision);
-      admittedNow = decision.at;
-    }
+    // With an external engine the Job exists, suspended until the engine admits it: until then the run waits, saying why.
+    const engine = await this.#engineSays(resource, job);
+    if (engine?.admitted === false) return this.#queued(pass, engine);
+    if (engine?.admitted) admittedNow = engine.at;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
     const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
     const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
@@ -259,6 +240,49 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod };
+  }
+
+  /**
+   * Creates the workload's Job if it has none and may get one: once admitted (or, with an external
+   * engine, at once and suspended: the engine admits it); a cancelled one never does. Returns when
+   * this reconcile admitted it (null: it did not), or the step's result when the workload waits.
+   */
+  async #launch(pass: Pass<Spec, Status>): Promise<Date | null | { status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+    const { workload: w, cluster, admission } = this.#d;
+    const { resource } = pass;
+    const ns = resource.metadata.namespace;
+    if (resource.spec.cancelRequested || this.#d.jobs.get(resource.metadata.name, ns)) return null;
+    const waiting = !isAdmitted(resource.status);
+    if (admission?.external && waiting) return this.#createSuspended(pass, admission.external);
+    let admittedNow: Date | null = null;
+    if (admission && waiting) {
+      const decision = await admission.admit(resource);
+      if (!decision.admitted) return this.#queued(pass, decision);
+      admittedNow = decision.at;
+    }
+    const made = await w.job(resource, cluster);
+    if (isNotReady(made)) return this.#wait(pass, made, admittedNow);
+    await cluster.createJob(ns, made);
+    return admittedNow;
+  }
+
+  /** What an external engine says of a workload whose Job waits for it; null: no engine, no Job, cancelled or admitted already. */
+  async #engineSays(resource: WorkloadResource<Spec, Status>, job: V1Job | null): Promise<AdmissionDecision | null> {
+    const external = this.#d.admission?.external;
+    if (!external || !job || resource.spec.cancelRequested || isAdmitted(resource.status)) return null;
+    return external.observe(resource, job);
+  }
+
+  /** An external engine admits (Kueue): the Job is made now as the engine wants it (suspended, in its queue), and the workload waits. */
+  async #createSuspended(
+    pass: Pass<Spec, Status>,
+    external: ExternalAdmission,
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+    const { resource } = pass;
+    const made = await this.#d.workload.job(resource, this.#d.cluster);
+    if (isNotReady(made)) return this.#wait(pass, made, null);
+    await this.#d.cluster.createJob(resource.metadata.namespace, await external.prepare(resource, made));
+    return this.#queued(pass, external.created(resource));
   }
 
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */

@@ -1085,6 +1085,7 @@ describe("the Helm chart", () => {
       expect(find(docs, "ResourceFlavor", "team")).toBeDefined();
       expect(cq.spec).toMatchObject({
         namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": RUN_NS } },
+        queueingStrategy: "StrictFIFO",
         admissionScope: { admissionMode: "UsageBasedAdmissionFairSharing" },
         resourceGroups: [
           {
