@@ -258,7 +258,7 @@ describe("fair queueing with Kueue on a real cluster", () => {
     expect(againstWorkloads, "pairs of A's runs admitted against the order of their Workloads (whole seconds)").toBe(0);
     expect(aBetween.length, `A's runs admitted after B submitted and before B's first: ${aBetween.length}`).toBeLessThanOrEqual(2);
     expect(b1).toBeLessThan(Math.max(...aTimes));
-  });
+  }, 900_000);
 
   it("a queued run can be cancelled and deleted, and its suspended Job never starts", async (ctx) => {
     if (!installed) return ctx.skip();
@@ -295,5 +295,5 @@ describe("fair queueing with Kueue on a real cluster", () => {
     expect(jobs.get(`run-${toCancel}`)?.started).toBe(false);
     expect(jobs.get(`run-${toDelete}`)?.started ?? false).toBe(false);
     for (const id of busy) expect(jobs.get(`run-${id}`)?.started).toBe(true);
-  });
+  }, 600_000);
 });
