@@ -124,7 +124,7 @@ describe("KueueAdmission", () => {
 describe("kueueWaitReason", () => {
   it.each([
     ["no Workload yet", undefined, "KueuePending"],
-    ["no condition yet", workload(), "KueuePending"],
+    ["queued behind the head, no verdict (StrictFIFO)", workload(), "ClusterQuota"],
     ["quota in use", workload({ type: "QuotaReserved", status: "False", reason: "Pending", message: "insufficient unused quota" }), "ClusterQuota"],
     ["inadmissible", workload({ type: "QuotaReserved", status: "False", reason: "Inadmissible", message: "LocalQueue x doesn't exist" }), "KueueInadmissible"],
     [

@@ -144,7 +144,8 @@ export function kueueWaitReason(workload: KueueWorkload | undefined, queue: stri
     return { reason: "KueueInadmissible", message: `queued: Kueue cannot admit it as things are (LocalQueue ${queue}). ${kueueSays(reserved)}`.trim() };
   }
   if (reserved) return { reason: "ClusterQuota", message: `queued: the cluster queue's quota is in use; accounts take turns. ${kueueSays(reserved)}`.trim() };
-  return { reason: "KueuePending", message: `queued: Kueue has not looked at it yet (LocalQueue ${queue})` };
+  // In Kueue's queue with no verdict: behind runs that wait for quota (StrictFIFO looks at the head only).
+  return { reason: "ClusterQuota", message: `queued: in Kueue's queue behind earlier runs (LocalQueue ${queue}); accounts take turns` };
 }
 
 /**
