@@ -138,10 +138,12 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
   CODEPLANE_KUEUE_CLUSTER_QUEUE: {
     meaning:
       "Kueue admits runs instead of the built-in executing limits when this names a ClusterQueue and the cluster serves Kueue's CRDs: each account gets a LocalQueue pointing at it, and runs' Jobs are created suspended in it. Empty: the built-in limiter ([limits](limits.md#kueue))",
+    helm: "kueue.clusterQueue",
   },
   CODEPLANE_KUEUE_MAX_WAIT_SECONDS: {
     meaning:
       "with Kueue, how long a run may wait for admission: its checkout and output tokens, made with its suspended Job, are valid this much longer, and a run that waited longer fails with `QueueTimeout`",
+    helm: "kueue.maxWaitSeconds",
   },
   CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: {
     meaning:
