@@ -44,9 +44,10 @@ test: $(STAMP) ## Run every suite: unit, integration (throw-away Postgres), the 
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory test-e2e
 
-test-e2e: $(STAMP) ## Cluster smoke, end-to-end and Helm end-to-end tests (boots the local cluster unless KUBECONFIG is set)
+test-e2e: $(STAMP) ## Cluster smoke, end-to-end and Helm end-to-end tests (boots the local cluster unless KUBECONFIG is set; installs Kueue for the Kueue fair-share test unless CODEPLANE_E2E_KUEUE=0)
 	@set -e; \
 	if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; export KUBECONFIG=$(CLUSTER_KUBECONFIG); fi; \
+	if [ "$${CODEPLANE_E2E_KUEUE:-1}" = 1 ]; then $(MAKE) --no-print-directory kueue; export CODEPLANE_E2E_KUEUE=1; fi; \
 	npx vitest run --config test/cluster/vitest.config.ts; \
 	npx vitest run --config test/e2e/vitest.config.ts; \
 	$(MAKE) --no-print-directory test-helm

@@ -7,7 +7,7 @@ CLUSTER_SUDO := $(if $(filter 0,$(shell id -u)),,sudo -E)
 CLUSTER_KUBECONFIG ?= $(CURDIR)/.cluster/kubeconfig
 KIND_CLUSTER_NAME ?= codeplane
 
-.PHONY: cluster-up cluster-down cluster-status cluster-build cluster-reset cluster-test images kind-up kind-down
+.PHONY: cluster-up cluster-down cluster-status cluster-build cluster-reset cluster-test images kueue kueue-uninstall kind-up kind-down
 
 cluster-up: ## Boot the local single-node Kubernetes cluster (builds binaries and images on first run)
 	$(CLUSTER_SUDO) $(CLUSTER_HACK)/up.sh
@@ -29,6 +29,12 @@ cluster-test: ## Run the cluster smoke and NetworkPolicy tests against .cluster/
 
 images: ## Build pause, CoreDNS, the catalog images (codeplane-runner:dev, -go, -build, -python-next, -torch-standin) and codeplane:dev without Docker; import them if the cluster is up
 	$(CLUSTER_SUDO) $(CLUSTER_HACK)/images.sh all
+
+kueue: ## Install Kueue (the optional admission engine) into the cluster at KUBECONFIG or .cluster/: built from the Go module proxy and cached by version, image made without Docker
+	$(CLUSTER_SUDO) env KUBECONFIG=$${KUBECONFIG:-$(CLUSTER_KUBECONFIG)} $(CLUSTER_HACK)/kueue.sh install
+
+kueue-uninstall: ## Remove Kueue from the cluster (its CRDs, queues and Workloads too)
+	$(CLUSTER_SUDO) env KUBECONFIG=$${KUBECONFIG:-$(CLUSTER_KUBECONFIG)} $(CLUSTER_HACK)/kueue.sh uninstall
 
 kind-up: ## Alternative with Docker: kind cluster with the same feature gates, kubeconfig and images
 	$(CLUSTER_HACK)/kind.sh up $(KIND_CLUSTER_NAME)

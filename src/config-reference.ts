@@ -135,6 +135,16 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
       "runs and analyses executing at once in the whole installation; waiting runs are admitted round-robin across accounts, in order within one. 0: no limit",
   },
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: { meaning: "the `Retry-After` a run refused over the waiting limit is sent" },
+  CODEPLANE_KUEUE_CLUSTER_QUEUE: {
+    meaning:
+      "Kueue admits runs instead of the built-in executing limits when this names a ClusterQueue and the cluster serves Kueue's CRDs: each account gets a LocalQueue pointing at it, and runs' Jobs are created suspended in it. Empty: the built-in limiter ([limits](limits.md#kueue))",
+    helm: "kueue.clusterQueue",
+  },
+  CODEPLANE_KUEUE_MAX_WAIT_SECONDS: {
+    meaning:
+      "with Kueue, how long a run may wait for admission: its checkout and output tokens, made with its suspended Job, are valid this much longer, and a run that waited longer fails with `QueueTimeout`",
+    helm: "kueue.maxWaitSeconds",
+  },
   CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: {
     meaning:
       "seconds a run's pod gets past its timeout (and after a cancellation) to send its output files: the runner stops the command at `timeout_seconds`, the Job's deadline is this much later, and it is the run pod's termination grace period ([storage](storage.md#run-outputs))",

@@ -156,6 +156,12 @@ export const envSchema = z.object({
   CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_EXECUTING_TOTAL: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: int(1, 3600).default(30),
+  CODEPLANE_KUEUE_CLUSTER_QUEUE: z
+    .string()
+    .max(253)
+    .regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/, "must be a ClusterQueue name (lower-case DNS subdomain) or empty")
+    .default(""),
+  CODEPLANE_KUEUE_MAX_WAIT_SECONDS: int(60, 30 * 86_400).default(86_400),
   CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS: int(10, 3600).default(120),
   CODEPLANE_OUTPUT_MAX_FILE_BYTES: int(1, 2 ** 50).default(1024 ** 3),
   CODEPLANE_OUTPUT_MAX_RUN_BYTES: int(1, 2 ** 50).default(2 * 1024 ** 3),
@@ -518,6 +524,8 @@ export interface Config {
     maxTimeoutSeconds: number;
     /** Per-account limits (0: none) and the installation's executing limit; accounts may override theirs (codeplane accounts limits). */
     limits: Limits;
+    /** Kueue admits runs (CODEPLANE_KUEUE_CLUSTER_QUEUE, where the cluster serves Kueue); null: the built-in limiter. */
+    kueue: { clusterQueue: string; maxWaitSeconds: number } | null;
     /**
      * Seconds a run's pod is given, past its timeout, to collect its outputs: the runner stops the
      * command at the timeout and the Job's deadline is this much later; also the pod's termination
@@ -1050,6 +1058,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
         executingTotal: e.CODEPLANE_LIMIT_EXECUTING_TOTAL,
         retryAfterSeconds: e.CODEPLANE_LIMIT_RETRY_AFTER_SECONDS,
       },
+      kueue: e.CODEPLANE_KUEUE_CLUSTER_QUEUE ? { clusterQueue: e.CODEPLANE_KUEUE_CLUSTER_QUEUE, maxWaitSeconds: e.CODEPLANE_KUEUE_MAX_WAIT_SECONDS } : null,
       outputCollectSeconds: e.CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS,
       logMaxBytes: e.CODEPLANE_LOG_MAX_BYTES,
       metrics: {

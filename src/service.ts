@@ -518,6 +518,7 @@ function startController(
     metrics,
     checkout: { internalUrl, egress: config.runs.egress.mode, preprocessEnv: config.runs.preprocessEnv },
     limits: config.runs.limits,
+    kueue: config.runs.kueue,
     outputCollectSeconds: config.runs.outputCollectSeconds,
     // A retried run's lost attempt's output files go with their rows when this process has the object store.
     discardOutputs: outputs ? (db, runId) => outputs.deleteForRun(db, runId) : discardOutputRows,

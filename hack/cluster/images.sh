@@ -3,6 +3,7 @@
 # containerd is running, import them:
 #   codeplane.local/pause:3.10  sandbox image (images/pause/pause.go, static)
 #   codeplane.local/coredns:V   cluster DNS: the CoreDNS binary build-k8s.sh makes (static)
+#   codeplane.local/kueue:V     Kueue's controller manager (only with `kueue`: make kueue)
 #   the catalog images          every images/<name>/image.json with a "catalog" entry: the
 #                               images runs execute in (docs/operators/environments.md):
 #     codeplane-runner:dev        Debian bookworm + git, sh, Python 3.11, Node 24; user 10001
@@ -22,7 +23,7 @@
 # files of images/<name>/rootfs/ where there are any. /app is what app-files.mjs
 # selects, and each image's config is its image.json (see docs/local-cluster.md).
 #
-# usage: images.sh [all|catalog|pause|coredns|app|<catalog image, e.g. runner, go>] [--no-import]
+# usage: images.sh [all|catalog|pause|coredns|kueue|app|<catalog image, e.g. runner, go>] [--no-import]
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -31,7 +32,7 @@ IMPORT=1
 for arg in "$@"; do
   case "$arg" in
     --no-import) IMPORT=0 ;;
-    -*) die "unknown option $arg (usage: images.sh [all|catalog|pause|coredns|app|<image>] [--no-import])" ;;
+    -*) die "unknown option $arg (usage: images.sh [all|catalog|pause|coredns|kueue|app|<image>] [--no-import])" ;;
     *) WHAT="$arg" ;;
   esac
 done
@@ -230,6 +231,18 @@ build_coredns() {
   import_image "$OUT/coredns.tar"
 }
 
+# Kueue's controller manager (optional: hack/cluster/kueue.sh builds it for make kueue).
+build_kueue() {
+  "$HACK_DIR/build-k8s.sh" kueue
+  local dir; dir="$(mktemp -d)"
+  cp "$KUEUE_BIN/manager" "$dir/manager"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -cf "$dir/layer.tar" manager
+  python3 "$HACK_DIR/oci-image.py" --name "$KUEUE_IMAGE" --out "$OUT/kueue.tar" --layer "$dir/layer.tar" \
+    --entrypoint '["/manager"]' --user 65532:65532 --label org.opencontainers.image.title=kueue
+  rm -rf "$dir"
+  import_image "$OUT/kueue.tar"
+}
+
 # build_image <name>: the catalog image images/<name>/ declares in its image.json
 # (its Debian suite, its Node major, its Go version if any; name, user, env and
 # command for oci-image.py) -> $OUT/<name>.tar.
@@ -293,6 +306,7 @@ build_app() {
 case "$WHAT" in
   pause) build_pause ;;
   coredns) build_coredns ;;
+  kueue) build_kueue ;;
   app) build_app ;;
   catalog) build_catalog ;;
   all) build_pause; build_coredns; build_catalog; build_app ;;

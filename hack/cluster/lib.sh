@@ -15,6 +15,9 @@ CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
 KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"
 # Cluster DNS: CoreDNS with only the plugins it needs here (no forwarding anywhere).
 COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
+# Kueue, the optional admission engine (make kueue; docs/operators/limits.md). The
+# Go module proxy lists v0.17.0 only; it speaks the Kubernetes v0.35 API libraries.
+KUEUE_VERSION="${KUEUE_VERSION:-v0.17.0}"
 
 CACHE_DIR="${CODEPLANE_CACHE_DIR:-$HOME/.cache/codeplane}"
 K8S_BIN="$CACHE_DIR/k8s/$K8S_VERSION/bin"
@@ -22,6 +25,7 @@ ETCD_BIN="$CACHE_DIR/etcd/$ETCD_VERSION/bin"
 CRICTL_BIN="$CACHE_DIR/crictl/$CRICTL_VERSION/bin"
 KUBE_ROUTER_BIN="$CACHE_DIR/kube-router/$KUBE_ROUTER_VERSION/bin"
 COREDNS_BIN="$CACHE_DIR/coredns/$COREDNS_VERSION/bin"
+KUEUE_BIN="$CACHE_DIR/kueue/$KUEUE_VERSION/bin"
 
 CLUSTER_DIR="${CODEPLANE_CLUSTER_DIR:-$REPO_ROOT/.cluster}"
 RUN_DIR="${CODEPLANE_RUN_DIR:-/run/codeplane-cluster}"
@@ -59,6 +63,7 @@ FEATURE_GATES="PodLogsQuerySplitStreams=true"
 
 PAUSE_IMAGE="codeplane.local/pause:3.10"
 COREDNS_IMAGE="codeplane.local/coredns:$COREDNS_VERSION"
+KUEUE_IMAGE="codeplane.local/kueue:$KUEUE_VERSION"
 RUNNER_IMAGE="codeplane-runner:dev"
 APP_IMAGE="codeplane:dev"
 

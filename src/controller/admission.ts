@@ -1,3 +1,4 @@
+import type { V1Job } from "@kubernetes/client-node";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
 import type { WorkloadResource } from "./workload.ts";
@@ -11,8 +12,14 @@ import type { WorkloadResource } from "./workload.ts";
 // function below, table-tested (admission.test.ts): gather (limiter.ts),
 // decide (here), act (the reconciler creates the Job or writes the queue).
 
-/** Why a run waits. */
-export type QueueReason = "AccountConcurrency" | "ClusterConcurrency";
+/**
+ * Why a run waits. The built-in limiter's: AccountConcurrency, ClusterConcurrency.
+ * Kueue's (kueue.ts): ClusterQuota (the ClusterQueue's quota is in use),
+ * KueuePending (Kueue has not taken it in yet), KueueInadmissible (Kueue cannot
+ * admit it as things are: its queue is missing or stopped, or it asks for more
+ * than the quota), KueueAdmitting (quota reserved, admission under way).
+ */
+export type QueueReason = "AccountConcurrency" | "ClusterConcurrency" | "ClusterQuota" | "KueuePending" | "KueueInadmissible" | "KueueAdmitting";
 
 export type AdmissionDecision =
   | {
@@ -27,6 +34,8 @@ export type AdmissionDecision =
       message: string;
       /** 1-based, among the account's waiting runs. */
       position: number;
+      /** Look again this soon (default QUEUE_RESYNC_MS). */
+      recheckMs?: number;
     };
 
 export interface Admission {
@@ -38,6 +47,22 @@ export interface Admission {
   admit(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>): Promise<AdmissionDecision>;
   /** Resource names of waiting runs that would be admitted now: the controller reconciles them (a slot was freed). */
   admissible(): string[];
+  /**
+   * Set when an engine outside codeplane admits (Kueue, kueue.ts): then admit
+   * is not asked; the Job is created at once as `prepare` makes it (suspended,
+   * in the account's queue) and whether it was admitted is read back with
+   * `observe` until it says so.
+   */
+  external?: ExternalAdmission;
+}
+
+export interface ExternalAdmission {
+  /** The Job as the engine wants it created (suspended, labelled with its queue). */
+  prepare(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>, job: V1Job): Promise<V1Job>;
+  /** What the run says right after its Job was created: waiting for the engine. */
+  created(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>): Exclude<AdmissionDecision, { admitted: true }>;
+  /** Whether the engine admitted the run whose Job this is, and if not why it waits. */
+  observe(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>, job: V1Job): Promise<AdmissionDecision>;
 }
 
 /** The condition a run carries while it waits (False, with the reason) and once it was admitted (True). */

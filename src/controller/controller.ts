@@ -34,6 +34,7 @@ import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from "./workload-reconciler.ts";
 import type { Admission } from "./admission.ts";
 import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
+import { KueueAdmission, kueueApi, kueueInstalled } from "./kueue.ts";
 import { limitOverrides } from "../domain/limits/limits.ts";
 import type { Limits } from "../domain/limits/limits.ts";
 import type { SecretBox } from "../domain/crypto/secret-box.ts";
@@ -73,6 +74,11 @@ export interface ControllerOptions {
   checkout: Pick<CheckoutDeps, "internalUrl" | "egress" | "preprocessEnv">;
   /** The operator's limits: runs wait for admission within them (per-account overrides from the database). */
   limits: Limits;
+  /**
+   * Kueue admits runs instead of the built-in limiter when this names a
+   * ClusterQueue and the cluster serves Kueue's CRDs (kueue.ts); null: the built-in limiter.
+   */
+  kueue?: { clusterQueue: string; maxWaitSeconds: number } | null;
   /** Seconds a run's pod has past its timeout to send its outputs (CODEPLANE_RUN_OUTPUT_COLLECT_SECONDS); absent: runs collect none. */
   outputCollectSeconds?: number;
   /** Drops a run's stored outputs when a retry gives up its lost attempt (src/domain/runs/run-attempts.ts). */
@@ -92,7 +98,7 @@ export const MAX_RECONCILE_ATTEMPTS = 8;
 /** What every kind's reconciler shares: the cluster actions and the Job and pod caches. */
 interface Shared {
   cluster: ClusterActions;
-  /** Runs' admission (the built-in limiter). */
+  /** Runs' admission (the built-in limiter, or Kueue). */
   admission: Admission;
   jobs: Pick<ObjectCache<V1Job>, "get">;
   pods: Pick<ObjectCache<V1Pod>, "list">;
@@ -159,6 +165,8 @@ export class Controller {
           jobTtlSeconds: this.#o.jobTtlSeconds,
           checkout,
           ...(this.#warm && { warm: this.#warm }),
+          // With Kueue a run's Job (and its tokens) is made when the run is queued, not when it starts.
+          queueAllowanceSeconds: shared.admission.external && this.#o.kueue ? this.#o.kueue.maxWaitSeconds : 0,
           ...(this.#o.outputCollectSeconds !== undefined && {
             outputs: {
               collectSeconds: this.#o.outputCollectSeconds,
@@ -217,18 +225,20 @@ export class Controller {
     let jobCache: ObjectCache<V1Job> | null = null;
     let podCache: ObjectCache<V1Pod> | null = null;
     let runCache: Pick<ObjectCache<KubernetesObject>, "list"> | null = null;
-    const limiter = new BuiltInLimiter({
-      runs: () => (runCache?.list(ns) ?? []) as never,
-      jobs: () => jobCache?.list(ns) ?? [],
-      defaults: this.#o.limits,
-      overrides: () => limitOverrides(this.#o.db),
-      installation: this.#o.installation,
-      metrics: this.#limiterMetrics,
-      logger: logger.child({ component: "admission" }),
-    });
-    this.#limiter = limiter;
+    const limiter = await this.#admission(
+      ns,
+      () => (runCache?.list(ns) ?? []) as never,
+      () => jobCache?.list(ns) ?? [],
+    );
+    // A pool's pod is running already and cannot wait in an engine's queue: with Kueue, runs start cold.
+    if (this.#o.warmPools?.length && limiter.external) {
+      logger.warn(
+        { pools: this.#o.warmPools.map((p) => p.name) },
+        "warm pools are not kept while Kueue admits runs: a waiting pod would run outside its quota",
+      );
+    }
     this.#warm =
-      this.#o.warmPools?.length && this.#o.box
+      this.#o.warmPools?.length && this.#o.box && !limiter.external
         ? new WarmPools({
             db: this.#o.db,
             box: this.#o.box,
@@ -351,6 +361,33 @@ export class Controller {
     this.#warm?.start();
   }
 
+  /** Kueue where the operator named a ClusterQueue and the cluster serves Kueue's CRDs; otherwise the built-in limiter. */
+  async #admission(ns: string, runs: () => never, jobs: () => readonly V1Job[]): Promise<Admission> {
+    const { k, kueue, installation } = this.#o;
+    const log = this.#o.logger.child({ component: "admission" });
+    if (kueue) {
+      if (await kueueInstalled(k)) {
+        log.info({ cluster_queue: kueue.clusterQueue, namespace: ns }, "Kueue admits runs: each account's LocalQueue points at the ClusterQueue");
+        return new KueueAdmission({ api: kueueApi(k), clusterQueue: kueue.clusterQueue, maxWaitSeconds: kueue.maxWaitSeconds, installation, logger: log });
+      }
+      log.warn(
+        { cluster_queue: kueue.clusterQueue },
+        "CODEPLANE_KUEUE_CLUSTER_QUEUE is set but the cluster serves no Kueue (kueue.x-k8s.io/v1beta2): the built-in limiter admits runs",
+      );
+    }
+    const limiter = new BuiltInLimiter({
+      runs,
+      jobs,
+      defaults: this.#o.limits,
+      overrides: () => limitOverrides(this.#o.db),
+      installation,
+      metrics: this.#limiterMetrics,
+      logger: log,
+    });
+    this.#limiter = limiter;
+    return limiter;
+  }
+
   #archiver(table: WorkloadTable, onComplete: (id: string) => void, onBatch?: ArchiveBatchHook): LogArchiver {
     const { k } = this.#o;
     const logger = this.#o.logger;
@@ -380,7 +417,7 @@ export class Controller {
    * freed), soon and once per burst of events; each is admitted only by its
    * own reconcile, which decides again.
    */
-  #wakeAdmissible(queue: WorkQueue, limiter: BuiltInLimiter): void {
+  #wakeAdmissible(queue: WorkQueue, limiter: Admission): void {
     if (this.#kick || this.#stopped) return;
     this.#kick = setTimeout(() => {
       this.#kick = null;

@@ -32,6 +32,8 @@ export interface RunWorkloadDeps {
   computeTypes: ComputeTypes;
   jobTtlSeconds: number;
   checkout: CheckoutDeps;
+  /** Seconds a run may wait for admission after its Job is made (Kueue): its tokens are valid this much longer. */
+  queueAllowanceSeconds?: number;
   /**
    * Output collection (issue 31): each run's pod gets a token to send its outputs with (minted here,
    * valid until expiresAt) and collectSeconds past its timeout to send them. Absent: no collection.
@@ -145,7 +147,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
             [OUTPUT_TOKEN_KEY]: await outputs.mint(
               spec.runId,
               spec.accountId,
-              new Date(Date.now() + (spec.timeoutSeconds + outputs.collectSeconds + OUTPUT_TOKEN_SLACK_SECONDS) * 1000),
+              new Date(Date.now() + (spec.timeoutSeconds + outputs.collectSeconds + OUTPUT_TOKEN_SLACK_SECONDS + (deps.queueAllowanceSeconds ?? 0)) * 1000),
             ),
           }
         : env;
@@ -159,6 +161,7 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
         labels,
         secretValues,
         attempt > 1 ? attemptSecretName(run.metadata.name, attempt) : undefined,
+        deps.queueAllowanceSeconds,
       );
       const job = buildRunJob({
         resource: run,

@@ -697,9 +697,84 @@ const admissionCases: Case<RunSpec, RunStatus>[] = [
   },
 ];
 
+const CLUSTER_QUOTA: AdmissionDecision = {
+  admitted: false,
+  reason: "ClusterQuota",
+  message: "queued: Kueue: insufficient unused quota",
+  position: 1,
+  recheckMs: 10_000,
+};
+const kueueQueued = (): RunStatus => ({
+  ...pendingStatus<RunStatus>(RUN),
+  queue: { reason: "KueuePending" },
+  conditions: [{ type: "Admitted", status: "False", reason: "KueuePending", message: "x", observedGeneration: 1, lastTransitionTime: now }],
+});
+
+// An external engine (Kueue): the Job is made at once, suspended in the engine's queue, and the run
+// waits until the engine says it admitted it; a cancel deletes the suspended Job, never admitted.
+const externalCases: Case<RunSpec, RunStatus>[] = [
+  {
+    name: "a new run: its Job made at once as the engine prepares it, the run queued waiting for the engine and looked at again soon",
+    given: { resource: aRun().build(), external: CLUSTER_QUOTA },
+    actions: [
+      "mirror -",
+      "mintToken {noun} {id}",
+      "createSecret {name}",
+      "prepare {name}",
+      "createJob {name}",
+      "patchStatus {name} pending",
+      "event Normal KueuePending: run is pending",
+      "mirror pending",
+    ],
+    requeue: 3000,
+    status: { phase: "pending", queue: { reason: "KueuePending" }, conditions: admittedCondition("False", "KueuePending") },
+  },
+  {
+    name: "its suspended Job held back by the engine: the engine's reason",
+    given: { resource: aRun().withStatus(kueueQueued()).build(), job: aJob(), external: CLUSTER_QUOTA },
+    actions: ["mirror pending", "observe {name} ClusterQuota", "patchStatus {name} pending", "mirror pending"],
+    requeue: 10_000,
+    status: { queue: { reason: "ClusterQuota" }, conditions: admittedCondition("False", "ClusterQuota") },
+  },
+  {
+    name: "admitted by the engine: Admitted=True at the engine's time, no longer queued, no Job made",
+    given: { resource: aRun().withStatus(kueueQueued()).build(), job: aJob(), external: { admitted: true, at: new Date(ADMITTED_AT) } },
+    actions: ["mirror pending", "observe {name} yes", "patchStatus {name} pending", "mirror pending"],
+    requeue: LIVE,
+    status: {
+      queue: null,
+      conditions: expect.arrayContaining([expect.objectContaining({ type: "Admitted", status: "True", lastTransitionTime: ADMITTED_AT })]),
+    } as unknown as Partial<RunStatus>,
+  },
+  {
+    name: "cancelled while its suspended Job waits: the Job deleted, cancelled, never Admitted=True",
+    given: { resource: aRun().withStatus(kueueQueued()).cancelRequested().build(), job: aJob(), external: CLUSTER_QUOTA },
+    actions: [
+      "mirror pending",
+      "deleteJob {name}",
+      "{release}",
+      "patchStatus {name} cancelled",
+      "event Normal Cancelled: cancelled by request",
+      "mirror cancelled",
+      "apiPods {label}",
+      "markLogsComplete {id}",
+    ],
+    requeue: "retained",
+    status: { phase: "cancelled", queue: null, conditions: admittedCondition("False", "KueuePending") } as unknown as Partial<RunStatus>,
+  },
+];
+
 describe("WorkloadReconciler: runs", () => {
   it.each(runCases)("$name", (c) => check(RUN, runWorld, c));
   it.each(admissionCases)("admission: $name", (c) => check(RUN, runWorld, c));
+  it.each(externalCases)("external admission: $name", (c) => check(RUN, runWorld, c));
+
+  it("external admission: the Job is created suspended with the engine's queue label", async () => {
+    const { reconciler, recorded } = runWorld({ resource: aRun().build(), external: CLUSTER_QUOTA });
+    await reconciler.reconcile(RUN.name);
+    expect(recorded.jobs[0]!.spec!.suspend).toBe(true);
+    expect(recorded.jobs[0]!.metadata!.labels).toMatchObject({ "kueue.x-k8s.io/queue-name": "q" });
+  });
 
   it("admission: queued and still over the limit: the same status, nothing written", async () => {
     const first = runWorld({ resource: aRun().build(), admission: QUEUED });

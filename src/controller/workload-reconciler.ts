@@ -11,7 +11,7 @@ import { setCondition } from "../resources/conditions.ts";
 import { idFromName, podLabelOf } from "../resources/lifecycle.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { lifecycleConditions, sameStatus } from "./reconcile-support.ts";
-import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision } from "./admission.ts";
+import { ADMITTED, isAdmitted, QUEUE_RESYNC_MS, type Admission, type AdmissionDecision, type ExternalAdmission } from "./admission.ts";
 import { isAdopted, isNotReady, type NotReady, type RetryPlan, type Workload, type WorkloadObservation, type WorkloadResource } from "./workload.ts";
 
 // Reconciles one workload resource of any kind: gather (the resource, its Job
@@ -222,26 +222,21 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
   async #step(pass: Pass<Spec, Status>): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs?: number } | "gone" | "orphaned"> {
     const { workload: w, cluster } = this.#d;
     const { resource, now, podNow } = pass;
-    const { spec } = resource;
     const ns = resource.metadata.namespace;
+    const previous = resource.status;
+    const external = this.#d.admission?.external;
+    const launched = await this.#launch(pass);
+    if (!isLaunched(launched)) return launched;
     // The Job is named after its resource (restrictedJob), or after its attempt (a run's retry), or it is
     // one the workload was given (a warm pool's, recorded in its status), so it is found by that name.
-    let jobName = pass.jobName;
-    const previous = resource.status;
+    const { jobName } = launched;
     /** When this reconcile's admission decision admitted it (null: not by this reconcile). */
-    let admittedNow: Date | null = null;
-    if (!spec.cancelRequested && !this.#d.jobs.get(jobName, ns)) {
-      // A waiting workload gets its Job only once admitted; a cancelled one never does.
-      if (this.#d.admission && !isAdmitted(previous)) {
-        const decision = await this.#d.admission.admit(resource);
-        if (!decision.admitted) return this.#queued(pass, decision);
-        admittedNow = decision.at;
-      }
-      const made = await this.#makeJob(resource);
-      if (typeof made !== "string") return this.#wait(pass, made, admittedNow);
-      jobName = made;
-    }
+    let admittedNow: Date | null = launched.admittedNow;
     const job = this.#d.jobs.get(jobName, ns) ?? null;
+    // With an external engine the Job exists, suspended until the engine admits it: until then the run waits, saying why.
+    const engine = await this.#engineSays(resource, job);
+    if (engine?.admitted === false) return this.#queued(pass, engine);
+    if (engine?.admitted) admittedNow = engine.at;
     // A Job that has run a pod the cache does not show: deciding "the pod was lost" would be final, so look it up first.
     const pod = pass.cached ?? (job && hasRunPods(job) ? await podNow() : null);
     const obs = await w.observe({ resource, job, pod, now, podNow, cluster });
@@ -251,8 +246,9 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await w.persist?.(resource, obs);
     if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
 
+    // A Job means admitted, but for an external engine's, which waits suspended (a cancelled queued run's never was).
     const extra = w.extraStatus?.(obs, previous, { resource, job: job !== null || admittedNow !== null, now });
-    const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null ? now : null), jobName);
+    const next = this.#statusFrom(resource, obs, pod, now, extra, admittedNow ?? (job !== null && !external ? now : null), jobName);
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && releaseDue(w, previous, next)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
@@ -311,6 +307,52 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     return { status: plan.status, pod: null, requeueAfterMs: 250 };
   }
 
+  /**
+   * Creates the workload's Job if it has none and may get one: once admitted (or, with an external
+   * engine, at once and suspended: the engine admits it); a cancelled one never does. Returns when
+   * this reconcile admitted it (null: it did not) and the Job's name (a warm pool's it adopted, or
+   * its own), or the step's result when the workload waits.
+   */
+  async #launch(pass: Pass<Spec, Status>): Promise<Launched | StepResult<Status>> {
+    const { admission } = this.#d;
+    const { resource } = pass;
+    const ns = resource.metadata.namespace;
+    const as = { admittedNow: null, jobName: pass.jobName };
+    if (resource.spec.cancelRequested || this.#d.jobs.get(pass.jobName, ns)) return as;
+    const waiting = !isAdmitted(resource.status);
+    if (admission?.external && waiting) return this.#createSuspended(pass, admission.external);
+    let admittedNow: Date | null = null;
+    if (admission && waiting) {
+      const decision = await admission.admit(resource);
+      if (!decision.admitted) return this.#queued(pass, decision);
+      admittedNow = decision.at;
+    }
+    const made = await this.#makeJob(resource);
+    if (typeof made !== "string") return this.#wait(pass, made, admittedNow);
+    return { admittedNow, jobName: made };
+  }
+
+  /** What an external engine says of a workload whose Job waits for it; null: no engine, no Job, cancelled or admitted already. */
+  async #engineSays(resource: WorkloadResource<Spec, Status>, job: V1Job | null): Promise<AdmissionDecision | null> {
+    const external = this.#d.admission?.external;
+    if (!external || !job || resource.spec.cancelRequested || isAdmitted(resource.status)) return null;
+    return external.observe(resource, job);
+  }
+
+  /** An external engine admits (Kueue): the Job is made now as the engine wants it (suspended, in its queue), and the workload waits. */
+  async #createSuspended(
+    pass: Pass<Spec, Status>,
+    external: ExternalAdmission,
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
+    const { resource } = pass;
+    const made = await this.#d.workload.job(resource, this.#d.cluster);
+    if (isNotReady(made)) return this.#wait(pass, made, null);
+    // The controller gives no warm pool to workloads an engine admits (controller.ts): a running pod cannot wait in its queue.
+    if (isAdopted(made)) throw new Error(`${this.#d.workload.noun} took a running pod while an external engine admits`);
+    await this.#d.cluster.createJob(resource.metadata.namespace, await external.prepare(resource, made));
+    return this.#queued(pass, external.created(resource));
+  }
+
   /** The workload waits for something its Job needs (its environment's build): say so, and look again soon. */
   async #wait(
     pass: Pass<Spec, Status>,
@@ -346,7 +388,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const next = { ...base, conditions, queue: { reason: d.reason } } as Status;
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
-    return { status: next, pod: null, requeueAfterMs: QUEUE_RESYNC_MS };
+    return { status: next, pod: null, requeueAfterMs: d.recheckMs ?? QUEUE_RESYNC_MS };
   }
 
   /** Archives the main container's logs once it has run; marks them complete when it never will. */
@@ -495,7 +537,13 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (this.#d.admission && admitted && !isAdmitted(prev)) {
       conditions = setCondition(
         conditions,
-        { type: ADMITTED, status: "True", reason: "Admitted", message: `the ${w.noun} was admitted: its Job was created`, observedGeneration: generation },
+        {
+          type: ADMITTED,
+          status: "True",
+          reason: "Admitted",
+          message: this.#d.admission.external ? `the ${w.noun} was admitted by Kueue: its Job may start` : `the ${w.noun} was admitted: its Job was created`,
+          observedGeneration: generation,
+        },
         admitted,
       );
     }
@@ -556,3 +604,8 @@ function hasRunPods(job: V1Job): boolean {
 function acknowledged<Status extends WorkloadStatus>(status: Status, generation: number): Status {
   return { ...status, observedGeneration: generation, conditions: status.conditions?.map((c) => ({ ...c, observedGeneration: generation })) };
 }
+
+type StepResult<Status> = { status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned";
+/** A workload that has (or was given) its Job, or needs none yet: when this reconcile admitted it, and its Job's name. */
+type Launched = { admittedNow: Date | null; jobName: string };
+const isLaunched = <Status>(x: Launched | StepResult<Status>): x is Launched => typeof x === "object" && "jobName" in x && !("status" in x);

@@ -45,6 +45,8 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
   values: Record<string, string> = {},
   /** The Secret's name, when not the workload's own (a run's later attempt: see run-workload.ts attemptSecretName). */
   secretName?: string,
+  /** Seconds the workload may wait after this before its Job starts (queued in Kueue). */
+  waitSeconds = 0,
 ): Promise<CheckoutInput> {
   if (!deps.internalUrl) {
     throw new Unreconcilable(
@@ -60,7 +62,7 @@ export async function ensureWorkloadSecret<Spec extends CheckoutSpec>(
     accountId: spec.accountId,
     repositoryId: spec.repositoryId,
     commitHash: spec.commitHash,
-    expiresAt: new Date(Date.now() + (spec.timeoutSeconds + DEADLINE_SLACK_SECONDS) * 1000),
+    expiresAt: new Date(Date.now() + (spec.timeoutSeconds + DEADLINE_SLACK_SECONDS + waitSeconds) * 1000),
   });
   // An existing Secret (an earlier attempt that did not get to create the Job) keeps its own token, which is as valid.
   await cluster.createSecret(metadata.namespace, {

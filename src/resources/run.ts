@@ -95,7 +95,10 @@ export type RunTimelineMarks = z.infer<typeof runTimelineMarksSchema>;
 /** Why a pending run waits for admission (the controller's admission; docs/operators/limits.md). */
 export const runQueueSchema = z
   .object({
-    reason: z.string().max(128).meta({ description: "`AccountConcurrency`: its account has its limit executing; `ClusterConcurrency`: the installation has." }),
+    reason: z.string().max(128).meta({
+      description:
+        "`AccountConcurrency`: its account has its limit executing; `ClusterConcurrency`: the installation has. With Kueue: `ClusterQuota`, `KueuePending`, `KueueInadmissible`, `KueueAdmitting` (the Admitted condition's message quotes Kueue).",
+    }),
   })
   .meta({ description: "Present while the run waits for admission; its Job is created once it is admitted." });
 

@@ -1043,8 +1043,9 @@ describe("the Helm chart", () => {
     it("grants exactly what the binary's Kubernetes calls need", async () => {
       // src/k8s/install.ts is scanned too: the pods apply the workload NetworkPolicy with it at start. Its
       // cluster-wide calls (CRDs, the namespace) run only in `codeplane install`, with the operator's credentials.
+      // src/controller/kueue.ts calls Kueue's custom objects: the next test maps those.
       const files = [...sources(path.join(root, "src/k8s")), ...sources(path.join(root, "src/controller")), path.join(root, "src/service.ts")].filter(
-        (f) => !f.includes("/testing/"),
+        (f) => !f.includes("/testing/") && !f.endsWith("/kueue.ts"),
       );
       const needed = new Set<string>();
       const unmapped: string[] = [];
@@ -1064,6 +1065,47 @@ describe("the Helm chart", () => {
       // blockOwnerDeletion on the Jobs and Secrets needs the owner's finalizers where OwnerReferencesPermissionEnforcement runs.
       const implied = ["codeplane.dev/runs/finalizers:update", "codeplane.dev/analyses/finalizers:update"];
       expect(grants(await rules())).toEqual([...needed, ...implied].sort());
+    });
+
+    it("grants Kueue's objects only with kueue.clusterQueue set, and then exactly what src/controller/kueue.ts calls", async () => {
+      const text = readFileSync(path.join(root, "src/controller/kueue.ts"), "utf8");
+      const needed = new Set<string>();
+      for (const [, verb, plural] of text.matchAll(/\.(get|create|delete|list|patch|replace)NamespacedCustomObject\(\{[^}]*?plural: "(\w+)"/g)) {
+        needed.add(`kueue.x-k8s.io/${plural}:${verb === "replace" ? "update" : verb}`);
+      }
+      expect(needed.size).toBeGreaterThan(0);
+      const base = grants(await rules());
+      const withKueue = grants((find(await render({ kueue: { clusterQueue: "team" } }), "Role", FULLNAME) as unknown as { rules: Rule[] }).rules);
+      expect(base.filter((g) => g.startsWith("kueue"))).toEqual([]);
+      expect(withKueue.filter((g) => !base.includes(g))).toEqual([...needed].sort());
+    });
+
+    it("creates a ClusterQueue and ResourceFlavor for the run namespace only when asked", async () => {
+      expect((await render({ kueue: { clusterQueue: "team" } })).filter((d) => d.kind === "ClusterQueue" || d.kind === "ResourceFlavor")).toEqual([]);
+      const docs = await render({ kueue: { clusterQueue: "team", createClusterQueue: true, quota: { cpu: "8", memory: "32Gi" } } });
+      const cq = find(docs, "ClusterQueue", "team") as unknown as { spec: Record<string, unknown> };
+      expect(find(docs, "ResourceFlavor", "team")).toBeDefined();
+      expect(cq.spec).toMatchObject({
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": RUN_NS } },
+        queueingStrategy: "StrictFIFO",
+        admissionScope: { admissionMode: "UsageBasedAdmissionFairSharing" },
+        resourceGroups: [
+          {
+            coveredResources: ["cpu", "memory"],
+            flavors: [
+              {
+                name: "team",
+                resources: [
+                  { name: "cpu", nominalQuota: "8" },
+                  { name: "memory", nominalQuota: "32Gi" },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      const env = (find(docs, "Deployment", FULLNAME) as any).spec.template.spec.containers[0].env as { name: string; value: string }[];
+      expect(env.find((v) => v.name === "CODEPLANE_KUEUE_CLUSTER_QUEUE")?.value).toBe("team");
     });
 
     it("deletes no pods, reads no Secrets, has no wildcards and keeps the Lease's create apart", async () => {

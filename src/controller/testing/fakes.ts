@@ -61,6 +61,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   warm?: RunWorkloadDeps["warm"];
   /** Another Job in the informer cache, under its own name (a warm pool's). */
   otherJob?: V1Job;
+  /** An external engine (Kueue) admits instead: what it says of a Job that exists. */
+  external?: AdmissionDecision;
 }
 
 /** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
@@ -222,6 +224,27 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
       unreconcilable: (kind, reason) => act(`metric unreconcilable ${kind} ${reason}`),
       untracked: (kind) => act(`metric untracked ${kind}`),
     },
+    ...(given.external && {
+      admission: {
+        admit: () => Promise.reject(new Error("an external engine's admission is never asked admit")),
+        admissible: () => [],
+        external: {
+          prepare: async (res: { metadata: { name: string } }, job: V1Job) => {
+            act(`prepare ${res.metadata.name}`);
+            return {
+              ...job,
+              metadata: { ...job.metadata, labels: { ...job.metadata?.labels, "kueue.x-k8s.io/queue-name": "q" } },
+              spec: { ...job.spec!, suspend: true },
+            };
+          },
+          created: () => ({ admitted: false as const, reason: "KueuePending" as const, message: "queued: waiting for Kueue", position: 1, recheckMs: 3000 }),
+          observe: async (res: { metadata: { name: string } }) => {
+            act(`observe ${res.metadata.name} ${given.external!.admitted ? "yes" : given.external!.reason}`);
+            return given.external!;
+          },
+        },
+      },
+    }),
     ...(given.admission && {
       admission: {
         admit: async (res: { metadata: { name: string } }) => {
