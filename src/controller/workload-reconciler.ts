@@ -223,8 +223,6 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const { workload: w, cluster } = this.#d;
     const { resource, now, podNow } = pass;
     const ns = resource.metadata.namespace;
-    const previous = resource.status;
-    const external = this.#d.admission?.external;
     const launched = await this.#launch(pass);
     if (!isLaunched(launched)) return launched;
     // The Job is named after its resource (restrictedJob), or after its attempt (a run's retry), or it is
@@ -243,8 +241,22 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     const plan = w.retry?.(resource, obs, now) ?? null;
     if (plan) return this.#retry(pass, plan, obs, job, pod);
 
+    return this.#settle(pass, obs, { job, pod, jobName, admittedNow });
+  }
+
+  /** Acts on what observe found (the workload's own step, a Job to stop), then writes and mirrors the status. */
+  async #settle(
+    pass: Pass<Spec, Status>,
+    obs: Obs,
+    at: { job: V1Job | null; pod: V1Pod | null; jobName: string; admittedNow: Date | null },
+  ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs?: number } | "gone" | "orphaned"> {
+    const { workload: w, cluster } = this.#d;
+    const { resource, now } = pass;
+    const { job, pod, jobName, admittedNow } = at;
+    const previous = resource.status;
+    const external = this.#d.admission?.external;
     await w.persist?.(resource, obs);
-    if (obs.stopJob && job) await cluster.deleteJob(ns, jobName);
+    if (obs.stopJob && job) await cluster.deleteJob(resource.metadata.namespace, jobName);
 
     // A Job means admitted, but for an external engine's, which waits suspended (a cancelled queued run's never was).
     const extra = w.extraStatus?.(obs, previous, { resource, job: job !== null || admittedNow !== null, now });
