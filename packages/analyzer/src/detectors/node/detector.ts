@@ -6,6 +6,7 @@ import { entryFacts, grammarFor, isTypeScript, type EntryFacts } from "./entry.t
 import { envUses } from "./env.ts";
 import { clip } from "./literals.ts";
 import { isLifecycleScript, scriptEntryFile } from "./scripts.ts";
+import { frameworkPort } from "./web.ts";
 
 // Node.js projects: every package.json's scripts (npm run <name>) and bins
 // (node <file>), with the options their entry files parse, plus the
@@ -54,7 +55,11 @@ export const detectNode: Detector = (ctx) => {
   }
   return {
     experiments,
-    envVars: envVars(ctx),
+    // Extensionless entries (express-generator's bin/www) are JavaScript too, though only a script or bin says so.
+    envVars: envVars(
+      ctx,
+      [...facts.keys()].filter((p) => grammarFor(p) === null && !/\.[^/]*$/.test(p)),
+    ),
     frameworks: FRAMEWORKS.filter(([dep]) => deps.has(dep)).map(([, name]) => name),
   };
 };
@@ -90,6 +95,7 @@ function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJs
     if (typeof body !== "string" || name === "" || hasSpace(name) || isLifecycleScript(name, names)) continue;
     const entry = scriptEntryFile(body, dir, (p) => ctx.byPath.has(p));
     const facts = entry ? factsOf(entry) : null;
+    const framework = facts ? null : frameworkPort(body);
     const command = dir === "" ? ["npm", "run", name, "--"] : ["npm", "--prefix", dir, "run", name, "--"];
     out.push({
       id: dir === "" ? `npm:${name}` : `npm:${dir}:${name}`,
@@ -102,7 +108,7 @@ function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJs
       path: pkgPath,
       inputs: facts?.inputs ?? [],
       outputs: facts?.outputs ?? [],
-      parameters: facts?.parameters ?? [],
+      parameters: facts?.parameters ?? (framework ? [framework] : []),
     });
   }
   return out;
@@ -170,11 +176,11 @@ const ENV_OBJECTS = ["process.env", "process?.env", "import.meta.env", "import.m
 const TEST_FILE = /\.(test|spec)\.[^/]+$/;
 const TEST_DIR = /(^|\/)(test|tests|__tests__)\//;
 
-function envVars(ctx: AnalyzerContext): EnvVarUse[] {
+function envVars(ctx: AnalyzerContext, extensionless: readonly string[]): EnvVarUse[] {
   const found = new EnvUseSet();
-  for (const file of ctx.files) {
+  for (const file of [...ctx.files, ...extensionless.map((path) => ({ path }))]) {
     if (ctx.outOfTime()) break;
-    const grammar = grammarFor(file.path);
+    const grammar = grammarFor(file.path) ?? (extensionless.includes(file.path) ? "javascript" : null);
     if (!grammar || TEST_FILE.test(file.path) || TEST_DIR.test(file.path) || /\.d\.[mc]?ts$|\.min\.js$/.test(file.path)) continue;
     const text = ctx.readText(file.path);
     // Every read this detector knows spells out one of these, so other files are not worth a parse.

@@ -4,7 +4,9 @@ import { descendants, type Grammar, type Node } from "../../syntax.ts";
 import { commanderFacts } from "./commander.ts";
 import { callArguments, calleeName, clip, importedModules, stringValue, unwrap } from "./literals.ts";
 import { parseArgsParameters } from "./parseargs.ts";
+import { listenPort, portParameter, type PortSource } from "./web.ts";
 import { yargsFacts } from "./yargs.ts";
+import { posix } from "node:path";
 
 // What one entry file (a bin, or the file an npm script runs) tells about a
 // run: the options it parses and the files it names for reading or writing.
@@ -49,12 +51,37 @@ export function entryFacts(ctx: AnalyzerContext, path: string): EntryFacts {
     const parsed = ctx.syntax.parse(grammar, text, (root) => ({
       ...optionParameters(root),
       ...fileNames(root),
+      port: text.includes(".listen(") ? listenPort(root) : null,
+      imports: [...importedModules(root)].filter((m) => m.startsWith("./") || m.startsWith("../")),
     }));
-    return parsed?.value ?? EMPTY;
+    if (!parsed) return EMPTY;
+    const { port, imports, ...facts } = parsed.value;
+    // A server started in a module the entry imports (`import "./server.js"`, `require("./app")`).
+    const found = port ?? importedListenPort(ctx, path, imports);
+    const param = facts.parameters.some((p) => p.name === "port") ? null : portParameter(found);
+    return param ? { ...facts, parameters: [...facts.parameters, param].slice(0, 256) } : facts;
   } catch {
     // Whatever a hostile file does to the reading of it, the analysis carries on without it.
     return EMPTY;
   }
+}
+
+/** The port a module the entry imports directly listens on (the first that tells one). */
+function importedListenPort(ctx: AnalyzerContext, from: string, specifiers: readonly string[]): PortSource | null {
+  for (const spec of specifiers.slice(0, 32)) {
+    const joined = posix.normalize(posix.join(posix.dirname(from), spec));
+    // TypeScript sources import their siblings by the built name (`./app.js` for app.ts).
+    const stem = joined.replace(/\.(m|c)?js$/, "");
+    const path = [joined, ...NODE_SOURCE_EXTENSIONS.map((e) => stem + e), ...NODE_SOURCE_EXTENSIONS.map((e) => `${joined}/index${e}`)].find((p) =>
+      ctx.byPath.has(p),
+    );
+    const grammar = path ? grammarFor(path) : null;
+    const text = path && grammar ? ctx.readText(path) : null;
+    if (!text?.includes(".listen(")) continue;
+    const port = ctx.syntax.parse(grammar!, text, (root) => listenPort(root))?.value;
+    if (port) return port;
+  }
+  return null;
 }
 
 const COMMANDER = new Set(["commander", "@commander-js/extra-typings"]);
