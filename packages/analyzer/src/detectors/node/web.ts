@@ -52,33 +52,33 @@ const SCOPES = new Set(["program", "statement_block", "class_body", "switch_body
 function declarationOf(name: string, at: Node): Node | null {
   for (let scope = at.parent; scope; scope = scope.parent) {
     if (!SCOPES.has(scope.type)) continue;
-    let found: Node | null = null;
-    let count = 0;
-    for (const stmt of scope.namedChildren) {
-      const decl = stmt?.type === "export_statement" ? stmt.childForFieldName("declaration") : stmt;
-      if (!decl || (decl.type !== "lexical_declaration" && decl.type !== "variable_declaration")) continue;
-      for (const d of decl.namedChildren) {
-        if (d?.type !== "variable_declarator") continue;
-        const target = d.childForFieldName("name");
-        const value = d.childForFieldName("value");
-        if (!target || !value) continue;
-        if (target.type === "identifier" && target.text === name) {
-          found = value;
-          count++;
-        } else if (target.type === "object_pattern" && envObject(value)) {
-          for (const p of target.namedChildren) {
-            const key = p?.type === "object_assignment_pattern" ? p.childForFieldName("left") : p;
-            if (p && key?.type === "shorthand_property_identifier_pattern" && key.text === name) {
-              found = p;
-              count++;
-            }
-          }
-        }
-      }
-    }
-    if (count) return count === 1 ? found : null;
+    const found = scope.namedChildren.flatMap((stmt) => (stmt ? declaredIn(stmt, name) : []));
+    if (found.length) return found.length === 1 ? found[0]! : null;
   }
   return null;
+}
+
+/** What one statement declares under a name: a declarator's value, or a `process.env` pattern's entry. */
+function declaredIn(stmt: Node, name: string): Node[] {
+  const decl = stmt.type === "export_statement" ? stmt.childForFieldName("declaration") : stmt;
+  if (!decl || (decl.type !== "lexical_declaration" && decl.type !== "variable_declaration")) return [];
+  const out: Node[] = [];
+  for (const d of decl.namedChildren) {
+    const target = d?.type === "variable_declarator" ? d.childForFieldName("name") : null;
+    const value = d?.childForFieldName("value") ?? null;
+    if (!target || !value) continue;
+    if (target.type === "identifier" && target.text === name) out.push(value);
+    else if (target.type === "object_pattern" && envObject(value)) out.push(...patternEntries(target, name));
+  }
+  return out;
+}
+
+/** `{ PORT = 3000 }` / `{ PORT }` entries of a pattern for the name. */
+function patternEntries(pattern: Node, name: string): Node[] {
+  return pattern.namedChildren.filter((p): p is Node => {
+    const key = p?.type === "object_assignment_pattern" ? p.childForFieldName("left") : p;
+    return key?.type === "shorthand_property_identifier_pattern" && key.text === name;
+  });
 }
 
 const envObject = (n: Node | null): boolean => {
@@ -94,45 +94,37 @@ export function portSource(node: Node | null | undefined, depth = 0): PortSource
   if (fixed !== null) return { env: null, value: fixed };
   const env = envRead(n);
   if (env) return { env, value: null };
-  switch (n.type) {
-    case "identifier": {
-      const d = declarationOf(n.text, n);
-      return d ? portSource(d, depth + 1) : null;
-    }
-    // `const { PORT = 3000 } = process.env` / `const { PORT } = process.env`
-    case "object_assignment_pattern":
-      return { env: n.childForFieldName("left")?.text ?? null, value: portNumber(n.childForFieldName("right")) };
-    case "shorthand_property_identifier_pattern":
-      return { env: n.text, value: null };
-    case "binary_expression": {
-      if (!["||", "??"].includes(n.childForFieldName("operator")?.text ?? "")) return null;
-      const left = portSource(n.childForFieldName("left"), depth + 1);
-      const right = portSource(n.childForFieldName("right"), depth + 1);
-      if (!left?.env) return left ?? null;
-      return { env: left.env, value: left.value ?? right?.value ?? null };
-    }
-    // `+process.env.PORT`
-    case "unary_expression":
-      return n.childForFieldName("operator")?.text === "+" ? portSource(n.childForFieldName("argument"), depth + 1) : null;
-    // `Number(x)`, `parseInt(x, 10)`, `normalizePort(x)`: the value is x's.
-    case "call_expression": {
-      const args = callArguments(n);
-      return args.length >= 1 && args.length <= 2 ? portSource(args[0], depth + 1) : null;
-    }
-    // `config.port`, `settings.server.port` where the object is a literal in the file.
-    case "member_expression": {
-      const key = n.childForFieldName("property")?.text;
-      const obj = objectValue(n.childForFieldName("object"), depth + 1);
-      return key && obj ? portSource(obj.get(key) ?? null, depth + 1) : null;
-    }
-    case "shorthand_property_identifier": {
-      const d = declarationOf(n.text, n);
-      return d ? portSource(d, depth + 1) : null;
-    }
-    default:
-      return null;
-  }
+  const step = STEPS[n.type];
+  return step ? step(n, depth + 1) : null;
 }
+
+/** How each kind of expression leads to the port, one step further down. */
+const STEPS: Record<string, (n: Node, depth: number) => PortSource | null> = {
+  identifier: (n, depth) => portSource(declarationOf(n.text, n), depth),
+  shorthand_property_identifier: (n, depth) => portSource(declarationOf(n.text, n), depth),
+  // `const { PORT = 3000 } = process.env` / `const { PORT } = process.env`
+  object_assignment_pattern: (n) => ({ env: n.childForFieldName("left")?.text ?? null, value: portNumber(n.childForFieldName("right")) }),
+  shorthand_property_identifier_pattern: (n) => ({ env: n.text, value: null }),
+  binary_expression: (n, depth) => {
+    if (!["||", "??"].includes(n.childForFieldName("operator")?.text ?? "")) return null;
+    const left = portSource(n.childForFieldName("left"), depth);
+    if (!left?.env) return left;
+    return { env: left.env, value: left.value ?? portSource(n.childForFieldName("right"), depth)?.value ?? null };
+  },
+  // `+process.env.PORT`
+  unary_expression: (n, depth) => (n.childForFieldName("operator")?.text === "+" ? portSource(n.childForFieldName("argument"), depth) : null),
+  // `Number(x)`, `parseInt(x, 10)`, `normalizePort(x)`: the value is x's.
+  call_expression: (n, depth) => {
+    const args = callArguments(n);
+    return args.length >= 1 && args.length <= 2 ? portSource(args[0], depth) : null;
+  },
+  // `config.port`, `settings.server.port` where the object is a literal in the file.
+  member_expression: (n, depth) => {
+    const key = n.childForFieldName("property")?.text;
+    const obj = objectValue(n.childForFieldName("object"), depth);
+    return key && obj ? portSource(obj.get(key) ?? null, depth) : null;
+  },
+};
 
 function objectValue(node: Node | null, depth: number): Map<string, Node> | null {
   const n = unwrap(node);
