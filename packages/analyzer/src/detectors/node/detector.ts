@@ -7,6 +7,7 @@ import { envUses } from "./env.ts";
 import { clip } from "./literals.ts";
 import { isLifecycleScript, scriptEntryFile } from "./scripts.ts";
 import { frameworkPort } from "./web.ts";
+import { readProcfile, withoutPlatformOptions } from "../../procfile.ts";
 
 // Node.js projects: every package.json's scripts (npm run <name>) and bins
 // (node <file>), with the options their entry files parse, plus the
@@ -53,6 +54,7 @@ export const detectNode: Detector = (ctx) => {
     }
     experiments.push(...packageExperiments(ctx, file.path, pkg, factsOf));
   }
+  experiments.push(...procfileNodeExperiments(ctx, factsOf));
   return {
     experiments,
     // Extensionless entries (express-generator's bin/www) are JavaScript too, though only a script or bin says so.
@@ -109,6 +111,41 @@ function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJs
       inputs: facts?.inputs ?? [],
       outputs: facts?.outputs ?? [],
       parameters: facts?.parameters ?? (framework ? [framework] : []),
+    });
+  }
+  return out;
+}
+
+/**
+ * A root Procfile's processes that run a file with Node (`web: node
+ * server.js`, `worker: node --max-old-space-size=512 jobs/worker.js`), as
+ * `procfile:<process>` with the file's parameters; lines that run an npm
+ * script, or that a root package.json script already runs word for word, are
+ * that script's experiment.
+ */
+function procfileNodeExperiments(ctx: AnalyzerContext, factsOf: (path: string) => EntryFacts): Experiment[] {
+  const text = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
+  if (!text) return [];
+  const pkg = ctx.byPath.has("package.json") ? readPackageJson(ctx, "package.json") : null;
+  const scripts = pkg && isRecord(pkg.scripts) ? Object.values(pkg.scripts).filter((v): v is string => typeof v === "string") : [];
+  const out: Experiment[] = [];
+  for (const line of readProcfile(text)) {
+    const words = withoutPlatformOptions(line.words);
+    const entry = words ? scriptEntryFile(words.join(" "), "", (p) => ctx.byPath.has(p)) : null;
+    if (!words || !entry || scripts.some((s) => s.trim().split(/\s+/).join(" ") === words.join(" "))) continue;
+    const facts = factsOf(entry);
+    out.push({
+      id: `procfile:${line.process}`,
+      title: `${line.process}: ${words.join(" ")}`.slice(0, 512),
+      description: `The Procfile's ${line.process} process`,
+      entry_point: words.join(" "),
+      command: words.slice(0, 64),
+      language: isTypeScript(entry) ? "typescript" : "javascript",
+      kind: "node-bin",
+      path: entry,
+      inputs: facts.inputs,
+      outputs: facts.outputs,
+      parameters: facts.subcommands.length ? [] : facts.parameters,
     });
   }
   return out;

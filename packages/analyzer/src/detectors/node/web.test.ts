@@ -67,3 +67,27 @@ describe("frameworkPort", () => {
     expect(p ? `${p.env_var ?? p.cli_option}=${String(p.value)}` : null).toBe(want);
   });
 });
+
+describe("a Procfile's Node processes", () => {
+  const run = (procfile: string, scripts: Record<string, string> = {}) =>
+    detectNode(
+      memoryContext(
+        {
+          Procfile: procfile,
+          "package.json": JSON.stringify({ scripts }),
+          "server.js": "app.listen(process.env.PORT || 3000);\n",
+          "jobs/worker.ts": "const { parseArgs } = require('node:util');\nparseArgs({ options: { once: { type: 'boolean', default: false } } });\n",
+        },
+        { syntax, outOfTime: () => false },
+      ),
+    )
+      .experiments.filter((e) => e.id.startsWith("procfile:"))
+      .map((e) => [e.id, e.entry_point, e.language, ...e.parameters.map((p) => p.name)]);
+  it.each<[string, string, Record<string, string>, string[][]]>([
+    ["a node file, with its parameters", "web: node server.js", {}, [["procfile:web", "node server.js", "javascript", "port"]]],
+    ["the platform's options dropped", "web: node server.js --port $PORT", {}, [["procfile:web", "node server.js", "javascript", "port"]]],
+    ["Node options kept", "worker: tsx --env-file=.env jobs/worker.ts", {}, [["procfile:worker", "tsx --env-file=.env jobs/worker.ts", "typescript", "once"]]],
+    ["what an npm script runs word for word is that script", "web: node server.js", { start: "node  server.js" }, []],
+    ["npm scripts, missing files and other languages", "web: npm start\nw: node gone.js\nx: bundle exec puma", {}, []],
+  ])("%s", (_, procfile, scripts, want) => expect(run(procfile, scripts)).toEqual(want));
+});

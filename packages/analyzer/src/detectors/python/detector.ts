@@ -115,10 +115,23 @@ export const detectPython: Detector = (ctx) => {
   experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path)), docs));
   withLaunchers(ctx, experiments, docs);
   const procfile = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
-  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!experiments.some((x) => x.id === e.id)) experiments.push(e);
+  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!alreadyFound(experiments, e)) experiments.push(e);
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
+
+/**
+ * A Procfile's process that is an experiment found already: the same id, or
+ * a line running a script or module the analysis has (`clock: python
+ * scripts/scheduler.py --interval 300` is `python:scripts/scheduler.py`, whose
+ * options are its parameters).
+ */
+function alreadyFound(experiments: readonly Experiment[], e: Experiment): boolean {
+  const tool = e.command[1] === "-m" && PROCFILE_TOOLS.has(e.command[2] ?? "");
+  return experiments.some((x) => x.id === e.id || (!tool && x.path === e.path && x.language === "python"));
+}
+
+const PROCFILE_TOOLS = new Set(["gunicorn", "uvicorn", "celery", "rq", "dramatiq"]);
 
 /** What one parsed file offers to run: a web application's server, its own command line (with a helper's options), Django's runserver. */
 function fileExperiments(
