@@ -2,7 +2,7 @@ import type { AnalyzerContext } from "../../detector.ts";
 import type { Parameter } from "../../model.ts";
 import { descendants, type Grammar, type Node } from "../../syntax.ts";
 import { commanderFacts } from "./commander.ts";
-import { callArguments, calleeName, clip, importedModules, stringValue, unwrap } from "./literals.ts";
+import { callArguments, calleeName, clip, importedModules, stringValue, topLevelValue, unwrap } from "./literals.ts";
 import { parseArgsParameters } from "./parseargs.ts";
 import { listenPort, portParameter, type PortSource } from "./web.ts";
 import { yargsFacts } from "./yargs.ts";
@@ -50,7 +50,7 @@ export function entryFacts(ctx: AnalyzerContext, path: string): EntryFacts {
   try {
     const parsed = ctx.syntax.parse(grammar, text, (root) => ({
       ...optionParameters(root),
-      ...fileNames(root),
+      ...fileNames(root, path),
       port: text.includes(".listen(") ? listenPort(root) : null,
       imports: [...importedModules(root)].filter((m) => m.startsWith("./") || m.startsWith("../")),
     }));
@@ -120,25 +120,52 @@ function unique(params: Parameter[]): Parameter[] {
 const READS = new Set(["readFileSync", "readFile", "createReadStream"]);
 const WRITES = new Set(["writeFileSync", "writeFile", "createWriteStream", "appendFileSync", "appendFile"]);
 
-function fileNames(root: Node): { inputs: string[]; outputs: string[] } {
+function fileNames(root: Node, path: string): { inputs: string[]; outputs: string[] } {
   const inputs = new Set<string>();
   const outputs = new Set<string>();
+  const dir = posix.dirname(path);
   for (const call of descendants(root, "call_expression")) {
     const name = calleeName(call);
     const into = name && READS.has(name) ? inputs : name && WRITES.has(name) ? outputs : null;
     if (!into) continue;
-    const file = fileArgument(callArguments(call)[0]);
-    if (file) into.add(clip(file, 4096));
+    const file = fileArgument(callArguments(call)[0], root, dir, 0);
+    if (file && file !== "." && !file.startsWith("../")) into.add(clip(file, 4096));
   }
   const sorted = (s: Set<string>) => [...s].sort().slice(0, 256);
   return { inputs: sorted(inputs), outputs: sorted(outputs) };
 }
 
-/** A literal path, or the literal fallback of `path ?? "out/report.md"`: what is used when nothing else is given. */
-function fileArgument(node: Node | undefined): string | null {
+const PATH_JOINS = new Set(["join", "resolve"]);
+
+/** A top-level `const name = value`'s value (a `let` or `var` may be assigned again). */
+function topLevelConst(root: Node, name: string): Node | null {
+  const value = topLevelValue(root, name);
+  let decl = value?.parent ?? null;
+  while (decl && decl.type !== "lexical_declaration" && decl.type !== "variable_declaration") decl = decl.parent;
+  return decl?.firstChild?.text === "const" ? value : null;
+}
+
+/**
+ * The path a call is given, as the repository's root sees it: a literal; the
+ * literal fallback of `path ?? "out/report.md"` or `process.env.X ||
+ * "data/x.json"` (what is used when nothing else is given); a top-level
+ * constant holding one of those; `path.join(__dirname, "data", "x.json")`
+ * (from the file's own folder) or a join of literals. Null otherwise.
+ */
+function fileArgument(node: Node | null | undefined, root: Node, dir: string, depth: number): string | null {
   const n = unwrap(node);
-  if (n?.type === "binary_expression" && ["??", "||"].includes(n.childForFieldName("operator")?.text ?? "")) {
-    return stringValue(n.childForFieldName("right"));
+  if (!n || depth > 8) return null;
+  if (n.type === "binary_expression" && ["??", "||"].includes(n.childForFieldName("operator")?.text ?? "")) {
+    return fileArgument(n.childForFieldName("right"), root, dir, depth + 1);
+  }
+  if (n.type === "identifier") return n.text === "__dirname" ? dir : fileArgument(topLevelConst(root, n.text), root, dir, depth + 1);
+  if (
+    n.type === "call_expression" &&
+    PATH_JOINS.has(calleeName(n) ?? "") &&
+    /^(path|posix)\.(join|resolve)$/.test(n.childForFieldName("function")?.text ?? "")
+  ) {
+    const parts = callArguments(n).map((a) => fileArgument(a, root, dir, depth + 1));
+    return parts.length && parts.every((p) => p !== null) ? posix.normalize(posix.join(...(parts))) : null;
   }
   return stringValue(n);
 }
