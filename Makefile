@@ -58,7 +58,7 @@ test-helm: $(STAMP) ## The chart installed on the local cluster as docs/operator
 
 screenshots: $(STAMP) ## Photograph the dashboard's main pages into docs/screenshots (for the README), in Chromium against a throw-away Postgres
 	mkdir -p docs/screenshots
-	UI_SCREENSHOTS=$(CURDIR)/docs/screenshots npx vitest run --config test/vitest.config.ts test/ui/pages.test.ts
+	UI_SCREENSHOTS=$(CURDIR)/docs/screenshots npx vitest run --config test/vitest.config.ts test/ui/pages.test.ts test/ui/results.test.ts
 
 test-unit: $(STAMP) ## Run the unit tests only
 	npm run test:unit

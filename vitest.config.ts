@@ -6,5 +6,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "packages/*/src/**/*.test.ts"],
     environment: "node",
+    // Generous: a test that spawns a process or parses a hostile input takes
+    // a few seconds on a loaded 2-core machine, past vitest's 5 s default.
+    testTimeout: 60_000,
   },
 });

@@ -91,6 +91,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0017_results",
         "0018_run_outputs",
         "0019_limits",
+        "0023_log_groups",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

@@ -10,6 +10,7 @@ import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { SERVER_NODE_FLAGS } from "../src/server-node-flags.ts";
 import { freePort } from "./helpers/free-port.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
+import { until } from "./helpers/until.ts";
 
 // `codeplane serve` as deployed (bin/codeplane.mjs, its own process): after
 // traffic stops it gives its grown heap back to the system, once per quiet
@@ -72,17 +73,14 @@ async function serve(releaseSeconds: string): Promise<Served> {
   });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
-  for (
-    let i = 0;
-    !(await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ));
-    i++
-  ) {
-    if (i > 150) throw new Error("serve did not become healthy");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Generous: on a loaded machine the service takes tens of seconds to start;
+  // one that exited is not waited for.
+  let gone = false;
+  void exited.then(() => (gone = true));
+  await until("codeplane serve to answer /healthz", 120_000, async () => {
+    if (gone) throw new Error("codeplane serve exited");
+    return (await fetch(`${url}/healthz`)).ok;
+  });
   return {
     url,
     releases: () => released,
@@ -135,7 +133,7 @@ describe("idle memory release", () => {
     } finally {
       expect(await s.stop()).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
   it("keeps the heap with CODEPLANE_IDLE_MEMORY_RELEASE_SECONDS=0", async () => {
     const s = await serve("0");
@@ -148,5 +146,5 @@ describe("idle memory release", () => {
     } finally {
       expect(await s.stop()).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 });

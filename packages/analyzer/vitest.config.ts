@@ -7,5 +7,8 @@ export default defineConfig({
     root: import.meta.dirname,
     include: ["src/**/*.test.ts"],
     environment: "node",
+    // Generous: a test that spawns a process or parses a hostile input takes
+    // a few seconds on a loaded 2-core machine, past vitest's 5 s default.
+    testTimeout: 60_000,
   },
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { stripTypeScriptTypes } from "node:module";
+import { createRequire, stripTypeScriptTypes } from "node:module";
 import { fileURLToPath } from "node:url";
 import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
@@ -31,6 +31,20 @@ interface Asset {
 
 const MODULE_NAME = /^[a-z][a-z0-9-]*\.ts$/;
 const STATIC_TYPES: Record<string, string> = { "index.html": "text/html; charset=utf-8", "app.css": "text/css; charset=utf-8" };
+
+/**
+ * Kept libraries the browser modules use, served beside them (/ui/app/uplot.js) as their packages
+ * ship them (from node_modules, production dependencies, so the image has them too): uPlot's ES
+ * module and stylesheet draw the
+ * metric plots. uPlot builds its DOM with createElement and textContent and sets styles through
+ * the CSSOM only, so it runs under the dashboard's CSP (no inline script or style, no eval).
+ * Each is typed for the browser modules by a declaration beside them (src/ui/app/uplot.d.ts).
+ */
+const VENDOR: Record<string, { module: string; type: string }> = {
+  "uplot.js": { module: "uplot/dist/uPlot.esm.js", type: "text/javascript; charset=utf-8" },
+  "uplot.css": { module: "uplot/dist/uPlot.min.css", type: "text/css; charset=utf-8" },
+};
+const vendorFile = (name: string): string => createRequire(import.meta.url).resolve(VENDOR[name]!.module);
 
 /** The OAuth server's sign-in methods (src/oauth/index.ts), which the dashboard offers as the authorization page does. */
 export interface BrowserSignIn {
@@ -101,7 +115,15 @@ export function createUiRouter(o: UiRouterOptions): Router {
   );
   router.get("/ui/app/:name", (ctx) => {
     const name = ctx.params.name!;
-    if (!MODULE_NAME.test(name) || name.endsWith(".test.ts") || !existsSync(`${dir}app/${name}`)) {
+    if (Object.hasOwn(VENDOR, name)) {
+      send(
+        ctx,
+        load(vendorFile(name), (t) => t),
+        VENDOR[name]!.type,
+      );
+      return;
+    }
+    if (!MODULE_NAME.test(name) || name.endsWith(".test.ts") || name.endsWith(".d.ts") || !existsSync(`${dir}app/${name}`)) {
       json(ctx, 404, { detail: "Not found" });
       return;
     }
@@ -119,6 +141,7 @@ export function createUiRouter(o: UiRouterOptions): Router {
     if (!s) return json(ctx, 401, { detail: "Not signed in" });
     json(ctx, 200, {
       account_id: s.session.accountId,
+      account_name: await o.sessions.accountName(s.session.accountId),
       api_key_id: s.session.apiKeyId,
       scopes: s.session.scopes,
       expires_at: s.session.expiresAt.toISOString(),

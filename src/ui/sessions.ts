@@ -73,6 +73,12 @@ export class DashboardSessions {
     return { session, principal, csrfToken: this.csrfToken(session.id) };
   }
 
+  /** The account's name, which the dashboard's header shows. */
+  async accountName(accountId: string): Promise<string | null> {
+    const row = await this.#o.db.selectFrom("accounts").select("name").where("id", "=", accountId).executeTakeFirst();
+    return row?.name ?? null;
+  }
+
   /** Signs in with an API key: a new session and its cookie value, or null for a key that does not work. */
   async signIn(apiKey: string): Promise<{ token: string; session: SessionInfo } | null> {
     const principal = await authenticateApiKey(this.#o.db, apiKey.trim());

@@ -50,7 +50,7 @@ const serve: Experiment = {
   required_env_vars: ["SERVE_SIGNING_KEY"],
 };
 
-// A third with nothing required: never refused for its neighbours' variables.
+// A third that needs only what codeplane gives every run: never refused, for those or for its neighbours' variables.
 const report: Experiment = {
   ...serve,
   id: "python:report.py",
@@ -58,7 +58,7 @@ const report: Experiment = {
   entry_point: "python3 report.py",
   command: ["python3", "report.py"],
   path: "report.py",
-  required_env_vars: [],
+  required_env_vars: ["CODEPLANE_OUTPUT_DIR", "CODEPLANE_METRICS_FILE"],
 };
 
 const result: AnalyzerResult = {
@@ -232,7 +232,7 @@ describe("analyses without a cluster", () => {
       expect(detail).toEqual([expect.objectContaining({ loc, type, msg: expect.stringMatching(msg) })]);
     });
 
-    it("an experiment that needs nothing runs while its neighbours' variables are missing", async () => {
+    it("an experiment that needs only codeplane's own variables runs while its neighbours' variables are missing", async () => {
       const res = await alice.api(`/v1/repositories/${repoId}/main/runs`, { method: "POST", json: { analyzed_experiment: "python:report.py" } });
       // Past validation: only the missing cluster stops it.
       expect(res.status).toBe(503);

@@ -305,6 +305,7 @@ describe("operations endpoints", () => {
       "/v1/runs/{run_id}",
       "/v1/runs/{run_id}/cancel",
       "/v1/runs/{run_id}/logs",
+      "/v1/runs/{run_id}/logs/groups",
       "/v1/runs/{run_id}/logs/search",
       "/v1/runs/{run_id}/logs/setup",
       "/v1/runs/{run_id}/logs/stderr",

@@ -142,6 +142,36 @@ describe.each(["postgres", "embedded"])("a run's stored output by sequence (%s)"
     expect(rounds).toBe(Math.ceil(LINES / LOG_SEARCH.window));
   });
 
+  it("lists the group markers only, those at a line's start, paged, through the partial index on Postgres", async () => {
+    // Last in the file: it rewrites lines the other tests do not read.
+    const marks: Record<number, string> = {
+      50_000: "::group::Setup",
+      50_010: "::endgroup::",
+      60_000: "echo ::group::not at the start",
+      70_000: "::warning::a marker of another kind",
+      200_000: "::group::Eval",
+    };
+    for (const [seq, line] of Object.entries(marks)) {
+      await db.updateTable("run_log_lines").set({ line }).where("run_id", "=", runId).where("seq", "=", seq).execute();
+    }
+    const all = await readRunLogPage(db, accountId, runId, { groups: true, after: 0 });
+    expect(all.lines.map((l) => [l.seq, l.line])).toEqual([
+      [50_000, "::group::Setup"],
+      [50_010, "::endgroup::"],
+      [200_000, "::group::Eval"],
+    ]);
+    expect(all.next_after).toBeNull();
+    const paged = await readRunLogPage(db, accountId, runId, { groups: true, after: 0, limit: 2 });
+    expect(paged.lines.map((l) => l.seq)).toEqual([50_000, 50_010]);
+    expect(paged.next_after).toBe(50_010);
+    if (kindName === "postgres") {
+      await sql`analyze run_log_lines`.execute(db);
+      const plan = await sql<{ "QUERY PLAN": string }>`explain select seq from run_log_lines
+        where run_id = ${runId} and line like '::%' and (line like '::group::%' or line like '::endgroup::%') order by seq`.execute(db);
+      expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("run_log_lines_markers");
+    }
+  });
+
   it("is a 404 for another account's run", async () => {
     const other = (await createAccount(db, `other-${kindName}-${Date.now()}`)).id;
     await expect(readRunLogPage(db, other, runId, { after: 0 })).rejects.toMatchObject({ kind: "not_found" });

@@ -119,7 +119,7 @@ describe("the dashboard in Chromium", { timeout: UI_TEST_MS }, () => {
     await page.locator("#repo-url").fill(fixture.url);
     await page.locator("#repo-name").fill("fixture");
     await page.getByRole("button", { name: "Register" }).click();
-    await page.getByRole("heading", { name: "fixture" }).waitFor();
+    await page.getByRole("heading", { name: "fixture", level: 1 }).waitFor();
     await page.getByRole("link", { name: "README.md" }).waitFor();
     await page.getByRole("link", { name: "a/", exact: true }).click();
     await page.getByRole("link", { name: "top.txt" }).click();

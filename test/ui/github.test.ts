@@ -69,7 +69,7 @@ describe("GitHub in the dashboard", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator("[data-full-name]").count()).toBe(2);
     await page.getByRole("button", { name: "Register acme/widgets" }).click();
     await page.locator('[data-full-name="acme/widgets"]').getByRole("link", { name: "Open" }).click();
-    await page.getByRole("heading", { name: "widgets" }).waitFor();
+    await page.getByRole("heading", { name: "widgets", level: 1 }).waitFor();
     await page.getByRole("link", { name: "src/" }).click();
     await page.getByRole("link", { name: "app.py" }).click();
     await page.locator("#file-content", { hasText: "print('w')" }).waitFor();

@@ -23,8 +23,10 @@ let browser: Browser;
 let page: Page;
 let runId: string;
 const problems: string[] = [];
-/** The log reads the page made (paths under /logs, the stream aside). */
+/** The log reads the page made (paths under /logs, the stream and the group markers' list aside). */
 const reads: string[] = [];
+/** The page's reads of the group markers (GET .../logs/groups). */
+const groupReads: string[] = [];
 
 beforeAll(async () => {
   t = await twoTenantsWithRepository();
@@ -45,8 +47,9 @@ beforeAll(async () => {
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("request", (r) => {
     const u = new URL(r.url());
-    if (u.pathname.startsWith(`/v1/runs/${runId}/logs`) && !u.pathname.endsWith("/stream"))
-      reads.push(`${u.pathname.slice(`/v1/runs/${runId}/logs`.length)}${u.search}`);
+    if (!u.pathname.startsWith(`/v1/runs/${runId}/logs`) || u.pathname.endsWith("/stream")) return;
+    const read = `${u.pathname.slice(`/v1/runs/${runId}/logs`.length)}${u.search}`;
+    (read.startsWith("/groups") ? groupReads : reads).push(read);
   });
   await page.goto(`${t.svc.url}/ui/`);
   await page.locator("#api-key").fill(t.alice.key);
@@ -71,12 +74,16 @@ const rowsInDom = () => page.locator("#log .l").count();
 describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
   it("opens at its last line after one read, with only the rows in view in the DOM", async () => {
     reads.length = 0;
+    groupReads.length = 0;
     const t0 = Date.now();
     await page.goto(`${t.svc.url}/ui/#/runs/${runId}`);
     await page.locator(`#L${LINES}`).waitFor();
     console.log(`the last line of ${LINES} shown ${Date.now() - t0} ms after the navigation started (page load included)`);
     await expect.poll(() => inView(LINES), { timeout: UI_WAIT_MS }).toBe(true); // scrolled into view on the next frame
     expect(reads).toEqual([`?before=${Number.MAX_SAFE_INTEGER}&limit=1000`]);
+    // And the group markers' list (an index read: this log has none).
+    await page.locator("section[data-groups='0']").waitFor();
+    expect(groupReads).toEqual(["/groups?after=0&limit=5000"]);
     expect(await rowsInDom()).toBeLessThan(120);
     await page.locator("#log-info", { hasText: /^100000 lines ·/ }).waitFor();
     await page.locator("#log-state", { hasText: "ended: failed, exit code 1" }).waitFor();
@@ -181,6 +188,67 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     // Scrolling back reads the lines that came live from the store as well: every row is there once.
     await page.locator("#log-top").click();
     await page.locator("#L1").waitFor();
+  });
+
+  it("folds the groups a run marked (::group:: / ::endgroup::), opens one on a click, and one an anchor points into", async () => {
+    const id = await insertRunRow(t.svc.db, {
+      accountId: t.alice.accountId,
+      repositoryId: t.repoId,
+      status: "completed",
+      logsComplete: true,
+      set: { exit_code: 0 },
+    });
+    // 3,000 lines: "Install" is 10 (its lines 11-509, its ::endgroup:: 510), "Train" is 600 (601-2499, ::endgroup:: 2500).
+    await sql`insert into run_log_lines (run_id, seq, stream, ts, line)
+      select ${id}::uuid, g, 'stdout', now(),
+        case g when 10 then '::group::Install' when 510 then '::endgroup::' when 600 then '::group::Train' when 2500 then '::endgroup::' else 'text ' || g end
+      from generate_series(1, 3000) g`.execute(t.svc.db);
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}`);
+    await page.locator("#L3000").waitFor();
+    await page.locator("section[data-groups='2']").waitFor();
+    // 3,000 lines less the 2,400 inside the two groups.
+    await page.locator("#log-info", { hasText: /^600 lines ·/ }).waitFor();
+    await page.locator("#log-top").click();
+    const install = page.getByRole("button", { name: "Show the lines of group Install" });
+    await install.waitFor();
+    expect(await page.locator("#L10").textContent()).toContain("Install (500 lines)");
+    expect(await page.locator("#L11").count()).toBe(0);
+    // The row after the title is the line after the group.
+    expect(await page.locator("#L10 + .l").getAttribute("data-seq")).toBe("511");
+    await install.click();
+    await page.locator("#L11").waitFor();
+    expect(await page.getByRole("button", { name: "Hide the lines of group Install" }).getAttribute("aria-expanded")).toBe("true");
+    await page.locator("#log-info", { hasText: /^1100 lines ·/ }).waitFor();
+    // An anchor inside the closed group opens it and shows the line.
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}#L1234`);
+    await page.locator("#L1234.anchored").waitFor();
+    await expect.poll(() => inView(1234), { timeout: UI_WAIT_MS }).toBe(true);
+    // Train open (its lines back), Install still closed: 3,000 less Install's 500.
+    await page.locator("#log-info", { hasText: /^2500 lines ·/ }).waitFor();
+    await page.locator("#L1233").waitFor();
+  });
+
+  it("folds a group that ends while the page follows the run", async () => {
+    const id = await insertRunRow(t.svc.db, { accountId: t.alice.accountId, repositoryId: t.repoId, status: "running" });
+    const write = (from: number, to: number, text: string) =>
+      sql`insert into run_log_lines (run_id, seq, stream, ts, line) select ${id}::uuid, g, 'stdout', now(), ${text} from generate_series(${from}::int, ${to}::int) g`.execute(
+        t.svc.db,
+      );
+    await write(1, 1, "::group::Download");
+    await write(2, 10, "downloading");
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}`);
+    await page.locator("#log-state", { hasText: "live" }).waitFor();
+    // Still being written: open, and its button cannot close it.
+    expect(await page.locator("#L1 .fold").isDisabled()).toBe(true);
+    await page.locator("#L10").waitFor();
+    await write(11, 11, "::endgroup::");
+    await write(12, 12, "done");
+    await page.locator("#L12").waitFor();
+    await page.locator("#L1 .fold[aria-expanded='false']").waitFor();
+    await page.locator("#log-info", { hasText: /^2 lines/ }).waitFor();
+    expect(await page.locator("#L2").count()).toBe(0);
+    await t.svc.db.updateTable("runs").set({ status: "completed", status_rank: 3, exit_code: 0, logs_complete: true }).where("id", "=", id).execute();
+    await page.locator("#log-state", { hasText: "ended: completed" }).waitFor();
   });
 
   it("keeps the header on cancelled when the cancel response, older than the streamed status, comes after it", async () => {

@@ -312,9 +312,19 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await row.locator("td.created time").textContent()).toBe("just now");
     expect(await row.locator("td.created time").getAttribute("title")).toMatch(/\d/);
     expect(await page.title()).toBe("Runs · codeplane");
+    // A status icon beside the status's name (decoration: the name is what is read out).
+    expect(await row.locator(".status-icon").getAttribute("aria-hidden")).toBe("true");
+    expect(await row.locator(".status-icon").textContent()).toBe("✗");
+    // The header names the account, not its id.
+    expect(await page.locator("#who").textContent()).toMatch(/^acct-/);
     await page.locator("#filter-status").selectOption("failed");
     await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
     expect(await page.locator(`[data-run-id="${failedRun}"] [data-status]`).getAttribute("data-status")).toBe("failed");
+    // Filtered by repository (by name), in the address too.
+    await page.locator("#filter-repository").selectOption({ label: "r" });
+    await expect.poll(() => new URL(page.url()).hash, { timeout: UI_WAIT_MS }).toBe(`#/runs?status=failed&repository_id=${t.repoId}`);
+    await expect.poll(() => page.locator("[data-run-id]").count(), { timeout: UI_WAIT_MS }).toBe(1);
+    expect(await axe(page)).toEqual([]);
   });
 
   it("replays a finished run's stored output, with colours, filter, search and download", async () => {
@@ -472,6 +482,37 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
       await page.unroute(`**/v1/runs/${runId}`);
       await t.svc.db.updateTable("runs").set({ status: "completed", close_time: new Date(), logs_complete: true }).where("id", "=", runId).execute();
     }
+  });
+
+  it("links a run to its commit, its analysis and its commit's runs; Re-run and errors stay in the view", async () => {
+    await page.goto(`${t.svc.url}/ui/#/runs/${failedRun}`);
+    await page.getByRole("heading", { name: `Run ${failedRun}` }).waitFor();
+    const commit = "a".repeat(40);
+    expect(await page.getByRole("link", { name: "Its commit's analysis" }).getAttribute("href")).toBe(`#/repos/${t.repoId}/analysis/${commit}`);
+    expect(await page.getByRole("link", { name: "This commit's runs" }).getAttribute("href")).toBe(`#/runs?repository_id=${t.repoId}&commit=${commit}`);
+    // Re-run asks the service, which cannot start it here (no cluster, a commit not in the repository): its answer is shown beside the button and the page stays.
+    await page.getByRole("button", { name: "Re-run" }).click();
+    await page.locator("#rerun-error", { hasText: /\S/ }).waitFor();
+    console.log(`Re-run refused: ${await page.locator("#rerun-error").textContent()}`);
+    expect(await page.getByRole("heading", { name: `Run ${failedRun}` }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Re-run" }).isEnabled()).toBe(true);
+    expect(await axe(page)).toEqual([]);
+    // This commit is not in the repository: the runs view keeps its heading and filters and says why in its error area.
+    await page.getByRole("link", { name: "This commit's runs" }).click();
+    await page.locator("#view-error", { hasText: /not found/i }).waitFor();
+    await page.getByRole("heading", { name: "Runs" }).waitFor();
+    expect(await page.locator("#filter-commit").textContent()).toContain(commit.slice(0, 10));
+    expect(await axe(page)).toEqual([]);
+    // The repository page renders its README (text nodes only, under the CSP).
+    await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}`);
+    await page.locator("#readme h3", { hasText: "Fixture" }).waitFor();
+    expect(await page.locator("#readme p").first().textContent()).toBe("A repository for codeplane tests.");
+    expect(await axe(page)).toEqual([]);
+    // An unknown ref on the repository page: the page stays, the error in its place.
+    await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}?ref=no-such-branch`);
+    await page.locator("#view-error", { hasText: "no-such-branch" }).waitFor();
+    await page.getByRole("heading", { name: "r", exact: true }).waitFor();
+    expect(await axe(page)).toEqual([]);
   });
 
   it("every other page passes axe-core", async () => {

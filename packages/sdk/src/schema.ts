@@ -429,6 +429,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/runs/{run_id}/logs/groups": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the group markers in a run's stored output
+     * @description The stored lines that start with `::group::<title>` or `::endgroup::` (the markers GitHub Actions' runners print), in seq order, paged as `GET /v1/runs/{run_id}/logs` is (`?after=`, `?before=`, `limit`). The dashboard folds each group to its title line. Read through an index of the lines that start with `::`, so a run of a million lines answers in milliseconds.
+     *
+     *     Scope: `runs:read`.
+     */
+    get: operations["listRunLogGroups"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/runs/{run_id}/logs/search": {
     parameters: {
       query?: never;
@@ -4755,6 +4777,100 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description One page of lines. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RunLogPage"];
+        };
+      };
+      /** @description Missing, invalid, revoked or expired credential. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credential lacks the `runs:read` scope. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such run in this account. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected failure (a bug); the body reveals nothing, the log has the request id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A service this operation depends on failed or was busy (the database's pool, Postgres, the Kubernetes API server, the network, this process's resources); try again after `Retry-After` (docs/users/api-behaviour.md lists the classes). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRunLogGroups: {
+    parameters: {
+      query?: {
+        /** @description Lines with seq greater than this, oldest first: 0 (or a page's `next_after`) to read forwards from the start. */
+        after?: number | null;
+        /** @description Lines with seq less than this, the newest `limit` of them (still oldest first): a number above `last_seq` reads the log's end. Ignored when `after` is given. */
+        before?: number | null;
+        /** @description Lines per page, 1..5000; default 1000 (and about 4 MiB of text at most, always one line). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        run_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of marker lines. */
       200: {
         headers: {
           [name: string]: unknown;

@@ -283,6 +283,24 @@ export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub:
 
   routes.add({
     method: "get",
+    path: "/v1/runs/{run_id}/logs/groups",
+    operationId: "listRunLogGroups",
+    summary: "List the group markers in a run's stored output",
+    description:
+      "The stored lines that start with `::group::<title>` or `::endgroup::` (the markers GitHub Actions' runners print), in seq order, paged as `GET /v1/runs/{run_id}/logs` is (`?after=`, `?before=`, `limit`). The dashboard folds each group to its title line. Read through an index of the lines that start with `::`, so a run of a million lines answers in milliseconds.",
+    tag: "Runs",
+    scope: "runs:read",
+    params: runParam,
+    query: logPageQuerySchema,
+    responses: { 200: { description: "One page of marker lines.", schema: runLogPageSchema }, 404: runNotFound },
+    handler: async (_ctx, { params, query, principal }) => ({
+      status: 200,
+      body: await readRunLogPage(db, principal.accountId, params.run_id, { ...query, groups: true }),
+    }),
+  });
+
+  routes.add({
+    method: "get",
     path: "/v1/runs/{run_id}/logs/search",
     operationId: "searchRunLogs",
     summary: "Search a run's stored output",

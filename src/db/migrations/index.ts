@@ -18,6 +18,7 @@ import * as m0016 from "./0016_notifications.ts";
 import * as m0017 from "./0017_results.ts";
 import * as m0018 from "./0018_run_outputs.ts";
 import * as m0019 from "./0019_limits.ts";
+import * as m0023 from "./0023_log_groups.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   "0017_results": m0017,
   "0018_run_outputs": m0018,
   "0019_limits": m0019,
+  "0023_log_groups": m0023,
 };
 
 export const migrationProvider: MigrationProvider = {

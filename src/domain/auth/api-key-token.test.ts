@@ -29,4 +29,11 @@ describe("API key tokens", () => {
     const swapped = key.slice(0, i) + (key[i] === "a" ? "b" : "a") + key.slice(i + 1);
     expect(isWellFormedApiKey(swapped)).toBe(false);
   });
+
+  it("accepts and hashes a key made by an earlier build as it did (checksum and SHA-256 unchanged)", () => {
+    const key = "cp_TK3ioQUggYF9sM4O0qAObvMjKbWcooMG2AoRns";
+    expect(isWellFormedApiKey(key)).toBe(true);
+    expect(hashApiKey(key)).toBe("2881ead700ace7379ae52c964d633e7a143194cf59d3528b52bbfe462882a8f6");
+    expect(isWellFormedApiKey(key.slice(0, -1) + (key.endsWith("s") ? "t" : "s"))).toBe(false);
+  });
 });

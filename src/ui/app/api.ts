@@ -3,6 +3,8 @@
 
 export interface SessionView {
   account_id: string;
+  /** The account's name (null from a service that predates it). */
+  account_name?: string | null;
   api_key_id: string;
   scopes: string[];
   expires_at: string;

@@ -27,7 +27,12 @@ export function append(el: Node, children: (Child | Child[])[]): void {
 }
 
 /** Replaces the main area's content and moves focus there (for keyboard and screen-reader users). */
+let shown = 0;
+/** How many views show() has drawn: a view that failed tells from it whether it drew anything. */
+export const shownViews = (): number => shown;
+
 export function show(...children: (Child | Child[])[]): HTMLElement {
+  shown++;
   const main = document.getElementById("main")!;
   main.replaceChildren();
   append(main, children);
@@ -50,6 +55,15 @@ export function fmtAgo(iso: string, now: number = Date.now()): string {
 
 /** A relative time, the local absolute one on hover (and in the element's datetime). */
 export const timeAgo = (iso: string, now?: number): HTMLElement => h("time", { datetime: iso, title: fmtTime(iso) }, fmtAgo(iso, now));
+
+/** A status's icon (the badge beside it names the status; the icon is decoration for screen readers). */
+const ICONS: Record<string, string> = { pending: "○", preprocessing: "◔", running: "▶", completed: "✓", failed: "✗", cancelled: "⊘" };
+export function statusIcon(status: string): HTMLElement {
+  return h("span", { class: `status-icon status-icon-${status}`, "aria-hidden": "true" }, ICONS[status] ?? "•");
+}
+
+/** An error's message, for a view's error area. */
+export const viewError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export function statusBadge(status: string): HTMLElement {
   return h("span", { class: `status status-${status}`, "data-status": status }, status);

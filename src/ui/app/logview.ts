@@ -18,6 +18,7 @@
 
 import { parseAnsi } from "./ansi.ts";
 import { h } from "./dom.ts";
+import { groupMarker, LogGroups } from "./loggroups.ts";
 import { BLOCK, LogStore, type LogLine, type Stream } from "./logstore.ts";
 import type { TimelineEvent } from "./phases.ts";
 import type { SetupLine } from "./setuplog.ts";
@@ -50,6 +51,11 @@ interface Page {
   complete: boolean;
 }
 
+interface Shown {
+  el: HTMLElement;
+  key: string;
+}
+
 /** One stream's seqs, listed from the server, then grown by live lines. */
 interface StreamRows {
   stream: Stream;
@@ -64,6 +70,9 @@ export class LogView {
   readonly #runId: string;
   readonly #o: LogViewOptions;
   readonly #store = new LogStore();
+  readonly #groups = new LogGroups();
+  /** Group markers that came live while the stored ones were listed: added once they are. */
+  #earlyMarkers: LogLine[] | null = [];
   readonly #log: HTMLElement;
   readonly #spacer: HTMLElement;
   readonly #rows: HTMLElement;
@@ -79,6 +88,7 @@ export class LogView {
   #follow = true;
   #paused = false;
   #ended = false;
+  #stopped = false;
   #complete = false;
   #received = 0;
   #connections = 0;
@@ -89,7 +99,15 @@ export class LogView {
   #matchMore = false;
   #current = -1;
   #searchSeq = 0;
-  #drawn = "";
+  /** The rows in the DOM by seq, each with what it shows. */
+  #shown = new Map<number, Shown>();
+  /** The spacer's height in rows, the first row drawn, the scroll position and the viewport's height, as last set or seen. */
+  #height = -1;
+  #first = -1;
+  #top = 0;
+  #viewH = 0;
+  #infoAt = -1000;
+  #infoTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(runId: string, o: LogViewOptions = {}) {
     this.#runId = runId;
@@ -131,7 +149,8 @@ export class LogView {
     });
     this.#log.addEventListener("scroll", () => {
       // Scrolling up to read stops following; scrolling back to the bottom follows again.
-      const atBottom = this.#log.scrollHeight - this.#log.scrollTop - this.#log.clientHeight < ROW;
+      this.#top = this.#log.scrollTop;
+      const atBottom = this.#height * ROW - this.#top - this.#viewH < ROW; // the rows drawn, not those that came since
       if (atBottom !== this.#follow) {
         this.#follow = atBottom;
         follow.checked = atBottom;
@@ -139,14 +158,23 @@ export class LogView {
       this.#schedule();
     });
     this.#log.addEventListener("click", (e) => {
+      const fold = (e.target as HTMLElement).closest(".fold");
+      if (fold) {
+        if (this.#groups.toggle(Number(fold.parentElement?.getAttribute("data-seq")))) this.#schedule();
+        return;
+      }
       const n = (e.target as HTMLElement).closest(".n");
       const seq = Number(n?.parentElement?.getAttribute("data-seq"));
       if (!n || !seq) return;
       this.#anchor = seq;
       this.#o.onAnchor?.(seq);
-      this.#drawn = "";
       this.#schedule();
     });
+    // The viewport's height, measured when it changes rather than read on each frame.
+    new ResizeObserver(() => {
+      this.#viewH = this.#log.clientHeight;
+      this.#schedule();
+    }).observe(this.#log);
     const pause = h("button", { id: "log-pause", type: "button", "aria-pressed": "false" }, "Pause");
     pause.addEventListener("click", () => {
       this.#paused = !this.#paused;
@@ -206,6 +234,8 @@ export class LogView {
     this.#es = null;
     if (this.#retry) clearTimeout(this.#retry);
     cancelAnimationFrame(this.#frame);
+    if (this.#infoTimer) clearTimeout(this.#infoTimer);
+    this.#stopped = true;
     this.#ended = true;
   }
 
@@ -246,6 +276,35 @@ export class LogView {
     if (this.#anchor !== null) this.#jump(this.#anchor);
     else this.#toEnd();
     this.#connect(first.last_seq);
+    void this.#listGroups();
+  }
+
+  /**
+   * The stored log's group markers (GET .../logs/groups, read through an index of the lines that start
+   * with "::"), in seq order; the live ones that came meanwhile are added after them.
+   */
+  async #listGroups(): Promise<void> {
+    const found: LogLine[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await this.#get<Page>(`/groups?after=${after}&limit=${PAGE}`).catch(() => null);
+      if (!page) {
+        await new Promise((r) => setTimeout(r, 2000));
+        if (this.#stopped) return;
+        continue;
+      }
+      found.push(...page.lines);
+      if (page.next_after === null) break;
+      after = page.next_after;
+    }
+    // The row in view stays in view as the groups fold (the anchor's group opened again).
+    const keep = this.#follow ? null : (this.#anchor ?? this.#seqAt(Math.min(Math.floor(this.#top / ROW), Math.max(0, this.#rowCount - 1))));
+    for (const l of [...found, ...(this.#earlyMarkers ?? [])].sort((a, b) => a.seq - b.seq)) this.#groups.add(l.seq, l.line);
+    this.#earlyMarkers = null;
+    this.element.dataset.groups = String(this.#groups.size);
+    if (!this.#groups.size) return;
+    if (keep) this.#jump(keep);
+    else this.#schedule();
   }
 
   #connect(after: number): void {
@@ -298,6 +357,10 @@ export class LogView {
   #add(l: LogLine): void {
     if (!this.#store.addLive(l)) return;
     this.#received++;
+    if (l.line.startsWith("::") && groupMarker(l.line)) {
+      if (this.#earlyMarkers) this.#earlyMarkers.push(l);
+      else this.#groups.add(l.seq, l.line);
+    }
     const rows = this.#streams[l.stream];
     if (rows) (rows.done ? rows.seqs : rows.early).push(l.seq);
     this.#schedule();
@@ -309,16 +372,16 @@ export class LogView {
   }
 
   get #rowCount(): number {
-    return this.#filter === "both" ? this.#store.lastSeq : (this.#streams[this.#filter]?.seqs.length ?? 0);
+    return this.#filter === "both" ? this.#groups.rows(this.#store.lastSeq) : (this.#streams[this.#filter]?.seqs.length ?? 0);
   }
 
   #seqAt(row: number): number {
-    return this.#filter === "both" ? row + 1 : this.#streams[this.#filter]!.seqs[row]!;
+    return this.#filter === "both" ? this.#groups.seqAt(row) : this.#streams[this.#filter]!.seqs[row]!;
   }
 
   /** The row of a seq in the current view (the nearest row at or after it for a seq of the other stream). */
   #rowOf(seq: number): number {
-    if (this.#filter === "both") return seq - 1;
+    if (this.#filter === "both") return this.#groups.rowOf(seq);
     const seqs = this.#streams[this.#filter]!.seqs;
     let lo = 0;
     let hi = seqs.length;
@@ -330,37 +393,75 @@ export class LogView {
     return Math.min(lo, Math.max(0, seqs.length - 1));
   }
 
+  /**
+   * Draws the rows in view, touching only what changed: rows still in view keep their elements
+   * (a line's element is built once while it stays in view), rows that left are removed and new
+   * ones inserted in place. The scroll position is computed, not read, while following, and the
+   * viewport's height is measured only when it changes (a ResizeObserver), so a frame forces at
+   * most one small layout (the scroll position's, inside the log's own containment).
+   */
   #draw(): void {
     this.#frame = 0;
     if (this.#paused) return this.#updateInfo();
     const count = this.#rowCount;
-    this.#spacer.style.height = `${count * ROW}px`;
-    if (this.#follow) this.#log.scrollTop = this.#log.scrollHeight;
-    const top = this.#log.scrollTop;
-    const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
-    const last = Math.min(count, Math.ceil((top + this.#log.clientHeight) / ROW) + OVERSCAN);
+    if (count !== this.#height) {
+      this.#height = count;
+      this.#spacer.style.height = `${count * ROW}px`;
+    }
+    if (!this.#viewH) this.#viewH = this.#log.clientHeight;
+    let top: number;
+    if (this.#follow) {
+      top = Math.max(0, count * ROW - this.#viewH);
+      if (top !== this.#top) {
+        this.#top = top;
+        this.#log.scrollTop = top;
+      }
+    } else top = this.#top;
+    // Following, the rows above the view are not drawn ahead: at 1,000 lines/s they would be built and pushed out on every frame.
+    const first = Math.max(0, Math.floor(top / ROW) - (this.#follow && !this.#complete ? 2 : OVERSCAN));
+    const last = Math.min(count, Math.ceil((top + this.#viewH) / ROW) + OVERSCAN);
     const current = this.#matches[this.#current];
-    const parts: string[] = [];
-    const els: HTMLElement[] = [];
+    const want: HTMLElement[] = [];
+    const shown = new Map<number, Shown>();
     for (let row = first; row < last; row++) {
       const seq = this.#seqAt(row);
-      const l = this.#store.get(seq);
-      if (l === undefined && this.#store.wants(seq)) void this.#readBlock(LogStore.blockOf(seq));
-      parts.push(l ? `${seq}` : l === null ? `${seq}g` : `${seq}?`);
-      els.push(
-        l
-          ? this.#lineEl(l, seq === this.#anchor, seq === current)
-          : h("div", { class: l === null ? "gap" : "pending", "data-seq": seq }, l === null ? "" : "…"),
-      );
+      const { el, key } = this.#row(seq, current);
+      shown.set(seq, { el, key });
+      want.push(el);
     }
-    // Rebuilt only when the rows drawn or what they show changed.
-    const key = `${first}:${this.#query}:${this.#anchor}:${current}:${parts.join(",")}`;
-    if (key !== this.#drawn) {
-      this.#drawn = key;
+    for (const [seq, s] of this.#shown) if (shown.get(seq)?.el !== s.el) s.el.remove();
+    let at = this.#rows.firstChild;
+    for (const el of want) {
+      if (el === at) at = at.nextSibling;
+      else this.#rows.insertBefore(el, at);
+    }
+    this.#shown = shown;
+    if (first !== this.#first) {
+      this.#first = first;
       this.#rows.style.transform = `translateY(${first * ROW}px)`;
-      this.#rows.replaceChildren(...els);
     }
     this.#updateInfo();
+  }
+
+  /** A row's element, the one already drawn while what it shows is the same; reading its block if it is not here. */
+  #row(seq: number, current: number | undefined): Shown {
+    const l = this.#store.get(seq);
+    if (l === undefined && this.#store.wants(seq)) void this.#readBlock(LogStore.blockOf(seq));
+    // What the row shows: its element is kept while this stays the same.
+    const g = this.#filter === "both" ? this.#groups.at(seq) : undefined;
+    const key = l
+      ? `l${seq === this.#anchor ? "a" : ""}${seq === current ? "c" : ""}${g ? `g${g.collapsed ? 1 : 0}${g.end ?? ""}` : ""}:${this.#query}`
+      : l === null
+        ? "g"
+        : "p";
+    const old = this.#shown.get(seq);
+    const el =
+      old && old.key === key
+        ? old.el
+        : l
+          ? this.#lineEl(l, seq === this.#anchor, seq === current)
+          : h("div", { class: l === null ? "gap" : "pending", "data-seq": seq }, l === null ? "" : "…");
+    return { el, key };
   }
 
   async #readBlock(k: number): Promise<void> {
@@ -383,11 +484,13 @@ export class LogView {
 
   /** Scrolls so the row of seq is in view, a third from the top, and stops following. */
   #jump(seq: number): void {
+    if (this.#filter === "both") this.#groups.reveal(seq);
     this.#follow = false;
     this.#followBox.checked = false;
-    this.#spacer.style.height = `${this.#rowCount * ROW}px`;
+    this.#height = this.#rowCount;
+    this.#spacer.style.height = `${this.#height * ROW}px`;
     this.#log.scrollTop = Math.max(0, this.#rowOf(seq) * ROW - this.#log.clientHeight / 3);
-    this.#drawn = "";
+    this.#top = this.#log.scrollTop;
     this.#schedule();
   }
 
@@ -395,7 +498,6 @@ export class LogView {
     const seq = this.#seqAt(Math.min(Math.floor(this.#log.scrollTop / ROW), Math.max(0, this.#rowCount - 1)));
     this.#filter = f;
     if (f !== "both" && !this.#streams[f]) void this.#listStream(f);
-    this.#drawn = "";
     if (this.#follow) this.#schedule();
     else if (seq) this.#jump(seq);
   }
@@ -431,7 +533,6 @@ export class LogView {
     this.#matches = [];
     this.#current = -1;
     this.#matchMore = false;
-    this.#drawn = "";
     if (!q) {
       this.#searchInfo.textContent = "";
       this.#schedule();
@@ -509,6 +610,7 @@ export class LogView {
     );
   }
 
+  /** The figures on the section (read by tests and benchmarks), and the line count in words, rewritten at most 4 times a second. */
   #updateInfo(): void {
     const d = this.element.dataset;
     d.lastSeq = String(this.#store.lastSeq);
@@ -518,9 +620,21 @@ export class LogView {
     d.opens = String(this.#opens);
     d.blocks = String(this.#store.blockCount);
     const listing = this.#filter !== "both" && !this.#streams[this.#filter]?.done ? ` (listing ${this.#filter}…)` : "";
-    this.#info.textContent = `${this.#rowCount} ${this.#filter === "both" ? "lines" : `${this.#filter} lines`}${listing}${this.#paused ? " (paused)" : ""}${
+    const text = `${this.#rowCount} ${this.#filter === "both" ? "lines" : `${this.#filter} lines`}${listing}${this.#paused ? " (paused)" : ""}${
       this.#complete ? "" : " so far"
     } · line numbers are the run's sequence numbers, shared by stdout and stderr`;
+    if (text === this.#info.textContent) return;
+    const wait = this.#infoAt + 250 - performance.now();
+    if (wait > 0) {
+      // A trailing update, so the last count is always shown.
+      this.#infoTimer ??= setTimeout(() => {
+        this.#infoTimer = null;
+        this.#updateInfo();
+      }, wait);
+      return;
+    }
+    this.#infoAt = performance.now();
+    this.#info.textContent = text;
   }
 
   #lineEl(l: LogLine, anchored: boolean, current: boolean): HTMLElement {
@@ -531,6 +645,29 @@ export class LogView {
       h("span", { class: "t" }, l.ts.slice(11, 23)),
       l.stream === "stderr" ? h("span", { class: "s", title: "stderr" }, "err") : null,
     );
+    const g = this.#filter === "both" ? this.#groups.at(l.seq) : undefined;
+    if (g) {
+      // A group's title row: a button opens and closes it (a group still being written stays open).
+      const lines = g.end === null ? "still being written" : `${g.end - g.start} lines`;
+      el.classList.add("group");
+      el.append(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "fold",
+            "aria-expanded": String(!g.collapsed),
+            disabled: g.end === null || g.end === g.start,
+            "aria-label": `${g.collapsed ? "Show" : "Hide"} the lines of group ${g.title}`,
+          },
+          g.collapsed ? "▸" : "▾",
+        ),
+        h("span", { class: "gt" }, g.title),
+        h("span", { class: "gn" }, ` (${lines})`),
+      );
+      return el;
+    }
+    if (groupMarker(l.line)?.kind === "end") el.classList.add("endgroup");
     const text = l.line.length > MAX_LINE_CHARS ? `${l.line.slice(0, MAX_LINE_CHARS)}… (${l.line.length} characters)` : l.line;
     const needle = this.#query.toLowerCase();
     for (const seg of parseAnsi(text)) {

@@ -2,8 +2,9 @@
 // #/runs/<id>, ...), so the server serves one page for every view.
 
 import { ApiError, loadSession, session, signIn, signInMethods, signOut, startOidcSignIn, whenSignedOut, type SignInMethods } from "./api.ts";
-import { h, leaveView, show } from "./dom.ts";
+import { h, leaveView, show, shownViews, viewError } from "./dom.ts";
 import { envPage, integrationsPage, keysPage, oauthPage } from "./account.ts";
+import { experimentPage } from "./experiment.ts";
 import { analysisPage, repoPage, reposPage } from "./repos.ts";
 import { runPage, runsPage } from "./runs.ts";
 
@@ -13,6 +14,7 @@ const ROUTES: [RegExp, View][] = [
   [/^\/repos$/, () => reposPage()],
   [/^\/repos\/([^/]+)$/, ([id], query) => repoPage(id!, query)],
   [/^\/repos\/([^/]+)\/analysis\/([^/]+)$/, ([id, commit]) => analysisPage(id!, commit!)],
+  [/^\/repos\/([^/]+)\/experiments\/([^/]+)$/, ([id, experiment]) => experimentPage(id!, experiment!)],
   [/^\/runs$/, (_p, query) => runsPage(query)],
   [/^\/runs\/([^/]+)$/, ([id]) => runPage(id!)],
   [/^\/keys$/, () => keysPage()],
@@ -88,7 +90,7 @@ function chrome(): void {
   const s = session();
   document.getElementById("nav")!.hidden = !s;
   document.getElementById("sign-out")!.hidden = !s;
-  document.getElementById("who")!.textContent = s ? `account ${s.account_id.slice(0, 8)}… · ${s.scopes.length} scopes` : "";
+  document.getElementById("who")!.textContent = s ? `${s.account_name ?? `account ${s.account_id.slice(0, 8)}…`} · ${s.scopes.length} scopes` : "";
   const path = location.hash.slice(1).split("?")[0] ?? "";
   for (const a of document.querySelectorAll<HTMLAnchorElement>("#nav a")) {
     const here = path.startsWith(a.getAttribute("href")!.slice(1));
@@ -114,11 +116,21 @@ async function route(): Promise<void> {
   for (const [re, view] of ROUTES) {
     const m = re.exec(path);
     if (!m) continue;
+    const drawn = shownViews();
     try {
       await view(m.slice(1).map(decodeURIComponent), new URLSearchParams(search));
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return;
-      show(h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, err instanceof Error ? err.message : String(err)));
+      // The view's error area: what the view drew stays, the error above it; a view that drew nothing gets a heading and a way on.
+      const main = document.getElementById("main")!;
+      const area = h("div", { id: "view-error", class: "error", role: "alert" }, h("p", {}, viewError(err)));
+      if (shownViews() > drawn) main.prepend(area);
+      else
+        show(
+          h("h1", {}, "This page could not be shown"),
+          area,
+          h("p", {}, h("a", { href: "#/repos" }, "Repositories"), " · ", h("a", { href: "#/runs" }, "Runs")),
+        );
     }
     document.getElementById("main")!.focus({ preventScroll: true });
     return;

@@ -3,7 +3,9 @@
 import { missingFor } from "./missing.ts";
 import { api, ApiError, filePath, q, seg, type Page } from "./api.ts";
 import { showIssues } from "./account.ts";
-import { fmtTime, h, onLeave, show, statusBadge } from "./dom.ts";
+import { fmtTime, h, onLeave, show, statusBadge, viewError } from "./dom.ts";
+import { experimentHref } from "./experiment.ts";
+import { renderMarkdown, repoPath } from "./markdown.ts";
 import { highlight } from "./highlight.ts";
 
 interface Repository {
@@ -182,9 +184,16 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
         ),
       ),
     );
+    // The directory's README, rendered (src/ui/app/markdown.ts: text nodes only, nothing external loaded).
+    const readme = tree.entries.find((e) => e.type === "file" && /^readme(\.(md|markdown|txt))?$/i.test(e.name));
+    if (readme) content.append(await readmeSection(id, ref, readme.path, path));
   } catch (err) {
-    // Not a directory (404): a file, then.
-    if (!(err instanceof ApiError) || err.status !== 404 || !path) throw err;
+    // Not a directory (404): a file, then. An unknown ref is said here, the page kept.
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    if (!path) {
+      content.append(h("div", { class: "error", role: "alert", id: "view-error" }, h("p", {}, `Nothing to show at “${ref}”: ${err.message}`)));
+      return;
+    }
     const file = await api<FileView>(`/v1/repositories/${seg(id)}/files/${filePath(path)}${q({ ref })}`);
     commit = file.commit_hash;
     content.append(h("p", { class: "muted" }, `commit ${file.commit_hash} · ${file.size} bytes`));
@@ -196,6 +205,20 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
     }
   }
   if (commit) main.append(...(await runAndAnalysePanel(repo, commit, refs.branches.some((b) => b.name === ref) ? ref : null)));
+}
+
+async function readmeSection(id: string, ref: string, file: string, dir: string): Promise<HTMLElement> {
+  const section = h("section", { id: "readme", "aria-labelledby": "readme-title" }, h("h2", { id: "readme-title" }, file.split("/").at(-1)));
+  try {
+    const f = await api<FileView>(`/v1/repositories/${seg(id)}/files/${filePath(file)}${q({ ref })}`);
+    if (f.encoding === "base64") section.append(h("p", { class: "muted" }, "Not text: not shown."));
+    else if (/\.txt$/i.test(file)) section.append(h("pre", {}, f.content));
+    else section.append(h("div", { class: "markdown" }, ...renderMarkdown(f.content, (p) => repoLink(id, ref, repoPath(p, dir)))));
+    if (f.truncated) section.append(h("p", { class: "notice" }, "Only its beginning is shown: the file is larger than the API returns."));
+  } catch (err) {
+    section.append(h("p", { class: "error", role: "alert" }, viewError(err)));
+  }
+  return section;
 }
 
 async function runAndAnalysePanel(repo: Repository, commit: string, branch: string | null): Promise<HTMLElement[]> {
@@ -412,7 +435,7 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
     "section",
     { class: "experiment", "data-experiment": x.id },
     h("h3", {}, x.title, primary ? " (primary)" : ""),
-    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language}`),
+    h("p", {}, h("code", {}, x.entry_point), ` · ${x.language} · `, h("a", { href: experimentHref(repoId, x.id), class: "compare-link" }, "Compare its runs")),
     x.description ? h("p", {}, x.description) : null,
     a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs, blocked) : h("div", {}, ...fields),
   );

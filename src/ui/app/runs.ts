@@ -2,10 +2,12 @@
 // live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
-import { fmtTime, h, onLeave, show, statusBadge, timeAgo } from "./dom.ts";
+import { fmtTime, h, onLeave, show, statusBadge, statusIcon, timeAgo, viewError } from "./dom.ts";
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
 import { elapsed, phaseSection, tick } from "./phaseview.ts";
+import { experimentHref } from "./experiment.ts";
+import { RunResults } from "./results.ts";
 import { newerRun, withStatus } from "./runstate.ts";
 import { SetupLog } from "./setuplog.ts";
 
@@ -25,6 +27,7 @@ interface Run {
   created_at: string;
   environment: { key: string | null; image: string; cache: "hit" | "built" | null; warnings: string[] } | null;
   timeline?: TimelineEvent[];
+  rerun_of?: string | null;
 }
 
 const STATUSES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"];
@@ -42,15 +45,28 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
     h("option", { value: "" }, "any"),
     ...STATUSES.map((s) => h("option", { value: s, selected: query.get("status") === s }, s)),
   );
-  const repo = query.get("repository_id") ?? "";
+  const commit = query.get("commit") ?? "";
   const body = h("tbody", { id: "runs" });
   // Repository names by id (the account's first 100; others show their id's end).
   const names = new Map<string, string>();
   await api<Page<{ id: string; name: string }>>("/v1/repositories?limit=100")
     .then((p) => p.items.forEach((r) => names.set(r.id, r.name)))
     .catch(() => {});
+  const repoSelect = h(
+    "select",
+    { id: "filter-repository" },
+    h("option", { value: "" }, "any"),
+    ...[...names].map(([id, name]) => h("option", { value: id, selected: query.get("repository_id") === id }, name)),
+  );
+  const reqRepo = query.get("repository_id");
+  if (reqRepo && !names.has(reqRepo)) repoSelect.append(h("option", { value: reqRepo, selected: true }, reqRepo));
+  // One commit's runs (from an analysis or a commit) come from that commit's list.
+  const listPath = () =>
+    commit && repoSelect.value
+      ? `/v1/repositories/${seg(repoSelect.value)}/${seg(commit)}/runs${q({ limit: 50, status: status.value })}`
+      : `/v1/runs${q({ limit: 50, status: status.value, repository_id: repoSelect.value })}`;
   const reload = async () => {
-    const page = await api<Page<Run>>(`/v1/runs${q({ limit: 50, status: status.value, repository_id: repo })}`);
+    const page = await api<Page<Run>>(listPath());
     const now = Date.now();
     body.replaceChildren(
       ...page.items.map((r) => {
@@ -59,7 +75,13 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
           "tr",
           { "data-run-id": r.run_id },
           h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
-          h("td", {}, statusBadge(r.status), p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null),
+          h(
+            "td",
+            {},
+            statusIcon(r.status),
+            statusBadge(r.status),
+            p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null,
+          ),
           // One line, the whole command on hover.
           h("td", { class: "what", title: r.run_config.command.join(" ") }, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
           h("td", {}, h("a", { href: `#/repos/${r.repository_id}` }, names.get(r.repository_id) ?? r.repository_id.slice(-12))),
@@ -72,13 +94,28 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
     );
     if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No run matches.")));
   };
-  status.addEventListener("change", () => {
-    history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repo })}`);
+  const onFilter = () => {
+    history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repoSelect.value, commit: repoSelect.value ? commit : "" })}`);
     void reload();
-  });
+  };
+  status.addEventListener("change", onFilter);
+  repoSelect.addEventListener("change", onFilter);
   show(
     h("h1", {}, "Runs"),
-    h("form", { class: "inline" }, h("label", { for: "filter-status" }, "Status", status), repo ? h("span", { class: "muted" }, `repository ${repo}`) : null),
+    h(
+      "form",
+      { class: "inline" },
+      h("label", { for: "filter-status" }, "Status", status),
+      h("label", { for: "filter-repository" }, "Repository", repoSelect),
+      commit
+        ? h(
+            "span",
+            { class: "muted", id: "filter-commit" },
+            `commit ${commit.slice(0, 10)} `,
+            h("a", { href: `#/runs${q({ status: status.value, repository_id: reqRepo ?? "" })}` }, "(all commits)"),
+          )
+        : null,
+    ),
     h(
       "table",
       {},
@@ -97,7 +134,10 @@ export async function runPage(id: string): Promise<void> {
   let cancelAskedAt: string | null = null;
   const phases = h("div", {});
   let shownPhases = "";
+  // Metrics and outputs (results.ts): read as the run's status calls for, once on the page.
+  const results = new RunResults(id);
   const renderHead = () => {
+    if (results.element.isConnected) results.update(run);
     const now = Date.now();
     const p = runPhases(run, now);
     document.title = `Run ${id.slice(-12)} (${run.status}) · codeplane`;
@@ -176,13 +216,28 @@ export async function runPage(id: string): Promise<void> {
   });
   show(
     h("h1", {}, `Run ${id}`),
-    h("p", {}, h("a", { href: `#/repos/${run.repository_id}${q({ ref: run.commit_hash })}` }, "Its commit"), " · ", h("a", { href: "#/runs" }, "All runs")),
+    h(
+      "p",
+      { id: "run-links" },
+      h("a", { href: `#/repos/${run.repository_id}${q({ ref: run.commit_hash })}` }, "Its commit"),
+      " · ",
+      h("a", { href: `#/repos/${run.repository_id}/analysis/${run.commit_hash}` }, "Its commit's analysis"),
+      " · ",
+      h("a", { href: `#/runs${q({ repository_id: run.repository_id, commit: run.commit_hash })}` }, "This commit's runs"),
+      run.experiment_id ? [" · ", h("a", { href: experimentHref(run.repository_id, run.experiment_id), id: "run-experiment" }, "Its experiment's runs")] : "",
+      run.rerun_of ? [" · ", h("a", { href: `#/runs/${run.rerun_of}` }, "The run this re-runs")] : null,
+      " · ",
+      h("a", { href: "#/runs" }, "All runs"),
+    ),
+    rerunButton(id),
     head,
     phases,
     setup?.element,
     view.element,
+    results.element,
   );
   view.start();
+  results.update(run);
   // The phase in progress: its time ticks every second; the run is read again, now and then, while it goes on.
   const ticker = setInterval(() => tick(document.getElementById("main") ?? document), 1000);
   const poller = setInterval(() => {
@@ -190,7 +245,27 @@ export async function runPage(id: string): Promise<void> {
   }, RUN_POLL_MS);
   onLeave(() => {
     view.stop();
+    results.stop();
     clearInterval(ticker);
     clearInterval(poller);
   });
+}
+
+/** Re-run: the same commit and experiment (or command) again, POST /v1/runs/{id}/rerun; the new run's page opens. */
+function rerunButton(id: string): HTMLElement {
+  const error = h("span", { class: "error", role: "alert", id: "rerun-error" });
+  const button = h("button", { type: "button", id: "rerun" }, "Re-run");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    error.textContent = "";
+    try {
+      const fresh = await api<Run>(`/v1/runs/${seg(id)}/rerun`, { method: "POST", json: {} });
+      location.hash = `#/runs/${fresh.run_id}`;
+    } catch (err) {
+      // The page stays: the error is shown beside the button.
+      error.textContent = viewError(err);
+      button.disabled = false;
+    }
+  });
+  return h("p", {}, button, " ", error);
 }
