@@ -165,7 +165,7 @@ function fileArgument(node: Node | null | undefined, root: Node, dir: string, de
     /^(path|posix)\.(join|resolve)$/.test(n.childForFieldName("function")?.text ?? "")
   ) {
     const parts = callArguments(n).map((a) => fileArgument(a, root, dir, depth + 1));
-    return parts.length && parts.every((p) => p !== null) ? posix.normalize(posix.join(...(parts))) : null;
+    return parts.length && parts.every((p) => p !== null) ? posix.normalize(posix.join(...parts)) : null;
   }
   return stringValue(n);
 }
