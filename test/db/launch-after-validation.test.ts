@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Experiment } from "@codeplane/analyzer";
 import { AnalysisService, type AnalysisLauncher } from "../../src/domain/analyses/analyses.ts";
 import { DomainValidationError } from "../../src/domain/errors.ts";
 import type { GitSource } from "../../src/domain/repositories/git-port.ts";
@@ -38,6 +39,18 @@ const launcher = (kind: string): RunLauncher & AnalysisLauncher => ({
   delete: async () => {},
 });
 
+const runDeps = () => ({
+  git,
+  experiments,
+  launcher: launcher("run"),
+  environments: { planRun: async (_db: unknown, _run: unknown, _env: unknown, image: string) => ({ image, environment: undefined, record: null }) },
+  runnerImage: "runner:test",
+  computeTypes: DEFAULT_COMPUTE_TYPES,
+  defaultComputeType: "cpu-general",
+  defaultTimeoutSeconds: 60,
+  maxTimeoutSeconds: 3600,
+  logger,
+});
 const runs = () =>
   new RunService({
     git,
@@ -128,6 +141,31 @@ describe("RunService.create", () => {
     expect(calls).toEqual(["git main", "environment", "create run"]);
     expect(run.run_config.command).toEqual(["echo", "caf\u00e9 \u{1f600}"]);
     expect(await count("runs")).toBe(before + 1);
+  });
+
+  it("starts an experiment whose port parameter is an environment variable with env PORT=value before its command", async () => {
+    const server: Experiment = {
+      id: "npm:start",
+      title: "start",
+      description: null,
+      entry_point: "npm run start --",
+      command: ["npm", "run", "start", "--"],
+      language: "javascript",
+      kind: "npm-script",
+      path: "package.json",
+      inputs: [],
+      outputs: [],
+      parameters: [{ name: "port", value: 3000, category: "integer", cli_option: null, env_var: "PORT", choices: null, description: null, required: false }],
+      required_env_vars: [],
+    };
+    const service = new RunService({
+      ...runDeps(),
+      experiments: { experiment: async () => ({ experiment: server, missingEnvVars: [] }), environmentOf: async () => null },
+    });
+    const set = await service.create(database.db, accountId, repositoryId, "main", { analyzed_experiment: "npm:start", parameters: { port: "8080" } });
+    expect(set.run_config.command).toEqual(["env", "PORT=8080", "npm", "run", "start", "--"]);
+    const unset = await service.create(database.db, accountId, repositoryId, "main", { analyzed_experiment: "npm:start" });
+    expect(unset.run_config.command).toEqual(["npm", "run", "start", "--"]);
   });
 });
 

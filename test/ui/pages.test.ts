@@ -54,6 +54,32 @@ const result: AnalyzerResult = {
         { name: "epochs", value: 3, category: "integer", cli_option: "--epochs", choices: null, description: "Passes over the data.", required: false },
         { name: "optimizer", value: "adam", category: "string", cli_option: "--optimizer", choices: ["adam", "sgd"], description: null, required: false },
       ],
+      required_env_vars: ["API_TOKEN"],
+    },
+    {
+      id: "npm:start",
+      title: "start",
+      description: "node server.js",
+      entry_point: "npm run start --",
+      command: ["npm", "run", "start", "--"],
+      language: "javascript",
+      kind: "npm-script",
+      path: "package.json",
+      inputs: [],
+      outputs: [],
+      parameters: [
+        {
+          name: "port",
+          value: 3000,
+          category: "integer",
+          cli_option: null,
+          env_var: "PORT",
+          choices: null,
+          description: "The port the server listens on",
+          required: false,
+        },
+      ],
+      required_env_vars: [],
     },
   ],
   primary_ids: ["python:train.py"],
@@ -219,46 +245,53 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     await page.getByRole("heading", { name: "Repositories" }).waitFor();
   });
 
-  it("shows an analysis: summary, experiments with their parameters, missing variables linked to their form", async () => {
+  it("shows an analysis: summary, experiments with their parameters, each one's missing variables linked to their form", async () => {
     await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}/analysis/${t.fixture.commits.main}`);
     await page.getByRole("heading", { name: "train (primary)" }).waitFor();
     await shot(page, "analysis");
+    const train = page.locator('[data-experiment="python:train.py"]');
+    const server = page.locator('[data-experiment="npm:start"]');
     expect(await page.locator("#summary").textContent()).toContain("A Python project that trains a model.");
-    expect(await page.getByLabel(/^epochs/).inputValue()).toBe("3");
+    expect(await train.getByLabel(/^epochs/).inputValue()).toBe("3");
     expect(
-      await page
+      await train
         .getByLabel(/^optimizer/)
         .locator("option")
         .allTextContents(),
     ).toEqual(["adam", "sgd"]);
-    // The API's 422 next to the field it names.
-    await page.getByLabel(/^epochs/).fill("2.5");
-    await page.getByLabel("Timeout (seconds)").fill("0");
-    await page.getByRole("button", { name: "Start run" }).click();
-    await page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error", { hasText: /\S/ }).waitFor();
-    await page.getByLabel("Timeout (seconds)").fill("60");
-    await page.getByRole("button", { name: "Start run" }).click();
-    await page.locator('[data-error-for="epochs"]', { hasText: /\S/ }).waitFor();
-    expect(await page.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).toBe("");
-    // A valid request: the API says the variable is missing, which the page links to.
-    await page.getByLabel(/^epochs/).fill("5");
-    await page.getByLabel("Timeout (seconds)").fill("60");
-    await page.getByRole("button", { name: "Start run" }).click();
-    await page.locator(".experiment [role=alert]", { hasText: "missing environment variables: API_TOKEN" }).waitFor();
+    // A parameter passed as an environment variable says which.
+    expect(await server.getByLabel(/^port \(\$PORT\)/).inputValue()).toBe("3000");
+    // train cannot start without API_TOKEN: it says so and its Start run is disabled; the server needs nothing.
+    expect(await train.locator(".missing-env").textContent()).toContain("API_TOKEN");
+    expect(await train.getByRole("button", { name: "Start run" }).isDisabled()).toBe(true);
+    expect(await server.locator(".missing-env").count()).toBe(0);
+    expect(await server.getByRole("button", { name: "Start run" }).isEnabled()).toBe(true);
     expect(await axe(page)).toEqual([]);
-    await page.locator("#missing-env").getByRole("link", { name: "API_TOKEN" }).click();
+    await train.locator(".missing-env").getByRole("link", { name: "API_TOKEN" }).click();
     await page.getByRole("heading", { name: "Environment variables of a repository" }).waitFor();
     expect(await page.locator("#env-name").inputValue()).toBe("API_TOKEN");
     await page.locator("#env-value").fill("tok-123");
     await page.getByRole("button", { name: "Add variable" }).click();
     await page.locator('[data-env="API_TOKEN"]').waitFor();
     expect(await axe(page)).toEqual([]);
-    // Set: the run now gets as far as the cluster, which this service has none of (503, its detail shown).
+    // Set: nothing is missing any more and train's form works.
     await page.goBack();
     await page.getByRole("heading", { name: "train (primary)" }).waitFor();
     expect(await page.locator("#missing-env").count()).toBe(0);
-    await page.getByRole("button", { name: "Start run" }).click();
-    await page.locator(".experiment [role=alert]", { hasText: /Kubernetes|cluster/i }).waitFor();
+    expect(await train.locator(".missing-env").count()).toBe(0);
+    // The API's 422 next to the field it names.
+    await train.getByLabel(/^epochs/).fill("2.5");
+    await train.getByLabel("Timeout (seconds)").fill("0");
+    await train.getByRole("button", { name: "Start run" }).click();
+    await train.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error", { hasText: /\S/ }).waitFor();
+    await train.getByLabel("Timeout (seconds)").fill("60");
+    await train.getByRole("button", { name: "Start run" }).click();
+    await train.locator('[data-error-for="epochs"]', { hasText: /\S/ }).waitFor();
+    expect(await train.locator("label", { hasText: "Timeout (seconds)" }).locator(".field-error").textContent()).toBe("");
+    // A valid request gets as far as the cluster, which this service has none of (503, its detail shown).
+    await train.getByLabel(/^epochs/).fill("5");
+    await train.getByRole("button", { name: "Start run" }).click();
+    await train.locator("[role=alert]", { hasText: /Kubernetes|cluster/i }).waitFor();
   });
 
   it("lists runs with their status, filtered", async () => {

@@ -28,6 +28,17 @@ export const parameterSchema = z.object({
     .nullable(),
   description: z.string().max(4096).nullable(),
   required: z.boolean().meta({ description: "The program refuses to start without it (a positional argument, or an option marked required)." }),
+  // Optional only for results stored before it existed.
+  env_var: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .max(256)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "The environment variable the program reads the value from (a web server's `PORT`): a run passes it as `env NAME=value` before the command instead of as an argument, and cli_option is null. Absent or null: an argument.",
+    }),
 });
 export type Parameter = z.infer<typeof parameterSchema>;
 

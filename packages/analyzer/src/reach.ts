@@ -228,6 +228,8 @@ class Graph {
     if (ext === ".go") return this.#goEdges(node);
     if (ext === ".sh" || ext === ".bash" || ext === "" || node.endsWith("Procfile")) {
       const text = this.#ctx.readText(node);
+      // An extensionless Node program (express-generator's bin/www) requires modules as any JavaScript file does.
+      if (ext === "" && text !== null && /^#!.*\bnode\b/.test(text)) return this.#jsEdges(node);
       return text === null || text.length > 256 * 1024 ? [] : this.#commandEdges(text, posix.dirname(node) === "." ? "" : posix.dirname(node), "");
     }
     return [];

@@ -1763,6 +1763,8 @@ export interface components {
           description: string | null;
           /** @description The program refuses to start without it (a positional argument, or an option marked required). */
           required: boolean;
+          /** @description The environment variable the program reads the value from (a web server's `PORT`): a run passes it as `env NAME=value` before the command instead of as an argument, and cli_option is null. Absent or null: an argument. */
+          env_var?: string | null;
         }[];
         /** @description Variables this experiment cannot start without: those its entry point reaches (its module graph for Python and Node, its target's recipe for Make, its script for npm) reads with no fallback. A run of it is refused while one is not configured. */
         required_env_vars?: string[];

@@ -85,4 +85,32 @@ describe("buildExperimentCommand", () => {
     expect(buildExperimentCommand(e, { arg2: "x" })).toMatchObject({ command: ["sh", "run.sh", "in.txt", "x"] });
     expect(buildExperimentCommand(e, {})).toMatchObject({ command: ["sh", "run.sh"] });
   });
+
+  describe("a parameter read from an environment variable", () => {
+    const server: Experiment = {
+      ...experiment,
+      command: ["npm", "run", "start", "--"],
+      parameters: [
+        param({ name: "port", value: 3000, category: "integer", cli_option: null, env_var: "PORT" }),
+        param({ name: "name", cli_option: null, value: "a" }),
+        param({ name: "verbose", value: false, category: "flag" }),
+      ],
+    };
+    it.each([
+      ["not given: the program's own default", {}, ["npm", "run", "start", "--"]],
+      ["given: env NAME=value before the command", { port: "8080" }, ["env", "PORT=8080", "npm", "run", "start", "--"]],
+      ["not a positional: a later positional does not pass it", { name: "b" }, ["npm", "run", "start", "--", "b"]],
+      ["with options and positionals", { port: 1, verbose: true, name: "b" }, ["env", "PORT=1", "npm", "run", "start", "--", "--verbose", "b"]],
+      ["null: left unset", { port: null }, ["npm", "run", "start", "--"]],
+    ])("%s", (_name, overrides, command) => {
+      const r = buildExperimentCommand(server, overrides);
+      if (Array.isArray(r)) throw new Error(JSON.stringify(r));
+      expect(r.command).toEqual(command);
+    });
+    it("still checks the value's type", () => {
+      expect(buildExperimentCommand(server, { port: "eighty" })).toContainEqual(
+        expect.objectContaining({ loc: ["body", "parameters", "port"], type: "int_parsing" }),
+      );
+    });
+  });
 });

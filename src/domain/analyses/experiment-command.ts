@@ -4,7 +4,9 @@ import type { ValidationIssue } from "../errors.ts";
 // Pure: an analysed experiment and a run's parameter overrides in, the argv
 // to run out (or the issues, in the API's 422 vocabulary, each naming the
 // parameter). Only the parameters the caller gave are passed: defaults are
-// the program's own, so passing them again could only disagree with it.
+// the program's own, so passing them again could only disagree with it. A
+// parameter the program reads from an environment variable (`env_var`, a web
+// server's PORT) goes before the command as `env NAME=value`.
 
 export interface ExperimentCommand {
   command: string[];
@@ -65,6 +67,7 @@ export function buildExperimentCommand(experiment: Experiment, overrides: Record
     }
   }
   const options: string[] = [];
+  const env: string[] = [];
   const positionals: { p: Parameter; value: ParameterValue; given: boolean }[] = [];
   const effective: Record<string, ParameterValue> = {};
   for (const p of experiment.parameters) {
@@ -91,7 +94,9 @@ export function buildExperimentCommand(experiment: Experiment, overrides: Record
       issues.push({ loc: loc(p.name), msg: "Field required", type: "missing" });
       continue;
     }
-    if (p.cli_option === null) positionals.push({ p, value, given });
+    if (p.env_var) {
+      if (given && value !== null) env.push(`${p.env_var}=${String(value)}`);
+    } else if (p.cli_option === null) positionals.push({ p, value, given });
     else if (given && value !== null) options.push(...render(p, value));
   }
   // Positionals are told apart by position: up to the last one given, each
@@ -104,5 +109,5 @@ export function buildExperimentCommand(experiment: Experiment, overrides: Record
   }
   if (issues.length) return issues;
   // Options first: Go's flag package and getopts stop at the first positional.
-  return { command: [...experiment.command, ...options, ...args], parameters: effective };
+  return { command: [...(env.length ? ["env", ...env] : []), ...experiment.command, ...options, ...args], parameters: effective };
 }

@@ -1,5 +1,6 @@
 // Repositories: register, browse files at any ref, analyses, starting runs.
 
+import { missingFor } from "./missing.ts";
 import { api, ApiError, filePath, q, seg, type Page } from "./api.ts";
 import { showIssues } from "./account.ts";
 import { fmtTime, h, onLeave, show, statusBadge, viewError } from "./dom.ts";
@@ -38,6 +39,8 @@ interface Parameter {
   value: string | number | boolean | null;
   category: string | null;
   cli_option: string | null;
+  /** Passed as this environment variable (a server's PORT) rather than as an argument. */
+  env_var?: string | null;
   choices: (string | number)[] | null;
   description: string | null;
 }
@@ -48,6 +51,8 @@ interface Experiment {
   entry_point: string;
   language: string;
   parameters: Parameter[];
+  /** The variables this experiment cannot start without (the API fills it for older analyses). */
+  required_env_vars?: string[];
 }
 export interface Analysis {
   id: string;
@@ -277,6 +282,8 @@ export function runOptionsForm(
   body: () => Record<string, unknown>,
   fields: HTMLElement[],
   paramErrors: Record<string, HTMLElement> = {},
+  /** Why the run cannot start yet (its missing variables): Start run is disabled and says so. */
+  blocked: HTMLElement | null = null,
 ): HTMLFormElement {
   const compute = h("select", { name: "compute_type" }, ...COMPUTE_TYPES.map((c) => h("option", { value: c }, c)));
   const timeout = h("input", { name: "timeout_seconds", type: "number", min: 1, placeholder: "operator default" });
@@ -295,7 +302,8 @@ export function runOptionsForm(
     errs.command,
     h("label", {}, "Compute type", compute, errs.compute_type),
     h("label", {}, "Timeout (seconds)", timeout, errs.timeout_seconds),
-    h("button", { type: "submit" }, "Start run"),
+    blocked,
+    h("button", { type: "submit", disabled: blocked !== null, ...(blocked && { "aria-describedby": blocked.id }) }, "Start run"),
     general,
   );
   form.addEventListener("submit", async (e) => {
@@ -334,8 +342,8 @@ export async function analysisPage(repoId: string, commit: string): Promise<void
         ? h(
             "div",
             { class: "notice", id: "missing-env" },
-            "Missing environment variables: ",
-            ...env.missing_env_vars.flatMap((n) => [h("a", { href: `#/env${q({ repository_id: repoId, name: n })}` }, n), " "]),
+            "Missing environment variables (each experiment below says which it needs): ",
+            ...envLinks(repoId, env.missing_env_vars),
           )
         : null,
       h("h2", {}, "Experiments"),
@@ -396,7 +404,7 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
     return h(
       "label",
       { for: id },
-      `${p.name}${p.cli_option ? ` (${p.cli_option})` : ""}`,
+      `${p.name}${p.env_var ? ` ($${p.env_var})` : p.cli_option ? ` (${p.cli_option})` : ""}`,
       input,
       p.description ? h("span", { class: "muted" }, p.description) : null,
       errs[p.name],
@@ -413,12 +421,26 @@ function experimentView(repoId: string, a: Analysis, x: Experiment): HTMLElement
     return { analyzed_experiment: x.id, parameters };
   };
   const primary = a.primary_ids?.includes(x.id);
+  const missing = missingFor(x, a);
+  const blocked = missing.length
+    ? h(
+        "p",
+        { class: "notice missing-env", id: `missing-${x.id}`.replace(/[^A-Za-z0-9_-]/g, "_") },
+        "This experiment cannot start without ",
+        ...envLinks(repoId, missing),
+        "(set them, then come back).",
+      )
+    : null;
   return h(
     "section",
     { class: "experiment", "data-experiment": x.id },
     h("h3", {}, x.title, primary ? " (primary)" : ""),
     h("p", {}, h("code", {}, x.entry_point), ` · ${x.language} · `, h("a", { href: experimentHref(repoId, x.id), class: "compare-link" }, "Compare its runs")),
     x.description ? h("p", {}, x.description) : null,
-    a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs) : h("div", {}, ...fields),
+    a.status === "completed" ? runOptionsForm(repoId, a.commit_hash, body, fields, errs, blocked) : h("div", {}, ...fields),
   );
+}
+
+function envLinks(repoId: string, names: readonly string[]): (HTMLElement | string)[] {
+  return names.flatMap((n) => [h("a", { href: `#/env${q({ repository_id: repoId, name: n })}` }, n), " "]);
 }

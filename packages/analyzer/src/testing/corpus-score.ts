@@ -32,6 +32,8 @@ export interface LabelledParameter {
   category: ParameterCategory;
   description?: string;
   choices?: (string | number | boolean)[];
+  /** The environment variable it is passed as (a server's PORT), where labelled. */
+  env_var?: string;
 }
 
 export interface Score {
@@ -135,8 +137,8 @@ function scoreSummary(
 }
 
 function scoreParameters(e: Experiment, params: [string, LabelledParameter][], absent: string[], into: Score, where: string): void {
-  const show = (p: Pick<Parameter, "category" | "value" | "description" | "choices">, want: LabelledParameter) =>
-    `${p.category} ${JSON.stringify(p.value)}${want.description !== undefined ? ` ${JSON.stringify(p.description)}` : ""}${want.choices !== undefined ? ` ${JSON.stringify(p.choices)}` : ""}`;
+  const show = (p: Pick<Parameter, "category" | "value" | "description" | "choices" | "env_var">, want: LabelledParameter) =>
+    `${p.category} ${JSON.stringify(p.value)}${want.description !== undefined ? ` ${JSON.stringify(p.description)}` : ""}${want.choices !== undefined ? ` ${JSON.stringify(p.choices)}` : ""}${want.env_var !== undefined ? ` $${p.env_var ?? "(an argument)"}` : ""}`;
   const wanted = (want: LabelledParameter) => show({ ...want, description: want.description ?? null, choices: want.choices ?? null }, want);
   for (const [name, want] of params) {
     const got = e.parameters.find((p) => p.name === name);

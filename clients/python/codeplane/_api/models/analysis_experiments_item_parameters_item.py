@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..models.analysis_experiments_item_parameters_item_category import (
     AnalysisExperimentsItemParametersItemCategory,
 )
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="AnalysisExperimentsItemParametersItem")
 
@@ -27,6 +28,9 @@ class AnalysisExperimentsItemParametersItem:
         choices (list[bool | float | str] | None):
         description (None | str):
         required (bool): The program refuses to start without it (a positional argument, or an option marked required).
+        env_var (None | str | Unset): The environment variable the program reads the value from (a web server's `PORT`):
+            a run passes it as `env NAME=value` before the command instead of as an argument, and cli_option is null. Absent
+            or null: an argument.
     """
 
     name: str
@@ -36,6 +40,7 @@ class AnalysisExperimentsItemParametersItem:
     choices: list[bool | float | str] | None
     description: None | str
     required: bool
+    env_var: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +70,12 @@ class AnalysisExperimentsItemParametersItem:
 
         required = self.required
 
+        env_var: None | str | Unset
+        if isinstance(self.env_var, Unset):
+            env_var = UNSET
+        else:
+            env_var = self.env_var
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -78,6 +89,8 @@ class AnalysisExperimentsItemParametersItem:
                 "required": required,
             }
         )
+        if env_var is not UNSET:
+            field_dict["env_var"] = env_var
 
         return field_dict
 
@@ -137,6 +150,15 @@ class AnalysisExperimentsItemParametersItem:
 
         required = d.pop("required")
 
+        def _parse_env_var(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        env_var = _parse_env_var(d.pop("env_var", UNSET))
+
         analysis_experiments_item_parameters_item = cls(
             name=name,
             value=value,
@@ -145,6 +167,7 @@ class AnalysisExperimentsItemParametersItem:
             choices=choices,
             description=description,
             required=required,
+            env_var=env_var,
         )
 
         analysis_experiments_item_parameters_item.additional_properties = d

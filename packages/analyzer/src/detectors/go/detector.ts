@@ -1,3 +1,4 @@
+import { goFiles, type GoFiles } from "./io.ts";
 import { posix } from "node:path";
 import type { AnalyzerContext, Detector } from "../../detector.ts";
 import { EnvUseSet } from "../../env-rules.ts";
@@ -18,6 +19,8 @@ interface GoFileFacts {
   doc: string | null;
   parameters: Parameter[];
   envVars: EnvVarUse[];
+  /** The files a main package's file names for reading and writing. */
+  files: GoFiles;
 }
 
 const SKIPPED_SEGMENTS = new Set(["vendor", "testdata"]);
@@ -77,8 +80,8 @@ function programExperiment(dir: string, files: GoFileFacts[], mods: Map<string, 
     language: "go",
     kind: "go-main",
     path: dir === "" ? "." : dir,
-    inputs: [],
-    outputs: [],
+    inputs: [...new Set(mains.flatMap((f) => f.files.inputs))].sort().slice(0, 256),
+    outputs: [...new Set(mains.flatMap((f) => f.files.outputs))].sort().slice(0, 256),
     parameters: parameters.slice(0, 256),
   };
 }
@@ -128,6 +131,7 @@ function factsOfTree(root: Node, path: string): GoFileFacts | null {
     doc: isMain ? docComment(clause) : null,
     parameters: isMain && flagAlias ? [...goFlagParameters(root, flagAlias, imports.get("time") ?? null), ...goPositionalParameters(root, flagAlias)] : [],
     envVars: osAlias ? goEnvUses(root, path, osAlias, imports.get("cmp") ?? null) : [],
+    files: isMain && (osAlias || imports.has("io/ioutil")) ? goFiles(root, imports) : { inputs: [], outputs: [] },
   };
 }
 

@@ -6,6 +6,8 @@ import { entryFacts, grammarFor, isTypeScript, type EntryFacts } from "./entry.t
 import { envUses } from "./env.ts";
 import { clip } from "./literals.ts";
 import { isLifecycleScript, scriptEntryFile } from "./scripts.ts";
+import { frameworkPort } from "./web.ts";
+import { readProcfile, withoutPlatformOptions } from "../../procfile.ts";
 
 // Node.js projects: every package.json's scripts (npm run <name>) and bins
 // (node <file>), with the options their entry files parse, plus the
@@ -52,9 +54,14 @@ export const detectNode: Detector = (ctx) => {
     }
     experiments.push(...packageExperiments(ctx, file.path, pkg, factsOf));
   }
+  experiments.push(...procfileNodeExperiments(ctx, factsOf));
   return {
     experiments,
-    envVars: envVars(ctx),
+    // Extensionless entries (express-generator's bin/www) are JavaScript too, though only a script or bin says so.
+    envVars: envVars(
+      ctx,
+      [...facts.keys()].filter((p) => grammarFor(p) === null && !/\.[^/]*$/.test(p)),
+    ),
     frameworks: FRAMEWORKS.filter(([dep]) => deps.has(dep)).map(([, name]) => name),
   };
 };
@@ -90,6 +97,7 @@ function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJs
     if (typeof body !== "string" || name === "" || hasSpace(name) || isLifecycleScript(name, names)) continue;
     const entry = scriptEntryFile(body, dir, (p) => ctx.byPath.has(p));
     const facts = entry ? factsOf(entry) : null;
+    const framework = facts ? null : frameworkPort(body);
     const command = dir === "" ? ["npm", "run", name, "--"] : ["npm", "--prefix", dir, "run", name, "--"];
     out.push({
       id: dir === "" ? `npm:${name}` : `npm:${dir}:${name}`,
@@ -102,7 +110,42 @@ function scriptExperiments(ctx: AnalyzerContext, pkgPath: string, pkg: PackageJs
       path: pkgPath,
       inputs: facts?.inputs ?? [],
       outputs: facts?.outputs ?? [],
-      parameters: facts?.parameters ?? [],
+      parameters: facts?.parameters ?? (framework ? [framework] : []),
+    });
+  }
+  return out;
+}
+
+/**
+ * A root Procfile's processes that run a file with Node (`web: node
+ * server.js`, `worker: node --max-old-space-size=512 jobs/worker.js`), as
+ * `procfile:<process>` with the file's parameters; lines that run an npm
+ * script, or that a root package.json script already runs word for word, are
+ * that script's experiment.
+ */
+function procfileNodeExperiments(ctx: AnalyzerContext, factsOf: (path: string) => EntryFacts): Experiment[] {
+  const text = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
+  if (!text) return [];
+  const pkg = ctx.byPath.has("package.json") ? readPackageJson(ctx, "package.json") : null;
+  const scripts = pkg && isRecord(pkg.scripts) ? Object.values(pkg.scripts).filter((v): v is string => typeof v === "string") : [];
+  const out: Experiment[] = [];
+  for (const line of readProcfile(text)) {
+    const words = withoutPlatformOptions(line.words);
+    const entry = words ? scriptEntryFile(words.join(" "), "", (p) => ctx.byPath.has(p)) : null;
+    if (!words || !entry || scripts.some((s) => s.trim().split(/\s+/).join(" ") === words.join(" "))) continue;
+    const facts = factsOf(entry);
+    out.push({
+      id: `procfile:${line.process}`,
+      title: `${line.process}: ${words.join(" ")}`.slice(0, 512),
+      description: `The Procfile's ${line.process} process`,
+      entry_point: words.join(" "),
+      command: words.slice(0, 64),
+      language: isTypeScript(entry) ? "typescript" : "javascript",
+      kind: "node-bin",
+      path: entry,
+      inputs: facts.inputs,
+      outputs: facts.outputs,
+      parameters: facts.subcommands.length ? [] : facts.parameters,
     });
   }
   return out;
@@ -170,11 +213,11 @@ const ENV_OBJECTS = ["process.env", "process?.env", "import.meta.env", "import.m
 const TEST_FILE = /\.(test|spec)\.[^/]+$/;
 const TEST_DIR = /(^|\/)(test|tests|__tests__)\//;
 
-function envVars(ctx: AnalyzerContext): EnvVarUse[] {
+function envVars(ctx: AnalyzerContext, extensionless: readonly string[]): EnvVarUse[] {
   const found = new EnvUseSet();
-  for (const file of ctx.files) {
+  for (const file of [...ctx.files, ...extensionless.map((path) => ({ path }))]) {
     if (ctx.outOfTime()) break;
-    const grammar = grammarFor(file.path);
+    const grammar = grammarFor(file.path) ?? (extensionless.includes(file.path) ? "javascript" : null);
     if (!grammar || TEST_FILE.test(file.path) || TEST_DIR.test(file.path) || /\.d\.[mc]?ts$|\.min\.js$/.test(file.path)) continue;
     const text = ctx.readText(file.path);
     // Every read this detector knows spells out one of these, so other files are not worth a parse.

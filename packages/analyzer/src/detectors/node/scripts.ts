@@ -31,7 +31,7 @@ export function isLifecycleScript(name: string, all: ReadonlySet<string>): boole
   return false;
 }
 
-const RUNNERS = new Set(["node", "tsx", "ts-node"]);
+const RUNNERS = new Set(["node", "tsx", "ts-node", "nodemon", "ts-node-dev"]);
 // Runner options whose value is the next word.
 const VALUE_OPTIONS = new Set([
   "-r",
@@ -82,5 +82,11 @@ function resolveFile(word: string, packageDir: string, exists: (path: string) =>
   const joined = posix.normalize(packageDir === "" ? word : `${packageDir}/${word}`).replace(/\/+$/, "");
   if (joined === "." || joined === ".." || joined.startsWith("../") || joined.startsWith("/")) return null;
   const candidates = [joined, ...NODE_SOURCE_EXTENSIONS.map((e) => joined + e), ...NODE_SOURCE_EXTENSIONS.map((e) => `${joined}/index${e}`)];
-  return candidates.find(exists) ?? null;
+  const found = candidates.find(exists);
+  if (found) return found;
+  // A build's output (`node dist/server.js`) is not in the repository; its source (src/server.ts) tells what it does.
+  const built = /^((?:.*\/)?)(dist|build|out)\/(.+?)(\.(m|c)?js)?$/.exec(joined);
+  if (!built) return null;
+  const stem = `${built[1]}src/${built[3]}`;
+  return NODE_SOURCE_EXTENSIONS.map((e) => stem + e).find(exists) ?? null;
 }

@@ -948,7 +948,7 @@ describe("python: launchers and sub-folder READMEs", () => {
         "series/lib.py": "def f():\n    pass\n",
       }),
     );
-    expect(out.experiments.map((e) => [e.id, e.entry_point])).toEqual([["python:series/make_dataset.py", "python3 series/make_dataset.py"]]);
+    expect(out.experiments.map((e) => [e.id, e.entry_point])).toEqual([["python:series/make_dataset.py", "cd series && python3 make_dataset.py"]]);
   });
 });
 

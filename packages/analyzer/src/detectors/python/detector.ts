@@ -7,6 +7,7 @@ import { docstring } from "./literals.ts";
 import { helperCalls, helperOptions, type HelperCall, type HelperOptions } from "./helpers.ts";
 import { procfileExperiments, runsDjangoCommands, runserverExperiment, webApp, webExperiment, type WebApp } from "./web.ts";
 import { addParameterPaths, fileAccesses } from "./io.ts";
+import { launched, launchOf, readmeFolderRuns, type LaunchFacts, type RepoView } from "./launch.ts";
 import { uniqueParameters } from "./params.ts";
 import { readImports, type FromImport } from "./names.ts";
 import { children, descendants, type Node } from "../../syntax.ts";
@@ -85,6 +86,8 @@ interface FileFacts {
   webDoc: string | null;
   /** A manage.py that hands Django its command line. */
   django: boolean;
+  /** What tells where a script in a sub-folder must be started from. */
+  launch: LaunchFacts;
 }
 
 export const detectPython: Detector = (ctx) => {
@@ -115,10 +118,23 @@ export const detectPython: Detector = (ctx) => {
   experiments.push(...readmeScripts(ctx, new Set(experiments.map((e) => e.path)), docs));
   withLaunchers(ctx, experiments, docs);
   const procfile = ctx.byPath.has("Procfile") ? ctx.readText("Procfile") : null;
-  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!experiments.some((x) => x.id === e.id)) experiments.push(e);
+  for (const e of procfile ? procfileExperiments(procfile, (p) => ctx.byPath.has(p)) : []) if (!alreadyFound(experiments, e)) experiments.push(e);
   experiments.sort((a, b) => compare(a.path, b.path) || compare(a.id, b.id));
   return { experiments, envVars: envVars.list(), frameworks: [...frameworks].sort() };
 };
+
+/**
+ * A Procfile's process that is an experiment found already: the same id, or
+ * a line running a script or module the analysis has (`clock: python
+ * scripts/scheduler.py --interval 300` is `python:scripts/scheduler.py`, whose
+ * options are its parameters).
+ */
+function alreadyFound(experiments: readonly Experiment[], e: Experiment): boolean {
+  const tool = e.command[1] === "-m" && PROCFILE_TOOLS.has(e.command[2] ?? "");
+  return experiments.some((x) => x.id === e.id || (!tool && x.path === e.path && x.language === "python"));
+}
+
+const PROCFILE_TOOLS = new Set(["gunicorn", "uvicorn", "celery", "rq", "dramatiq"]);
 
 /** What one parsed file offers to run: a web application's server, its own command line (with a helper's options), Django's runserver. */
 function fileExperiments(
@@ -142,7 +158,8 @@ function fileExperiments(
   if (helper) entry = withHelperOptions(entry, helper);
   if (!test) envVars.addAll(entry.envVars);
   if (/\s/.test(path) || test || inTestFolder(path)) return out; // the command line could not hold it unquoted; a test fixture
-  const found = entryExperiments(ctx, path, pkg, entry.configurator ? withConfigFile(ctx, path, entry) : entry);
+  const launch = pkg === null ? launchOf(path, facts.launch, entry, repoView(ctx)) : null;
+  const found = entryExperiments(ctx, path, pkg, entry.configurator ? withConfigFile(ctx, path, entry) : entry).map((e) => launched(e, launch));
   // Django's manage.py prints help on its own; its development server is what a person runs.
   if (facts.django && found.length === 1 && !entry.parameters.length) found.push(runserverExperiment(found[0]!));
   return [...out, ...found];
@@ -180,6 +197,7 @@ function fileFacts(root: Node, source: string, path: string, pkg: string | null,
     web: !test && !main && /\b(Flask|FastAPI|create_app|make_app)\b/.test(source) ? webApp(root, imports) : null,
     django: main && source.includes("execute_from_command_line") && runsDjangoCommands(root, imports),
     webDoc: !main && /\b(Flask|FastAPI)\b/.test(source) ? docstring(root) : null,
+    launch: launchFacts(imports),
   };
 }
 
@@ -383,7 +401,7 @@ function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>, docs: r
       const facts = ctx.syntax.parse("python", source, (root) => {
         if (!runsCodeOnImport(root)) return null;
         const imports = readImports(root);
-        return { docstring: docstring(root), files: fileAccesses(descendants(root, "call"), imports, pathValues(root, [])) };
+        return { docstring: docstring(root), files: fileAccesses(descendants(root, "call"), imports, pathValues(root, [])), launch: launchFacts(imports) };
       })?.value;
       if (!facts) continue;
       const entry: EntryFacts = {
@@ -395,10 +413,38 @@ function readmeScripts(ctx: AnalyzerContext, found: ReadonlySet<string>, docs: r
         envVars: [],
         subcommands: [],
       };
-      out.push(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)));
+      const launch = launchOf(path, facts.launch, entry, repoView(ctx));
+      out.push(launched(experiment("python-script", `python:${path}`, path, ["python3", path], entry, fallbackTitle(path)), launch));
     }
   }
   return out;
+}
+
+function launchFacts(imports: ReturnType<typeof readImports>): LaunchFacts {
+  return {
+    relativeImport: imports.fromImports.some((f) => f.level > 0),
+    importedRoots: [...new Set(imports.topLevelModules.map((m) => m.split(".")[0]!))],
+  };
+}
+
+const repoViews = new WeakMap<AnalyzerContext, RepoView>();
+
+/** The repository's files and folders, and whether pip installs the project itself, read once per analysis. */
+function repoView(ctx: AnalyzerContext): RepoView {
+  let view = repoViews.get(ctx);
+  if (!view) {
+    const folders = new Set<string>();
+    for (const { path } of ctx.files) for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) folders.add(path.slice(0, i));
+    const pyproject = ctx.byPath.has("pyproject.toml") ? (ctx.readText("pyproject.toml") ?? "") : "";
+    view = {
+      hasFile: (p) => ctx.byPath.has(p),
+      hasFolder: (p) => folders.has(p),
+      readmeFolderRuns: readmeFolderRuns(readmes(ctx), (p) => ctx.byPath.has(p)),
+      installsProject: ctx.byPath.has("setup.py") || ctx.byPath.has("setup.cfg") || /^\[build-system\]/m.test(pyproject),
+    };
+    repoViews.set(ctx, view);
+  }
+  return view;
 }
 
 /** Launchers that run a Python script on several processes or devices. */
