@@ -1,7 +1,7 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import type { RunSpec, RunStatus } from "../resources/run.ts";
 import { mergeTimeline, podTimeline } from "./run-timeline.ts";
-import { iso, jobCondition, pending, RUN_RULES, WARM_RUN_RULES, type RunFacts, type RunObservation } from "./run-rules.ts";
+import { iso, jobCondition, pending, RUN_RULES, WARM_RUN_RULES, type RunFacts, type RunObservation, type RunRule } from "./run-rules.ts";
 import type { RunTimelineMarks } from "../resources/run.ts";
 
 // Pure: what the cluster says about a run (its Job and pod), turned into the
@@ -19,21 +19,39 @@ export function observeRun(
   pod: V1Pod | null,
   now: Date,
 ): RunObservation {
-  const main = pod?.status?.containerStatuses?.find((c) => c.name === "main");
-  const terminated = main?.state?.terminated;
-  const facts: RunFacts = {
+  const main = mainContainer(pod);
+  const facts = runFacts(spec, previous, job, pod, now, iso(main?.state?.running?.startedAt ?? main?.state?.terminated?.startedAt));
+  return decide(RUN_RULES, facts, mergeTimeline(previous?.timeline, podTimeline(job, pod)));
+}
+
+const mainContainer = (pod: V1Pod | null) => pod?.status?.containerStatuses?.find((c) => c.name === "main");
+
+/** What the rules look at; `started`: when the command started, as far as this observation can tell. */
+function runFacts(
+  spec: Pick<RunSpec, "cancelRequested" | "timeoutSeconds">,
+  previous: RunStatus | undefined,
+  job: V1Job | null,
+  pod: V1Pod | null,
+  now: Date,
+  started: string | undefined,
+): RunFacts {
+  const main = mainContainer(pod);
+  return {
     spec,
     previous,
     job,
     pod,
     now,
     main,
-    terminated,
-    startTime: iso(main?.state?.running?.startedAt ?? terminated?.startedAt) ?? previous?.startTime,
+    terminated: main?.state?.terminated,
+    startTime: started ?? previous?.startTime,
     failed: jobCondition(job, "Failed") ?? jobCondition(job, "FailureTarget"),
   };
-  const timeline = mergeTimeline(previous?.timeline, podTimeline(job, pod));
-  for (const rule of RUN_RULES) {
+}
+
+/** The first rule that decides, else pending; with the run's timeline. */
+function decide(rules: readonly RunRule[], facts: RunFacts, timeline: RunObservation["timeline"]): RunObservation {
+  for (const rule of rules) {
     const decided = rule(facts);
     if (decided) return { ...decided, timeline };
   }
@@ -70,23 +88,5 @@ export function observeWarmRun(
   now: Date,
   warm: WarmProgress,
 ): RunObservation {
-  const main = pod?.status?.containerStatuses?.find((c) => c.name === "main");
-  const terminated = main?.state?.terminated;
-  const facts: RunFacts = {
-    spec,
-    previous,
-    job,
-    pod,
-    now,
-    main,
-    terminated,
-    startTime: iso(warm.startedAt) ?? previous?.startTime,
-    failed: jobCondition(job, "Failed") ?? jobCondition(job, "FailureTarget"),
-  };
-  const timeline = mergeTimeline(previous?.timeline, warmTimeline(warm));
-  for (const rule of WARM_RUN_RULES) {
-    const decided = rule(facts);
-    if (decided) return { ...decided, timeline };
-  }
-  return { ...pending(facts), timeline };
+  return decide(WARM_RUN_RULES, runFacts(spec, previous, job, pod, now, iso(warm.startedAt)), mergeTimeline(previous?.timeline, warmTimeline(warm)));
 }
