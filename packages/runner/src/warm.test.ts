@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 // The warm agent (warm.ts) as a pod runs it, against a stand-in for
 // codeplane's internal endpoint: it waits holding only its credential, takes
@@ -16,7 +16,13 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const NODE = Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : join(here, "..", "..", "..", "node_modules", ".bin", "node");
-const AGENT = join(here, "warm.ts");
+// The agent writes beside itself (pod-started, in the pod's tools volume) and runs its sibling tools:
+// a copy of the runner's files in a folder of its own, so a test never writes into the source tree.
+const TOOLS = mkdtempSync(join(tmpdir(), "warm-tools-"));
+for (const f of readdirSync(here)) if (f.endsWith(".ts") && !f.endsWith(".test.ts")) copyFileSync(join(here, f), join(TOOLS, f));
+writeFileSync(join(TOOLS, "package.json"), JSON.stringify({ type: "module" }));
+afterAll(() => rmSync(TOOLS, { recursive: true, force: true }));
+const AGENT = join(TOOLS, "warm.ts");
 const CREDENTIAL = "cpw_" + "k".repeat(43);
 
 interface Endpoint {
