@@ -10,7 +10,7 @@ import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { SERVER_NODE_FLAGS } from "../src/server-node-flags.ts";
 import { freePort } from "./helpers/free-port.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/service.ts";
-import { until } from "./helpers/until.ts";
+import { untilHealthy } from "./helpers/until.ts";
 
 // `codeplane serve` as deployed (bin/codeplane.mjs, its own process): after
 // traffic stops it gives its grown heap back to the system, once per quiet
@@ -73,14 +73,7 @@ async function serve(releaseSeconds: string): Promise<Served> {
   });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
-  // Generous: on a loaded machine the service takes tens of seconds to start;
-  // one that exited is not waited for.
-  let gone = false;
-  void exited.then(() => (gone = true));
-  await until("codeplane serve to answer /healthz", 120_000, async () => {
-    if (gone) throw new Error("codeplane serve exited");
-    return (await fetch(`${url}/healthz`)).ok;
-  });
+  await untilHealthy(url, exited);
   return {
     url,
     releases: () => released,

@@ -26,3 +26,16 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${describeError(last)})` : ""}`);
 }
+
+/**
+ * Waits for a service process started by a test to answer `${url}/healthz`: generously, since
+ * on a loaded machine it takes tens of seconds to start; a process that exited is not waited for.
+ */
+export async function untilHealthy(url: string, exited: Promise<unknown>, timeoutMs = 180_000): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  await until(`${url} to answer /healthz`, timeoutMs, async () => {
+    if (gone) throw new Error("the service exited");
+    return (await fetch(`${url}/healthz`)).ok;
+  });
+}

@@ -11,7 +11,7 @@ import { mintOutputToken } from "../../src/domain/outputs/output-tokens.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { startS3Server, type S3Server } from "../helpers/s3-server.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
-import { until } from "../helpers/until.ts";
+import { untilHealthy } from "../helpers/until.ts";
 
 // `codeplane serve` as deployed (its own process, so its RSS is its own): a
 // 50 MiB output goes in through the internal door and comes back out of the
@@ -81,14 +81,7 @@ async function serve(store: Record<string, string>) {
   });
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
-  // Generous: on a loaded machine the service takes tens of seconds to start;
-  // one that exited is not waited for.
-  let gone = false;
-  void exited.then(() => (gone = true));
-  await until("codeplane serve to answer /healthz", 180_000, async () => {
-    if (gone) throw new Error("codeplane serve exited");
-    return (await fetch(`${url}/healthz`)).ok;
-  });
+  await untilHealthy(url, exited);
   const rssMiB = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))![1]) / 1024;
   return { url, door: `http://127.0.0.1:${gitPort}`, rssMiB, stop: () => (proc.kill("SIGTERM"), exited) };
 }
