@@ -38,6 +38,9 @@ export type AdmissionDecision =
       recheckMs?: number;
     };
 
+/** A decision that the workload waits. */
+export type WaitDecision = Exclude<AdmissionDecision, { admitted: true }>;
+
 export interface Admission {
   /**
    * Whether the workload may get its Job now. An admitted one holds its slot
@@ -57,6 +60,12 @@ export interface Admission {
 }
 
 export interface ExternalAdmission {
+  /**
+   * Whether the workload's Job may be handed to the engine now (null), or why
+   * it waits for its turn first (Kueue gets one run per account at a time, so
+   * it admits them in submission order: kueue-order.ts).
+   */
+  handOver(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>): WaitDecision | null;
   /** The Job as the engine wants it created (suspended, labelled with its queue). */
   prepare(resource: WorkloadResource<WorkloadSpec, WorkloadStatus>, job: V1Job): Promise<V1Job>;
   /** What the run says right after its Job was created: waiting for the engine. */

@@ -21,7 +21,7 @@ import { workloadMetrics } from "./metrics.ts";
 import { isTransient } from "./transient.ts";
 import { analysisWorkload } from "./analysis-workload.ts";
 import { LogArchiver } from "./log-archiver.ts";
-import { runWorkload } from "./run-workload.ts";
+import { runJobName, runWorkload } from "./run-workload.ts";
 import { EnvironmentBuilds } from "./environment-builds.ts";
 import { recordRunEnvironmentCache } from "../domain/runs/run-rows.ts";
 import { WorkQueue } from "./work-queue.ts";
@@ -368,7 +368,16 @@ export class Controller {
     if (kueue) {
       if (await kueueInstalled(k)) {
         log.info({ cluster_queue: kueue.clusterQueue, namespace: ns }, "Kueue admits runs: each account's LocalQueue points at the ClusterQueue");
-        return new KueueAdmission({ api: kueueApi(k), clusterQueue: kueue.clusterQueue, maxWaitSeconds: kueue.maxWaitSeconds, installation, logger: log });
+        return new KueueAdmission({
+          api: kueueApi(k),
+          clusterQueue: kueue.clusterQueue,
+          maxWaitSeconds: kueue.maxWaitSeconds,
+          installation,
+          runs,
+          jobs,
+          jobName: (run) => runJobName(run as never),
+          logger: log,
+        });
       }
       log.warn(
         { cluster_queue: kueue.clusterQueue },

@@ -38,8 +38,21 @@ function fakeApi(queues = new Map<string, KueueLocalQueue>(), workloads: KueueWo
   return { api, calls, queues };
 }
 
-function admission(api: KueueApi, maxWaitSeconds = 3600) {
-  return new KueueAdmission({ api, clusterQueue: "team", maxWaitSeconds, installation: INSTALLATION, logger: pino({ level: "silent" }), now: () => NOW });
+type Resource = WorkloadResource<WorkloadSpec, WorkloadStatus>;
+
+/** The informer caches the admission reads whose turn it is: runs and Jobs, changed by the tests as the cluster would. */
+function admission(api: KueueApi, maxWaitSeconds = 3600, caches: { runs: Resource[]; jobs: V1Job[] } = { runs: [], jobs: [] }) {
+  return new KueueAdmission({
+    api,
+    clusterQueue: "team",
+    maxWaitSeconds,
+    installation: INSTALLATION,
+    runs: () => caches.runs,
+    jobs: () => caches.jobs,
+    jobName: (r) => r.metadata.name,
+    logger: pino({ level: "silent" }),
+    now: () => NOW,
+  });
 }
 
 let seq = 0;
@@ -118,6 +131,83 @@ describe("KueueAdmission", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Unreconcilable);
     expect(err).toMatchObject({ reason: "QueueTimeout", expected: true });
+  });
+
+  it("counts the wait from its Job's creation: a run may wait for its turn before its Job (and tokens) are made", async () => {
+    const { api } = fakeApi(undefined, [workload({ type: "QuotaReserved", status: "False", reason: "Pending", message: "insufficient quota" })]);
+    const recent: V1Job = { ...job(true), metadata: { ...job(true).metadata, creationTimestamp: new Date(NOW - 30_000) } };
+    expect(await admission(api, 600).observe(run("a", 3600), recent)).toMatchObject({ admitted: false, reason: "ClusterQuota" });
+  });
+});
+
+describe("KueueAdmission: one run per account in Kueue's hands, in submission order", () => {
+  const held = (r: Resource): V1Job => ({ metadata: { name: r.metadata.name }, spec: { suspend: true, template: {} } });
+  const running = (r: Resource): V1Job => ({ metadata: { name: r.metadata.name }, spec: { suspend: false, template: {} } });
+
+  it("hands over the account's oldest waiting run only, and the next once Kueue let the first run", () => {
+    const [a1, a2, a3] = [run("A"), run("A"), run("A")];
+    const caches = { runs: [a1!, a2!, a3!], jobs: [] as V1Job[] };
+    const k = admission(fakeApi().api, 3600, caches);
+    expect(k.admissible()).toEqual([a1!.metadata.name]);
+    // Asked out of order (reconciles run at once): the later runs wait, the oldest goes.
+    expect(k.handOver(a3!)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 3 });
+    expect(k.handOver(a1!)).toBeNull();
+    // Handed over, its Job not in the cache yet: nobody else goes, and it may ask again (its Job's creation failed).
+    expect(k.handOver(a2!)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 2 });
+    expect(k.admissible()).toEqual([]);
+    expect(k.handOver(a1!)).toBeNull();
+    // Its Job in the cache, suspended: Kueue holds it; the others wait behind it.
+    caches.jobs = [held(a1!)];
+    const behind = k.handOver(a3!);
+    expect(behind).toMatchObject({ admitted: false, position: 3 });
+    expect(behind?.message).toMatch(new RegExp(`behind the account's run ${a1!.metadata.name.slice(4)}, which Kueue holds`));
+    // Kueue unsuspended it: the next in order goes.
+    caches.jobs = [running(a1!)];
+    expect(k.admissible()).toEqual([a2!.metadata.name]);
+    expect(k.handOver(a3!)).not.toBeNull();
+    expect(k.handOver(a2!)).toBeNull();
+  });
+
+  it("accounts are handed over independently: Kueue decides between their heads", () => {
+    const [a1, a2, b1] = [run("A"), run("A"), run("B")];
+    const caches = { runs: [a1!, a2!, b1!], jobs: [held(a1!)] };
+    const k = admission(fakeApi().api, 3600, caches);
+    expect(k.admissible()).toEqual([b1!.metadata.name]);
+    expect(k.handOver(b1!)).toBeNull();
+    expect(k.handOver(a2!)).not.toBeNull();
+  });
+
+  it("a cancelled, finished or deleted head frees its account's turn; a run handed over and then cancelled too", () => {
+    const [a1, a2] = [run("A"), run("A")];
+    const caches = { runs: [a1!, a2!], jobs: [held(a1!)] };
+    const k = admission(fakeApi().api, 3600, caches);
+    expect(k.admissible()).toEqual([]);
+    caches.runs = [{ ...a1!, spec: { ...a1!.spec, cancelRequested: true } }, a2!];
+    expect(k.admissible()).toEqual([a2!.metadata.name]);
+    expect(k.handOver(a2!)).toBeNull();
+    // a2 handed over, then gone before its Job was seen: a3 goes.
+    const a3 = run("A");
+    caches.runs = [a3];
+    expect(k.handOver(a3)).toBeNull();
+  });
+
+  it("the runs behind a head Kueue cannot admit say so", () => {
+    const [a1, a2] = [run("A"), run("A")];
+    a1!.status = { phase: "pending", queue: { reason: "KueueInadmissible" } } as WorkloadStatus;
+    const k = admission(fakeApi().api, 3600, { runs: [a1!, a2!], jobs: [held(a1!)] });
+    expect(k.handOver(a2!)).toMatchObject({ admitted: false, reason: "KueueInadmissible", position: 2 });
+  });
+
+  it("a retried run whose next attempt waits goes before the account's later runs (it was submitted first)", () => {
+    const [a1, a2] = [run("A"), run("A")];
+    // a1's first attempt ran; its second waits for its Job (not admitted again yet); a2 is new.
+    a1!.status = {
+      phase: "running",
+      startTime: new Date(NOW).toISOString(),
+      conditions: [{ type: "Admitted", status: "False", reason: "KueuePending", message: "attempt 2 queued", lastTransitionTime: new Date(NOW).toISOString() }],
+    } as unknown as WorkloadStatus;
+    const k = admission(fakeApi().api, 3600, { runs: [a1!, a2!], jobs: [] });
+    expect(k.admissible()).toEqual([a1!.metadata.name]);
   });
 });
 

@@ -4,7 +4,9 @@ import { isAlreadyExists, isNotFound, type KubeClients } from "../k8s/client.ts"
 import type { Logger } from "../logger.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { INSTALLATION_LABEL, MANAGED_BY } from "../resources/labels.ts";
-import type { Admission, AdmissionDecision, ExternalAdmission, QueueReason } from "./admission.ts";
+import { RUN_LIFECYCLE } from "../resources/run.ts";
+import { isAdmitted, type Admission, type AdmissionDecision, type ExternalAdmission, type QueueReason, type WaitDecision } from "./admission.ts";
+import { planHandover, type HandoverPlan, type OrderedRun } from "./kueue-order.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // Kueue as the admission engine (design.md, Limits and queueing; docs/operators/limits.md).
@@ -16,7 +18,9 @@ import type { WorkloadResource } from "./workload.ts";
 // the Workload Kueue made for it (why it waits), and reports it through the
 // same queue fields as the built-in limiter: status.queue.reason, the
 // Admitted condition, and the position the API derives among the account's
-// queued runs (Kueue admits within a LocalQueue in creation order).
+// queued runs. Runs are handed to Kueue one per account at a time, in
+// submission order (kueue-order.ts), so that position is the order Kueue
+// admits them in.
 
 export const KUEUE_GROUP = "kueue.x-k8s.io";
 export const KUEUE_API_VERSION = "v1beta2";
@@ -123,6 +127,12 @@ export interface KueueAdmissionDeps {
   /** A run waiting longer than this fails (its tokens were made for this long: CODEPLANE_KUEUE_MAX_WAIT_SECONDS). */
   maxWaitSeconds: number;
   installation: string;
+  /** Run resources (the informer's cache): whose turn it is to be handed to Kueue. */
+  runs(): readonly Resource[];
+  /** Jobs (the informer's cache). */
+  jobs(): readonly V1Job[];
+  /** A run's current attempt's Job name (runJobName). */
+  jobName(run: Resource): string;
   logger: Logger;
   now?: () => number;
 }
@@ -160,6 +170,8 @@ export class KueueAdmission implements Admission, ExternalAdmission {
   readonly #d: KueueAdmissionDeps;
   /** LocalQueues known to exist and point at the ClusterQueue (namespace/name). */
   readonly #ensured = new Set<string>();
+  /** Runs handed to Kueue (their Job being made) that the Job cache does not show yet: name → account. */
+  readonly #handed = new Map<string, string>();
 
   constructor(deps: KueueAdmissionDeps) {
     this.#d = deps;
@@ -175,9 +187,28 @@ export class KueueAdmission implements Admission, ExternalAdmission {
     return Promise.resolve(this.created(resource));
   }
 
-  /** Kueue wakes the runs it admits (their Jobs change); codeplane has none to wake. */
+  /** Kueue wakes the runs it admits (their Jobs change); codeplane wakes each account's next run to hand over. */
   admissible(): string[] {
-    return [];
+    return [...this.#plan().next.values()];
+  }
+
+  /**
+   * Whether the run's Job may be handed to Kueue now (null), or why it waits:
+   * one run per account is in Kueue's hands at a time, the oldest first
+   * (kueue-order.ts). Nothing awaits between the decision and recording the
+   * handover, so two reconciles at once never both hand one over.
+   */
+  handOver(resource: Resource): WaitDecision | null {
+    const name = resource.metadata.name;
+    const account = resource.spec.accountId;
+    // Handed over already (making its Job failed and is tried again): it keeps its turn.
+    if (this.#handed.has(name)) return null;
+    const plan = this.#plan(resource);
+    if (plan.next.get(account) === name) {
+      this.#handed.set(name, account);
+      return null;
+    }
+    return this.#behind(resource, plan);
   }
 
   queueOf(accountId: string): string {
@@ -210,7 +241,8 @@ export class KueueAdmission implements Admission, ExternalAdmission {
       const at = Date.parse(admitted?.lastTransitionTime ?? "");
       return { admitted: true, at: new Date(Number.isNaN(at) ? this.#now() : at) };
     }
-    const created = new Date(resource.metadata.creationTimestamp ?? this.#now()).getTime();
+    // The wait that matters is the Job's: its tokens were made with it (a run may wait for its turn before).
+    const created = new Date(job.metadata?.creationTimestamp ?? resource.metadata.creationTimestamp ?? this.#now()).getTime();
     if (this.#now() - created > this.#d.maxWaitSeconds * 1000) {
       throw new Unreconcilable(
         "QueueTimeout",
@@ -247,7 +279,66 @@ export class KueueAdmission implements Admission, ExternalAdmission {
     if (!existing || existing.spec.clusterQueue === clusterQueue) this.#ensured.add(key);
   }
 
+  /** Why a run that is not the account's next to hand over waits, and its place among the account's waiting runs. */
+  #behind(resource: Resource, plan: HandoverPlan): WaitDecision {
+    const account = resource.spec.accountId;
+    const queue = this.queueOf(account);
+    const holder = plan.holding.get(account);
+    const id = idOf(resource.metadata.name);
+    // Its place among the account's runs Kueue has not let run, the one in Kueue's hands included.
+    const ahead = this.#gather(resource).filter((r) => r.account === account && r.live && !r.admitted && r.job !== "running" && r.order < id);
+    const position = ahead.length + 1;
+    if (!holder) {
+      const message = `queued: behind the account's earlier runs, which are handed to Kueue one at a time in submission order (LocalQueue ${queue})`;
+      return { admitted: false, reason: "ClusterQuota", message, position };
+    }
+    const held = this.#d.runs().find((r) => r.metadata.name === holder);
+    // A head Kueue cannot admit holds the account's other runs back for the same reason.
+    const heldReason = (held?.status as { queue?: { reason?: string } } | undefined)?.queue?.reason;
+    const reason: QueueReason = heldReason === "KueueInadmissible" ? "KueueInadmissible" : "ClusterQuota";
+    const message = `queued: behind the account's run ${holder.replace(/^run-/, "")}, which Kueue holds (LocalQueue ${queue}); runs are handed to Kueue one at a time per account, in submission order`;
+    return { admitted: false, reason, message, position };
+  }
+
+  #plan(current?: Resource): HandoverPlan {
+    return planHandover(this.#gather(current));
+  }
+
+  /** The installation's runs as the handover sees them, from the caches and this controller's handovers. */
+  #gather(current?: Resource): OrderedRun[] {
+    const jobs = new Map(this.#d.jobs().map((j) => [j.metadata?.name, j]));
+    const runs = [...this.#d.runs()];
+    if (current && !runs.some((r) => r.metadata.name === current.metadata.name)) runs.push(current);
+    const out: OrderedRun[] = [];
+    const seen = new Set<string>();
+    for (const run of runs) {
+      const owner = run.metadata.labels?.[INSTALLATION_LABEL];
+      if ((owner !== undefined && owner !== this.#d.installation) || seen.has(run.metadata.name)) continue;
+      seen.add(run.metadata.name);
+      const live = !RUN_LIFECYCLE.isTerminal(run.status?.phase) && !run.metadata.deletionTimestamp && !run.spec.cancelRequested;
+      const job = jobs.get(this.#d.jobName(run));
+      // The cache shows the Job (or the run will never get one): the handover has done its work.
+      if (job || !live) this.#handed.delete(run.metadata.name);
+      out.push({
+        name: run.metadata.name,
+        account: run.spec.accountId,
+        order: idOf(run.metadata.name),
+        live,
+        admitted: isAdmitted(run.status),
+        job: !job ? "none" : job.spec?.suspend === true && !jobFinished(job) ? "held" : "running",
+        handedOver: this.#handed.has(run.metadata.name),
+      });
+    }
+    // A handed-over run the cache no longer has is gone.
+    for (const name of this.#handed.keys()) if (!seen.has(name)) this.#handed.delete(name);
+    return out;
+  }
+
   #now(): number {
     return (this.#d.now ?? Date.now)();
   }
 }
+
+/** The run id in a resource name (run-<id>): UUIDv7, time-ordered. */
+const idOf = (name: string) => name.replace(/^run-/, "");
+const jobFinished = (job: V1Job) => (job.status?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));

@@ -153,3 +153,57 @@ describe("a run with retries that loses its pod", () => {
     expect(noRetries.recorded.archived[0]!.target).toEqual({ namespace: NAMESPACE, pod: "pod-a", container: "main" });
   });
 });
+
+// With Kueue admitting, Kueue admitted the lost attempt's Job, not the next one's: the next attempt
+// goes through the queue again (its Job suspended in the account's LocalQueue), and the run says it
+// waits, keeping the phase and start it had.
+describe("a run with retries that loses its pod, with Kueue admitting", () => {
+  const run = (status: RunStatus) => aRun().withSpec({ retries: 1 }).withStatus(status).build();
+  const admittedTrue = { type: "Admitted", status: "True" as const, reason: "Admitted", message: "x", lastTransitionTime: JOB_STARTED };
+  const quota = { admitted: false as const, reason: "ClusterQuota" as const, message: "queued: Kueue: insufficient unused quota", position: 1 };
+
+  it("records the next attempt as not admitted, queued waiting for Kueue: still running, no Job yet", async () => {
+    const status = { ...withAttempts([first]), conditions: [...runningStatus<RunStatus>(RUN).conditions!, admittedTrue] };
+    const { recorded } = await reconcile({ resource: run(status), job: aJob().failed(), pods: [], external: quota });
+    expect(recorded.actions.filter((a) => /^(createJob|handOver)/.test(a))).toEqual([]);
+    const written = recorded.patched.at(-1)!;
+    expect(written).toMatchObject({ phase: "running", jobName: ATTEMPT2, queue: { reason: "KueuePending" } });
+    expect(written.conditions!.find((c) => c.type === "Admitted")).toMatchObject({ status: "False", reason: "KueuePending", message: /^attempt 2 queued/ });
+  });
+
+  it("makes the attempt's Job suspended in the queue on its turn, and stays running with the queue's reason", async () => {
+    const requeued: RunStatus = {
+      ...withAttempts([first, second]),
+      queue: { reason: "KueuePending" },
+      conditions: [
+        ...runningStatus<RunStatus>(RUN).conditions!,
+        { ...admittedTrue, status: "False", reason: "KueuePending", message: "attempt 2 queued", lastTransitionTime: NOW.toISOString() },
+      ],
+    };
+    const { recorded } = await reconcile({ resource: run(requeued), external: quota });
+    expect(recorded.actions.filter((a) => /^(createJob|handOver|prepare)/.test(a))).toEqual([
+      `handOver ${RUN.name} now`,
+      `prepare ${RUN.name}`,
+      `createJob ${ATTEMPT2}`,
+    ]);
+    expect(recorded.jobs[0]!.spec!.suspend).toBe(true);
+    expect(recorded.patched.at(-1)).toMatchObject({ phase: "running", startTime: MAIN_STARTED, queue: { reason: "KueuePending" } });
+    expect(recorded.patched.at(-1)!.conditions!.find((c) => c.type === "Started")).toMatchObject({ status: "True" });
+  });
+
+  it("once Kueue admits the attempt's Job: Admitted=True again, no longer queued", async () => {
+    const requeued: RunStatus = {
+      ...withAttempts([first, second]),
+      queue: { reason: "ClusterQuota" },
+      conditions: [
+        ...runningStatus<RunStatus>(RUN).conditions!,
+        { ...admittedTrue, status: "False", reason: "ClusterQuota", message: "queued", lastTransitionTime: NOW.toISOString() },
+      ],
+    };
+    const at = new Date(NOW.getTime() - 1000);
+    const { recorded } = await reconcile({ resource: run(requeued), job: jobNamed(aJob(), ATTEMPT2), external: { admitted: true, at } });
+    const written = recorded.patched.at(-1)! as RunStatus & { queue: unknown };
+    expect(written.queue).toBeNull();
+    expect(written.conditions!.find((c) => c.type === "Admitted")).toMatchObject({ status: "True", lastTransitionTime: at.toISOString() });
+  });
+});

@@ -718,6 +718,7 @@ const externalCases: Case<RunSpec, RunStatus>[] = [
     given: { resource: aRun().build(), external: CLUSTER_QUOTA },
     actions: [
       "mirror -",
+      "handOver {name} now",
       "mintToken {noun} {id}",
       "createSecret {name}",
       "prepare {name}",
@@ -728,6 +729,30 @@ const externalCases: Case<RunSpec, RunStatus>[] = [
     ],
     requeue: 3000,
     status: { phase: "pending", queue: { reason: "KueuePending" }, conditions: admittedCondition("False", "KueuePending") },
+  },
+  {
+    name: "not its account's turn (an earlier run is in Kueue's hands): nothing made, the run queued saying so",
+    given: {
+      resource: aRun().build(),
+      external: CLUSTER_QUOTA,
+      behind: { ...CLUSTER_QUOTA, message: "queued: behind the account's run x", recheckMs: undefined },
+    },
+    actions: ["mirror -", "handOver {name} ClusterQuota", "patchStatus {name} pending", "event Normal ClusterQuota: run is pending", "mirror pending"],
+    requeue: QUEUE_RESYNC_MS,
+    status: { phase: "pending", queue: { reason: "ClusterQuota" }, conditions: admittedCondition("False", "ClusterQuota") },
+  },
+  {
+    name: "its environment built (preprocessing) and its turn not come: it stays preprocessing, queued (a phase never goes back)",
+    given: {
+      resource: aRun()
+        .withStatus({ ...kueueQueued(), phase: "preprocessing" })
+        .build(),
+      external: CLUSTER_QUOTA,
+      behind: CLUSTER_QUOTA,
+    },
+    actions: ["mirror preprocessing", "handOver {name} ClusterQuota", "patchStatus {name} preprocessing", "mirror preprocessing"],
+    requeue: 10_000,
+    status: { phase: "preprocessing", queue: { reason: "ClusterQuota" } },
   },
   {
     name: "its suspended Job held back by the engine: the engine's reason",
@@ -833,6 +858,20 @@ describe("WorkloadReconciler: runs", () => {
       expect(recorded.actions.some((a) => /^(mintToken|createSecret|createJob)/.test(a))).toBe(false);
       expect(recorded.patched.at(-1)).toMatchObject({ phase: "preprocessing" });
       expect(recorded.patched.at(-1)!.conditions!.find((c) => c.type === "Finished")).toMatchObject({ status: "False", reason: "EnvironmentBuilding" });
+    });
+
+    it("with Kueue: waits for its build before its turn, not admitted (so the next reconcile does not make its Job outside the queue)", async () => {
+      const first = runWorld({ resource: withEnv(), environments: builds({ state: "waiting" }), external: CLUSTER_QUOTA });
+      await first.reconciler.reconcile(RUN.name);
+      const waited = first.recorded.patched.at(-1)!;
+      expect(waited).toMatchObject({ phase: "preprocessing" });
+      expect(waited.conditions!.find((c) => c.type === "Admitted")).toMatchObject({ status: "False", reason: "EnvironmentBuilding" });
+      const resource = withEnv();
+      resource.status = JSON.parse(JSON.stringify(waited)) as RunStatus;
+      const again = runWorld({ resource, environments: builds({ state: "waiting" }), external: CLUSTER_QUOTA, behind: CLUSTER_QUOTA });
+      await again.reconciler.reconcile(RUN.name);
+      expect(again.recorded.actions.filter((a) => /^(handOver|createJob)/.test(a))).toEqual([`handOver ${RUN.name} ClusterQuota`]);
+      expect(again.recorded.patched.at(-1)).toMatchObject({ phase: "preprocessing", queue: { reason: "ClusterQuota" } });
     });
 
     it("fails at once, quoting the build's failure, when its environment failed to build (a user's fault, not the installation's)", async () => {

@@ -303,7 +303,8 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     }
     await w.beginAttempt?.(resource, plan);
     const { name, namespace, uid } = resource.metadata;
-    const updated = await this.#d.resources.patchStatus(name, plan.status);
+    const status = this.#requeued(resource, plan);
+    const updated = await this.#d.resources.patchStatus(name, status);
     if (!updated) return "gone";
     // A CRD older than retries drops the attempt from the status: the same attempt would be retried forever.
     if (this.#jobName(updated) !== this.#jobName({ ...resource, status: plan.status })) {
@@ -315,8 +316,31 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     await cluster.recordEvent({ kind: w.kind, name, namespace, uid }, { reason: plan.reason, warning: true, note: plan.note });
     if (stop) await cluster.deleteJob(ns, pass.jobName);
     log.info({ attempt: plan.attempt, note: plan.note }, `${w.noun} retried`);
-    if ((await pass.mirror(plan.status)) === "orphaned") return "orphaned";
-    return { status: plan.status, pod: null, requeueAfterMs: 250 };
+    if ((await pass.mirror(status)) === "orphaned") return "orphaned";
+    return { status, pod: null, requeueAfterMs: 250 };
+  }
+
+  /**
+   * The status recording a retry. With an external engine the next attempt goes through it again
+   * (Kueue admitted the lost attempt's Job, not this one's): the workload is no longer admitted and
+   * waits in its queue, so the next reconcile creates the attempt's Job suspended in it.
+   */
+  #requeued(resource: WorkloadResource<Spec, Status>, plan: RetryPlan<Status>): Status {
+    const external = this.#d.admission?.external;
+    if (!external) return plan.status;
+    const d = external.created(resource);
+    const conditions = setCondition(
+      plan.status.conditions,
+      {
+        type: ADMITTED,
+        status: "False",
+        reason: d.reason,
+        message: `attempt ${plan.attempt} ${d.message}`,
+        observedGeneration: resource.metadata.generation ?? 0,
+      },
+      this.#now(),
+    );
+    return { ...plan.status, conditions, queue: { reason: d.reason } };
   }
 
   /**
@@ -357,8 +381,12 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     external: ExternalAdmission,
   ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource } = pass;
+    // Its turn first (Kueue gets one run per account at a time, in order): nothing is made before.
+    const behind = external.handOver(resource);
+    if (behind) return this.#queued(pass, behind);
     const made = await this.#d.workload.job(resource, this.#d.cluster);
-    if (isNotReady(made)) return this.#wait(pass, made, null);
+    // Not admitted either: says so, or the next reconcile would take the phase it writes for admitted (isAdmitted).
+    if (isNotReady(made)) return this.#wait(pass, made, null, true);
     // The controller gives no warm pool to workloads an engine admits (controller.ts): a running pod cannot wait in its queue.
     if (isAdopted(made)) throw new Error(`${this.#d.workload.noun} took a running pod while an external engine admits`);
     await this.#d.cluster.createJob(resource.metadata.namespace, await external.prepare(resource, made));
@@ -370,10 +398,16 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     pass: Pass<Spec, Status>,
     waiting: NotReady,
     admittedNow: Date | null,
+    notAdmitted = false,
   ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource, now } = pass;
     const obs: WorkloadObservation = { phase: waiting.phase, reason: waiting.reason, error: null, exitCode: null, stopJob: false };
-    const next = this.#statusFrom(resource, obs, null, now, undefined, admittedNow);
+    let next = this.#statusFrom(resource, obs, null, now, undefined, admittedNow);
+    if (notAdmitted) {
+      const message = `the ${this.#d.workload.noun} is not in the engine's queue yet: it waits for this first (${waiting.reason})`;
+      const admitted = { type: ADMITTED, status: "False" as const, reason: waiting.reason, message, observedGeneration: resource.metadata.generation ?? 0 };
+      next = { ...next, conditions: setCondition(next.conditions, admitted, now) };
+    }
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod: null, requeueAfterMs: waiting.retryAfterMs };
@@ -390,7 +424,19 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     d: Exclude<AdmissionDecision, { admitted: true }>,
   ): Promise<{ status: Status; pod: V1Pod | null; requeueAfterMs: number } | "gone" | "orphaned"> {
     const { resource, now } = pass;
-    const obs: WorkloadObservation = { phase: this.#d.workload.lifecycle.initial, reason: d.reason, error: null, exitCode: null, stopJob: false };
+    const { lifecycle } = this.#d.workload;
+    const prev = resource.status;
+    // A phase is never taken back (nor is the row's): a run queued after its environment's build, or a later
+    // attempt queued again in Kueue (a retry), keeps the phase and start it had and only says it waits.
+    const phase = prev?.phase && !lifecycle.isTerminal(prev.phase) ? prev.phase : lifecycle.initial;
+    const obs: WorkloadObservation = {
+      phase,
+      reason: d.reason,
+      error: null,
+      exitCode: null,
+      stopJob: false,
+      ...(prev?.startTime && { startTime: prev.startTime }),
+    };
     const base = this.#statusFrom(resource, obs, null, now, undefined, null);
     const conditions = setCondition(
       base.conditions,

@@ -63,6 +63,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   otherJob?: V1Job;
   /** An external engine (Kueue) admits instead: what it says of a Job that exists. */
   external?: AdmissionDecision;
+  /** With an external engine: the run is not the one its account hands over next, and waits so (absent: it is). */
+  behind?: AdmissionDecision & { admitted: false };
 }
 
 /** The checkout deps of a fake world: minting and revoking tokens are recorded actions. */
@@ -229,6 +231,10 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
         admit: () => Promise.reject(new Error("an external engine's admission is never asked admit")),
         admissible: () => [],
         external: {
+          handOver: (res: { metadata: { name: string } }) => {
+            act(`handOver ${res.metadata.name} ${given.behind ? given.behind.reason : "now"}`);
+            return given.behind ?? null;
+          },
           prepare: async (res: { metadata: { name: string } }, job: V1Job) => {
             act(`prepare ${res.metadata.name}`);
             return {
