@@ -160,4 +160,20 @@ describe("the queue fields", () => {
     // Alice's queued runs are hers: bob's positions never count them.
     expect((await alice.api(`/v1/runs/${ids[2]}`)).status).toBe(404);
   });
+
+  it("with Kueue, a run may wait past pending (a retry's next attempt while running): queued, in its submission order, until admitted", async () => {
+    const started = new Date().toISOString();
+    const retried = await mirrored(alice, { phase: "running", startTime: started });
+    const later = await mirrored(alice, queued("ClusterQuota"));
+    await mirrored(alice, { phase: "running", startTime: started, queue: { reason: "KueuePending" } }, retried);
+    const get = async (id: string) => (await (await alice.api(`/v1/runs/${id}`)).json()) as { status: string; queue: { position: number } | null };
+    // (Alice has a queued run from an earlier test: positions are compared, not fixed.)
+    const first = await get(retried);
+    expect(first).toMatchObject({ status: "running", queue: { reason: "KueuePending" } });
+    expect((await get(later)).queue).toMatchObject({ position: first.queue!.position + 1, reason: "ClusterQuota" });
+    // The retry's attempt admitted: still running, no longer queued; the later run moves up.
+    await mirrored(alice, { phase: "running", startTime: started }, retried);
+    expect(await get(retried)).toMatchObject({ status: "running", queue: null });
+    expect((await get(later)).queue).toMatchObject({ position: first.queue!.position });
+  });
 });

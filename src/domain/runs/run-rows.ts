@@ -62,6 +62,11 @@ function toAttempt(a: RunAttemptRow): RunAttemptView {
   };
 }
 
+const FINISHED = ["completed", "failed", "cancelled"] as const;
+
+/** Whether the row says the run waits for admission: a queue reason on a run that has not finished. */
+const isQueued = (r: Pick<RunRow, "status" | "queue_reason">) => r.queue_reason !== null && !(FINISHED as readonly string[]).includes(r.status);
+
 /** `positions`: the 1-based place of each of the account's queued runs among them (queuePositions). */
 export function toRun(r: RunRow, positions?: ReadonlyMap<string, number>): Run {
   const start = r.start_time;
@@ -91,7 +96,7 @@ export function toRun(r: RunRow, positions?: ReadonlyMap<string, number>): Run {
     close_time: isoOrNull(close),
     created_at: iso(r.created_at),
     timeline: runTimeline({ ...r, cache: r.environment?.cache ?? null }),
-    queue: r.status === "pending" && r.queue_reason ? { reason: r.queue_reason, position: positions?.get(r.id) ?? 1 } : null,
+    queue: isQueued(r) ? { reason: r.queue_reason!, position: positions?.get(r.id) ?? 1 } : null,
   };
 }
 
@@ -101,15 +106,16 @@ export function toRun(r: RunRow, positions?: ReadonlyMap<string, number>): Run {
  * when read, so admitting a run rewrites no other.
  */
 export async function queuePositions(db: Db, accountId: string, rows: readonly Pick<RunRow, "id" | "status" | "queue_reason">[]): Promise<Map<string, number>> {
-  const ids = rows.filter((r) => r.status === "pending" && r.queue_reason).map((r) => r.id);
+  const ids = rows.filter(isQueued).map((r) => r.id);
   if (ids.length === 0) return new Map();
+  // Any live phase: a run may wait after `pending` (with Kueue, a retry's next attempt, or a run whose environment was built).
   const queued = db
     .selectFrom("runs")
     .select(["id", sql<string>`row_number() over (order by id)`.as("position")])
     .where("account_id", "=", accountId)
-    .where("status", "=", "pending")
     .where("deleted_at", "is", null)
     .where("queue_reason", "is not", null)
+    .where("status", "not in", FINISHED)
     .as("q");
   const found = await db.selectFrom(queued).select(["q.id", "q.position"]).where("q.id", "in", ids).execute();
   return new Map(found.map((r) => [r.id, Number(r.position)]));
