@@ -146,45 +146,45 @@ describe("KueueAdmission: one run per account in Kueue's hands, in submission or
 
   it("hands over the account's oldest waiting run only, and the next once Kueue let the first run", () => {
     const [a1, a2, a3] = [run("A"), run("A"), run("A")];
-    const caches = { runs: [a1!, a2!, a3!], jobs: [] as V1Job[] };
+    const caches = { runs: [a1, a2, a3], jobs: [] as V1Job[] };
     const k = admission(fakeApi().api, 3600, caches);
-    expect(k.admissible()).toEqual([a1!.metadata.name]);
+    expect(k.admissible()).toEqual([a1.metadata.name]);
     // Asked out of order (reconciles run at once): the later runs wait, the oldest goes.
-    expect(k.handOver(a3!)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 3 });
-    expect(k.handOver(a1!)).toBeNull();
+    expect(k.handOver(a3)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 3 });
+    expect(k.handOver(a1)).toBeNull();
     // Handed over, its Job not in the cache yet: nobody else goes, and it may ask again (its Job's creation failed).
-    expect(k.handOver(a2!)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 2 });
+    expect(k.handOver(a2)).toMatchObject({ admitted: false, reason: "ClusterQuota", position: 2 });
     expect(k.admissible()).toEqual([]);
-    expect(k.handOver(a1!)).toBeNull();
+    expect(k.handOver(a1)).toBeNull();
     // Its Job in the cache, suspended: Kueue holds it; the others wait behind it.
-    caches.jobs = [held(a1!)];
-    const behind = k.handOver(a3!);
+    caches.jobs = [held(a1)];
+    const behind = k.handOver(a3);
     expect(behind).toMatchObject({ admitted: false, position: 3 });
-    expect(behind?.message).toMatch(new RegExp(`behind the account's run ${a1!.metadata.name.slice(4)}, which Kueue holds`));
+    expect(behind?.message).toMatch(new RegExp(`behind the account's run ${a1.metadata.name.slice(4)}, which Kueue holds`));
     // Kueue unsuspended it: the next in order goes.
-    caches.jobs = [running(a1!)];
-    expect(k.admissible()).toEqual([a2!.metadata.name]);
-    expect(k.handOver(a3!)).not.toBeNull();
-    expect(k.handOver(a2!)).toBeNull();
+    caches.jobs = [running(a1)];
+    expect(k.admissible()).toEqual([a2.metadata.name]);
+    expect(k.handOver(a3)).not.toBeNull();
+    expect(k.handOver(a2)).toBeNull();
   });
 
   it("accounts are handed over independently: Kueue decides between their heads", () => {
     const [a1, a2, b1] = [run("A"), run("A"), run("B")];
-    const caches = { runs: [a1!, a2!, b1!], jobs: [held(a1!)] };
+    const caches = { runs: [a1, a2, b1], jobs: [held(a1)] };
     const k = admission(fakeApi().api, 3600, caches);
-    expect(k.admissible()).toEqual([b1!.metadata.name]);
-    expect(k.handOver(b1!)).toBeNull();
-    expect(k.handOver(a2!)).not.toBeNull();
+    expect(k.admissible()).toEqual([b1.metadata.name]);
+    expect(k.handOver(b1)).toBeNull();
+    expect(k.handOver(a2)).not.toBeNull();
   });
 
   it("a cancelled, finished or deleted head frees its account's turn; a run handed over and then cancelled too", () => {
     const [a1, a2] = [run("A"), run("A")];
-    const caches = { runs: [a1!, a2!], jobs: [held(a1!)] };
+    const caches = { runs: [a1, a2], jobs: [held(a1)] };
     const k = admission(fakeApi().api, 3600, caches);
     expect(k.admissible()).toEqual([]);
-    caches.runs = [{ ...a1!, spec: { ...a1!.spec, cancelRequested: true } }, a2!];
-    expect(k.admissible()).toEqual([a2!.metadata.name]);
-    expect(k.handOver(a2!)).toBeNull();
+    caches.runs = [{ ...a1, spec: { ...a1.spec, cancelRequested: true } }, a2];
+    expect(k.admissible()).toEqual([a2.metadata.name]);
+    expect(k.handOver(a2)).toBeNull();
     // a2 handed over, then gone before its Job was seen: a3 goes.
     const a3 = run("A");
     caches.runs = [a3];
@@ -193,21 +193,21 @@ describe("KueueAdmission: one run per account in Kueue's hands, in submission or
 
   it("the runs behind a head Kueue cannot admit say so", () => {
     const [a1, a2] = [run("A"), run("A")];
-    a1!.status = { phase: "pending", queue: { reason: "KueueInadmissible" } } as WorkloadStatus;
-    const k = admission(fakeApi().api, 3600, { runs: [a1!, a2!], jobs: [held(a1!)] });
-    expect(k.handOver(a2!)).toMatchObject({ admitted: false, reason: "KueueInadmissible", position: 2 });
+    a1.status = { phase: "pending", queue: { reason: "KueueInadmissible" } } as WorkloadStatus;
+    const k = admission(fakeApi().api, 3600, { runs: [a1, a2], jobs: [held(a1)] });
+    expect(k.handOver(a2)).toMatchObject({ admitted: false, reason: "KueueInadmissible", position: 2 });
   });
 
   it("a retried run whose next attempt waits goes before the account's later runs (it was submitted first)", () => {
     const [a1, a2] = [run("A"), run("A")];
     // a1's first attempt ran; its second waits for its Job (not admitted again yet); a2 is new.
-    a1!.status = {
+    a1.status = {
       phase: "running",
       startTime: new Date(NOW).toISOString(),
       conditions: [{ type: "Admitted", status: "False", reason: "KueuePending", message: "attempt 2 queued", lastTransitionTime: new Date(NOW).toISOString() }],
     } as unknown as WorkloadStatus;
-    const k = admission(fakeApi().api, 3600, { runs: [a1!, a2!], jobs: [] });
-    expect(k.admissible()).toEqual([a1!.metadata.name]);
+    const k = admission(fakeApi().api, 3600, { runs: [a1, a2], jobs: [] });
+    expect(k.admissible()).toEqual([a1.metadata.name]);
   });
 });
 

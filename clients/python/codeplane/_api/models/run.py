@@ -60,9 +60,12 @@ class Run:
             had both before the run existed), `checked_out`, `environment_ready`, `started` (the command), `first_output`,
             `ended`. Only steps that happened are listed; times from the cluster have whole seconds. A `preprocessing` run
             with an environment key, no `cache` yet and no `admitted` is waiting for its environment's build.
-        queue (None | RunQueueType0): Set while the run is `pending` and waits for admission (its Job is not created
-            yet); null otherwise. Queued runs are admitted round-robin across accounts and in submission order within one;
-            one can be cancelled or deleted, and a cancelled one never starts.
+        queue (None | RunQueueType0): Set while the run waits for admission; null otherwise. Usually the run is
+            `pending` (its Job is not created yet, or with Kueue is suspended in its queue). With Kueue a run may wait in
+            another phase: one whose environment was built waits in `preprocessing`, and a retried run's next attempt goes
+            through Kueue again while the run stays `running`. Queued runs are admitted round-robin across accounts (with
+            Kueue: Kueue's fair sharing) and in submission order within one; one can be cancelled or deleted, and a
+            cancelled one never starts.
     """
 
     run_id: UUID

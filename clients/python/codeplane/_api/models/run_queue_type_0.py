@@ -11,13 +11,16 @@ T = TypeVar("T", bound="RunQueueType0")
 
 @_attrs_define
 class RunQueueType0:
-    """Set while the run is `pending` and waits for admission (its Job is not created yet); null otherwise. Queued runs are
-    admitted round-robin across accounts and in submission order within one; one can be cancelled or deleted, and a
-    cancelled one never starts.
+    """Set while the run waits for admission; null otherwise. Usually the run is `pending` (its Job is not created yet, or
+    with Kueue is suspended in its queue). With Kueue a run may wait in another phase: one whose environment was built
+    waits in `preprocessing`, and a retried run's next attempt goes through Kueue again while the run stays `running`.
+    Queued runs are admitted round-robin across accounts (with Kueue: Kueue's fair sharing) and in submission order
+    within one; one can be cancelled or deleted, and a cancelled one never starts.
 
         Attributes:
             position (int): Its place among the account's queued runs, in submission order (1: admitted next for this
-                account).
+                account). With Kueue too: codeplane hands Kueue one run per account at a time, oldest first, so this is the
+                order Kueue admits the account's runs in (Kueue's own positions are not read).
             reason (str): Without Kueue: `AccountConcurrency` (the account has its limit of runs and analyses executing) or
                 `ClusterConcurrency` (the installation has its limit, and accounts take turns). With Kueue admitting runs:
                 `ClusterQuota` (the ClusterQueue's quota is in use; accounts take turns), `KueuePending` (Kueue has not taken it
