@@ -191,6 +191,20 @@ describe("KueueAdmission: one run per account in Kueue's hands, in submission or
     expect(k.handOver(a3)).toBeNull();
   });
 
+  it("judges the reconciled run as its reconcile read it, not as the cache still shows it", () => {
+    const a1 = run("A");
+    const stale = { ...a1, status: { phase: "running", conditions: [] } as unknown as WorkloadStatus };
+    const requeued = {
+      ...a1,
+      status: {
+        phase: "running",
+        conditions: [{ type: "Admitted", status: "False", reason: "KueuePending", message: "x", lastTransitionTime: new Date(NOW).toISOString() }],
+      } as unknown as WorkloadStatus,
+    };
+    const k = admission(fakeApi().api, 3600, { runs: [stale], jobs: [] });
+    expect(k.handOver(requeued)).toBeNull();
+  });
+
   it("the runs behind a head Kueue cannot admit say so", () => {
     const [a1, a2] = [run("A"), run("A")];
     a1.status = { phase: "pending", queue: { reason: "KueueInadmissible" } } as WorkloadStatus;

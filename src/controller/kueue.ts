@@ -307,8 +307,8 @@ export class KueueAdmission implements Admission, ExternalAdmission {
   /** The installation's runs as the handover sees them, from the caches and this controller's handovers. */
   #gather(current?: Resource): OrderedRun[] {
     const jobs = new Map(this.#d.jobs().map((j) => [j.metadata?.name, j]));
-    const runs = [...this.#d.runs()];
-    if (current && !runs.some((r) => r.metadata.name === current.metadata.name)) runs.push(current);
+    // The reconciled run as its reconcile read it: the cache may not show its last status yet (a retry's, not admitted).
+    const runs = current ? [current, ...this.#d.runs().filter((r) => r.metadata.name !== current.metadata.name)] : [...this.#d.runs()];
     const out: OrderedRun[] = [];
     const seen = new Set<string>();
     for (const run of runs) {
