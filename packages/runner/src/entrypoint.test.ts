@@ -278,9 +278,11 @@ describe.concurrent("entrypoint", () => {
     }
     expect(wrong).toEqual([]);
     expect(r.exit).toMatchObject({ seq: 200001, code: 0 });
-    // The bound is loose because the test machine is shared; a stall or leak shows up as far slower.
-    expect(r.ms).toBeLessThan(10_000);
-  }, 20_000);
+    // The bound is loose because the test machine is shared (15.7 s seen at a
+    // load average of 27 on 2 cores, 5.4 s at 18): it catches a
+    // runner that stops reading for good after the stall, not a slow one.
+    expect(r.ms).toBeLessThan(45_000);
+  }, 90_000);
 
   // The background process outlives the bound by far, so a loaded machine's
   // slow spawn (4 s seen under CI load) cannot pass for waiting on it.
