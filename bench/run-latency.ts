@@ -529,6 +529,15 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
       agentSteps[name] = median(warm.map((w) => w.agent[name] ?? NaN).filter(Number.isFinite));
       console.log(`  ${name.padEnd(40)} ${ms(agentSteps[name])}`);
     }
+    // The restore's own line: its whole time, and how long codeplane took to answer.
+    const restoreLines = warm.map((w) => /in ([\d.]+) s \(answered after ([\d.]+) s/.exec(w.notes.find((n) => n.startsWith("restored the environment")) ?? ""));
+    const restoreTotals = restoreLines.filter((m) => m !== null).map((m) => Number(m[1]) * 1000);
+    const restoreAnswers = restoreLines.filter((m) => m !== null).map((m) => Number(m[2]) * 1000);
+    if (restoreTotals.length) {
+      console.log(`  the restore by its own clock: median ${ms(median(restoreTotals))}, of which codeplane's answer ${ms(median(restoreAnswers))}`);
+      agentSteps.restore_own = median(restoreTotals);
+      agentSteps.restore_answer = median(restoreAnswers);
+    }
     const retried = warm.filter((w) => w.notes.some((n) => n.includes("trying again"))).length;
     console.log(`  runs whose restore was tried again: ${retried} of ${warm.length}`);
     const lastNotes = warm.at(-1)?.notes ?? [];

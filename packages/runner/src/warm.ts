@@ -146,6 +146,7 @@ const checkoutFiles = (a: Assignment, force: boolean) =>
 /** Restores the cached environment in this process (a node process of its own cost a second). */
 async function restore(a: Assignment, archiver: Archiver): Promise<void> {
   if (!a.environment) return;
+  mark("environment_requested");
   await archiver.restoreEnvironment({
     url: a.environment.archive_url,
     token: a.checkout_token,
@@ -225,6 +226,7 @@ async function main(): Promise<void> {
   } catch {
     // the runner counts from its own start
   }
+  mark("assignment_read");
   const initError = await initialised;
   if (initError) fail(`checkout: ${initError.message}`);
   const loaded = await archiver;
