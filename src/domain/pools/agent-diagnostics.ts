@@ -38,7 +38,7 @@ export function parseAgentDiagnostics(text: string): AgentDiagnostics | null {
   }
   if (notes !== undefined) {
     if (!Array.isArray(notes) || notes.length > MAX_NOTES || !notes.every((n) => typeof n === "string")) return null;
-    out.notes = (notes as string[]).map((n) => n.slice(0, MAX_NOTE_CHARS));
+    out.notes = notes.map((n) => n.slice(0, MAX_NOTE_CHARS));
   }
   return out;
 }
