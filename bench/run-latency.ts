@@ -464,7 +464,7 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
       }
     };
     await readyWaiting(2);
-    const warm: { total: number; steps: Record<string, number> }[] = [];
+    const warm: { total: number; steps: Record<string, number>; agent: Record<string, number>; notes: string[] }[] = [];
     const direct: number[] = [];
     let cold = 0;
     for (let i = 0; i < WARM_RUNS; i++) {
@@ -494,6 +494,9 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
             printed: printed - t0,
             delivered: delivered - t0,
           },
+          // The agent's own clock, from its assignment's arrival (migration 0029).
+          agent: row.diagnostics?.steps_ms ?? {},
+          notes: row.diagnostics?.notes ?? [],
         });
         await finished(run.run_id);
       }
@@ -517,7 +520,31 @@ async function warmCase(bench: ClusterBench, timeline: Timeline): Promise<Record
       steps[s] = median(xs);
       console.log(`  ${WARM_STEP_NAMES[s].padEnd(40)} ${ms(steps[s])}`);
     }
+    const agentSteps: Record<string, number> = {};
+    const names = [...new Set(warm.flatMap((w) => Object.keys(w.agent)))];
+    if (names.length) console.log(`\n  median time from the assignment's arrival in the pod to each of its sub-steps (the agent's clock)`);
+    for (const name of names.sort(
+      (x, y) => median(warm.map((w) => w.agent[x] ?? NaN).filter(Number.isFinite)) - median(warm.map((w) => w.agent[y] ?? NaN).filter(Number.isFinite)),
+    )) {
+      agentSteps[name] = median(warm.map((w) => w.agent[name] ?? NaN).filter(Number.isFinite));
+      console.log(`  ${name.padEnd(40)} ${ms(agentSteps[name])}`);
+    }
+    // The restore's own line: its whole time, and how long codeplane took to answer.
+    const restoreLines = warm.map((w) => /in ([\d.]+) s \(answered after ([\d.]+) s/.exec(w.notes.find((n) => n.startsWith("restored the environment")) ?? ""));
+    const restoreTotals = restoreLines.filter((m) => m !== null).map((m) => Number(m[1]) * 1000);
+    const restoreAnswers = restoreLines.filter((m) => m !== null).map((m) => Number(m[2]) * 1000);
+    if (restoreTotals.length) {
+      console.log(`  the restore by its own clock: median ${ms(median(restoreTotals))}, of which codeplane's answer ${ms(median(restoreAnswers))}`);
+      agentSteps.restore_own = median(restoreTotals);
+      agentSteps.restore_answer = median(restoreAnswers);
+    }
+    const retried = warm.filter((w) => w.notes.some((n) => n.includes("trying again"))).length;
+    console.log(`  runs whose restore was tried again: ${retried} of ${warm.length}`);
+    const lastNotes = warm.at(-1)?.notes ?? [];
+    if (lastNotes.length) console.log(`  the last run's restore said:\n${lastNotes.map((n) => `    ${n}`).join("\n")}`);
     return {
+      agent_steps_ms: agentSteps,
+      restores_retried: retried,
       warm_ms: { median: median(totals), p95: percentile(totals, 95), samples: totals },
       baseline_ms: { median: median(direct), p95: percentile(direct, 95), samples: direct },
       cold_fallbacks: cold,

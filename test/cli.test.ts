@@ -95,6 +95,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0023_log_groups",
         "0024_run_attempts",
         "0028_queued_runs",
+        "0029_warm_pool_diagnostics",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AnalyzerResult } from "@codeplane/analyzer";
+import type { AgentDiagnostics } from "../domain/pools/agent-diagnostics.ts";
 
 // Kysely's view of the tables created by src/db/migrations. Timestamps are
 // written as Date and read back as Date (pg and PGlite both parse timestamptz).
@@ -504,6 +505,8 @@ export interface PoolPodsTable {
   environment_ready_at: Date | null;
   started_at: Date | null;
   ended_at: Date | null;
+  /** What the pod's agent measured before its command started (migration 0029); null until it said. */
+  diagnostics: ColumnType<AgentDiagnostics | null, string | null | undefined, string | null>;
 }
 
 export interface Database {

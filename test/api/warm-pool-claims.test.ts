@@ -205,6 +205,31 @@ describe("warm pool claims", () => {
     expect(after!.checked_out_at).toBeInstanceOf(Date);
     expect(after!.started_at).toBeInstanceOf(Date);
   });
+
+  it("keep the diagnostics a step's report carries (the first well-formed one), and ignore a body that is not one", async () => {
+    const p = await pool(1);
+    const run = await runRow();
+    await claimPoolPod(svc.db, box, p.name, assignmentFor(run));
+    const credential = p.pods[0]!.credential;
+    expect((await poll(credential)).status).toBe(200);
+    const step = (s: string, body: string) =>
+      fetch(`${base}/internal/pool/progress/${s}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
+        body,
+      });
+    // Not a record: the step still counts, no diagnostics are kept.
+    expect((await step("checked_out", '{"steps_ms":{"Bad Name":1}}')).status).toBe(204);
+    expect((await claimOf(svc.db, run))!.diagnostics).toBeNull();
+    expect((await step("environment_ready", JSON.stringify({ steps_ms: { git_fetch: 120, environment_restored: 480 }, notes: ["restored"] }))).status).toBe(
+      204,
+    );
+    expect((await step("started", JSON.stringify({ steps_ms: { later: 1 }, notes: [] }))).status).toBe(204);
+    const row = (await claimOf(svc.db, run))!;
+    expect(row.diagnostics).toEqual({ steps_ms: { git_fetch: 120, environment_restored: 480 }, notes: ["restored"] });
+    expect(row.environment_ready_at).toBeInstanceOf(Date);
+    expect(row.started_at).toBeInstanceOf(Date);
+  });
 });
 
 describe("the pool manager's claims across a controller restart and a lost pod (chaos, with a stand-in cluster)", () => {

@@ -189,7 +189,13 @@ describe("warm pools", () => {
     const runId = await startRun(`import os; print('warm hello', os.environ.get('WARM_SECRET') == '${SECRET_VALUE}')`);
     const run = await finished(runId);
     expect(run.status, run.error).toBe("completed");
-    expect(await stdoutOf(runId)).toContain("warm hello True");
+    const stdout = await stdoutOf(runId);
+    expect(stdout).toContain("warm hello True");
+    // What the agent measured is kept beside the claim, never in the run's output.
+    expect(stdout).not.toContain("restored the environment");
+    const measured = await db().selectFrom("pool_pods").select("diagnostics").where("run_id", "=", runId).executeTakeFirstOrThrow();
+    expect(measured.diagnostics?.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^restored the environment: /)]));
+    expect(Object.keys(measured.diagnostics?.steps_ms ?? {})).toEqual(expect.arrayContaining(["git_fetch", "environment_restored", "checked_out"]));
     const admitted = run.timeline.find((e: { event: string }) => e.event === "admitted");
     expect(admitted).toMatchObject({ warm: true, pool: "py" });
     expect(run.timeline.map((e: { event: string }) => e.event)).toEqual([

@@ -47,12 +47,20 @@ export function archiveEntries(workspace: string, cachePaths: readonly string[],
   return entries;
 }
 
-function tar(args: string[]) {
+/** tar, its stderr passed through, or kept for the error when quiet (in a warm pod, stderr is the run's log). */
+function tar(args: string[], quiet = false) {
   // By absolute path: the workspace (which the repository's install wrote) is never searched for it.
-  const child = spawn("/bin/tar", args, { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn("/bin/tar", args, { stdio: ["pipe", "pipe", "pipe"] });
+  let tail = "";
+  child.stderr.on("data", (c: Buffer) => {
+    if (!quiet) process.stderr.write(c);
+    tail = (tail + c.toString("utf8")).slice(-1000);
+  });
   const done = new Promise<void>((resolve, reject) => {
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Final(`tar ${args[0]} exited with code ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Final(`tar ${args[0]} exited with code ${code}${tail.trim() ? `: ${tail.trim()}` : ""}`)),
+    );
   });
   return { child, done };
 }
@@ -140,30 +148,57 @@ async function save(): Promise<void> {
   }
 }
 
-async function restore(): Promise<void> {
-  const url = env("CODEPLANE_ARCHIVE_URL");
-  const token = env("CODEPLANE_ARCHIVE_TOKEN");
-  for (const w of JSON.parse(process.env.CODEPLANE_ENVIRONMENT_WARNINGS ?? "[]") as string[]) say(`warning: ${w}`);
+export interface RestoreOptions {
+  url: string;
+  token: string;
+  warnings: readonly string[];
+  workspace: string;
+  /** Where the restore's lines go: stdout in an init container, the agent's diagnostics in a warm pod. */
+  say: (line: string) => void;
+  /** tar's complaints only in the error, never on stderr. */
+  quiet?: boolean;
+}
+
+/**
+ * Fetches the run's environment and unpacks it into the workspace. Exported for the warm agent, which
+ * calls it in its own process (warm.ts): a node process of its own cost a second of a warm run's start.
+ */
+export async function restoreEnvironment(o: RestoreOptions): Promise<void> {
+  for (const w of o.warnings) o.say(`warning: ${w}`);
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(o.url, { headers: { authorization: `Bearer ${o.token}` } });
       if (!res.ok || !res.body) {
         const text = (await res.text()).slice(0, 500);
         if (res.status < 500) throw new Final(`the environment could not be fetched (${res.status}): ${text}`);
         throw new Error(`codeplane answered ${res.status}: ${text}`);
       }
       const size = Number(res.headers.get("content-length") ?? 0);
-      const t = tar(["-C", WORKSPACE, "-xzf", "-", "--no-same-owner"]);
+      const answered = Date.now();
+      const t = tar(["-C", o.workspace, "-xzf", "-", "--no-same-owner"], o.quiet);
       await Promise.all([pipeline(Readable.fromWeb(res.body), t.child.stdin), t.done]);
-      say(`restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(3)} s`);
+      // The split says where a slow restore's time went: codeplane's answer, or the transfer and unpacking.
+      o.say(
+        `restored the environment: ${mib(size)} in ${((Date.now() - started) / 1000).toFixed(3)} s (answered after ${((answered - started) / 1000).toFixed(3)} s, attempt ${attempt})`,
+      );
       return;
     } catch (err) {
       if (err instanceof Final || attempt >= ATTEMPTS) throw err;
-      say(`restoring the environment failed (${err instanceof Error ? err.message : String(err)}); trying again`);
+      o.say(`restoring the environment failed (${err instanceof Error ? err.message : String(err)}); trying again`);
       await sleep(1000 * attempt);
     }
   }
+}
+
+function restore(): Promise<void> {
+  return restoreEnvironment({
+    url: env("CODEPLANE_ARCHIVE_URL"),
+    token: env("CODEPLANE_ARCHIVE_TOKEN"),
+    warnings: JSON.parse(process.env.CODEPLANE_ENVIRONMENT_WARNINGS ?? "[]") as string[],
+    workspace: WORKSPACE,
+    say,
+  });
 }
 
 async function main(): Promise<void> {

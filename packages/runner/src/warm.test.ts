@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -28,6 +28,8 @@ const CREDENTIAL = "cpw_" + "k".repeat(43);
 interface Endpoint {
   url: string;
   requests: string[];
+  /** Called with each progress report's body, when it has one. */
+  onBody?: (url: string, body: string) => void;
   close(): Promise<void>;
 }
 
@@ -42,19 +44,25 @@ async function endpoint(answers: ((req: IncomingMessage, res: ServerResponse) =>
     }
     requests.push(`${req.method} ${req.url}`);
     if (req.url?.startsWith("/internal/pool/progress/")) {
-      res.statusCode = 204;
-      res.end();
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        if (body) ep.onBody?.(req.url!, body);
+        res.statusCode = 204;
+        res.end();
+      });
       return;
     }
     const next = answers.length > 1 ? answers.shift()! : answers[0]!;
     next(req, res);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
+  const ep: Endpoint = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     close: () => new Promise((r) => server.close(() => r())),
   };
+  return ep;
 }
 
 const json = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
@@ -171,13 +179,82 @@ describe("the warm agent", () => {
     }
   });
 
+  it("restores the environment in its own process beside the checkout, the environment's files winning over committed ones as on a cold pod, and reports what it measured", async () => {
+    // A commit that tracks a file inside the environment's folders (a committed node_modules).
+    const repo = repository();
+    const git = (...args: string[]) => execFileSync("git", ["-C", repo.path, ...args], { encoding: "utf8" }).trim();
+    mkdirSync(join(repo.path, "node_modules"));
+    writeFileSync(join(repo.path, "node_modules", "dep.txt"), "committed\n");
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "two");
+    const commit = git("rev-parse", "HEAD");
+    // The archive as a build stores it: env/ and src/node_modules, relative to the workspace.
+    const built = mkdtempSync(join(tmpdir(), "warm-built-"));
+    dirs.push(built);
+    mkdirSync(join(built, "env"));
+    writeFileSync(join(built, "env", "marker"), "installed\n");
+    mkdirSync(join(built, "src", "node_modules"), { recursive: true });
+    writeFileSync(join(built, "src", "node_modules", "dep.txt"), "installed\n");
+    const archive = execFileSync("tar", ["-C", built, "-czf", "-", "env", "src/node_modules"]);
+    const store = createServer((req, res) => {
+      res.statusCode = req.headers.authorization === "Bearer cpg_the-runs-token" ? 200 : 401;
+      res.end(res.statusCode === 200 ? archive : undefined);
+    });
+    await new Promise<void>((r) => store.listen(0, "127.0.0.1", r));
+    const bodies: string[] = [];
+    const ep = await endpoint([
+      json({
+        run_id: "r-3",
+        commit,
+        git_url: repo.path,
+        checkout_token: "cpg_the-runs-token",
+        command: ["sh", "-c", "cat node_modules/dep.txt ../env/marker"],
+        env: {},
+        environment: { archive_url: `http://127.0.0.1:${(store.address() as AddressInfo).port}/archive`, warnings: [] },
+        outputs: null,
+        timeout_seconds: 60,
+      }),
+    ]);
+    ep.onBody = (url, body) => bodies.push(`${url} ${body}`);
+    try {
+      const r = await agent(ep.url);
+      expect(r.stderr).not.toContain("preprocessing failed");
+      expect(r.code).toBe(0);
+      expect(
+        lines(r.stdout)
+          .filter((l) => l[0] === "o")
+          .map((l) => JSON.parse(l[2]!) as string),
+      ).toEqual(["installed", "installed"]);
+      // Nothing but the command's frames on stdout: the restore's lines went to the diagnostics.
+      expect(r.stdout.split("\n").filter((l) => l && !l.startsWith("@cp1 "))).toEqual([]);
+      expect(ep.requests.filter((q) => q.startsWith("POST"))).toEqual([
+        "POST /internal/pool/progress/checked_out",
+        "POST /internal/pool/progress/environment_ready",
+        "POST /internal/pool/progress/started",
+        "POST /internal/pool/progress/ended",
+      ]);
+      const sent = bodies.find((b) => b.startsWith("/internal/pool/progress/environment_ready "))!;
+      const d = JSON.parse(sent.slice(sent.indexOf(" ") + 1)) as { steps_ms: Record<string, number>; notes: string[] };
+      expect(Object.keys(d.steps_ms)).toEqual(expect.arrayContaining(["git_fetch", "environment_restored", "checked_out", "environment_ready"]));
+      expect(d.notes).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^restored the environment: .* attempt 1\)$/), expect.stringContaining("checking out over them")]),
+      );
+    } finally {
+      await ep.close();
+      await new Promise((r) => store.close(r));
+    }
+  });
+
   it("exits having run nothing when it is retired before any claim", async () => {
     const ep = await endpoint([status(204), status(410)]);
     try {
       const r = await agent(ep.url);
       expect(r.code).toBe(0);
       expect(lines(r.stdout)).toEqual([]);
-      expect(readdirSync(r.workspace)).toEqual([]);
+      // It made an empty repository while waiting (nothing of any run: no commit, no file).
+      expect(readdirSync(r.workspace)).toEqual(["src"]);
+      expect(readdirSync(join(r.workspace, "src"))).toEqual([".git"]);
+      expect(() => execFileSync("git", ["-C", join(r.workspace, "src"), "rev-parse", "--verify", "-q", "HEAD"])).toThrow();
       expect(ep.requests.some((q) => q.startsWith("POST"))).toBe(false);
     } finally {
       await ep.close();

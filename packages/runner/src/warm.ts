@@ -72,18 +72,39 @@ async function waitForAssignment(): Promise<Assignment | null> {
   }
 }
 
-/** Reports a step; never fails the run (the controller falls back on the pod's own state). */
-function report(step: string): Promise<void> {
-  return fetch(`${baseUrl}/internal/pool/progress/${step}`, { method: "POST", headers: auth, signal: AbortSignal.timeout(10_000) })
-    .then((r) => r.body?.cancel())
-    .catch(() => undefined);
+/** Reports a step, with the diagnostics when given; never fails the run (the controller falls back on the pod's own state). */
+// One after the other: codeplane stamps each step when its report arrives, so the run's timeline keeps their order.
+let reports: Promise<void> = Promise.resolve();
+function report(step: string, withDiagnostics = false): Promise<void> {
+  const body = withDiagnostics ? { body: JSON.stringify(diagnostics), headers: { ...auth, "content-type": "application/json" } } : { headers: auth };
+  reports = reports.then(() =>
+    fetch(`${baseUrl}/internal/pool/progress/${step}`, { method: "POST", ...body, signal: AbortSignal.timeout(10_000) })
+      .then((r) => r.body?.cancel())
+      .catch(() => undefined),
+  );
+  return reports;
 }
 
-function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<number> {
+/**
+ * What the agent measured since its assignment arrived, sent with its last report before the command
+ * starts (stored beside the claim, migration 0029): never written to the pod's log, which is the run's output.
+ */
+const diagnostics = { steps_ms: {} as Record<string, number>, notes: [] as string[] };
+let assignedAt = 0;
+const mark = (step: string) => {
+  diagnostics.steps_ms[step] = Date.now() - assignedAt;
+};
+const note = (text: string) => {
+  for (const line of text.split("\n")) if (line.trim() && diagnostics.notes.length < 20) diagnostics.notes.push(line.trim().slice(0, 300));
+};
+
+/** Runs a step's program; what it prints on stdout becomes notes when keep is set (else it is dropped). */
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string, keep = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", "ignore", "pipe"], ...(cwd && { cwd }) });
+    const child = spawn(file, args, { env, stdio: ["ignore", keep ? "pipe" : "ignore", "pipe"], ...(cwd && { cwd }) });
     let tail = "";
-    child.stderr.on("data", (c: Buffer) => {
+    child.stdout?.on("data", (c: Buffer) => note(c.toString("utf8")));
+    child.stderr?.on("data", (c: Buffer) => {
       tail = (tail + c.toString("utf8")).slice(-4000);
     });
     child.on("error", reject);
@@ -100,9 +121,10 @@ function trustedEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-async function checkout(a: Assignment): Promise<void> {
-  const env = trustedEnv({ GIT_TERMINAL_PROMPT: "0" });
-  await run(GIT, ["init", "-q", SOURCE_DIR], env);
+type Archiver = typeof import("./environment-archive.ts");
+
+/** Fetches the commit's objects into the repository made while waiting (no files written yet). */
+async function fetchCommit(a: Assignment): Promise<void> {
   const fetchEnv = trustedEnv({
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_COUNT: "1",
@@ -110,20 +132,61 @@ async function checkout(a: Assignment): Promise<void> {
     GIT_CONFIG_VALUE_0: `Authorization: Bearer ${a.checkout_token}`,
   });
   await run(GIT, ["fetch", "-q", "--depth", "1", a.git_url, a.commit], fetchEnv, SOURCE_DIR);
-  await run(GIT, ["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", a.commit], env, SOURCE_DIR);
+  mark("git_fetch");
 }
 
-async function restore(a: Assignment): Promise<void> {
-  if (!a.environment) return;
-  await run(
-    process.execPath,
-    [join(TOOLS, "environment-archive.ts"), "restore"],
-    trustedEnv({
-      CODEPLANE_ARCHIVE_URL: a.environment.archive_url,
-      CODEPLANE_ARCHIVE_TOKEN: a.checkout_token,
-      CODEPLANE_ENVIRONMENT_WARNINGS: JSON.stringify(a.environment.warnings),
-    }),
+const checkoutFiles = (a: Assignment, force: boolean) =>
+  run(
+    GIT,
+    ["-c", "advice.detachedHead=false", "checkout", "-q", ...(force ? ["-f"] : []), "--detach", a.commit],
+    trustedEnv({ GIT_TERMINAL_PROMPT: "0" }),
+    SOURCE_DIR,
   );
+
+/** Restores the cached environment in this process (a node process of its own cost a second). */
+async function restore(a: Assignment, archiver: Archiver): Promise<void> {
+  if (!a.environment) return;
+  mark("environment_requested");
+  await archiver.restoreEnvironment({
+    url: a.environment.archive_url,
+    token: a.checkout_token,
+    warnings: a.environment.warnings,
+    workspace: WORKSPACE,
+    say: note,
+    quiet: true,
+  });
+  mark("environment_restored");
+}
+
+/**
+ * Checks out and restores at once: the commit's objects and the environment arrive side by side,
+ * then the commit's files are written. A cold pod writes the files first and the environment over
+ * them; the two differ only for a commit that tracks files inside the environment's folders (a
+ * committed node_modules), which git then refuses to overwrite: for that one the files are written
+ * over and the environment restored again, as on a cold pod.
+ */
+async function prepareRun(a: Assignment, archiver: Archiver): Promise<void> {
+  const [fetched, restored] = await Promise.allSettled([fetchCommit(a), restore(a, archiver)]);
+  const why = (r: PromiseRejectedResult) => (r.reason instanceof Error ? r.reason.message : String(r.reason));
+  if (fetched.status === "rejected") fail(`checkout: ${why(fetched)}`);
+  if (restored.status === "rejected") fail(`environment: ${why(restored)}`);
+  try {
+    await checkoutFiles(a, false);
+  } catch (err) {
+    if (!a.environment) fail(`checkout: ${err instanceof Error ? err.message : String(err)}`);
+    note("the commit tracks files inside the environment's folders: checking out over them, then restoring again");
+    try {
+      await checkoutFiles(a, true);
+    } catch (again) {
+      fail(`checkout: ${again instanceof Error ? again.message : String(again)}`);
+    }
+    try {
+      await restore(a, archiver);
+    } catch (again) {
+      fail(`environment: ${again instanceof Error ? again.message : String(again)}`);
+    }
+  }
+  mark("checked_out");
 }
 
 function fail(message: string): never {
@@ -139,6 +202,12 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   if (!baseUrl || !credential) fail("CODEPLANE_POOL_URL and CODEPLANE_POOL_CREDENTIAL must be set");
+  // Made while waiting, since they hold nothing of any run: an empty repository, and the archiver's code.
+  const initialised = run(GIT, ["init", "-q", SOURCE_DIR], trustedEnv({ GIT_TERMINAL_PROMPT: "0" })).then(
+    () => null,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
+  const archiver = (import(join(TOOLS, "environment-archive.ts")) as Promise<Archiver>).catch((err: unknown) => err as Error);
   let a: Assignment | null;
   try {
     a = await waitForAssignment();
@@ -150,24 +219,25 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   // The run's timeout counts from its assignment, as a cold run's from its pod's start.
+  assignedAt = Date.now();
   const startedFile = join(TOOLS, "pod-started");
   try {
     writeFileSync(startedFile, String(Date.now()));
   } catch {
     // the runner counts from its own start
   }
-  try {
-    await checkout(a);
-  } catch (err) {
-    fail(`checkout: ${err instanceof Error ? err.message : String(err)}`);
+  mark("assignment_read");
+  const initError = await initialised;
+  if (initError) fail(`checkout: ${initError.message}`);
+  const loaded = await archiver;
+  if (loaded instanceof Error) fail(`environment: ${loaded.message}`);
+  await prepareRun(a, loaded);
+  // Both reported once both are done, so the run's timeline keeps its order (checked out, then environment ready).
+  void report("checked_out", !a.environment);
+  if (a.environment) {
+    mark("environment_ready");
+    void report("environment_ready", true);
   }
-  void report("checked_out");
-  try {
-    await restore(a);
-  } catch (err) {
-    fail(`environment: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (a.environment) void report("environment_ready");
   // The checkout token is not needed any more (codeplane revokes it once the run has started).
   a.checkout_token = "";
   const outputEnv: Record<string, string> = a.outputs

@@ -1,6 +1,7 @@
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { Db } from "../../db/database.ts";
+import { DIAGNOSTICS_MAX_BYTES, parseAgentDiagnostics } from "../../domain/pools/agent-diagnostics.ts";
 import { PROGRESS_STEPS, type PoolService, type ProgressStep } from "../../domain/pools/pool-pods.ts";
 import { HttpError } from "../http-error.ts";
 
@@ -14,6 +15,18 @@ import { HttpError } from "../http-error.ts";
 export const MAX_WAIT_SECONDS = 25;
 
 const unauthenticated = () => new HttpError(401, "A valid pool credential is required", { "WWW-Authenticate": 'Bearer realm="codeplane pool"' });
+
+/** A progress report's body (the agent's diagnostics, or nothing): "" past max bytes, which then records no diagnostics. */
+async function readSmallBody(ctx: Context, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) return "";
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 function bearer(ctx: Context): string {
   const m = /^Bearer ([^\s]+)$/i.exec(ctx.get("authorization"));
@@ -45,7 +58,10 @@ export function registerPoolRoutes(router: Router, db: Db, pools: PoolService): 
     const credential = bearer(ctx);
     const step = ctx.params.step as ProgressStep;
     if (!PROGRESS_STEPS.includes(step)) throw new HttpError(404, "Unknown step");
-    if (!(await pools.progress(db, credential, step))) throw unauthenticated();
+    // Diagnostics are the agent's word about its own pod, for operators and the benchmark: a body
+    // that is not a well-formed record is ignored rather than failing the step's report.
+    const diagnostics = parseAgentDiagnostics(await readSmallBody(ctx, DIAGNOSTICS_MAX_BYTES));
+    if (!(await pools.progress(db, credential, step, diagnostics))) throw unauthenticated();
     ctx.status = 204;
   });
 }

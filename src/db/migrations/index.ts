@@ -22,6 +22,7 @@ import * as m0020 from "./0020_warm_pools.ts";
 import * as m0023 from "./0023_log_groups.ts";
 import * as m0024 from "./0024_run_attempts.ts";
 import * as m0028 from "./0028_queued_runs.ts";
+import * as m0029 from "./0029_warm_pool_diagnostics.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   "0023_log_groups": m0023,
   "0024_run_attempts": m0024,
   "0028_queued_runs": m0028,
+  "0029_warm_pool_diagnostics": m0029,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@ import type { Db } from "../../db/database.ts";
 import type { PoolPodsTable } from "../../db/schema.ts";
 import type { Selectable } from "kysely";
 import type { SecretBox } from "../crypto/secret-box.ts";
+import type { AgentDiagnostics } from "./agent-diagnostics.ts";
 import { isUniqueViolation } from "../shared/db-errors.ts";
 import { newId } from "../shared/ids.ts";
 
@@ -172,13 +173,20 @@ export async function takeAssignment(db: Db, box: SecretBox, credential: string)
   });
 }
 
-/** Records a step an assigned pod reports (the first report of each counts); false when the credential opens no assigned pod. */
-export async function recordProgress(db: Db, credential: string, step: ProgressStep): Promise<boolean> {
+/**
+ * Records a step an assigned pod reports (the first report of each counts), and the agent's
+ * diagnostics when the report carries them (the first counts too); false when the credential
+ * opens no assigned pod.
+ */
+export async function recordProgress(db: Db, credential: string, step: ProgressStep, diagnostics?: AgentDiagnostics | null): Promise<boolean> {
   if (!CREDENTIAL.test(credential)) return false;
   const column = `${step}_at`;
   const row = await db
     .updateTable("pool_pods")
-    .set({ [column]: sql<Date>`coalesce(${sql.ref(column)}, now())` })
+    .set({
+      [column]: sql<Date>`coalesce(${sql.ref(column)}, now())`,
+      ...(diagnostics && { diagnostics: sql<string>`coalesce(diagnostics, ${JSON.stringify(diagnostics)}::jsonb)` }),
+    })
     .where("credential_hash", "=", hash(credential))
     .where("state", "=", "assigned")
     .returning("id")
@@ -262,8 +270,8 @@ export class PoolService {
     }
   }
 
-  progress(db: Db, credential: string, step: ProgressStep): Promise<boolean> {
-    return recordProgress(db, credential, step);
+  progress(db: Db, credential: string, step: ProgressStep, diagnostics?: AgentDiagnostics | null): Promise<boolean> {
+    return recordProgress(db, credential, step, diagnostics);
   }
 }
 

@@ -1,0 +1,44 @@
+// What a warm pod's agent measured before its command started (migration 0029;
+// docs/operators/warm-pools.md, "Reading the steps"). The pod sends it with a
+// progress report; it is kept only if it has this shape and size, since the
+// pod's command could send the same request with the pod's own credential:
+// at worst it writes a bounded, well-formed record about its own pod.
+
+export interface AgentDiagnostics {
+  /** Milliseconds from the assignment's arrival to the end of each sub-step, by name. */
+  steps_ms: Record<string, number>;
+  /** What the steps said (the environment restore's lines), oldest first. */
+  notes: string[];
+}
+
+export const DIAGNOSTICS_MAX_BYTES = 8192;
+const MAX_STEPS = 32;
+const MAX_NOTES = 20;
+const MAX_NOTE_CHARS = 300;
+const STEP_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
+/** The record in a progress report's body, or null when the body is empty or not one. */
+export function parseAgentDiagnostics(text: string): AgentDiagnostics | null {
+  if (!text.trim() || Buffer.byteLength(text) > DIAGNOSTICS_MAX_BYTES) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof body !== "object" || body === null) return null;
+  const { steps_ms: steps, notes } = body as { steps_ms?: unknown; notes?: unknown };
+  if (typeof steps !== "object" || steps === null || Array.isArray(steps)) return null;
+  const entries = Object.entries(steps);
+  if (entries.length > MAX_STEPS) return null;
+  const out: AgentDiagnostics = { steps_ms: {}, notes: [] };
+  for (const [name, ms] of entries) {
+    if (!STEP_NAME.test(name) || typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) return null;
+    out.steps_ms[name] = Math.round(ms);
+  }
+  if (notes !== undefined) {
+    if (!Array.isArray(notes) || notes.length > MAX_NOTES || !notes.every((n) => typeof n === "string")) return null;
+    out.notes = notes.map((n) => n.slice(0, MAX_NOTE_CHARS));
+  }
+  return out;
+}
