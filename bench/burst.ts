@@ -53,6 +53,8 @@ interface Sample {
   started?: number;
   ended?: number;
   ok: boolean;
+  /** codeplane's runs: the run's id. */
+  runId?: string;
 }
 
 interface Tenant {
@@ -168,6 +170,7 @@ async function codeplaneBurst(bench: ClusterBench, ts: Tenant[]): Promise<Sample
             return e ? Date.parse(e.at) : undefined;
           };
           done.set(run.run_id, {
+            runId: run.run_id,
             account: mine.tenant.name,
             index: mine.index,
             created: at("created")!,
@@ -226,11 +229,28 @@ function report(title: string, ts: Tenant[], samples: Sample[], probe: number[])
   };
 }
 
-/** Pairs of the big account's runs admitted out of submission order (admission times are whole seconds: only strict inversions count). */
-function inversions(samples: Sample[]): number {
-  const big = samples.filter((x) => x.account === "big" && x.admitted !== undefined).sort((a, b) => a.index - b.index);
+/**
+ * The big account's runs admitted out of submission order: neighbours whose
+ * Admitted condition (the limiter's decision, on the Run resource; whole
+ * seconds, so only strict inversions count) is earlier for the later run. The
+ * timeline's `admitted` is the Job's start, which the Job controller may take
+ * in any order for Jobs made in one decision.
+ */
+async function inversions(bench: ClusterBench, samples: Sample[]): Promise<number> {
+  const list = (await bench.kc
+    .makeApiClient(k8s.CustomObjectsApi)
+    .listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: bench.namespace, plural: "runs" })) as {
+    items: { spec: { runId: string }; status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] } }[];
+  };
+  const decided = new Map(
+    list.items.map((r) => [
+      r.spec.runId,
+      Date.parse(r.status?.conditions?.find((c) => c.type === "Admitted" && c.status === "True")?.lastTransitionTime ?? ""),
+    ]),
+  );
+  const big = samples.filter((x) => x.account === "big").sort((a, b) => a.index - b.index);
   let n = 0;
-  for (let i = 1; i < big.length; i++) if (big[i]!.admitted! < big[i - 1]!.admitted!) n++;
+  for (let i = 1; i < big.length; i++) if (decided.get(big[i]!.runId!)! < decided.get(big[i - 1]!.runId!)!) n++;
   return n;
 }
 
@@ -264,7 +284,7 @@ async function main(): Promise<void> {
     const fairness = Math.max(...firstQueue) / turnover;
     const firstWait = (figures: Record<string, unknown>) =>
       Math.max(...small.map((name) => (figures.accounts as Record<string, AccountFigures>)[name]!.first_run_wait_ms));
-    const outOfOrder = inversions(samples);
+    const outOfOrder = await inversions(bench, samples);
     console.log(`\nSlot turnover (median admitted → ended): ${s(turnover)}`);
     console.log(
       `Fairness ratio (the worst small account's first-run queue wait / turnover; at most about 1 is fair): ${small.length ? fairness.toFixed(2) : "- (no small account)"}`,

@@ -6,35 +6,55 @@ import { DomainError } from "../errors.ts";
 
 // Per-account limits (design.md, Limits and queueing): the operator's defaults
 // (CODEPLANE_LIMIT_*) and each account's overrides (account_limits, set with
-// `codeplane accounts limits`). 0 means no limit. The waiting limit is checked
+// `codeplane accounts limits`). 0 means no limit. CPU and memory are caps of
+// what an account's executing runs and analyses request at once, in
+// millicores and bytes (the built-in limiter's; with Kueue, its quotas). The waiting limit is checked
 // here, by the API, before a run is created; the executing limit by the
 // controller's admission (src/controller/admission.ts).
 
 export type { Limits };
 
-export const NO_LIMITS: Limits = { executingPerAccount: 0, waitingPerAccount: 0, executingTotal: 0, retryAfterSeconds: 30 };
+export const NO_LIMITS: Limits = { executingPerAccount: 0, waitingPerAccount: 0, executingTotal: 0, cpuPerAccount: 0, memoryPerAccount: 0, retryAfterSeconds: 30 };
 
-/** One account's effective limits and where each comes from. */
+type Overrides = { executing: number | null; waiting: number | null; cpu: number | null; memory: number | null };
+
+/** One account's effective limits and where each comes from (cpu in millicores, memory in bytes). */
 export interface AccountLimits {
   executing: number;
   waiting: number;
-  overrides: { executing: number | null; waiting: number | null };
+  cpu: number;
+  memory: number;
+  overrides: Overrides;
 }
+
+const COLUMNS = ["executing", "waiting", "cpu_millis", "memory_bytes"] as const;
+const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+const overridesOf = (r: { executing: number | null; waiting: number | null; cpu_millis: string | null; memory_bytes: string | null } | undefined): Overrides => ({
+  executing: r?.executing ?? null,
+  waiting: r?.waiting ?? null,
+  cpu: num(r?.cpu_millis),
+  memory: num(r?.memory_bytes),
+});
 
 export type LimitOverride = number | null | undefined;
 
 /** Every account's overrides (what the controller's admission reads); accounts without any are absent. */
-export async function limitOverrides(db: Db): Promise<Map<string, { executing: number | null; waiting: number | null }>> {
-  const rows = await db.selectFrom("account_limits").select(["account_id", "executing", "waiting"]).execute();
-  return new Map(rows.map((r) => [r.account_id, { executing: r.executing, waiting: r.waiting }]));
+export async function limitOverrides(db: Db): Promise<Map<string, Overrides>> {
+  const rows = await db
+    .selectFrom("account_limits")
+    .select(["account_id", ...COLUMNS])
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, overridesOf(r)]));
 }
 
 export async function accountLimits(db: Db, accountId: string, defaults: Limits): Promise<AccountLimits> {
-  const row = await db.selectFrom("account_limits").select(["executing", "waiting"]).where("account_id", "=", accountId).executeTakeFirst();
-  const overrides = { executing: row?.executing ?? null, waiting: row?.waiting ?? null };
+  const row = await db.selectFrom("account_limits").select(COLUMNS).where("account_id", "=", accountId).executeTakeFirst();
+  const overrides = overridesOf(row);
   return {
     executing: overrides.executing ?? defaults.executingPerAccount,
     waiting: overrides.waiting ?? defaults.waitingPerAccount,
+    cpu: overrides.cpu ?? defaults.cpuPerAccount,
+    memory: overrides.memory ?? defaults.memoryPerAccount,
     overrides,
   };
 }
@@ -46,17 +66,15 @@ export async function accountLimits(db: Db, accountId: string, defaults: Limits)
 export async function setAccountLimits(
   db: Db,
   accountName: string,
-  change: { executing: LimitOverride; waiting: LimitOverride },
+  change: { executing?: LimitOverride; waiting?: LimitOverride; cpu?: LimitOverride; memory?: LimitOverride },
   defaults: Limits,
-): Promise<{ account: string; account_id: string; executing: number; waiting: number; overrides: AccountLimits["overrides"] }> {
+): Promise<{ account: string; account_id: string } & AccountLimits> {
   const account = await getAccountByName(db, accountName);
   await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom("account_limits").select(["executing", "waiting"]).where("account_id", "=", account.id).forUpdate().executeTakeFirst();
-    const next = {
-      executing: change.executing === undefined ? (current?.executing ?? null) : change.executing,
-      waiting: change.waiting === undefined ? (current?.waiting ?? null) : change.waiting,
-    };
-    if (next.executing === null && next.waiting === null) {
+    const current = overridesOf(await trx.selectFrom("account_limits").select(COLUMNS).where("account_id", "=", account.id).forUpdate().executeTakeFirst());
+    const pick = (key: keyof Overrides) => (change[key] === undefined ? current[key] : change[key]);
+    const next = { executing: pick("executing"), waiting: pick("waiting"), cpu_millis: pick("cpu"), memory_bytes: pick("memory") };
+    if (Object.values(next).every((v) => v === null)) {
       await trx.deleteFrom("account_limits").where("account_id", "=", account.id).execute();
       return;
     }
@@ -66,8 +84,7 @@ export async function setAccountLimits(
       .onConflict((oc) => oc.column("account_id").doUpdateSet({ ...next, updated_at: new Date() }))
       .execute();
   });
-  const limits = await accountLimits(db, account.id, defaults);
-  return { account: account.name, account_id: account.id, executing: limits.executing, waiting: limits.waiting, overrides: limits.overrides };
+  return { account: account.name, account_id: account.id, ...(await accountLimits(db, account.id, defaults)) };
 }
 
 /** The account's runs that count against its waiting limit: `pending` (queued, or admitted and not yet started). */
