@@ -41,6 +41,13 @@ const IDLE_PROBE_SECONDS = env("BENCH_BURST_IDLE_SECONDS", 10);
 const BURST_DEADLINE_MS = 30 * 60_000;
 const TERMINAL = ["completed", "failed", "cancelled"];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A line on stderr at most every 10 s, so a burst that hangs shows where. */
+let lastProgress = 0;
+const progress = (line: string) => {
+  if (Date.now() - lastProgress < 10_000) return;
+  lastProgress = Date.now();
+  process.stderr.write(`  … ${line}\n`);
+};
 const s = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "-").padStart(8);
 
 /** One run of the burst, in either mode; times in ms since the epoch. */
@@ -131,7 +138,9 @@ async function baselineBurst(bench: ClusterBench, ts: Tenant[]): Promise<Sample[
         sample.ok = main.terminated.exitCode === 0;
       } else if (pod.status?.phase === "Failed") sample.ended = Date.now(); // e.g. its checkout failed
     }
-    if ([...samples.values()].every((x) => x.ended !== undefined)) break;
+    const ended = [...samples.values()].filter((x) => x.ended !== undefined).length;
+    progress(`baseline: ${ended} of ${samples.size} Jobs ended`);
+    if (ended === samples.size) break;
     if (Date.now() - t0 > BURST_DEADLINE_MS) throw new Error("the baseline burst did not finish in 30 minutes");
     await sleep(1000);
   }
@@ -158,6 +167,7 @@ async function codeplaneBurst(bench: ClusterBench, ts: Tenant[]): Promise<Sample
   const t0 = Date.now();
   while (done.size < ids.size) {
     if (Date.now() - t0 > BURST_DEADLINE_MS) throw new Error(`the codeplane burst did not finish in 30 minutes (${done.size} of ${ids.size})`);
+    progress(`codeplane: ${done.size} of ${ids.size} runs ended`);
     await sleep(2000);
     for (const t of ts) {
       for (let cursor: string | null = ""; cursor !== null;) {
