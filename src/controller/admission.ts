@@ -21,7 +21,8 @@ import type { WorkloadResource } from "./workload.ts";
  * admit it as things are: its queue is missing or stopped, or it asks for more
  * than the quota), KueueAdmitting (quota reserved, admission under way).
  */
-export type QueueReason = "AccountConcurrency" | "AccountQuota" | "ClusterConcurrency" | "ClusterQuota" | "KueuePending" | "KueueInadmissible" | "KueueAdmitting";
+export type QueueReason =
+  "AccountConcurrency" | "AccountQuota" | "ClusterConcurrency" | "ClusterQuota" | "KueuePending" | "KueueInadmissible" | "KueueAdmitting";
 
 export type AdmissionDecision =
   | {

@@ -18,7 +18,7 @@ let seq = 0;
 function run(account: string, computeType: string, status?: WorkloadStatus) {
   const id = `0190b1c2-3d4e-7f00-8a1b-${String(++seq).padStart(12, "0")}`;
   return {
-    metadata: { name: `run-${id}`, namespace: "ns" },
+    metadata: { name: `run-${id}`, namespace: "ns", uid: id },
     spec: { accountId: account, repositoryId: "r", repositoryUrl: "u", commitHash: "c", timeoutSeconds: 60, computeType },
     ...(status && { status }),
   } as WorkloadResource<WorkloadSpec, WorkloadStatus>;

@@ -100,7 +100,8 @@ export class BuiltInLimiter implements Admission {
   /** What kubectl and the Admitted condition say of a queued run. */
   #message(reason: string, resource: Resource): string {
     const account = resource.spec.accountId;
-    if (reason === "AccountConcurrency") return `queued: the account has its limit of ${this.#limitOf(account)} runs and analyses executing (limit 'executing' per account)`;
+    if (reason === "AccountConcurrency")
+      return `queued: the account has its limit of ${this.#limitOf(account)} runs and analyses executing (limit 'executing' per account)`;
     if (reason === "AccountQuota") {
       const cap = this.#quotaOf(account);
       const asks = this.#requestsOf(resource);

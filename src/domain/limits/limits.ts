@@ -14,7 +14,14 @@ import { DomainError } from "../errors.ts";
 
 export type { Limits };
 
-export const NO_LIMITS: Limits = { executingPerAccount: 0, waitingPerAccount: 0, executingTotal: 0, cpuPerAccount: 0, memoryPerAccount: 0, retryAfterSeconds: 30 };
+export const NO_LIMITS: Limits = {
+  executingPerAccount: 0,
+  waitingPerAccount: 0,
+  executingTotal: 0,
+  cpuPerAccount: 0,
+  memoryPerAccount: 0,
+  retryAfterSeconds: 30,
+};
 
 type Overrides = { executing: number | null; waiting: number | null; cpu: number | null; memory: number | null };
 
@@ -29,7 +36,9 @@ export interface AccountLimits {
 
 const COLUMNS = ["executing", "waiting", "cpu_millis", "memory_bytes"] as const;
 const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Number(v));
-const overridesOf = (r: { executing: number | null; waiting: number | null; cpu_millis: string | null; memory_bytes: string | null } | undefined): Overrides => ({
+const overridesOf = (
+  r: { executing: number | null; waiting: number | null; cpu_millis: string | null; memory_bytes: string | null } | undefined,
+): Overrides => ({
   executing: r?.executing ?? null,
   waiting: r?.waiting ?? null,
   cpu: num(r?.cpu_millis),
