@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { createAccount } from "../domain/accounts/accounts.ts";
-import { cpuMillis, formatCpu, formatMemory, memoryBytes } from "../resources/quantity.ts";
+import { cpuMillis, formatCpu, formatMemory, memoryBytes } from "../domain/limits/limits.ts";
 import type { CommandGroup } from "./command.ts";
 import { withDatabase } from "./database.ts";
 

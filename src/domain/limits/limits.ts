@@ -2,7 +2,11 @@ import { sql } from "kysely";
 import type { Limits } from "../../config.ts";
 import type { Db } from "../../db/database.ts";
 import { getAccountByName } from "../accounts/accounts.ts";
-import { DomainError } from "../errors.ts";
+import { DomainError, DomainValidationError } from "../errors.ts";
+import { formatCpu, formatMemory, type CpuMemory } from "../../resources/quantity.ts";
+
+// The CLI reads and writes caps as quantities through here (its layer does not reach resources/).
+export { cpuMillis, formatCpu, formatMemory, memoryBytes } from "../../resources/quantity.ts";
 
 // Per-account limits (design.md, Limits and queueing): the operator's defaults
 // (CODEPLANE_LIMIT_*) and each account's overrides (account_limits, set with
@@ -109,13 +113,41 @@ export async function countWaitingRuns(db: Db, accountId: string): Promise<numbe
 }
 
 /**
- * Runs `create` unless the account already has its waiting limit of pending
- * runs (429, naming the limit, with Retry-After). With a limit, the count and
- * the creation hold the account's advisory lock in one transaction, so
- * concurrent requests cannot pass the check together.
+ * Why a run requesting `requests` could never start under the account's CPU
+ * and memory caps (it asks for more than a cap by itself); null when it could.
  */
-export async function withinWaitingLimit<T>(db: Db, accountId: string, defaults: Limits, create: (db: Db) => Promise<T>): Promise<T> {
-  const { waiting } = await accountLimits(db, accountId, defaults);
+export function overCap(limits: Pick<AccountLimits, "cpu" | "memory">, requests: CpuMemory, computeType: string): string | null {
+  const over = [
+    limits.cpu > 0 &&
+      requests.cpu > limits.cpu &&
+      `${formatCpu(requests.cpu)} CPU, more than this account's cap of ${formatCpu(limits.cpu)} (limit 'cpu' per account)`,
+    limits.memory > 0 &&
+      requests.memory > limits.memory &&
+      `${formatMemory(requests.memory)} memory, more than this account's cap of ${formatMemory(limits.memory)} (limit 'memory' per account)`,
+  ].filter(Boolean);
+  return over.length ? `compute type '${computeType}' requests ${over.join(" and ")}: a run of it could never start` : null;
+}
+
+/**
+ * Runs `create` unless the account already has its waiting limit of pending
+ * runs (429, naming the limit, with Retry-After), or the run (`caps`: its
+ * compute type's requests, where the built-in limiter applies the CPU and
+ * memory caps) asks for more than a cap by itself and so could never start
+ * (422 on `compute_type`). With a waiting limit, the count and the creation
+ * hold the account's advisory lock in one transaction, so concurrent
+ * requests cannot pass the check together.
+ */
+export async function withinWaitingLimit<T>(
+  db: Db,
+  accountId: string,
+  defaults: Limits,
+  create: (db: Db) => Promise<T>,
+  caps?: { requests: CpuMemory; computeType: string },
+): Promise<T> {
+  const limits = await accountLimits(db, accountId, defaults);
+  const over = caps && overCap(limits, caps.requests, caps.computeType);
+  if (over) throw new DomainValidationError([{ loc: ["body", "compute_type"], msg: over, type: "value_error" }]);
+  const { waiting } = limits;
   if (waiting === 0) return create(db);
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`codeplane.waiting:${accountId}`}, 0))`.execute(trx);
