@@ -186,6 +186,7 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
     rmSync(dataDir, { recursive: true, force: true });
     await server.stop();
   };
+  let started: ChildService | undefined;
   try {
     const { db } = await createBenchDatabase(server, 2);
     const account = await createAccount(db, "bench");
@@ -203,7 +204,7 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
       CODEPLANE_GIT_PORT: String(gitPort),
       ...env,
     };
-    let service = await serveInChildProcess(serviceEnv);
+    let service = (started = await serveInChildProcess(serviceEnv));
     const api = async (p: string, json?: unknown) => {
       const res = await fetch(service.url + p, {
         method: json === undefined ? "GET" : "POST",
@@ -239,6 +240,8 @@ export async function startClusterBench(env: Record<string, string> = {}): Promi
       },
     };
   } catch (err) {
+    // A service started before the failure (the fixture's registration, say) would outlive this process.
+    await started?.close();
     await cleanup();
     throw err;
   }

@@ -25,9 +25,7 @@
 import { Writable } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
 import { FrameSplitter } from "@codeplane/frames";
-import { newId } from "../src/domain/shared/ids.ts";
-import { buildRunJob, CHECKOUT_TOKEN_KEY } from "../src/k8s/run-job.ts";
-import { mintCheckoutToken } from "../src/domain/checkout/checkout-tokens.ts";
+import { BENCH_COMPUTE, createJobDirectly, deleteJobDirectly } from "./direct-job.ts";
 import { sseClient } from "../test/helpers/sse-client.ts";
 import { median, percentile, startClusterBench, writeBenchJson, type ClusterBench } from "./lib.ts";
 import { execFile as execFileCb } from "node:child_process";
@@ -45,7 +43,7 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? RUNS);
 const CONTROLLER_CONCURRENCY = 8;
 // Small requests so a burst is limited by the node's pod capacity, not CPU accounting.
 const COMPUTE = {
-  "cpu-general": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "1", memory: "256Mi" }, nodeSelector: {}, tolerations: [] },
+  "cpu-general": BENCH_COMPUTE,
   // BENCH_WARM_PRESET=cpu-chart runs the warm case with the chart's cpu-general requests (a pod's CPU share follows its request).
   "cpu-chart": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "1Gi" }, nodeSelector: {}, tolerations: [] },
 };
@@ -131,59 +129,6 @@ function watchTimeline(kc: k8s.KubeConfig, namespace: string, timeline: Timeline
     stopped = true;
     for (const a of aborts) a.abort();
   };
-}
-
-/** The same Job a run gets, with its checkout Secret, created directly (no codeplane resource, no owner). */
-async function createJobDirectly(bench: ClusterBench, command: string[]): Promise<string> {
-  const { db, namespace, kc, gitUrl, gitEndpoint, fixture } = bench;
-  const runId = newId();
-  const commit = fixture.commits.main;
-  const token = await mintCheckoutToken(db, {
-    workloadKind: "run",
-    workloadId: runId,
-    accountId: bench.accountId,
-    repositoryId: bench.repositoryId,
-    commitHash: commit,
-    expiresAt: new Date(Date.now() + 600_000),
-  });
-  await kc
-    .makeApiClient(k8s.CoreV1Api)
-    .createNamespacedSecret({ namespace, body: { metadata: { name: `run-${runId}` }, stringData: { [CHECKOUT_TOKEN_KEY]: token } } });
-  const job = buildRunJob({
-    resource: {
-      metadata: { name: `run-${runId}`, namespace, uid: "" },
-      spec: {
-        runId,
-        accountId: bench.accountId,
-        repositoryId: bench.repositoryId,
-        repositoryUrl: gitUrl,
-        commitHash: commit,
-        command,
-        computeType: "cpu-general",
-        timeoutSeconds: 600,
-      },
-    },
-    images: { runner: "codeplane-runner:dev", codeplane: "codeplane:dev", pullPolicy: "Never" },
-    compute: COMPUTE["cpu-general"],
-    envNames: [],
-    internalUrl: gitEndpoint,
-    checkout: { gitUrl: `${gitEndpoint}/git/${bench.repositoryId}.git`, secretName: `run-${runId}`, egress: "restricted", preprocessEnv: {} },
-    ttlSecondsAfterFinished: 30,
-  });
-  job.metadata!.ownerReferences = [];
-  await kc.makeApiClient(k8s.BatchV1Api).createNamespacedJob({ namespace, body: job });
-  return job.metadata!.name!;
-}
-
-async function deleteJobDirectly(bench: ClusterBench, name: string): Promise<void> {
-  await bench.kc
-    .makeApiClient(k8s.BatchV1Api)
-    .deleteNamespacedJob({ name, namespace: bench.namespace, propagationPolicy: "Background" })
-    .catch(() => undefined);
-  await bench.kc
-    .makeApiClient(k8s.CoreV1Api)
-    .deleteNamespacedSecret({ name, namespace: bench.namespace })
-    .catch(() => undefined);
 }
 
 /** Follows the Job's pod log once its main container runs; resolves with the first line's own timestamp and when it arrived. */

@@ -134,6 +134,14 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     meaning:
       "runs and analyses executing at once in the whole installation; waiting runs are admitted round-robin across accounts, in order within one. 0: no limit",
   },
+  CODEPLANE_LIMIT_CPU_PER_ACCOUNT: {
+    meaning:
+      "CPU one account's executing runs and analyses may request at once, a Kubernetes quantity (`8`, `500m`): a run whose compute type's requests would take the account over it waits, `pending` with `queue.reason` `AccountQuota`. 0: no cap. The built-in limiter's (with Kueue, the ClusterQueue's quotas). Per account: `codeplane accounts limits --cpu`",
+  },
+  CODEPLANE_LIMIT_MEMORY_PER_ACCOUNT: {
+    meaning:
+      "memory one account's executing runs and analyses may request at once, a Kubernetes quantity (`32Gi`); as `CODEPLANE_LIMIT_CPU_PER_ACCOUNT`. 0: no cap. Per account: `codeplane accounts limits --memory`",
+  },
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: { meaning: "the `Retry-After` a run refused over the waiting limit is sent" },
   CODEPLANE_KUEUE_CLUSTER_QUEUE: {
     meaning:

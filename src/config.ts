@@ -9,6 +9,7 @@ import { DEFAULT_CLUSTER_CIDRS, isCidr, parseEgressRules, type EgressMode, type 
 import { egressSettingsProblems, gitEndpointFromUrl } from "./resources/egress-settings.ts";
 import { catalogSchema, type Catalog } from "./resources/environment-catalog.ts";
 import { parseRegistryPrefix } from "./resources/image-reference.ts";
+import { cpuMillis, memoryBytes } from "./resources/quantity.ts";
 
 // The only place that reads the environment. Everything else receives the
 // frozen Config, so behaviour is decided once, at start, and is easy to test.
@@ -21,6 +22,14 @@ const int = (min: number, max: number) =>
     .int({ message: "must be a whole number" })
     .min(min, { message: `must be at least ${min}` })
     .max(max, { message: `must be at most ${max}` });
+
+/** A Kubernetes quantity parsed to a number ("2", "500m" → millicores; "16Gi" → bytes); "0": no cap. */
+const quantityOf = (parse: (q: string) => number | null, example: string) =>
+  z.string().transform((v, ctx) => {
+    const n = parse(v);
+    if (n === null) ctx.addIssue({ code: "custom", message: `must be a Kubernetes quantity such as ${example} (0: no cap)` });
+    return n ?? 0;
+  });
 
 const base64Key = z.string().refine((v) => Buffer.from(v, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), {
   message: "must be base64 of exactly 32 bytes (generate one with: openssl rand -base64 32)",
@@ -155,6 +164,8 @@ export const envSchema = z.object({
   CODEPLANE_LIMIT_EXECUTING_PER_ACCOUNT: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: int(0, 1_000_000).default(0),
   CODEPLANE_LIMIT_EXECUTING_TOTAL: int(0, 1_000_000).default(0),
+  CODEPLANE_LIMIT_CPU_PER_ACCOUNT: quantityOf(cpuMillis, "'8' or '500m'").default(0),
+  CODEPLANE_LIMIT_MEMORY_PER_ACCOUNT: quantityOf(memoryBytes, "'32Gi'").default(0),
   CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: int(1, 3600).default(30),
   CODEPLANE_KUEUE_CLUSTER_QUEUE: z
     .string()
@@ -461,6 +472,10 @@ export interface Limits {
   executingPerAccount: number;
   waitingPerAccount: number;
   executingTotal: number;
+  /** Millicores one account's executing runs and analyses may request at once; 0: no cap (the built-in limiter only). */
+  cpuPerAccount: number;
+  /** Bytes of memory, likewise. */
+  memoryPerAccount: number;
   retryAfterSeconds: number;
 }
 
@@ -1056,6 +1071,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
         executingPerAccount: e.CODEPLANE_LIMIT_EXECUTING_PER_ACCOUNT,
         waitingPerAccount: e.CODEPLANE_LIMIT_WAITING_PER_ACCOUNT,
         executingTotal: e.CODEPLANE_LIMIT_EXECUTING_TOTAL,
+        cpuPerAccount: e.CODEPLANE_LIMIT_CPU_PER_ACCOUNT,
+        memoryPerAccount: e.CODEPLANE_LIMIT_MEMORY_PER_ACCOUNT,
         retryAfterSeconds: e.CODEPLANE_LIMIT_RETRY_AFTER_SECONDS,
       },
       kueue: e.CODEPLANE_KUEUE_CLUSTER_QUEUE ? { clusterQueue: e.CODEPLANE_KUEUE_CLUSTER_QUEUE, maxWaitSeconds: e.CODEPLANE_KUEUE_MAX_WAIT_SECONDS } : null,

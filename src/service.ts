@@ -265,6 +265,8 @@ function apiServices(
     defaultTimeoutSeconds: config.runs.defaultTimeoutSeconds,
     maxTimeoutSeconds: config.runs.maxTimeoutSeconds,
     limits: config.runs.limits,
+    // With Kueue configured its ClusterQueue's quotas apply, not the built-in limiter's caps.
+    capsApply: !config.runs.kueue,
     logger: logger.child({ component: "runs" }),
   });
   const logHub = (table: WorkloadTable, label: string, component: string, setup?: SetupOptions, extra?: StateExtra) =>

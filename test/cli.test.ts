@@ -94,6 +94,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0020_warm_pools",
         "0023_log_groups",
         "0024_run_attempts",
+        "0027_account_cpu_memory",
         "0028_queued_runs",
         "0029_warm_pool_diagnostics",
       ],
@@ -141,6 +142,14 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
     const reset = JSON.parse((await cli("accounts", "limits", "limited", "--executing", "default")).stdout);
     // The operator's defaults (unset here: 0, no limit).
     expect(reset).toMatchObject({ executing: 0, waiting: 0, overrides: { executing: null, waiting: null } });
+    // CPU and memory caps: Kubernetes quantities in, the same back (millicores and bytes inside).
+    const caps = JSON.parse((await cli("accounts", "limits", "limited", "--cpu", "1500m", "--memory", "2Gi")).stdout);
+    expect(caps).toMatchObject({ cpu: "1500m", memory: "2Gi", overrides: { cpu: "1500m", memory: "2Gi", executing: null } });
+    const capsReset = JSON.parse((await cli("accounts", "limits", "limited", "--cpu", "default", "--memory", "default")).stdout);
+    expect(capsReset).toMatchObject({ cpu: "0", memory: "0", overrides: { cpu: null, memory: null } });
+    const badCpu = await cli("accounts", "limits", "limited", "--cpu", "lots");
+    expect(badCpu.code).toBe(2);
+    expect(badCpu.stderr).toContain("--cpu takes a Kubernetes quantity");
     const bad = await cli("accounts", "limits", "limited", "--executing", "many");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--executing takes a count");

@@ -13,7 +13,7 @@ Usage:
   codeplane serve                      serve the API (configuration from the environment; see docs/operators/configuration.md)
   codeplane migrate                    apply database migrations and exit
   codeplane accounts create <name>     create an account; prints JSON
-  codeplane accounts limits <name> [--executing N|default] [--waiting N|default]
+  codeplane accounts limits <name> [--executing N|default] [--waiting N|default] [--cpu Q|default] [--memory Q|default]
                                        show or override an account's limits (0: none; default: the operator's); prints JSON
   codeplane keys create --account <name> --name <key name> [--scopes s1,s2] [--expires-at RFC3339]
                                        create an API key; prints JSON with the key (shown once)

@@ -1,6 +1,7 @@
 import type { V1Job } from "@kubernetes/client-node";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
+import type { CpuMemory } from "../resources/quantity.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // Admission (design.md, Limits and queueing): whether a waiting run may get
@@ -13,13 +14,15 @@ import type { WorkloadResource } from "./workload.ts";
 // decide (here), act (the reconciler creates the Job or writes the queue).
 
 /**
- * Why a run waits. The built-in limiter's: AccountConcurrency, ClusterConcurrency.
+ * Why a run waits. The built-in limiter's: AccountConcurrency, AccountQuota (its
+ * requests would take the account over its CPU or memory cap), ClusterConcurrency.
  * Kueue's (kueue.ts): ClusterQuota (the ClusterQueue's quota is in use),
  * KueuePending (Kueue has not taken it in yet), KueueInadmissible (Kueue cannot
  * admit it as things are: its queue is missing or stopped, or it asks for more
  * than the quota), KueueAdmitting (quota reserved, admission under way).
  */
-export type QueueReason = "AccountConcurrency" | "ClusterConcurrency" | "ClusterQuota" | "KueuePending" | "KueueInadmissible" | "KueueAdmitting";
+export type QueueReason =
+  "AccountConcurrency" | "AccountQuota" | "ClusterConcurrency" | "ClusterQuota" | "KueuePending" | "KueueInadmissible" | "KueueAdmitting";
 
 export type AdmissionDecision =
   | {
@@ -96,6 +99,8 @@ export interface WaitingRun {
   account: string;
   /** Submission order within the account: the run id (UUIDv7, time-ordered). */
   order: string;
+  /** The CPU (millicores) and memory (bytes) its compute type requests; absent: none counted. */
+  requests?: CpuMemory;
 }
 
 /** What the decision is made from, gathered from the cluster (and the slots this controller just handed out). */
@@ -109,6 +114,10 @@ export interface AdmissionState {
   limitOf(account: string): number;
   /** The installation's executing limit; 0: none. */
   total: number;
+  /** Per account: CPU and memory its executing runs and analyses request; absent: none. */
+  used?: ReadonlyMap<string, CpuMemory>;
+  /** The account's caps of CPU and memory requested at once; 0 in either: no cap of it. Absent: none. */
+  quotaOf?(account: string): CpuMemory;
 }
 
 export interface AdmissionPlan {
@@ -124,7 +133,10 @@ export interface AdmissionPlan {
  * admitted first) and that is below its own limit has its oldest waiting run
  * admitted. So one account's backlog delays another account's next run by at
  * most one slot's turnover: when a slot frees, the account that has waited
- * longest since its last admission takes it.
+ * longest since its last admission takes it. An account whose oldest waiting
+ * run's requests would take it over its CPU or memory cap is passed over
+ * (AccountQuota) until its runs free enough; its later runs do not overtake
+ * that one, so the account's order holds.
  */
 export function decideAdmission(s: AdmissionState): AdmissionPlan {
   const byAccount = new Map<string, WaitingRun[]>();
@@ -143,21 +155,34 @@ export function decideAdmission(s: AdmissionState): AdmissionPlan {
   let executingTotal = 0;
   for (const n of s.executing.values()) executingTotal += n;
   let totalFree = s.total > 0 ? Math.max(0, s.total - executingTotal) : Infinity;
-
   const last = new Map(s.lastAdmitted);
   let clock = Math.max(0, ...last.values());
   const next = new Map<string, number>([...byAccount.keys()].map((a) => [a, 0]));
+  const used = new Map([...byAccount.keys()].map((a) => [a, { ...(s.used?.get(a) ?? { cpu: 0, memory: 0 }) }]));
+  /** Whether the account's next run fits under its caps with what it already has executing. */
+  const fits = (account: string): boolean => {
+    const run = byAccount.get(account)![next.get(account)!];
+    if (!run?.requests || !s.quotaOf) return true;
+    const quota = s.quotaOf(account);
+    const u = used.get(account)!;
+    return (quota.cpu <= 0 || u.cpu + run.requests.cpu <= quota.cpu) && (quota.memory <= 0 || u.memory + run.requests.memory <= quota.memory);
+  };
+
   const admit: string[] = [];
   while (totalFree > 0) {
     let pick: string | undefined;
     for (const [account, list] of byAccount) {
       const i = next.get(account)!;
-      if (i >= list.length || free.get(account)! <= 0) continue;
+      if (i >= list.length || free.get(account)! <= 0 || !fits(account)) continue;
       if (pick === undefined || earlier(account, pick)) pick = account;
     }
     if (pick === undefined) break;
     const i = next.get(pick)!;
-    admit.push(byAccount.get(pick)![i]!.name);
+    const run = byAccount.get(pick)![i]!;
+    admit.push(run.name);
+    const u = used.get(pick)!;
+    u.cpu += run.requests?.cpu ?? 0;
+    u.memory += run.requests?.memory ?? 0;
     next.set(pick, i + 1);
     free.set(pick, free.get(pick)! - 1);
     totalFree--;
@@ -167,7 +192,7 @@ export function decideAdmission(s: AdmissionState): AdmissionPlan {
   const queued = new Map<string, { reason: QueueReason; position: number }>();
   for (const [account, list] of byAccount) {
     const start = next.get(account)!;
-    const reason: QueueReason = free.get(account)! <= 0 ? "AccountConcurrency" : "ClusterConcurrency";
+    const reason: QueueReason = free.get(account)! <= 0 ? "AccountConcurrency" : !fits(account) ? "AccountQuota" : "ClusterConcurrency";
     for (let i = start; i < list.length; i++) queued.set(list[i]!.name, { reason, position: i - start + 1 });
   }
   return { admit, queued };

@@ -1,3 +1,4 @@
+import { presetRequests } from "../resources/quantity.ts";
 import { beginRunAttempt, type BeginAttemptDeps } from "../domain/runs/run-attempts.ts";
 import { makeInformer, type Informer, type KubernetesObject, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import type { Db } from "../db/database.ts";
@@ -389,6 +390,9 @@ export class Controller {
       jobs,
       defaults: this.#o.limits,
       overrides: () => limitOverrides(this.#o.db),
+      // The CPU and memory caps count what compute types request (an unknown one: nothing; its reconcile fails the run).
+      requestsOf: (type) => presetRequests(Object.hasOwn(this.#o.computeTypes, type) ? this.#o.computeTypes[type]!.requests : {}),
+      analysisRequests: presetRequests(this.#o.computeTypes[this.#o.analysisComputeType]?.requests ?? {}),
       installation,
       metrics: this.#limiterMetrics,
       logger: log,

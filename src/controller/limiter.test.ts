@@ -11,7 +11,7 @@ import type { WorkloadResource } from "./workload.ts";
 // the caches, the slots it has handed out before the cache shows them, and
 // its state after a restart (nothing in memory: all from the caches).
 
-const DEFAULTS = { executingPerAccount: 2, waitingPerAccount: 0, executingTotal: 0, retryAfterSeconds: 30 };
+const DEFAULTS = { executingPerAccount: 2, waitingPerAccount: 0, executingTotal: 0, cpuPerAccount: 0, memoryPerAccount: 0, retryAfterSeconds: 30 };
 let seq = 0;
 /** A run of `account`; ids are UUIDv7-shaped and increase with each call, as submission order does. */
 function run(account: string, status?: WorkloadStatus, extra: Partial<WorkloadSpec> = {}, labels: Record<string, string> = {}) {

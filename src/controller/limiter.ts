@@ -5,12 +5,15 @@ import type { Logger } from "../logger.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
 import { INSTALLATION_LABEL } from "../resources/labels.ts";
+import { formatCpu, formatMemory, type CpuMemory } from "../resources/quantity.ts";
 import { RUN_LIFECYCLE, RUN_PHASES } from "../resources/run.ts";
 import { ADMITTED, decideAdmission, isAdmitted, uuidv7Time, type Admission, type AdmissionDecision, type AdmissionPlan, type WaitingRun } from "./admission.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // The built-in limiter (no Kueue): admits waiting runs within each account's
-// executing limit and the installation's, round-robin across accounts and in
+// executing limit, its caps of CPU and memory requested at once (what the
+// runs' compute types request; analyses count what the analysis compute type
+// does) and the installation's executing limit, round-robin across accounts and in
 // order within one (admission.ts decides). Its state is the cluster's, read
 // from the controller's informer caches on every decision: a run is executing
 // once its status says Admitted (or it has a Job) until it finishes, an
@@ -27,13 +30,19 @@ export interface LimiterDeps {
   /** Jobs of every workload kind (the informer's cache). */
   jobs(): readonly V1Job[];
   defaults: Limits;
-  /** Every account's executing override (null: the default); read again at most every OVERRIDES_TTL_MS. */
-  overrides(): Promise<Map<string, { executing: number | null }>>;
+  /** Every account's overrides (null or absent: the default); read again at most every OVERRIDES_TTL_MS. */
+  overrides(): Promise<Map<string, Overrides>>;
+  /** What a run of this compute type requests (an unknown one: nothing, its reconcile fails it). Absent: CPU and memory are not counted. */
+  requestsOf?(computeType: string): CpuMemory;
+  /** What an analysis's pod requests (the analysis compute type's). */
+  analysisRequests?: CpuMemory;
   installation: string;
   metrics: LimiterMetrics;
   logger: Logger;
   now?: () => number;
 }
+
+type Overrides = { executing: number | null; cpu?: number | null; memory?: number | null };
 
 export const OVERRIDES_TTL_MS = 5000;
 /** How many accounts get their own series of the queue length; the rest are summed as account="other". */
@@ -45,7 +54,7 @@ export class BuiltInLimiter implements Admission {
   readonly #reserved = new Map<string, { account: string; at: Date }>();
   /** Recent admissions per account, in ms. */
   readonly #lastAdmitted = new Map<string, number>();
-  #overrides = new Map<string, { executing: number | null }>();
+  #overrides = new Map<string, Overrides>();
   #overridesAt = -Infinity;
 
   constructor(deps: LimiterDeps) {
@@ -85,12 +94,24 @@ export class BuiltInLimiter implements Admission {
       return { admitted: true, at };
     }
     const q = plan.queued.get(name) ?? { reason: "AccountConcurrency" as const, position: 1 };
-    const limit = this.#limitOf(resource.spec.accountId);
-    const message =
-      q.reason === "AccountConcurrency"
-        ? `queued: the account has its limit of ${limit} runs and analyses executing (limit 'executing' per account)`
-        : `queued: the installation has its limit of ${this.#d.defaults.executingTotal} runs and analyses executing; accounts take turns`;
-    return { admitted: false, reason: q.reason, message, position: q.position };
+    return { admitted: false, reason: q.reason, message: this.#message(q.reason, resource), position: q.position };
+  }
+
+  /** What kubectl and the Admitted condition say of a queued run. */
+  #message(reason: string, resource: Resource): string {
+    const account = resource.spec.accountId;
+    if (reason === "AccountConcurrency")
+      return `queued: the account has its limit of ${this.#limitOf(account)} runs and analyses executing (limit 'executing' per account)`;
+    if (reason === "AccountQuota") {
+      const cap = this.#quotaOf(account);
+      const asks = this.#requestsOf(resource);
+      const caps = [cap.cpu > 0 && `${formatCpu(cap.cpu)} CPU`, cap.memory > 0 && `${formatMemory(cap.memory)} memory`].filter(Boolean).join(" and ");
+      const over = (cap.cpu > 0 && asks.cpu > cap.cpu) || (cap.memory > 0 && asks.memory > cap.memory);
+      return over
+        ? `queued: this run requests ${formatCpu(asks.cpu)} CPU and ${formatMemory(asks.memory)} memory, more than the account's cap of ${caps} requested at once: it starts only once the cap is raised (limits 'cpu' and 'memory' per account)`
+        : `queued: this run's requests (${formatCpu(asks.cpu)} CPU, ${formatMemory(asks.memory)} memory) would take the account over its cap of ${caps} requested at once (limits 'cpu' and 'memory' per account)`;
+    }
+    return `queued: the installation has its limit of ${this.#d.defaults.executingTotal} runs and analyses executing; accounts take turns`;
   }
 
   admissible(): string[] {
@@ -112,10 +133,20 @@ export class BuiltInLimiter implements Admission {
     return this.#overrides.get(account)?.executing ?? this.#d.defaults.executingPerAccount;
   }
 
+  #quotaOf(account: string): CpuMemory {
+    const o = this.#overrides.get(account);
+    return { cpu: o?.cpu ?? this.#d.defaults.cpuPerAccount, memory: o?.memory ?? this.#d.defaults.memoryPerAccount };
+  }
+
+  #requestsOf(run: Resource): CpuMemory {
+    const computeType = (run.spec as { computeType?: string }).computeType;
+    return computeType && this.#d.requestsOf ? this.#d.requestsOf(computeType) : NONE;
+  }
+
   /** Gather (the caches and this limiter's reservations) and decide; `current` is counted even when the cache lags behind it. */
   #plan(current?: Resource): AdmissionPlan {
     const s = this.#snapshot(current);
-    return decideAdmission({ ...s, limitOf: (a) => this.#limitOf(a), total: this.#d.defaults.executingTotal });
+    return decideAdmission({ ...s, limitOf: (a) => this.#limitOf(a), quotaOf: (a) => this.#quotaOf(a), total: this.#d.defaults.executingTotal });
   }
 
   #snapshot(current?: Resource) {
@@ -123,7 +154,7 @@ export class BuiltInLimiter implements Admission {
       const owner = labels?.[INSTALLATION_LABEL];
       return owner === undefined || owner === this.#d.installation;
     };
-    const state: Gathered = { executing: new Map(), lastAdmitted: new Map(this.#lastAdmitted), waiting: [], byPhase: new Map() };
+    const state: Gathered = { executing: new Map(), used: new Map(), lastAdmitted: new Map(this.#lastAdmitted), waiting: [], byPhase: new Map() };
     const jobs = this.#d.jobs();
     const jobNames = new Set(jobs.map((j) => j.metadata?.name));
     const runs = [...this.#d.runs()];
@@ -140,7 +171,10 @@ export class BuiltInLimiter implements Admission {
     for (const job of jobs) {
       const labels = job.metadata?.labels;
       const account = labels?.["codeplane.dev/account"];
-      if (labels?.["app.kubernetes.io/component"] === "analysis" && ours(labels) && account && !jobFinished(job)) count(state.executing, account);
+      if (labels?.["app.kubernetes.io/component"] === "analysis" && ours(labels) && account && !jobFinished(job)) {
+        count(state.executing, account);
+        add(state.used, account, this.#d.analysisRequests ?? NONE);
+      }
     }
     return state;
   }
@@ -157,8 +191,11 @@ export class BuiltInLimiter implements Admission {
     // The cache shows what was reserved: the reservation has done its work.
     if (finished || admitted) this.#reserved.delete(name);
     if (finished) return;
-    if (admitted || this.#reserved.has(name) || jobNames.has(name)) count(state.executing, account);
-    else if (!run.spec.cancelRequested) state.waiting.push({ name, account, order: idOf(name) });
+    const requests = this.#requestsOf(run);
+    if (admitted || this.#reserved.has(name) || jobNames.has(name)) {
+      count(state.executing, account);
+      add(state.used, account, requests);
+    } else if (!run.spec.cancelRequested) state.waiting.push({ name, account, order: idOf(name), requests });
   }
 
   #now(): number {
@@ -169,11 +206,17 @@ export class BuiltInLimiter implements Admission {
 interface Gathered {
   waiting: WaitingRun[];
   executing: Map<string, number>;
+  used: Map<string, CpuMemory>;
   lastAdmitted: Map<string, number>;
   byPhase: Map<string, number>;
 }
 
 const count = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+const NONE: CpuMemory = { cpu: 0, memory: 0 };
+const add = (m: Map<string, CpuMemory>, key: string, r: CpuMemory) => {
+  const u = m.get(key) ?? { cpu: 0, memory: 0 };
+  m.set(key, { cpu: u.cpu + r.cpu, memory: u.memory + r.memory });
+};
 const jobFinished = (job: V1Job) => (job.status?.conditions ?? []).some((c) => c.status === "True" && (c.type === "Complete" || c.type === "Failed"));
 
 /** The run id in a resource name (run-<id>). */

@@ -152,6 +152,9 @@ export interface AccountLimitsTable {
   account_id: string;
   executing: number | null;
   waiting: number | null;
+  /** bigint: pg returns it as a string (0027). */
+  cpu_millis: ColumnType<string | null, number | null | undefined, number | null>;
+  memory_bytes: ColumnType<string | null, number | null | undefined, number | null>;
   updated_at: Generated<Date>;
 }
 

@@ -97,7 +97,7 @@ export const runQueueSchema = z
   .object({
     reason: z.string().max(128).meta({
       description:
-        "`AccountConcurrency`: its account has its limit executing; `ClusterConcurrency`: the installation has. With Kueue: `ClusterQuota`, `KueuePending`, `KueueInadmissible`, `KueueAdmitting` (the Admitted condition's message quotes Kueue).",
+        "`AccountConcurrency`: its account has its limit executing; `AccountQuota`: its requests would take its account over its CPU or memory cap; `ClusterConcurrency`: the installation has. With Kueue: `ClusterQuota`, `KueuePending`, `KueueInadmissible`, `KueueAdmitting` (the Admitted condition's message quotes Kueue).",
     }),
   })
   .meta({ description: "Present while the run waits for admission; its Job is created once it is admitted." });

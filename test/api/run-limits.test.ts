@@ -21,7 +21,7 @@ let svc: TestService;
 let alice: Tenant;
 let bob: Tenant;
 let repoId: string;
-const LIMITS = { executingPerAccount: 2, waitingPerAccount: 2, executingTotal: 0, retryAfterSeconds: 17 };
+const LIMITS = { executingPerAccount: 2, waitingPerAccount: 2, executingTotal: 0, cpuPerAccount: 0, memoryPerAccount: 0, retryAfterSeconds: 17 };
 
 beforeAll(async () => {
   setup = await twoTenantsWithRepository({ CODEPLANE_LIMIT_WAITING_PER_ACCOUNT: "2", CODEPLANE_LIMIT_RETRY_AFTER_SECONDS: "17" });

@@ -45,7 +45,7 @@ const service = (waiting: number) =>
     defaultComputeType: "cpu-general",
     defaultTimeoutSeconds: 60,
     maxTimeoutSeconds: 3600,
-    limits: { executingPerAccount: 0, waitingPerAccount: waiting, executingTotal: 0, retryAfterSeconds: 5 },
+    limits: { executingPerAccount: 0, waitingPerAccount: waiting, executingTotal: 0, cpuPerAccount: 0, memoryPerAccount: 0, retryAfterSeconds: 5 },
     logger: createRootLogger("silent"),
   });
 

@@ -136,7 +136,7 @@ export const runSchema = z
         }),
         reason: z.string().meta({
           description:
-            "Without Kueue: `AccountConcurrency` (the account has its limit of runs and analyses executing) or `ClusterConcurrency` (the installation has its limit, and accounts take turns). With Kueue admitting runs: `ClusterQuota` (the ClusterQueue's quota is in use; accounts take turns), `KueuePending` (Kueue has not taken it in yet), `KueueInadmissible` (Kueue cannot admit it as things are, e.g. it asks for more than the quota) or `KueueAdmitting` (quota reserved, admission under way).",
+            "Without Kueue: `AccountConcurrency` (the account has its limit of runs and analyses executing), `AccountQuota` (this run's compute type's CPU or memory requests would take the account over its cap of requests at once) or `ClusterConcurrency` (the installation has its limit, and accounts take turns). With Kueue admitting runs: `ClusterQuota` (the ClusterQueue's quota is in use; accounts take turns), `KueuePending` (Kueue has not taken it in yet), `KueueInadmissible` (Kueue cannot admit it as things are, e.g. it asks for more than the quota) or `KueueAdmitting` (quota reserved, admission under way).",
         }),
       })
       .nullable()

@@ -1,3 +1,4 @@
+import { presetRequests } from "../../resources/quantity.ts";
 import type { Db } from "../../db/database.ts";
 import type { ComputeTypes } from "../../resources/compute-types.ts";
 import { RUN_TABLE } from "../../db/workload-tables.ts";
@@ -54,6 +55,8 @@ export interface RunServiceDeps {
   maxTimeoutSeconds: number;
   /** The operator's limits: the waiting limit is checked here (per-account overrides from account_limits); absent: none. */
   limits?: Limits;
+  /** Whether the limits' CPU and memory caps apply (the built-in limiter admits runs; not where Kueue is configured). */
+  capsApply?: boolean;
   logger: Logger;
 }
 
@@ -95,8 +98,14 @@ export class RunService {
       experimentId = input.analyzed_experiment;
     }
     // Over the account's waiting limit: 429, before anything is created (domain/limits).
-    const runId = await withinWaitingLimit(db, accountId, this.#deps.limits ?? NO_LIMITS, (db) =>
-      this.#launch(db, accountId, repo, commitHash, computeType, timeout, command!, experimentId, parameters, outputPaths, input, origin),
+    // A run bigger than a CPU or memory cap by itself: 422, it could never start (the built-in limiter's caps only).
+    const caps = this.#deps.capsApply ? { requests: presetRequests(this.#deps.computeTypes[computeType]!.requests), computeType } : undefined;
+    const runId = await withinWaitingLimit(
+      db,
+      accountId,
+      this.#deps.limits ?? NO_LIMITS,
+      (db) => this.#launch(db, accountId, repo, commitHash, computeType, timeout, command!, experimentId, parameters, outputPaths, input, origin),
+      caps,
     );
     return this.get(db, accountId, runId);
   }

@@ -21,11 +21,12 @@ class RunQueueType0:
             position (int): Its place among the account's queued runs, in submission order (1: admitted next for this
                 account). With Kueue too: codeplane hands Kueue one run per account at a time, oldest first, so this is the
                 order Kueue admits the account's runs in (Kueue's own positions are not read).
-            reason (str): Without Kueue: `AccountConcurrency` (the account has its limit of runs and analyses executing) or
-                `ClusterConcurrency` (the installation has its limit, and accounts take turns). With Kueue admitting runs:
-                `ClusterQuota` (the ClusterQueue's quota is in use; accounts take turns), `KueuePending` (Kueue has not taken it
-                in yet), `KueueInadmissible` (Kueue cannot admit it as things are, e.g. it asks for more than the quota) or
-                `KueueAdmitting` (quota reserved, admission under way).
+            reason (str): Without Kueue: `AccountConcurrency` (the account has its limit of runs and analyses executing),
+                `AccountQuota` (this run's compute type's CPU or memory requests would take the account over its cap of requests
+                at once) or `ClusterConcurrency` (the installation has its limit, and accounts take turns). With Kueue admitting
+                runs: `ClusterQuota` (the ClusterQueue's quota is in use; accounts take turns), `KueuePending` (Kueue has not
+                taken it in yet), `KueueInadmissible` (Kueue cannot admit it as things are, e.g. it asks for more than the
+                quota) or `KueueAdmitting` (quota reserved, admission under way).
     """
 
     position: int

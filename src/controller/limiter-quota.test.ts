@@ -1,0 +1,91 @@
+import type { V1Job } from "@kubernetes/client-node";
+import pino from "pino";
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
+import { presetRequests } from "../resources/quantity.ts";
+import { BuiltInLimiter, limiterMetrics } from "./limiter.ts";
+import type { WorkloadResource } from "./workload.ts";
+
+// The built-in limiter's CPU and memory caps as gathered from the caches:
+// admitted runs count their compute type's requests, running analyses the
+// analysis compute type's, a slot just handed out counts before the cache
+// shows it, and an account's override replaces the operator's default.
+
+const DEFAULTS = { executingPerAccount: 0, waitingPerAccount: 0, executingTotal: 0, cpuPerAccount: 1000, memoryPerAccount: 0, retryAfterSeconds: 30 };
+const PRESETS: Record<string, Record<string, string>> = { small: { cpu: "250m", memory: "256Mi" }, big: { cpu: "2", memory: "1Gi" } };
+let seq = 0;
+function run(account: string, computeType: string, status?: WorkloadStatus) {
+  const id = `0190b1c2-3d4e-7f00-8a1b-${String(++seq).padStart(12, "0")}`;
+  return {
+    metadata: { name: `run-${id}`, namespace: "ns", uid: id },
+    spec: { accountId: account, repositoryId: "r", repositoryUrl: "u", commitHash: "c", timeoutSeconds: 60, computeType },
+    ...(status && { status }),
+  } as WorkloadResource<WorkloadSpec, WorkloadStatus>;
+}
+const admitted: WorkloadStatus = {
+  phase: "running",
+  conditions: [{ type: "Admitted", status: "True", reason: "Admitted", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }],
+};
+const analysisJob = (account: string): V1Job => ({
+  metadata: { name: `analysis-${++seq}`, labels: { "app.kubernetes.io/component": "analysis", "codeplane.dev/account": account } },
+  status: { active: 1 },
+});
+
+function limiter(
+  runs: WorkloadResource<WorkloadSpec, WorkloadStatus>[],
+  jobs: V1Job[] = [],
+  overrides = new Map<string, { executing: null; cpu: number | null }>(),
+) {
+  return new BuiltInLimiter({
+    runs: () => runs,
+    jobs: () => jobs,
+    defaults: DEFAULTS,
+    overrides: async () => overrides,
+    requestsOf: (type) => presetRequests(PRESETS[type] ?? {}),
+    analysisRequests: presetRequests({ cpu: "500m" }),
+    installation: "inst",
+    metrics: limiterMetrics(new Registry()),
+    logger: pino({ level: "silent" }),
+  });
+}
+
+describe("BuiltInLimiter: CPU and memory caps", () => {
+  it("counts admitted runs' requests and holds a run that would take the account over its cap", async () => {
+    const running = [run("a", "small", admitted), run("a", "small", admitted), run("a", "small", admitted)];
+    const [w1, w2] = [run("a", "small"), run("a", "small")];
+    const l = limiter([...running, w1, w2]);
+    // 750m in use of 1 CPU: one more 250m run fits, held at once; the next waits for CPU.
+    expect(await l.admit(w1)).toMatchObject({ admitted: true });
+    const queued = await l.admit(w2);
+    expect(queued).toMatchObject({ admitted: false, reason: "AccountQuota", position: 1 });
+    expect(queued.admitted === false && queued.message).toContain("would take the account over its cap of 1 CPU");
+  });
+
+  it("counts running analyses at the analysis compute type's requests", async () => {
+    const w = run("a", "small");
+    const l = limiter([w], [analysisJob("a")]);
+    // 500m of analysis + 250m fits under 1 CPU; with two analyses it does not.
+    expect(await l.admit(w)).toMatchObject({ admitted: true });
+    const w2 = run("a", "small");
+    expect(await limiter([w2], [analysisJob("a"), analysisJob("a")]).admit(w2)).toMatchObject({ admitted: false, reason: "AccountQuota" });
+  });
+
+  it("says when a run asks for more than the cap by itself, and an override lets it start", async () => {
+    const w = run("a", "big");
+    const refused = await limiter([w]).admit(w);
+    expect(refused).toMatchObject({ admitted: false, reason: "AccountQuota" });
+    expect(refused.admitted === false && refused.message).toContain("more than the account's cap of 1 CPU");
+    expect(await limiter([w], [], new Map([["a", { executing: null, cpu: 4000 }]])).admit(w)).toMatchObject({ admitted: true });
+    // 0 for the account: no cap, whatever the default.
+    expect(await limiter([w], [], new Map([["a", { executing: null, cpu: 0 }]])).admit(w)).toMatchObject({ admitted: true });
+  });
+
+  it("does not hold another account back", async () => {
+    const full = [run("a", "small", admitted), run("a", "small", admitted), run("a", "small", admitted), run("a", "small", admitted)];
+    const [a5, b1] = [run("a", "small"), run("b", "small")];
+    const l = limiter([...full, a5, b1]);
+    expect(l.admissible()).toEqual([b1.metadata.name]);
+    expect(await l.admit(a5)).toMatchObject({ admitted: false, reason: "AccountQuota" });
+  });
+});
