@@ -42,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     create function enqueue_run_check_run() returns trigger language plpgsql as $$
     begin
       insert into github_run_check_runs (run_id, installation_id, repository_full_name, head_sha)
-      select new.id, i.installation_id, substring(p.url from '([^/]+/[^/]+?)(?:\\.git)?/*$'), new.commit_hash
+      select new.id, i.installation_id, regexp_replace(regexp_replace(p.url, '(\\.git)?/*$', ''), '^.*/([^/]+/[^/]+)$', '\\1'), new.commit_hash
         from repositories p
         join integrations i on i.id = p.integration_id and i.deleted_at is null
        where p.id = new.repository_id and p.report_check_runs and p.provider = 'github'
