@@ -18,20 +18,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("report_check_runs", "boolean", (c) => c.notNull().defaultTo(false))
     .execute();
 
+  // github_check_runs' columns, defaults and checks, keyed by the run instead of the analysis.
+  await sql`create table github_run_check_runs (like github_check_runs including defaults including constraints)`.execute(db);
+  await db.schema.alterTable("github_run_check_runs").dropColumn("analysis_id").execute();
   await db.schema
-    .createTable("github_run_check_runs")
+    .alterTable("github_run_check_runs")
     .addColumn("run_id", "uuid", (c) => c.primaryKey().references("runs.id").onDelete("cascade"))
-    .addColumn("installation_id", "bigint", (c) => c.notNull())
-    .addColumn("repository_full_name", "text", (c) => c.notNull())
-    .addColumn("head_sha", "text", (c) => c.notNull())
-    .addColumn("check_run_id", "bigint")
-    .addColumn("sent", "text", (c) => c.check(sql`sent in ('queued', 'in_progress', 'completed')`))
-    .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
-    .addColumn("available_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn("last_error", "text")
-    .addColumn("abandoned", "boolean", (c) => c.notNull().defaultTo(false))
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
-    .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await sql`create index github_run_check_runs_unsettled_idx on github_run_check_runs (available_at) where not abandoned and (sent is null or sent <> 'completed')`.execute(
     db,

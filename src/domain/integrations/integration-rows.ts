@@ -89,7 +89,11 @@ export async function disconnectIntegration(db: Db, accountId: string | null, id
     if (accountId !== null) q = q.where("account_id", "=", accountId);
     const res = await q.executeTakeFirst();
     if (res.numUpdatedRows === 0n) return false;
-    await tx.updateTable("repositories").set({ integration_id: null, auto_analyze: false, report_check_runs: false, updated_at: new Date() }).where("integration_id", "=", id).execute();
+    await tx
+      .updateTable("repositories")
+      .set({ integration_id: null, auto_analyze: false, report_check_runs: false, updated_at: new Date() })
+      .where("integration_id", "=", id)
+      .execute();
     return true;
   });
 }

@@ -18,26 +18,17 @@ export interface CheckRunQueue {
   desired: RawBuilder<CheckRunState>;
 }
 
-export const ANALYSIS_QUEUE: CheckRunQueue = {
-  table: "github_check_runs",
-  key: "analysis_id",
-  subjects: "analyses",
-  desired: sql`case when s.deleted_at is not null then 'completed'
-                    when s.status = 'pending' then 'queued'
-                    when s.status = 'running' then 'in_progress'
-                    else 'completed' end`,
-};
+/** GitHub's state for a subject: `queued` while pending, `in_progress` in the given statuses, else (ended or deleted) `completed`. */
+const desired = (inProgress: string[]): RawBuilder<CheckRunState> =>
+  sql`case when s.deleted_at is not null then 'completed'
+           when s.status = 'pending' then 'queued'
+           when s.status in (${sql.join(inProgress)}) then 'in_progress'
+           else 'completed' end`;
 
-export const RUN_QUEUE: CheckRunQueue = {
-  table: "github_run_check_runs",
-  key: "run_id",
-  subjects: "runs",
-  // preprocessing (checkout, install) is part of the run's time on GitHub, as a job's setup steps are.
-  desired: sql`case when s.deleted_at is not null then 'completed'
-                    when s.status = 'pending' then 'queued'
-                    when s.status in ('preprocessing', 'running') then 'in_progress'
-                    else 'completed' end`,
-};
+export const ANALYSIS_QUEUE: CheckRunQueue = { table: "github_check_runs", key: "analysis_id", subjects: "analyses", desired: desired(["running"]) };
+
+// preprocessing (checkout, install) is part of the run's time on GitHub, as a job's setup steps are.
+export const RUN_QUEUE: CheckRunQueue = { table: "github_run_check_runs", key: "run_id", subjects: "runs", desired: desired(["preprocessing", "running"]) };
 
 export interface TrackedCheckRun {
   analysisId: string;

@@ -20,7 +20,12 @@ describe("a run's check-run conclusion and title", () => {
   it.each([
     ["completed", run(), "success", "The run completed in 12.3 s"],
     ["failed with an exit code", run({ status: "failed", exit_code: 2, error: "exited with code 2" }), "failure", "The run failed with exit code 2 in 12.3 s"],
-    ["failed without one (pod lost)", run({ status: "failed", exit_code: null, error: "the pod was lost", duration_seconds: null }), "failure", "The run failed"],
+    [
+      "failed without one (pod lost)",
+      run({ status: "failed", exit_code: null, error: "the pod was lost", duration_seconds: null }),
+      "failure",
+      "The run failed",
+    ],
     ["timed out", run({ status: "failed", exit_code: 143, error: "timed out after 60s" }), "timed_out", "The run timed out"],
     ["cancelled", run({ status: "cancelled", exit_code: null }), "cancelled", "The run was cancelled"],
     ["deleted while running", run({ status: "running", deleted: true, exit_code: null }), "cancelled", "The run was deleted"],

@@ -62,9 +62,23 @@ export function runCheckRunOutput(r: RunCheckRunView, link: string): CheckRunOut
   if (r.experiment_id) parts.push(`**Experiment**: ${code(r.experiment_id, 200)}`);
   if (r.command.length) parts.push(`**Command**: ${code(r.command.join(" "), 1000)}`);
   const params = Object.entries(r.parameters);
-  if (params.length) parts.push("### Parameters", ...table(["parameter", "value"], params.map(([k, v]) => [k, v === null ? "" : String(v)])));
+  if (params.length)
+    parts.push(
+      "### Parameters",
+      ...table(
+        ["parameter", "value"],
+        params.map(([k, v]) => [k, v === null ? "" : String(v)]),
+      ),
+    );
   const metrics = Object.entries(r.final_metrics);
-  if (metrics.length) parts.push("### Final metrics", ...table(["metric", "value"], metrics.map(([k, v]) => [k, String(v)])));
+  if (metrics.length)
+    parts.push(
+      "### Final metrics",
+      ...table(
+        ["metric", "value"],
+        metrics.map(([k, v]) => [k, String(v)]),
+      ),
+    );
   if (r.attempts > 1) parts.push(`It took ${r.attempts} attempts (earlier ones were lost to the infrastructure).`);
   if (parts.length === 0) parts.push(`${title}.`);
   return fit(title, parts.join("\n\n"), footer);
