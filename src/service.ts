@@ -401,9 +401,10 @@ function githubWebhooks(
         logger: logger.child({ component: "check-runs" }),
         api: githubCheckRuns(github),
         leaseSeconds: config.webhookLeaseSeconds,
+        // The dashboard's views are hashes (src/ui/app/main.ts): the server serves /ui/ for all of them.
         sources: [
-          analysisCheckRuns((a) => `${config.publicUrl}/ui/repositories/${a.repository_id}/analysis/${a.commit_hash}`),
-          runCheckRuns((id) => `${config.publicUrl}/ui/runs/${id}`),
+          analysisCheckRuns((a) => `${config.publicUrl}/ui/#/repos/${a.repository_id}/analysis/${a.commit_hash}`),
+          runCheckRuns((id) => `${config.publicUrl}/ui/#/runs/${id}`),
         ],
         count: count.checkRun,
       })

@@ -153,7 +153,7 @@ describe("a run of a repository that reports check runs", () => {
       run_config: JSON.stringify({ command: ["python", "train.py", "--lr", "0.1"], parameters: { lr: 0.1 }, timeout_seconds: 60 }),
     });
     const created = await checkRunOf(id, (c) => c.status === "queued");
-    expect(created).toMatchObject({ name: "codeplane/run: train", headSha: sha, detailsUrl: `${PUBLIC_URL}/ui/runs/${id}` });
+    expect(created).toMatchObject({ name: "codeplane/run: train", headSha: sha, detailsUrl: `${PUBLIC_URL}/ui/#/runs/${id}` });
 
     // The run moves on and ends while no service is up; the next one catches GitHub up with where it is now.
     await svc.stop();

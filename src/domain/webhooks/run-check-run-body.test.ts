@@ -33,7 +33,7 @@ describe("a run's check-run conclusion and title", () => {
   ])("%s", (_name, r, conclusion, title) => {
     expect(conclusionOf(r)).toBe(conclusion);
     expect(runTitle(r)).toBe(title);
-    expect(runCheckRunOutput(r, "https://cp.example/ui/runs/1").title).toBe(title);
+    expect(runCheckRunOutput(r, "https://cp.example/ui/#/runs/1").title).toBe(title);
   });
 });
 
@@ -51,19 +51,19 @@ describe("a run's check-run name", () => {
 
 describe("a run's check-run summary", () => {
   it("says what ran, with which parameters, what it measured, and links to the run", () => {
-    const out = runCheckRunOutput(run({ attempts: 2 }), "https://cp.example/ui/runs/1");
+    const out = runCheckRunOutput(run({ attempts: 2 }), "https://cp.example/ui/#/runs/1");
     expect(out.summary).toContain("**Experiment**: ` train `");
     expect(out.summary).toContain("**Command**: ` python train.py --lr 0.1 `");
     expect(out.summary).toContain("### Parameters\n\n| parameter | value |\n| --- | --- |\n| ` lr ` | ` 0.1 ` |\n| ` epochs ` | ` 3 ` |");
     expect(out.summary).toContain("### Final metrics\n\n| metric | value |\n| --- | --- |\n| ` loss ` | ` 0.25 ` |");
     expect(out.summary).toContain("It took 2 attempts");
-    expect(out.summary.endsWith("[Open the run in codeplane](https://cp.example/ui/runs/1)")).toBe(true);
+    expect(out.summary.endsWith("[Open the run in codeplane](https://cp.example/ui/#/runs/1)")).toBe(true);
   });
 
   it("leads with the error and leaves out what the run does not have", () => {
     const out = runCheckRunOutput(
       run({ status: "failed", exit_code: 1, error: "exited with code 1", experiment_id: null, parameters: {}, final_metrics: {} }),
-      "https://cp.example/ui/runs/1",
+      "https://cp.example/ui/#/runs/1",
     );
     expect(out.summary.startsWith("The run failed with exit code 1 in 12.3 s: exited with code 1")).toBe(true);
     expect(out.summary).not.toContain("Experiment");
@@ -75,7 +75,7 @@ describe("a run's check-run summary", () => {
   it("keeps text from the run from opening links, HTML or closing its code span", () => {
     const out = runCheckRunOutput(
       run({ error: "see [here](http://evil) <img src=x>", command: ["echo", "`; rm -rf /`"], parameters: { "a|b": "x | y" } }),
-      "https://cp.example/ui/runs/1",
+      "https://cp.example/ui/#/runs/1",
     );
     expect(out.summary).toContain("see \\[here\\]\\(http://evil\\) \\<img src=x\\>");
     expect(out.summary).toContain("`` echo `; rm -rf /` ``");
@@ -84,7 +84,7 @@ describe("a run's check-run summary", () => {
 
   it("shows at most 30 parameters and fits GitHub's summary limit", () => {
     const parameters = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, i]));
-    const out = runCheckRunOutput(run({ parameters, error: "e".repeat(100_000) }), "https://cp.example/ui/runs/1");
+    const out = runCheckRunOutput(run({ parameters, error: "e".repeat(100_000) }), "https://cp.example/ui/#/runs/1");
     expect(out.summary).toContain("and 10 more.");
     expect(out.summary.length).toBeLessThanOrEqual(SUMMARY_LIMIT);
   });
