@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { trackCheckRun } from "../../src/domain/webhooks/check-run-rows.ts";
 import { startGitHubDouble, type CheckRunRecord, type GitHubDouble } from "../helpers/github-double/index.ts";
 import { githubEnvFor } from "../helpers/github-env.ts";
 import { insertRunRow } from "../helpers/seed.ts";
@@ -19,6 +21,7 @@ let alice: Tenant;
 let bob: Tenant;
 let sha: string;
 let quietSha: string;
+let installation: number;
 let reporting: string;
 let quiet: string;
 
@@ -62,7 +65,8 @@ beforeAll(async () => {
   svc = await startTestService(githubEnvFor(gh, PUBLIC_URL));
   alice = await svc.tenant();
   bob = await svc.tenant();
-  const inst = gh.addInstallation({ account: { login: "acme", type: "Organization" } }).id;
+  installation = gh.addInstallation({ account: { login: "acme", type: "Organization" } }).id;
+  const inst = installation;
   sha = (await gh.addRepository({ owner: "acme", name: "app", private: true, files: { "train.py": "print(1)\n" }, installationId: inst })).headSha;
   quietSha = (await gh.addRepository({ owner: "acme", name: "quiet", private: false, files: { "main.py": "print(2)\n" }, installationId: inst })).headSha;
   const integration = (await json(await alice.api("/v1/integrations/github", { method: "POST", json: { installation_id: inst } }), 201)).id;
@@ -143,6 +147,38 @@ describe("tenancy and settings", () => {
       detail: [{ loc: ["body", "report_check_runs"], type: "bool_type" }],
     });
   });
+});
+
+describe("the syncer's other source", () => {
+  it("still reports an analysis a webhook started, with a link to its dashboard view", async () => {
+    const id = randomUUID();
+    await svc.db
+      .insertInto("analyses")
+      .values({
+        id,
+        account_id: alice.accountId,
+        repository_id: reporting,
+        commit_hash: sha,
+        branch: "main",
+        language: "en",
+        workflow_id: `codeplane/analysis-${id}`,
+        status: "failed",
+        status_rank: 2,
+        error: "the analyzer ran out of memory",
+        started_at: new Date(),
+        completed_at: new Date(),
+        updated_at: new Date(),
+      })
+      .execute();
+    await trackCheckRun(svc.db, { analysisId: id, installationId: installation, repositoryFullName: "acme/app", headSha: sha });
+    const c = await checkRunOf(id, (r) => r.status === "completed");
+    expect(c).toMatchObject({
+      name: "codeplane/analysis",
+      conclusion: "failure",
+      detailsUrl: `${PUBLIC_URL}/ui/#/repos/${reporting}/analysis/${sha}`,
+      output: { title: "The analysis failed" },
+    });
+  }, 240_000);
 });
 
 // Last: it stops the service the other tests use.
