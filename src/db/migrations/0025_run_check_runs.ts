@@ -33,6 +33,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create function enqueue_run_check_run() returns trigger language plpgsql as $$
     begin
+      -- Most repositories do not report: one index probe, and out.
+      perform 1 from repositories where id = new.repository_id and report_check_runs;
+      if not found then
+        return null;
+      end if;
       insert into github_run_check_runs (run_id, installation_id, repository_full_name, head_sha)
       select new.id, i.installation_id, regexp_replace(regexp_replace(p.url, '(\\.git)?/*$', ''), '^.*/([^/]+/[^/]+)$', '\\1'), new.commit_hash
         from repositories p
