@@ -1,4 +1,6 @@
 import { CheckRunSyncer } from "./domain/webhooks/check-run-syncer.ts";
+import { analysisCheckRuns } from "./domain/webhooks/analysis-check-runs.ts";
+import { runCheckRuns } from "./domain/webhooks/run-check-runs.ts";
 import { trackCheckRun } from "./domain/webhooks/check-run-rows.ts";
 import { DeliveryWorker } from "./domain/webhooks/delivery-worker.ts";
 import { githubCheckRuns } from "./domain/webhooks/github-check-runs.ts";
@@ -380,7 +382,8 @@ function notifications(config: Readonly<Config>, database: DatabaseHandle, box: 
 
 /**
  * GitHub webhooks: the intake (an API route), the worker that handles the
- * queued deliveries and the syncer that reports analyses as check runs. Every
+ * queued deliveries and the syncer that reports analyses and runs as check
+ * runs (src/domain/webhooks/check-run-syncer.ts). Every
  * API replica runs the worker and the syncer; the queue's leases keep them
  * from doing anything twice.
  */
@@ -400,7 +403,11 @@ function githubWebhooks(
         logger: logger.child({ component: "check-runs" }),
         api: githubCheckRuns(github),
         leaseSeconds: config.webhookLeaseSeconds,
-        detailsUrl: (a) => `${config.publicUrl}/ui/repositories/${a.repository_id}/analysis/${a.commit_hash}`,
+        // The dashboard's views are hashes (src/ui/app/main.ts): the server serves /ui/ for all of them.
+        sources: [
+          analysisCheckRuns((a) => `${config.publicUrl}/ui/#/repos/${a.repository_id}/analysis/${a.commit_hash}`),
+          runCheckRuns((id) => `${config.publicUrl}/ui/#/runs/${id}`),
+        ],
         count: count.checkRun,
       })
     : null;

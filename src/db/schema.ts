@@ -40,6 +40,8 @@ export interface RepositoriesTable {
   auto_analyze: Generated<boolean>;
   /** GitHub's id of the repository (int8, read as a string), for repositories registered through an integration; kept after it is disconnected. */
   github_repository_id: ColumnType<string | null, number | string | null | undefined, number | string | null>;
+  /** Each run created while this is on reports a check run on GitHub (migration 0025). */
+  report_check_runs: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -373,6 +375,11 @@ export interface GitHubCheckRunsTable {
   updated_at: Timestamp;
 }
 
+/** The check run of a run of a repository with report_check_runs (migration 0025): github_check_runs' columns, keyed by run. */
+export interface GitHubRunCheckRunsTable extends Omit<GitHubCheckRunsTable, "analysis_id"> {
+  run_id: string;
+}
+
 /** OAuth clients: registered (RFC 7591) or fetched Client ID Metadata Documents (src/oauth/). */
 export interface OAuthClientsTable {
   client_id: string;
@@ -537,6 +544,7 @@ export interface Database {
   analysis_log_lines: AnalysisLogLinesTable;
   github_webhook_deliveries: GitHubWebhookDeliveriesTable;
   github_check_runs: GitHubCheckRunsTable;
+  github_run_check_runs: GitHubRunCheckRunsTable;
   oauth_clients: OAuthClientsTable;
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;

@@ -36,6 +36,7 @@ describe("repositories", () => {
       default_branch: "main",
       integration_id: null,
       auto_analyze: false,
+      report_check_runs: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -119,7 +119,7 @@ describe("a GitHub App installation", () => {
       name: "codeplane/analysis",
       conclusion: "success",
       externalId: analysis.id,
-      detailsUrl: `${PUBLIC_URL}/ui/repositories/${repositoryId}/analysis/${sha}`,
+      detailsUrl: `${PUBLIC_URL}/ui/#/repos/${repositoryId}/analysis/${sha}`,
     });
     expect(run.history.map((h) => h.state.status)).toEqual(["queued", "in_progress", "completed"]);
     expect(run.output.summary).toContain("python3 train.py");

@@ -1,9 +1,9 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyCrds } from "../../src/k8s/install.ts";
-import { until, type TestCluster } from "../helpers/cluster.ts";
+import { gitListenerEnv, until, type TestCluster } from "../helpers/cluster.ts";
 import { startE2E, type E2E } from "../helpers/e2e.ts";
-import type { Tenant, TestService } from "../helpers/service.ts";
+import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { sseClient } from "../helpers/sse-client.ts";
 
 // A run's retry policy on a real cluster (design.md, Results: `retries` on
@@ -191,5 +191,52 @@ describe("retries on a real cluster", () => {
     expect(run.attempts.map((a) => [a.attempt, a.reason])).toEqual([[1, expect.stringMatching(/^(PodLost|PodDisrupted)$/)]]);
     await logsComplete(run.run_id);
     expect((await storedLines(run.run_id)).map((l) => l.line)).toEqual(["begin", "warming up"]);
+  });
+
+  // Last: it stops the service the others use.
+  it("starts the next attempt once when the controller restarts between the loss of one and the start of the next", async () => {
+    const created = await startRun({ command: ["sh", "-c", SCRIPT], retries: 1 });
+    await until(`run ${created.run_id} to print begin`, 180_000, async () => (await storedLines(created.run_id)).some((l) => l.line === "begin") || undefined);
+    // The pod is lost while no controller runs; the next one finds the Job failed and must retry it once, not twice.
+    await svc.stop();
+    const pods = await cluster.core.listNamespacedPod({ namespace: cluster.namespace, labelSelector: `codeplane.dev/run=${created.run_id}` });
+    const pod = pods.items.find((p) => p.status?.phase === "Running");
+    expect(pod, "a running pod").toBeDefined();
+    await cluster.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: cluster.namespace, gracePeriodSeconds: 0 });
+    const next = await startTestService({
+      KUBECONFIG: cluster.kubeconfig,
+      CODEPLANE_NAMESPACE: cluster.namespace,
+      CODEPLANE_IMAGE_PULL_POLICY: "Never",
+      ...gitListenerEnv(),
+      DATABASE_URL: svc.databaseUrl,
+      CODEPLANE_ENCRYPTION_KEY: svc.encryptionKey,
+    });
+    try {
+      const get = async (): Promise<ApiRun> =>
+        (await fetch(`${next.url}/v1/runs/${created.run_id}`, { headers: { authorization: `Bearer ${alice.key}` } })).json();
+      const run = await until(`run ${created.run_id} to finish`, 300_000, async () => {
+        const r = await get();
+        return ["completed", "failed", "cancelled"].includes(r.status) ? r : undefined;
+      });
+      expect(run, JSON.stringify(run)).toMatchObject({ status: "completed", exit_code: 0, error: null });
+      expect(run.attempts.map((a) => [a.attempt, a.reason])).toEqual([
+        [1, expect.stringMatching(/^(PodLost|PodDisrupted)$/)],
+        [2, "Completed"],
+      ]);
+      const jobs = await cluster.batch.listNamespacedJob({ namespace: cluster.namespace, labelSelector: `codeplane.dev/run=${run.run_id}` });
+      expect(jobs.items.map((j) => j.metadata!.name).sort()).toEqual([`run-${run.run_id}`, `run-${run.run_id}-attempt-2`].sort());
+      const events = await cluster.kc.makeApiClient(k8s.EventsV1Api).listNamespacedEvent({ namespace: cluster.namespace });
+      const retrying = events.items.filter((ev) => ev.regarding?.name === `run-${run.run_id}` && ev.reason === "Retrying");
+      expect(retrying.length, JSON.stringify(events.items.map((ev) => [ev.reason, ev.note]))).toBe(1);
+      // The second attempt's lines follow its marker, once.
+      await until("the run's logs to be complete", 60_000, async () => {
+        const row = await svc.db.selectFrom("runs").select("logs_complete").where("id", "=", run.run_id).executeTakeFirst();
+        return row?.logs_complete || undefined;
+      });
+      const stdout = await (await fetch(`${next.url}/v1/runs/${run.run_id}/logs/stdout`, { headers: { authorization: `Bearer ${alice.key}` } })).json();
+      expect(stdout.content).toBe("begin\nbegin\nend\n");
+    } finally {
+      await next.close();
+    }
   });
 });

@@ -484,6 +484,56 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     }
   });
 
+  it("shows a retried run's attempts: which one it is in the header, how each ended, each linking to its first log line", async () => {
+    const T = (s: number) => new Date(Date.parse("2026-11-22T09:00:00.000Z") + s * 1000).toISOString();
+    const lost = "the run's pod was deleted before it finished";
+    const runId = await insertRunRow(t.svc.db, {
+      accountId: t.alice.accountId,
+      repositoryId: t.repoId,
+      status: "completed",
+      logsComplete: true,
+      set: {
+        exit_code: 0,
+        start_time: new Date(T(2)),
+        close_time: new Date(T(40)),
+        run_config: JSON.stringify({ command: ["python3", "train.py"], parameters: {}, timeout_seconds: 60, retries: 2 }),
+        attempts: JSON.stringify([
+          { attempt: 1, jobName: "run-a", createdAt: T(0), startTime: T(2), completionTime: T(10), reason: "PodLost", message: lost, logSeqOffset: 0 },
+          { attempt: 2, jobName: "run-a-attempt-2", createdAt: T(11), startTime: T(13), completionTime: T(40), reason: "Completed", logSeqOffset: 1e9 },
+        ]),
+      },
+    });
+    const line = (seq: number, stream: "stdout" | "stderr", text: string) => ({ run_id: runId, seq, stream, ts: new Date(T(seq < 1e9 ? 3 : 14)), line: text });
+    await t.svc.db
+      .insertInto("run_log_lines")
+      .values([
+        line(1, "stdout", "epoch 1"),
+        line(2, "stdout", "epoch 2"),
+        line(1e9, "stderr", `[codeplane] attempt 2 of 3 started: attempt 1 failed (PodLost): ${lost}`),
+        line(1e9 + 1, "stdout", "epoch 1 again"),
+      ])
+      .execute();
+    await page.goto(`${t.svc.url}/ui/#/runs/${runId}`);
+    await page.locator("#run-attempt", { hasText: "attempt 2 of 3" }).waitFor();
+    const items = page.locator("#run-attempts li");
+    expect(await items.count()).toBe(2);
+    expect(await items.nth(0).textContent()).toMatch(new RegExp(`^Attempt 1 · PodLost · started .+ · ended .+: ${lost}$`));
+    expect(await items.nth(1).textContent()).toMatch(/^Attempt 2 · Completed · started .+ · ended .+$/);
+    expect(await axe(page)).toEqual([]);
+    // Each attempt's link is its first line's anchor: the log opens there.
+    expect(await page.getByRole("link", { name: "Attempt 2", exact: true }).getAttribute("href")).toBe(`#/runs/${runId}#L${1e9}`);
+    await page.getByRole("link", { name: "Attempt 1", exact: true }).click();
+    await page.locator("#L1.anchored").waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/runs/${runId}#L1`);
+    expect(await page.locator("#L1").textContent()).toContain("epoch 1");
+    await page.locator("#run-attempt", { hasText: "attempt 2 of 3" }).waitFor();
+    expect(await axe(page)).toEqual([]);
+    // A run that neither retries nor did shows none of this.
+    await page.goto(`${t.svc.url}/ui/#/runs/${failedRun}`);
+    await page.getByRole("heading", { name: `Run ${failedRun}` }).waitFor();
+    expect(await page.locator("#run-attempt, #run-attempts").count()).toBe(0);
+  });
+
   it("links a run to its commit, its analysis and its commit's runs; Re-run and errors stay in the view", async () => {
     await page.goto(`${t.svc.url}/ui/#/runs/${failedRun}`);
     await page.getByRole("heading", { name: `Run ${failedRun}` }).waitFor();

@@ -106,7 +106,7 @@ export interface paths {
     head?: never;
     /**
      * Update a repository
-     * @description Changes its name, default branch or automatic analysis; fields left out keep their value.
+     * @description Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`: each run created afterwards reports a check run on its commit through the repository's GitHub App installation); fields left out keep their value.
      *
      *     Scope: `repositories:write`.
      */
@@ -859,7 +859,7 @@ export interface paths {
     post?: never;
     /**
      * Disconnect an integration
-     * @description Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there to remove it). The repositories registered through it are kept, readable as of their last fetch, with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
+     * @description Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there to remove it). The repositories registered through it are kept, readable as of their last fetch, with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
      *
      *     Scope: `integrations:write`.
      */
@@ -1224,6 +1224,8 @@ export interface components {
       /** Format: uuid */
       integration_id: string | null;
       auto_analyze: boolean;
+      /** @description Each run of the repository reports a check run on its commit on GitHub (docs/users/github.md). */
+      report_check_runs: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1246,6 +1248,8 @@ export interface components {
       name?: string;
       default_branch?: string;
       auto_analyze?: boolean;
+      /** @description Report each run created from now on as a check run on its commit (repositories connected through a GitHub App installation only; 409 otherwise). */
+      report_check_runs?: boolean;
     };
     RepositoryRefs: {
       head: string | null;
@@ -1937,6 +1941,8 @@ export interface components {
       full_name: string;
       /** @description Analyse pushes and pull requests from webhooks (default false). */
       auto_analyze?: boolean;
+      /** @description Report each run of the repository as a check run on its commit (default false; docs/users/github.md). */
+      report_check_runs?: boolean;
     };
     WebhookDeliveryPage: {
       items: components["schemas"]["WebhookDelivery"][];
@@ -2904,7 +2910,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Name taken. Or, when `default_branch` changes: The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why. Also: A concurrent request created, changed or removed the same resource meanwhile; read it again. */
+      /** @description Name taken. Or `report_check_runs: true` for a repository not connected through a GitHub App installation. Or, when `default_branch` changes: The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why. Also: A concurrent request created, changed or removed the same resource meanwhile; read it again. */
       409: {
         headers: {
           [name: string]: unknown;

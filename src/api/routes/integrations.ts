@@ -150,7 +150,7 @@ export function registerIntegrationRoutes(routes: Routes, db: Db, integrations: 
     operationId: "deleteIntegration",
     summary: "Disconnect an integration",
     description:
-      "Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there to remove it). The repositories registered through it are kept, readable as of their last fetch, with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like any repository.",
+      "Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there to remove it). The repositories registered through it are kept, readable as of their last fetch, with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like any repository.",
     tag: TAG,
     scope: "integrations:write",
     params: integrationParam,

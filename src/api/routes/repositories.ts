@@ -74,7 +74,8 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     path: "/v1/repositories/{repository_id}",
     operationId: "updateRepository",
     summary: "Update a repository",
-    description: "Changes its name, default branch or automatic analysis; fields left out keep their value.",
+    description:
+      "Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`: each run created afterwards reports a check run on its commit through the repository's GitHub App installation); fields left out keep their value.",
     tag: "Repositories",
     scope: "repositories:write",
     params: repoParam,
@@ -82,7 +83,10 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
     responses: {
       200: { description: "Updated.", schema: repositorySchema },
       404: notFound,
-      409: { description: `Name taken. Or, when \`default_branch\` changes: ${gitRefusedDescription}`, schema: errorBodySchema },
+      409: {
+        description: `Name taken. Or \`report_check_runs: true\` for a repository not connected through a GitHub App installation. Or, when \`default_branch\` changes: ${gitRefusedDescription}`,
+        schema: errorBodySchema,
+      },
       503: {
         description: `A new \`default_branch\` is checked against the repository: ${gitUnavailable.description}`,
         schema: errorBodySchema,

@@ -12,7 +12,7 @@ import type { PageRequest } from "../shared/pagination.ts";
 // "Live" means not disconnected: a disconnected integration (DELETE through the
 // API, or the installation deleted on GitHub) keeps its row with deleted_at and
 // is invisible to everything here except the record itself. Disconnecting
-// detaches its repositories (integration_id null, auto_analyze off): they stay
+// detaches its repositories (integration_id null, auto_analyze and report_check_runs off): they stay
 // readable as of their last fetch and are not fetched again.
 
 /** The account's live integration, if any (another account's is simply not found). */
@@ -89,7 +89,11 @@ export async function disconnectIntegration(db: Db, accountId: string | null, id
     if (accountId !== null) q = q.where("account_id", "=", accountId);
     const res = await q.executeTakeFirst();
     if (res.numUpdatedRows === 0n) return false;
-    await tx.updateTable("repositories").set({ integration_id: null, auto_analyze: false, updated_at: new Date() }).where("integration_id", "=", id).execute();
+    await tx
+      .updateTable("repositories")
+      .set({ integration_id: null, auto_analyze: false, report_check_runs: false, updated_at: new Date() })
+      .where("integration_id", "=", id)
+      .execute();
     return true;
   });
 }
@@ -124,7 +128,7 @@ export function detachRepositories(db: Db, integrationId: string, githubReposito
   if (githubRepositoryIds.length === 0) return Promise.resolve([]);
   return db
     .updateTable("repositories")
-    .set({ integration_id: null, auto_analyze: false, updated_at: new Date() })
+    .set({ integration_id: null, auto_analyze: false, report_check_runs: false, updated_at: new Date() })
     .where("integration_id", "=", integrationId)
     .where("github_repository_id", "in", githubRepositoryIds.map(String))
     .returningAll()

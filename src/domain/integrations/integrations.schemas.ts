@@ -62,6 +62,10 @@ export const registerInstallationRepositorySchema = z
       .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/name")
       .meta({ description: "The repository as GitHub names it: owner/name." }),
     auto_analyze: z.boolean().optional().meta({ description: "Analyse pushes and pull requests from webhooks (default false)." }),
+    report_check_runs: z
+      .boolean()
+      .optional()
+      .meta({ description: "Report each run of the repository as a check run on its commit (default false; docs/users/github.md)." }),
   })
   .meta({ id: "RegisterInstallationRepository" });
 export type RegisterInstallationRepositoryInput = z.infer<typeof registerInstallationRepositorySchema>;

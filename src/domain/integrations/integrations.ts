@@ -257,6 +257,7 @@ export class IntegrationService {
       integration_id: integration.id,
       github_repository_id: repo.id,
       auto_analyze: input.auto_analyze ?? false,
+      report_check_runs: input.report_check_runs ?? false,
       auth: { username: "x-access-token", password: token },
     });
   }

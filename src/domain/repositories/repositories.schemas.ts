@@ -42,6 +42,10 @@ export const updateRepositorySchema = z
     name: name.optional(),
     default_branch: branch.optional(),
     auto_analyze: z.boolean().optional(),
+    report_check_runs: z.boolean().optional().meta({
+      description:
+        "Report each run created from now on as a check run on its commit (repositories connected through a GitHub App installation only; 409 otherwise).",
+    }),
   })
   .meta({ id: "UpdateRepository" });
 export type UpdateRepositoryInput = z.infer<typeof updateRepositorySchema>;
@@ -55,6 +59,7 @@ export const repositorySchema = z
     default_branch: z.string().nullable(),
     integration_id: z.uuid().nullable(),
     auto_analyze: z.boolean(),
+    report_check_runs: z.boolean().meta({ description: "Each run of the repository reports a check run on its commit on GitHub (docs/users/github.md)." }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

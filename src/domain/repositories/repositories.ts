@@ -32,6 +32,7 @@ export const toRepository = (r: RepositoryListRow): Repository => ({
   default_branch: r.default_branch,
   integration_id: r.integration_id,
   auto_analyze: r.auto_analyze,
+  report_check_runs: r.report_check_runs,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 });
@@ -96,6 +97,7 @@ export class RepositoryService {
       integration_id: string;
       github_repository_id: number;
       auto_analyze: boolean;
+      report_check_runs: boolean;
       auth: GitAuth;
     },
   ): Promise<Repository> {
@@ -109,6 +111,7 @@ export class RepositoryService {
       integration_id: input.integration_id,
       github_repository_id: input.github_repository_id,
       auto_analyze: input.auto_analyze,
+      report_check_runs: input.report_check_runs,
       auth: input.auth,
     });
   }
@@ -124,6 +127,7 @@ export class RepositoryService {
       integration_id?: string;
       github_repository_id?: number;
       auto_analyze?: boolean;
+      report_check_runs?: boolean;
       auth?: GitAuth;
     },
   ): Promise<Repository> {
@@ -158,6 +162,7 @@ export class RepositoryService {
         ...(input.integration_id !== undefined && { integration_id: input.integration_id }),
         ...(input.github_repository_id !== undefined && { github_repository_id: input.github_repository_id }),
         ...(input.auto_analyze !== undefined && { auto_analyze: input.auto_analyze }),
+        ...(input.report_check_runs !== undefined && { report_check_runs: input.report_check_runs }),
         created_at: now,
         updated_at: now,
       });
@@ -185,6 +190,10 @@ export class RepositoryService {
           { loc: ["body", "default_branch"], msg: `Value error, branch '${input.default_branch}' does not exist in the repository`, type: "value_error" },
         ]);
       }
+    }
+    // Check runs need the App's installation to write them: a plain git repository, or one whose installation is gone, has none.
+    if (input.report_check_runs === true && !current.report_check_runs && (current.provider !== "github" || current.integration_id === null)) {
+      throw conflict("Only a repository connected through a GitHub App installation can report check runs");
     }
     const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     if (Object.keys(changes).length === 0) return toRepository(current);

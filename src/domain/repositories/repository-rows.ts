@@ -59,6 +59,7 @@ export const REPOSITORY_LIST_COLUMNS = [
   "default_branch",
   "integration_id",
   "auto_analyze",
+  "report_check_runs",
   "created_at",
   "updated_at",
 ] as const;

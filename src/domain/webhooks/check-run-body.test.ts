@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Analysis } from "../analyses/analyses.schemas.ts";
 import { checkRunOutput, conclusionOf, desiredState, SUMMARY_LIMIT } from "./check-run-body.ts";
 
-const LINK = "https://codeplane.example/ui/repositories/r/analysis/c";
+const LINK = "https://codeplane.example/ui/#/repos/r/analysis/c";
 
 function analysis(over: Partial<Analysis> = {}): Analysis {
   return {

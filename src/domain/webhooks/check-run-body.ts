@@ -26,20 +26,21 @@ export function desiredState(a: CheckRunView): CheckRunState {
 
 const TIMEOUT = /\b(timed out|time limit|deadline|timeout)\b/i;
 
-export function conclusionOf(a: { status: Analysis["status"]; error: string | null; deleted: boolean }): Conclusion {
+/** For analyses and runs alike: both end `completed`, `failed` (a timeout says so in its error) or `cancelled`. */
+export function conclusionOf(a: { status: string; error: string | null; deleted: boolean }): Conclusion {
   if (a.deleted || a.status === "cancelled") return "cancelled";
   if (a.status === "completed") return "success";
   return a.error && TIMEOUT.test(a.error) ? "timed_out" : "failure";
 }
 
 /** Markdown for GitHub: text from the repository must not open links, images or HTML there. */
-function md(s: string, max = 500): string {
+export function md(s: string, max = 500): string {
   const one = s.replace(/\s+/g, " ").trim();
   const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
   return cut.replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`);
 }
 
-const code = (s: string, max = 200) => {
+export const code = (s: string, max = 200) => {
   const one = s.replace(/\s+/g, " ").trim();
   const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
   // A code span that cannot be closed early by the text inside it.
@@ -109,9 +110,9 @@ export function checkRunOutput(a: Analysis, deleted: boolean, link: string): Che
   return fit(title, parts.join("\n\n"), footer);
 }
 
-function fit(title: string, body: string, footer: string): CheckRunOutput {
+export function fit(title: string, body: string, footer: string): CheckRunOutput {
   const t = title.length > TITLE_LIMIT ? `${title.slice(0, TITLE_LIMIT - 1)}…` : title;
   if (body.length + footer.length <= SUMMARY_LIMIT) return { title: t, summary: body + footer };
-  const note = "\n\n(cut to fit GitHub's limit; the analysis has the rest)";
+  const note = "\n\n(cut to fit GitHub's limit; codeplane has the rest)";
   return { title: t, summary: body.slice(0, SUMMARY_LIMIT - footer.length - note.length) + note + footer };
 }

@@ -1,16 +1,16 @@
-import type { Db } from "../../db/database.ts";
 import type { Logger } from "../../logger.ts";
-import { findAnalysis, toAnalysis } from "../analyses/analysis-rows.ts";
-import { configuredEnvNames } from "../env-vars/env-var-rows.ts";
+import type { Db } from "../../db/database.ts";
 import { DrainLoop } from "../shared/drain-loop.ts";
-import { CHECK_RUN_NAME, checkRunOutput, conclusionOf, type CheckRunState, type Conclusion } from "./check-run-body.ts";
-import { claimDueCheckRun, recordFailure, recordSent, type DueCheckRun } from "./check-run-rows.ts";
+import type { CheckRunState, Conclusion } from "./check-run-body.ts";
+import { claimDueCheckRun, recordFailure, recordSent, type CheckRunQueue, type DueCheckRun } from "./check-run-rows.ts";
 
-// Tells GitHub what became of each analysis a webhook started: created
-// `queued`, then `in_progress`, then always completed. It compares the
-// analysis's status with what GitHub was last told, so a missed step (a
-// restart, GitHub away) is caught up with the current state rather than
-// replayed; failures are retried with backoff and never touch the analysis.
+// Tells GitHub what became of each analysis a webhook started and each run of
+// a repository that reports check runs: created `queued`, then `in_progress`,
+// then always completed. It compares the subject's status with what GitHub was
+// last told, so a missed step (a restart, GitHub away) is caught up with the
+// current state rather than replayed; failures are retried with backoff and
+// never touch the analysis or the run. Each kind of subject is a source: its
+// queue (check-run-rows.ts) and what its check run says.
 
 /** The body of a create or update, in GitHub's REST shape. */
 export interface CheckRunRequest {
@@ -24,11 +24,19 @@ export interface CheckRunRequest {
   completed_at?: string;
   output?: { title: string; summary: string };
 }
+export type CheckRunUpdate = Omit<CheckRunRequest, "name" | "head_sha">;
 
-/** GitHub's check-runs API, for one installation's repository (the adapter is src/integrations/github). */
+/** GitHub's check-runs API, for one installation's repository (the adapter is github-check-runs.ts). */
 export interface CheckRunsApi {
   create(installationId: number, repositoryFullName: string, body: CheckRunRequest): Promise<string>;
-  update(installationId: number, repositoryFullName: string, checkRunId: string, body: Omit<CheckRunRequest, "name" | "head_sha">): Promise<void>;
+  update(installationId: number, repositoryFullName: string, checkRunId: string, body: CheckRunUpdate): Promise<void>;
+}
+
+/** One kind of subject that reports check runs. */
+export interface CheckRunSource {
+  queue: CheckRunQueue;
+  /** What to send for a claimed row in its desired state; null when the subject is gone (the cascade removes the row too). */
+  describe(db: Db, due: DueCheckRun): Promise<{ name: string; body: CheckRunUpdate } | null>;
 }
 
 /** Thrown (or any error with `permanent: true`) when asking again cannot work: the installation or repository is gone. */
@@ -41,8 +49,7 @@ export interface CheckRunSyncerOptions {
   db: Db;
   logger: Logger;
   api: CheckRunsApi;
-  /** Where the check run's "Details" link points: the analysis in the dashboard. */
-  detailsUrl(analysis: { repository_id: string; commit_hash: string }): string;
+  sources: CheckRunSource[];
   leaseSeconds?: number;
   pollMs?: number;
   /** Attempts before a check run is given up on (its last error kept). */
@@ -54,6 +61,8 @@ export const checkRunRetrySeconds = (attempt: number) => Math.min(900, 5 * 2 ** 
 
 export class CheckRunSyncer extends DrainLoop {
   readonly #o: CheckRunSyncerOptions;
+  /** Where the next look starts, so a busy source does not keep the other waiting. */
+  #turn = 0;
 
   constructor(o: CheckRunSyncerOptions) {
     super({ name: "check runs", logger: o.logger, pollMs: o.pollMs ?? 2000, next: () => this.#next() });
@@ -61,42 +70,41 @@ export class CheckRunSyncer extends DrainLoop {
   }
 
   async #next(): Promise<boolean> {
-    const due = await claimDueCheckRun(this.#o.db, this.#o.leaseSeconds ?? 60);
-    if (!due) return false;
-    await this.#send(due);
-    return true;
+    const { sources } = this.#o;
+    for (let i = 0; i < sources.length; i++) {
+      const source = sources[(this.#turn + i) % sources.length]!;
+      const due = await claimDueCheckRun(this.#o.db, source.queue, this.#o.leaseSeconds ?? 60);
+      if (!due) continue;
+      this.#turn = (this.#turn + i + 1) % sources.length;
+      await this.#send(source, due);
+      return true;
+    }
+    return false;
   }
 
-  async #send(due: DueCheckRun): Promise<void> {
+  async #send(source: CheckRunSource, due: DueCheckRun): Promise<void> {
     const { db, api, logger } = this.#o;
-    const log = logger.child({ analysis_id: due.analysis_id, repository: due.repository_full_name, check_run: due.check_run_id });
-    const row = await findAnalysis(db, due.account_id, due.analysis_id);
-    if (!row) return; // removed with its repository: the cascade removes this row too
-    const analysis = toAnalysis(row, await configuredEnvNames(db, row.account_id, row.repository_id));
-    const deleted = row.deleted_at !== null;
-    const state = due.desired;
-    const body: Omit<CheckRunRequest, "name" | "head_sha"> = { status: state, external_id: row.id, details_url: this.#o.detailsUrl(row) };
-    if (row.started_at && state !== "queued") body.started_at = row.started_at.toISOString();
-    if (state === "completed") {
-      body.conclusion = conclusionOf({ status: row.status, error: row.error, deleted });
-      body.completed_at = (row.completed_at ?? new Date()).toISOString();
-      body.output = checkRunOutput(analysis, deleted, body.details_url);
-    }
+    const q = source.queue;
+    const log = logger.child({ [q.key]: due.subject_id, repository: due.repository_full_name, check_run: due.check_run_id });
+    const described = await source.describe(db, due);
+    if (!described) return;
+    const { name, body } = described;
     const installation = Number(due.installation_id);
     try {
       let id = due.check_run_id;
-      if (id === null) id = await api.create(installation, due.repository_full_name, { name: CHECK_RUN_NAME, head_sha: due.head_sha, ...body });
+      if (id === null) id = await api.create(installation, due.repository_full_name, { name, head_sha: due.head_sha, ...body });
       else await api.update(installation, due.repository_full_name, id, body);
-      await recordSent(db, row.id, state, id);
+      await recordSent(db, q, due.subject_id, body.status, id);
       this.#o.count?.("sent");
-      log.info({ state, conclusion: body.conclusion, check_run: id }, "check run updated on GitHub");
+      log.info({ state: body.status, conclusion: body.conclusion, check_run: id }, "check run updated on GitHub");
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const giveUp = isPermanent(err) || due.attempts + 1 >= (this.#o.maxAttempts ?? 12);
-      await recordFailure(db, row.id, message, giveUp ? null : checkRunRetrySeconds(due.attempts));
+      await recordFailure(db, q, due.subject_id, message, giveUp ? null : checkRunRetrySeconds(due.attempts));
       this.#o.count?.(giveUp ? "abandoned" : "retried");
-      if (giveUp) log.warn({ err: message, state }, "could not update the check run on GitHub; giving up on it (the analysis is unaffected)");
-      else log.warn({ err: message, state, attempt: due.attempts + 1 }, "could not update the check run on GitHub; trying again later");
+      const unaffected = q.subjects === "runs" ? "the run is unaffected" : "the analysis is unaffected";
+      if (giveUp) log.warn({ err: message, state: body.status }, `could not update the check run on GitHub; giving up on it (${unaffected})`);
+      else log.warn({ err: message, state: body.status, attempt: due.attempts + 1 }, `could not update the check run on GitHub; trying again later`);
     }
   }
 }

@@ -50,7 +50,7 @@ export function installationSync(db: Db): InstallationSync {
     },
     async repositoriesAdded(installationId, repositories) {
       // Repositories detached when the installation lost them come back to it
-      // (fetched again); auto_analyze stays off until someone turns it on.
+      // (fetched again); auto_analyze and report_check_runs stay off until someone turns them on.
       const row = await findLiveIntegrationByInstallationId(db, installationId);
       const back = ids(repositories);
       if (!row || !back.length) return 0;

@@ -2,6 +2,7 @@
 // live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
+import { attemptNote, attemptsKey, attemptsSection, type RunAttempt } from "./attempts.ts";
 import { fmtTime, h, onLeave, show, statusBadge, statusIcon, timeAgo, viewError } from "./dom.ts";
 import { LogView } from "./logview.ts";
 import { FINISHED, formatSeconds, runPhases, type TimelineEvent } from "./phases.ts";
@@ -18,7 +19,8 @@ interface Run {
   status: string;
   experiment_id: string | null;
   compute_type: string;
-  run_config: { command: string[]; parameters: Record<string, unknown>; timeout_seconds: number };
+  run_config: { command: string[]; parameters: Record<string, unknown>; timeout_seconds: number; retries?: number };
+  attempts?: RunAttempt[];
   exit_code: number | null;
   error: string | null;
   duration_seconds: number | null;
@@ -134,6 +136,8 @@ export async function runPage(id: string): Promise<void> {
   let cancelAskedAt: string | null = null;
   const phases = h("div", {});
   let shownPhases = "";
+  const attempts = h("div", {});
+  let shownAttempts: string | null = null;
   // Metrics and outputs (results.ts): read as the run's status calls for, once on the page.
   const results = new RunResults(id);
   const renderHead = () => {
@@ -147,6 +151,7 @@ export async function runPage(id: string): Promise<void> {
         {},
         "Status ",
         statusBadge(run.status),
+        attemptNote(run) ? [" · ", h("span", { id: "run-attempt" }, attemptNote(run))] : "",
         p.current ? [" · ", h("span", { id: "run-phase", "data-phase": p.current.id }, p.current.label)] : "",
         p.current?.since ? [" for ", elapsed(p.current.since, now)] : "",
         run.exit_code !== null ? ` · exit code ${run.exit_code}` : "",
@@ -179,6 +184,10 @@ export async function runPage(id: string): Promise<void> {
     if (key !== shownPhases) {
       shownPhases = key;
       phases.replaceChildren(phaseSection(p, run.status, now));
+    }
+    if (attemptsKey(run) !== shownAttempts) {
+      shownAttempts = attemptsKey(run);
+      attempts.replaceChildren(attemptsSection(run) ?? "");
     }
   };
   renderHead();
@@ -231,6 +240,7 @@ export async function runPage(id: string): Promise<void> {
     ),
     rerunButton(id),
     head,
+    attempts,
     phases,
     setup?.element,
     view.element,

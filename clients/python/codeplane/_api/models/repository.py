@@ -24,6 +24,8 @@ class Repository:
         default_branch (None | str):
         integration_id (None | UUID):
         auto_analyze (bool):
+        report_check_runs (bool): Each run of the repository reports a check run on its commit on GitHub
+            (docs/users/github.md).
         created_at (datetime.datetime):
         updated_at (datetime.datetime):
     """
@@ -35,6 +37,7 @@ class Repository:
     default_branch: None | str
     integration_id: None | UUID
     auto_analyze: bool
+    report_check_runs: bool
     created_at: datetime.datetime
     updated_at: datetime.datetime
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -59,6 +62,8 @@ class Repository:
 
         auto_analyze = self.auto_analyze
 
+        report_check_runs = self.report_check_runs
+
         created_at = self.created_at.isoformat()
 
         updated_at = self.updated_at.isoformat()
@@ -74,6 +79,7 @@ class Repository:
                 "default_branch": default_branch,
                 "integration_id": integration_id,
                 "auto_analyze": auto_analyze,
+                "report_check_runs": report_check_runs,
                 "created_at": created_at,
                 "updated_at": updated_at,
             }
@@ -116,6 +122,8 @@ class Repository:
 
         auto_analyze = d.pop("auto_analyze")
 
+        report_check_runs = d.pop("report_check_runs")
+
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
@@ -128,6 +136,7 @@ class Repository:
             default_branch=default_branch,
             integration_id=integration_id,
             auto_analyze=auto_analyze,
+            report_check_runs=report_check_runs,
             created_at=created_at,
             updated_at=updated_at,
         )

@@ -17,11 +17,14 @@ class UpdateRepository:
         name (str | Unset):
         default_branch (str | Unset):
         auto_analyze (bool | Unset):
+        report_check_runs (bool | Unset): Report each run created from now on as a check run on its commit (repositories
+            connected through a GitHub App installation only; 409 otherwise).
     """
 
     name: str | Unset = UNSET
     default_branch: str | Unset = UNSET
     auto_analyze: bool | Unset = UNSET
+    report_check_runs: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -29,6 +32,8 @@ class UpdateRepository:
         default_branch = self.default_branch
 
         auto_analyze = self.auto_analyze
+
+        report_check_runs = self.report_check_runs
 
         field_dict: dict[str, Any] = {}
 
@@ -39,6 +44,8 @@ class UpdateRepository:
             field_dict["default_branch"] = default_branch
         if auto_analyze is not UNSET:
             field_dict["auto_analyze"] = auto_analyze
+        if report_check_runs is not UNSET:
+            field_dict["report_check_runs"] = report_check_runs
 
         return field_dict
 
@@ -51,10 +58,13 @@ class UpdateRepository:
 
         auto_analyze = d.pop("auto_analyze", UNSET)
 
+        report_check_runs = d.pop("report_check_runs", UNSET)
+
         update_repository = cls(
             name=name,
             default_branch=default_branch,
             auto_analyze=auto_analyze,
+            report_check_runs=report_check_runs,
         )
 
         return update_repository

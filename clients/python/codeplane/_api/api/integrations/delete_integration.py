@@ -114,8 +114,9 @@ def sync_detailed(
 
      Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there
     to remove it). The repositories registered through it are kept, readable as of their last fetch,
-    with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a
-    fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
+    with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer
+    fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like
+    any repository.
 
     Scope: `integrations:write`.
 
@@ -150,8 +151,9 @@ def sync(
 
      Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there
     to remove it). The repositories registered through it are kept, readable as of their last fetch,
-    with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a
-    fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
+    with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer
+    fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like
+    any repository.
 
     Scope: `integrations:write`.
 
@@ -181,8 +183,9 @@ async def asyncio_detailed(
 
      Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there
     to remove it). The repositories registered through it are kept, readable as of their last fetch,
-    with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a
-    fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
+    with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer
+    fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like
+    any repository.
 
     Scope: `integrations:write`.
 
@@ -215,8 +218,9 @@ async def asyncio(
 
      Disconnects the installation from this account (nothing changes on GitHub: uninstall the App there
     to remove it). The repositories registered through it are kept, readable as of their last fetch,
-    with `integration_id` null and `auto_analyze` off; they are no longer fetched (a read that needs a
-    fetch answers 409) and webhooks no longer reach them. Delete them like any repository.
+    with `integration_id` null and `auto_analyze` and `report_check_runs` off; they are no longer
+    fetched (a read that needs a fetch answers 409) and webhooks no longer reach them. Delete them like
+    any repository.
 
     Scope: `integrations:write`.
 

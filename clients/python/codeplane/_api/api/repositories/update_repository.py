@@ -129,7 +129,9 @@ def sync_detailed(
 ) -> Response[Error | Repository | ValidationError]:
     """Update a repository
 
-     Changes its name, default branch or automatic analysis; fields left out keep their value.
+     Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`:
+    each run created afterwards reports a check run on its commit through the repository's GitHub App
+    installation); fields left out keep their value.
 
     Scope: `repositories:write`.
 
@@ -166,7 +168,9 @@ def sync(
 ) -> Error | Repository | ValidationError | None:
     """Update a repository
 
-     Changes its name, default branch or automatic analysis; fields left out keep their value.
+     Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`:
+    each run created afterwards reports a check run on its commit through the repository's GitHub App
+    installation); fields left out keep their value.
 
     Scope: `repositories:write`.
 
@@ -198,7 +202,9 @@ async def asyncio_detailed(
 ) -> Response[Error | Repository | ValidationError]:
     """Update a repository
 
-     Changes its name, default branch or automatic analysis; fields left out keep their value.
+     Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`:
+    each run created afterwards reports a check run on its commit through the repository's GitHub App
+    installation); fields left out keep their value.
 
     Scope: `repositories:write`.
 
@@ -233,7 +239,9 @@ async def asyncio(
 ) -> Error | Repository | ValidationError | None:
     """Update a repository
 
-     Changes its name, default branch or automatic analysis; fields left out keep their value.
+     Changes its name, default branch, automatic analysis or check-run reporting (`report_check_runs`:
+    each run created afterwards reports a check run on its commit through the repository's GitHub App
+    installation); fields left out keep their value.
 
     Scope: `repositories:write`.
 
