@@ -47,6 +47,7 @@ import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
 import { RUN_STREAM_TIMELINE } from "./domain/runs/run-timeline.ts";
 import { LogHub } from "./logs/hub.ts";
+import { RunFeed } from "./domain/runs/run-feed.ts";
 import { pgLogStore, type StateExtra } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
@@ -202,6 +203,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         // Open streams end without `end`, so their clients reconnect to another replica.
         api?.logHub.close();
         api?.analysisLogHub.close();
+        api?.runFeed?.close();
         await step("listeners", () => Promise.all(servers.map((h) => h.close())));
         await step("background", () => api?.background.stop());
         await step("controller", () => elector?.stop());
@@ -328,6 +330,7 @@ function apiServices(
     // Warm pools' pods take their assignments through the internal door (nothing answers a credential no pool pod holds).
     pools: new PoolService(box),
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
+    runFeed: new RunFeed({ db: database.db, logger: logger.child({ component: "run-feed" }) }),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),

@@ -94,6 +94,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0020_warm_pools",
         "0023_log_groups",
         "0024_run_attempts",
+        "0026_run_changes",
       ],
     });
     expect(JSON.parse((await cli("migrate")).stdout)).toEqual({ applied: [] });

@@ -302,6 +302,7 @@ describe("operations endpoints", () => {
       "/v1/repositories/{repository_id}/refs",
       "/v1/repositories/{repository_id}/{commit_hash}/runs",
       "/v1/runs",
+      "/v1/runs/events",
       "/v1/runs/{run_id}",
       "/v1/runs/{run_id}/cancel",
       "/v1/runs/{run_id}/logs",

@@ -21,6 +21,7 @@ import * as m0019 from "./0019_limits.ts";
 import * as m0020 from "./0020_warm_pools.ts";
 import * as m0023 from "./0023_log_groups.ts";
 import * as m0024 from "./0024_run_attempts.ts";
+import * as m0026 from "./0026_run_changes.ts";
 
 // Migrations are imported statically, not read from a folder at run time, so
 // the compiled binary and the container image carry them with no file lookup.
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   "0020_warm_pools": m0020,
   "0023_log_groups": m0023,
   "0024_run_attempts": m0024,
+  "0026_run_changes": m0026,
 };
 
 export const migrationProvider: MigrationProvider = {
