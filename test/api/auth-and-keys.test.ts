@@ -297,6 +297,7 @@ describe("operations endpoints", () => {
       "/v1/repositories/{repository_id}/analysis/{commit_hash}",
       "/v1/repositories/{repository_id}/analysis/{commit_hash}/cancel",
       "/v1/repositories/{repository_id}/analysis/{commit_hash}/logs/stream",
+      "/v1/repositories/{repository_id}/commits/{ref}",
       "/v1/repositories/{repository_id}/files",
       "/v1/repositories/{repository_id}/files/{path}",
       "/v1/repositories/{repository_id}/refs",

@@ -157,6 +157,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/repositories/{repository_id}/commits/{ref}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a commit
+     * @description The commit `ref` names (a branch, tag, full or short commit hash): its hash, its message (and the message's first line, `title`), its author and committer with their dates, and its parents. An unknown ref makes one fetch of the repository (at most every few seconds) before it is a 404.
+     *
+     *     Scope: `repositories:read`.
+     */
+    get: operations["getRepositoryCommit"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/repositories/{repository_id}/files/{path}": {
     parameters: {
       query?: never;
@@ -1292,6 +1314,27 @@ export interface components {
       }[];
       /** @description Pass as ?cursor= (with the same `path`) for the rest of the directory, read at the same commit; null on the last page. */
       next_cursor: string | null;
+    };
+    RepositoryCommit: {
+      commit_hash: string;
+      /** @description The message's first line. */
+      title: string;
+      /** @description The whole message, without its final newline; cut after 65,536 characters. */
+      message: string;
+      author: {
+        name: string;
+        email: string;
+        /** @description RFC 3339, with the offset the commit records (not converted to UTC). */
+        date: string;
+      };
+      committer: {
+        name: string;
+        email: string;
+        /** @description RFC 3339, with the offset the commit records (not converted to UTC). */
+        date: string;
+      };
+      /** @description The parents' hashes: none for a root commit, two or more for a merge. */
+      parents: string[];
     };
     RepositoryFile: {
       commit_hash: string;
@@ -3178,6 +3221,103 @@ export interface operations {
         };
       };
       /** @description No such repository, ref or directory. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected failure (a bug); the body reveals nothing, the log has the request id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The repository could not be read or fetched now: git failed or timed out, its host could not be resolved, or no git fetch slot (this account's share or the server's) became free within the queue wait, in which case `Retry-After` says when to try again. Also: A service this operation depends on failed or was busy (the database's pool, Postgres, the Kubernetes API server, the network, this process's resources); try again after `Retry-After` (docs/users/api-behaviour.md lists the classes). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again; sent when git fetches were busy. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getRepositoryCommit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        repository_id: string;
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The commit. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RepositoryCommit"];
+        };
+      };
+      /** @description Missing, invalid, revoked or expired credential. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credential lacks the `repositories:read` scope. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such repository or ref. */
       404: {
         headers: {
           [name: string]: unknown;

@@ -104,6 +104,9 @@ from .o_auth_grant_scopes_item import OAuthGrantScopesItem
 from .refused_output import RefusedOutput
 from .register_installation_repository import RegisterInstallationRepository
 from .repository import Repository
+from .repository_commit import RepositoryCommit
+from .repository_commit_author import RepositoryCommitAuthor
+from .repository_commit_committer import RepositoryCommitCommitter
 from .repository_file import RepositoryFile
 from .repository_file_encoding import RepositoryFileEncoding
 from .repository_page import RepositoryPage
@@ -273,6 +276,9 @@ __all__ = (
     "RefusedOutput",
     "RegisterInstallationRepository",
     "Repository",
+    "RepositoryCommit",
+    "RepositoryCommitAuthor",
+    "RepositoryCommitCommitter",
     "RepositoryFile",
     "RepositoryFileEncoding",
     "RepositoryPage",
