@@ -47,7 +47,7 @@ import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
 import { RUN_STREAM_TIMELINE } from "./domain/runs/run-timeline.ts";
 import { LogHub } from "./logs/hub.ts";
-import { RunFeed } from "./domain/runs/run-feed.ts";
+import { RUN_CHANGES_CHANNEL, RunFeed } from "./domain/runs/run-feed.ts";
 import { pgLogStore, type StateExtra } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
@@ -92,6 +92,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     logger,
   });
   let keyChanges: ChannelListener | null = null;
+  let runChanges: ChannelListener | null = null;
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     await bootstrapCredentials(config, database, logger);
@@ -128,6 +129,11 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
     keyChanges =
       api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
+    // Run changes wake the runs feed at once (it reads once a second without them, as on the embedded database).
+    runChanges =
+      api?.runFeed && database.kind === "postgres" && config.database.url
+        ? await listenToChannel(config.database.url, RUN_CHANGES_CHANNEL, api.runFeed, logger)
+        : null;
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -208,6 +214,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         await step("background", () => api?.background.stop());
         await step("controller", () => elector?.stop());
         await step("key_notifications", () => keyChanges?.close());
+        await step("run_notifications", () => runChanges?.close());
         objects?.close();
         await step("database", () => database.close());
         logger.info({ steps_ms: steps }, "service closed");
@@ -215,6 +222,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     };
   } catch (err) {
     await keyChanges?.close();
+    await runChanges?.close();
     await database.close();
     throw err;
   }

@@ -13,6 +13,9 @@ import { sql, type Kysely } from "kysely";
 // seen everything: every transaction below it has ended, so its changes were
 // in the read. The byte counts and metric sequence the archiver writes on
 // every batch are not what a run's state is, and leave the column alone.
+// Each change also NOTIFYs `runs_changed`, so a process listening reads at
+// once instead of at its next look (the looks stay: they are what is
+// relied on; a notification only makes them sooner).
 
 const SHOWN = [
   "status",
@@ -38,6 +41,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     create function runs_change_xid() returns trigger language plpgsql as $$
     begin
       new.change_xid := pg_current_xact_id();
+      -- Wakes the API processes' feeds at commit (identical payloads of one transaction are sent once).
+      perform pg_notify('runs_changed', '');
       return new;
     end $$`.execute(db);
   const changed = SHOWN.map((c) => `old.${c} is distinct from new.${c}`).join(" or ");

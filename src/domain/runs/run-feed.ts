@@ -1,4 +1,5 @@
 import type { Db } from "../../db/database.ts";
+import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
 import { DomainError } from "../errors.ts";
 import { currentPosition, positionBelow, readChanges, type RunChange } from "./run-changes.ts";
@@ -68,7 +69,12 @@ interface Stream {
   sent: Map<string, string>;
 }
 
-export class RunFeed {
+/** The channel migration 0026's trigger notifies on each change: a process listening looks at once. */
+export const RUN_CHANGES_CHANNEL = "runs_changed";
+/** After a notification, the look waits this long, so a burst of changes is read together. */
+const WAKE_DELAY_MS = 50;
+
+export class RunFeed implements ChannelHandlers {
   readonly #db: Db;
   readonly #logger: Logger;
   readonly #max: number;
@@ -84,6 +90,9 @@ export class RunFeed {
   #starting: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** A look is under way; a notification meanwhile asks for another right after it. */
+  #looking = false;
+  #again = false;
 
   constructor(o: RunFeedOptions) {
     this.#db = o.db;
@@ -164,6 +173,21 @@ export class RunFeed {
     this.#streams.clear();
   }
 
+  /** A run changed (Postgres' notification, with a LISTEN on a server): look soon rather than at the next second. */
+  onNotify(): void {
+    if (this.#since === null || this.#closed) return;
+    if (this.#looking) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), WAKE_DELAY_MS);
+  }
+
+  // The looks go on whether or not the LISTEN is in place: notifications only make them sooner.
+  onListening(): void {}
+  onLost(): void {}
+
   async #ensureStarted(): Promise<void> {
     if (this.#since !== null) return;
     this.#starting ??= currentPosition(this.#db)
@@ -175,8 +199,8 @@ export class RunFeed {
     await this.#starting;
   }
 
-  #schedule(): void {
-    if (this.#timer === null && !this.#closed) this.#timer = setTimeout(() => void this.#tick(), this.#pollMs);
+  #schedule(delay = this.#pollMs): void {
+    if (this.#timer === null && !this.#closed) this.#timer = setTimeout(() => void this.#tick(), delay);
   }
 
   async #tick(): Promise<void> {
@@ -186,12 +210,16 @@ export class RunFeed {
       this.#since = null;
       return;
     }
+    this.#looking = true;
+    this.#again = false;
     try {
       await this.#look();
     } catch (err) {
       if (!this.#closed) this.#logger.warn({ err }, "reading the runs that changed failed; trying again");
+    } finally {
+      this.#looking = false;
     }
-    this.#schedule();
+    this.#schedule(this.#again ? WAKE_DELAY_MS : this.#pollMs);
   }
 
   async #look(): Promise<void> {

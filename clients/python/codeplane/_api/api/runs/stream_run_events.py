@@ -188,14 +188,15 @@ def sync_detailed(
      Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each
     time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs
     that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that
-    leaves it is sent with its new status). Changes are found once a second by each API process,
-    whichever process or the controller made them. On connect `event: ready` (with an `id`) says the
-    stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or
-    `?after=` (an id the stream sent): first the current state of every run that changed since, then
-    `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by
-    `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again)
-    instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the
-    client then resumes. At most 10 streams per account per API process (429 beyond).
+    leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of
+    their commit on a Postgres server, and at least once a second), whichever process or the controller
+    made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a
+    list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
+    first the current state of every run that changed since, then `ready`, then what changes next;
+    nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
+    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
+    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
+    per account per API process (429 beyond).
 
     Scope: `runs:read`.
 
@@ -246,14 +247,15 @@ def sync(
      Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each
     time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs
     that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that
-    leaves it is sent with its new status). Changes are found once a second by each API process,
-    whichever process or the controller made them. On connect `event: ready` (with an `id`) says the
-    stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or
-    `?after=` (an id the stream sent): first the current state of every run that changed since, then
-    `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by
-    `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again)
-    instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the
-    client then resumes. At most 10 streams per account per API process (429 beyond).
+    leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of
+    their commit on a Postgres server, and at least once a second), whichever process or the controller
+    made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a
+    list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
+    first the current state of every run that changed since, then `ready`, then what changes next;
+    nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
+    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
+    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
+    per account per API process (429 beyond).
 
     Scope: `runs:read`.
 
@@ -298,14 +300,15 @@ async def asyncio_detailed(
      Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each
     time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs
     that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that
-    leaves it is sent with its new status). Changes are found once a second by each API process,
-    whichever process or the controller made them. On connect `event: ready` (with an `id`) says the
-    stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or
-    `?after=` (an id the stream sent): first the current state of every run that changed since, then
-    `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by
-    `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again)
-    instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the
-    client then resumes. At most 10 streams per account per API process (429 beyond).
+    leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of
+    their commit on a Postgres server, and at least once a second), whichever process or the controller
+    made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a
+    list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
+    first the current state of every run that changed since, then `ready`, then what changes next;
+    nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
+    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
+    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
+    per account per API process (429 beyond).
 
     Scope: `runs:read`.
 
@@ -354,14 +357,15 @@ async def asyncio(
      Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each
     time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs
     that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that
-    leaves it is sent with its new status). Changes are found once a second by each API process,
-    whichever process or the controller made them. On connect `event: ready` (with an `id`) says the
-    stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or
-    `?after=` (an id the stream sent): first the current state of every run that changed since, then
-    `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by
-    `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again)
-    instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the
-    client then resumes. At most 10 streams per account per API process (429 beyond).
+    leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of
+    their commit on a Postgres server, and at least once a second), whichever process or the controller
+    made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a
+    list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
+    first the current state of every run that changed since, then `ready`, then what changes next;
+    nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
+    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
+    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
+    per account per API process (429 beyond).
 
     Scope: `runs:read`.
 
