@@ -91,8 +91,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     dataDir: config.dataDir,
     logger,
   });
-  let keyChanges: ChannelListener | null = null;
-  let runChanges: ChannelListener | null = null;
+  let changes: ChannelListener[] = [];
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     await bootstrapCredentials(config, database, logger);
@@ -126,14 +125,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     // Environment archives live here (a directory under the data dir, or S3); only API processes serve them.
     const objects = config.components.api ? await createObjectStore(config, logger.child({ component: "object-store" })) : null;
     const api = objects ? apiServices(config, database, git, kube, envVars, box, installation, github, metrics, objects, logger) : null;
-    // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
-    keyChanges =
-      api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
-    // Run changes wake the runs feed at once (it reads once a second without them, as on the embedded database).
-    runChanges =
-      api?.runFeed && database.kind === "postgres" && config.database.url
-        ? await listenToChannel(config.database.url, RUN_CHANGES_CHANNEL, api.runFeed, logger)
-        : null;
+    changes = await listenForChanges(config, database, api, logger);
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -213,19 +205,40 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         await step("listeners", () => Promise.all(servers.map((h) => h.close())));
         await step("background", () => api?.background.stop());
         await step("controller", () => elector?.stop());
-        await step("key_notifications", () => keyChanges?.close());
-        await step("run_notifications", () => runChanges?.close());
+        await step("notifications", () => Promise.all(changes.map((c) => c.close())));
         objects?.close();
         await step("database", () => database.close());
         logger.info({ steps_ms: steps }, "service closed");
       },
     };
   } catch (err) {
-    await keyChanges?.close();
-    await runChanges?.close();
+    await Promise.all(changes.map((c) => c.close()));
     await database.close();
     throw err;
   }
+}
+
+/**
+ * The LISTENs of an API process on a Postgres server: revocations reach the key cache, and run
+ * changes wake the runs feed (which reads once a second without them). The embedded database has
+ * no other process to hear from: none there.
+ */
+async function listenForChanges(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  api: { apiKeys: ApiKeyCache; runFeed?: RunFeed } | null,
+  logger: Logger,
+): Promise<ChannelListener[]> {
+  const url = database.kind === "postgres" ? config.database.url : null;
+  if (!api || !url) return [];
+  const listeners = [await listenToChannel(url, API_KEY_CHANNEL, api.apiKeys, logger)];
+  try {
+    if (api.runFeed) listeners.push(await listenToChannel(url, RUN_CHANGES_CHANNEL, api.runFeed, logger));
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close()));
+    throw err;
+  }
+  return listeners;
 }
 
 /** The /v1 API's services, for a process that serves the API (CODEPLANE_COMPONENTS includes api). */
