@@ -49,6 +49,7 @@ import { LeaderElector } from "./controller/leader-election.ts";
 import { RunService } from "./domain/runs/runs.ts";
 import { RUN_STREAM_TIMELINE } from "./domain/runs/run-timeline.ts";
 import { LogHub } from "./logs/hub.ts";
+import { RUN_CHANGES_CHANNEL, RunFeed } from "./domain/runs/run-feed.ts";
 import { pgLogStore, type StateExtra } from "./db/log-store.ts";
 import { AnalysisService } from "./domain/analyses/analyses.ts";
 import { readInstallationId } from "./domain/workloads/installation.ts";
@@ -92,7 +93,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     dataDir: config.dataDir,
     logger,
   });
-  let keyChanges: ChannelListener | null = null;
+  let changes: ChannelListener[] = [];
   try {
     if (config.database.migrateOnStart) await migrateToLatest(database.db, logger);
     await bootstrapCredentials(config, database, logger);
@@ -126,9 +127,7 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
     // Environment archives live here (a directory under the data dir, or S3); only API processes serve them.
     const objects = config.components.api ? await createObjectStore(config, logger.child({ component: "object-store" })) : null;
     const api = objects ? apiServices(config, database, git, kube, envVars, box, installation, github, metrics, objects, logger) : null;
-    // Revocations reach the key cache through Postgres; the embedded database has no other process to hear from, so no cache there.
-    keyChanges =
-      api && database.kind === "postgres" && config.database.url ? await listenToChannel(config.database.url, API_KEY_CHANNEL, api.apiKeys, logger) : null;
+    changes = await listenForChanges(config, database, api, logger);
     let elector: LeaderElector | null = null;
     let shuttingDown = false;
     const apps = createApps({
@@ -204,20 +203,44 @@ export async function startService(config: Readonly<Config>, logger: Logger): Pr
         // Open streams end without `end`, so their clients reconnect to another replica.
         api?.logHub.close();
         api?.analysisLogHub.close();
+        api?.runFeed?.close();
         await step("listeners", () => Promise.all(servers.map((h) => h.close())));
         await step("background", () => api?.background.stop());
         await step("controller", () => elector?.stop());
-        await step("key_notifications", () => keyChanges?.close());
+        await step("notifications", () => Promise.all(changes.map((c) => c.close())));
         objects?.close();
         await step("database", () => database.close());
         logger.info({ steps_ms: steps }, "service closed");
       },
     };
   } catch (err) {
-    await keyChanges?.close();
+    await Promise.all(changes.map((c) => c.close()));
     await database.close();
     throw err;
   }
+}
+
+/**
+ * The LISTENs of an API process on a Postgres server: revocations reach the key cache, and run
+ * changes wake the runs feed (which reads once a second without them). The embedded database has
+ * no other process to hear from: none there.
+ */
+async function listenForChanges(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  api: { apiKeys: ApiKeyCache; runFeed?: RunFeed } | null,
+  logger: Logger,
+): Promise<ChannelListener[]> {
+  const url = database.kind === "postgres" ? config.database.url : null;
+  if (!api || !url) return [];
+  const listeners = [await listenToChannel(url, API_KEY_CHANNEL, api.apiKeys, logger)];
+  try {
+    if (api.runFeed) listeners.push(await listenToChannel(url, RUN_CHANGES_CHANNEL, api.runFeed, logger));
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close()));
+    throw err;
+  }
+  return listeners;
 }
 
 /** The /v1 API's services, for a process that serves the API (CODEPLANE_COMPONENTS includes api). */
@@ -332,6 +355,7 @@ function apiServices(
     // Warm pools' pods take their assignments through the internal door (nothing answers a credential no pool pod holds).
     pools: new PoolService(box),
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
+    runFeed: new RunFeed({ db: database.db, logger: logger.child({ component: "run-feed" }) }),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),

@@ -95,6 +95,7 @@ describe("codeplane CLI", { timeout: PROCESS_TEST_MS }, () => {
         "0023_log_groups",
         "0024_run_attempts",
         "0025_run_check_runs",
+        "0026_run_changes",
         "0027_account_cpu_memory",
         "0028_queued_runs",
         "0029_warm_pool_diagnostics",

@@ -7,6 +7,7 @@ import type { Db } from "../db/database.ts";
 import type { EnvVarService } from "../domain/env-vars/env-vars.ts";
 import type { RepositoryService } from "../domain/repositories/repositories.ts";
 import type { LogHub } from "../logs/hub.ts";
+import type { RunFeed } from "../domain/runs/run-feed.ts";
 import type { RunService } from "../domain/runs/runs.ts";
 import type { Logger } from "../logger.ts";
 import { createHttpMetrics } from "./metrics.ts";
@@ -65,6 +66,8 @@ export interface ApiServices {
   /** Warm pools: the door pool pods take their assignment from (/internal/pool/*). Absent: not served. */
   pools?: PoolService;
   logHub: LogHub;
+  /** The account's runs as they change (GET /v1/runs/events). Absent: documented, not served (the route declarations' tests). */
+  runFeed?: RunFeed;
   analyses: AnalysisService;
   /** The log hub over analyses' logs. */
   analysisLogHub: LogHub;
@@ -91,7 +94,7 @@ export function registerApiRoutes(routes: Routes, s: ApiServices): void {
   registerKeyRoutes(routes, s.db);
   registerRepositoryRoutes(routes, s.db, s.repositories);
   registerEnvVarRoutes(routes, s.db, s.envVars);
-  registerRunRoutes(routes, s.db, s.runs, s.logHub, s.outputs);
+  registerRunRoutes(routes, s.db, s.runs, s.logHub, s.outputs, s.runFeed);
   if (s.outputs) registerOutputRoutes(routes, s.db, s.outputs);
   registerEnvironmentRoutes(routes, s.db, s.environments);
   registerAnalysisRoutes(routes, s.db, s.analyses, s.analysisLogHub);

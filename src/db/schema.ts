@@ -116,6 +116,8 @@ export interface RunsTable {
   queue_reason: Generated<string | null>;
   /** The run's attempts, mirrored from the Run's status.attempts (migration 0024); null: none recorded yet. */
   attempts: ColumnType<RunAttemptRow[] | null, string | null | undefined, string | null>;
+  /** The transaction that last changed what the API shows of the run (migration 0026, set by a trigger): the run feed's position. xid8, read as text. */
+  change_xid: ColumnType<string | null, never, never>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/shared/ids.ts";
 import { createFixtureRepo, FIXTURE_UTF8, type FixtureRepo } from "../helpers/git-fixture.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 const MAX_FILE_BYTES = 100 * 1024;
 
@@ -226,6 +227,46 @@ describe("repository files", () => {
     const res = await call();
     expect(res.status).toBe(422);
     expect(Array.isArray((await res.json()).detail)).toBe(true);
+  });
+});
+
+describe("a repository's commits", () => {
+  const commit = (ref: string, tenant = alice) => tenant.api(`/v1/repositories/${repo.id}/commits/${ref}`);
+
+  it("reads the default branch's head: its message, author, committer and parent", async () => {
+    const res = await commit("main");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      commit_hash: fixture.commits.main,
+      title: "Add the awkward files",
+      message: "Add the awkward files",
+      author: { name: "Fixture Author", email: "fixture@example.com", date: "2023-11-14T22:14:20+00:00" },
+      committer: { name: "Fixture Author", email: "fixture@example.com", date: "2023-11-14T22:14:20+00:00" },
+      parents: [fixture.commits.initial],
+    });
+    // The root commit has no parent; a short hash and a tag name it as well.
+    expect((await (await commit(fixture.commits.initial.slice(0, 8))).json()).parents).toEqual([]);
+    expect((await (await commit("v1.0.0")).json()).commit_hash).toBe(fixture.commits.main);
+  });
+
+  it("reads a long message whole, its first line as the title, and a branch with a slash in its name", async () => {
+    const message = `Fix the thing\n\nBecause it was broken: ${"détails ".repeat(40)}\n- one\n- two\n`;
+    const hash = await fixture.commit("topic/long-message", { "notes.txt": "x\n" }, { message });
+    // Pushed after the mirror's last fetch: an unknown ref fetches again, at most every few seconds.
+    await until("the new branch, fetched", 60_000, async () => (await commit("topic/long-message")).status === 200);
+    for (const ref of ["topic/long-message", "topic%2Flong-message", hash]) {
+      const body = await (await commit(ref)).json();
+      expect(body.commit_hash, ref).toBe(hash);
+      expect(body.title).toBe("Fix the thing");
+      expect(body.message).toBe(message.trimEnd());
+    }
+  });
+
+  it("answers 404 for an unknown ref and another account's repository, 422 for a malformed ref", async () => {
+    expect((await commit("no-such-branch")).status).toBe(404);
+    expect((await commit("main", bob)).status).toBe(404);
+    const bad = await commit("a..b");
+    expect(bad.status).toBe(422);
   });
 });
 

@@ -139,7 +139,8 @@ describe("the dashboard in Chromium", { timeout: UI_TEST_MS }, () => {
     await page.locator("#tree").waitFor();
     await page.locator("#ref").fill("light");
     await page.getByRole("button", { name: "Browse" }).click();
-    await page.getByText(`commit ${fixture.commits.initial}`).waitFor();
+    await page.locator(`#last-commit[data-commit="${fixture.commits.initial}"]`).waitFor();
+    expect(await page.locator("#last-commit .commit-title").textContent()).toBe("Initial commit");
     await expect.poll(() => page.locator("#tree tr").count(), { timeout: UI_WAIT_MS }).toBe(1);
     await page.locator("#ref").fill(fixture.commits.feature);
     await page.getByRole("button", { name: "Browse" }).click();

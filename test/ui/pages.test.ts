@@ -302,7 +302,7 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await axe(page)).toEqual([]);
     // The duration column: creation to end, or so far with the phase in progress.
     expect(await page.locator(`[data-run-id="${envRun}"] td.duration`).textContent()).toBe("20 s");
-    expect(await page.locator(`[data-run-id="${buildingRun}"] td.duration`).textContent()).toMatch(/^\d+ s so far$/);
+    expect(await page.locator(`[data-run-id="${buildingRun}"] td.duration`).textContent()).toMatch(/^(\d+ min )?\d+ s so far$/);
     expect(await page.locator(`[data-run-id="${buildingRun}"] [data-phase]`).textContent()).toBe(" · Building environment");
     // One line per run (the whole command on hover), its repository by name, its creation relative (absolute on hover).
     const row = page.locator(`[data-run-id="${failedRun}"]`);
@@ -557,6 +557,18 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}`);
     await page.locator("#readme h3", { hasText: "Fixture" }).waitFor();
     expect(await page.locator("#readme p").first().textContent()).toBe("A repository for codeplane tests.");
+    // The last commit: its title, its short hash linking to its runs, its author, when (the date on hover).
+    const last = page.locator("#last-commit");
+    await last.locator(".commit-title", { hasText: "Add the awkward files" }).waitFor();
+    const runsLink = last.getByRole("link");
+    expect([await runsLink.textContent(), await runsLink.getAttribute("href")]).toEqual([
+      t.fixture.commits.main.slice(0, 10),
+      `#/runs?repository_id=${t.repoId}&commit=${t.fixture.commits.main}`,
+    ]);
+    expect(await last.locator(".commit-author").textContent()).toBe("Fixture Author");
+    expect(await last.locator("time").getAttribute("datetime")).toBe("2023-11-14T22:14:20+00:00");
+    expect(await last.locator("time").getAttribute("title")).toMatch(/2023/);
+    expect(await last.locator("time").textContent()).toMatch(/^\d+ d ago$/);
     expect(await axe(page)).toEqual([]);
     // An unknown ref on the repository page: the page stays, the error in its place.
     await page.goto(`${t.svc.url}/ui/#/repos/${t.repoId}?ref=no-such-branch`);
@@ -579,6 +591,10 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
       await page.getByRole("heading", { name: ready }).waitFor();
       if (hash === "#/repos" || hash === "#/keys" || hash.includes("README"))
         await shot(page, hash === "#/repos" ? "repositories" : hash === "#/keys" ? "keys" : "file");
+      if (hash === `#/repos/${t.repoId}`) {
+        await page.locator("#last-commit .commit-title").waitFor();
+        await shot(page, "repository");
+      }
       expect(await axe(page), hash).toEqual([]);
     }
   });

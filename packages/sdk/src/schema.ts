@@ -157,6 +157,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/repositories/{repository_id}/commits/{ref}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a commit
+     * @description The commit `ref` names (a branch, tag, full or short commit hash): its hash, its message (and the message's first line, `title`), its author and committer with their dates, and its parents. An unknown ref makes one fetch of the repository (at most every few seconds) before it is a 404.
+     *
+     *     Scope: `repositories:read`.
+     */
+    get: operations["getRepositoryCommit"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/repositories/{repository_id}/files/{path}": {
     parameters: {
       query?: never;
@@ -239,6 +261,28 @@ export interface paths {
      *     Scope: `env:write`.
      */
     patch: operations["updateEnvironmentVariable"];
+    trace?: never;
+  };
+  "/v1/runs/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Follow the account's runs as they change
+     * @description Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of their commit on a Postgres server, and at least once a second), whichever process or the controller made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent): first the current state of every run that changed since, then `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again) instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams per account per API process (429 beyond).
+     *
+     *     Scope: `runs:read`.
+     */
+    get: operations["streamRunEvents"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/v1/repositories/{repository_id}/{commit_hash}/runs": {
@@ -1275,6 +1319,27 @@ export interface components {
       /** @description Pass as ?cursor= (with the same `path`) for the rest of the directory, read at the same commit; null on the last page. */
       next_cursor: string | null;
     };
+    RepositoryCommit: {
+      commit_hash: string;
+      /** @description The message's first line. */
+      title: string;
+      /** @description The whole message, without its final newline; cut after 65,536 characters. */
+      message: string;
+      author: {
+        name: string;
+        email: string;
+        /** @description RFC 3339, with the offset the commit records (not converted to UTC). */
+        date: string;
+      };
+      committer: {
+        name: string;
+        email: string;
+        /** @description RFC 3339, with the offset the commit records (not converted to UTC). */
+        date: string;
+      };
+      /** @description The parents' hashes: none for a root commit, two or more for a merge. */
+      parents: string[];
+    };
     RepositoryFile: {
       commit_hash: string;
       path: string;
@@ -1323,6 +1388,40 @@ export interface components {
       value?: string;
       secret?: boolean;
     };
+    /** @description One Server-Sent Event of `GET /v1/runs/events`. Before the first event the stream sets `retry: 3000`; a `: ping` comment comes every 15 s. Neither is an event. */
+    RunFeedEvent:
+      | {
+          /** @enum {string} */
+          event: "ready";
+          /** @description A position in the feed; send it back as `Last-Event-ID` to resume. */
+          id: string;
+          /** @description JSON text; its decoded shape is `contentSchema`. */
+          data: string;
+        }
+      | {
+          /** @enum {string} */
+          event: "run";
+          /** @description A position in the feed; send it back as `Last-Event-ID` to resume. */
+          id?: string;
+          /** @description JSON text; its decoded shape is `contentSchema`. */
+          data: string;
+        }
+      | {
+          /** @enum {string} */
+          event: "deleted";
+          /** @description A position in the feed; send it back as `Last-Event-ID` to resume. */
+          id?: string;
+          /** @description JSON text; its decoded shape is `contentSchema`. */
+          data: string;
+        }
+      | {
+          /** @enum {string} */
+          event: "reset";
+          /** @description A position in the feed; send it back as `Last-Event-ID` to resume. */
+          id: string;
+          /** @description JSON text; its decoded shape is `contentSchema`. */
+          data: string;
+        };
     Run: {
       /** Format: uuid */
       run_id: string;
@@ -3185,6 +3284,103 @@ export interface operations {
       };
     };
   };
+  getRepositoryCommit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        repository_id: string;
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The commit. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RepositoryCommit"];
+        };
+      };
+      /** @description Missing, invalid, revoked or expired credential. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credential lacks the `repositories:read` scope. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such repository or ref. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The repository's clone URL is no longer allowed by the server's clone URL policy (local repositories were turned off, or its host now resolves to a private address), or a fetch it needs cannot be made because its GitHub App installation is suspended, deleted or was disconnected, or its git server answered but lacks objects the repository refers to (a damaged repository, to be repaired on the server); the detail says why. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected failure (a bug); the body reveals nothing, the log has the request id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The repository could not be read or fetched now: git failed or timed out, its host could not be resolved, or no git fetch slot (this account's share or the server's) became free within the queue wait, in which case `Retry-After` says when to try again. Also: A service this operation depends on failed or was busy (the database's pool, Postgres, the Kubernetes API server, the network, this process's resources); try again after `Retry-After` (docs/users/api-behaviour.md lists the classes). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again; sent when git fetches were busy. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   getRepositoryFile: {
     parameters: {
       query?: {
@@ -3835,6 +4031,100 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  streamRunEvents: {
+    parameters: {
+      query?: {
+        /** @description Only this repository's runs. */
+        repository_id?: string;
+        /** @description Only runs that are, or have been, in this status: a run that leaves it is sent once more, with its new status. */
+        status?: "pending" | "preprocessing" | "running" | "completed" | "failed" | "cancelled";
+        /** @description Resume after this event id (`Last-Event-ID` wins). */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The event stream: `ready`, then `run` and `deleted` events as runs change (and `reset` when too many did). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": components["schemas"]["RunFeedEvent"];
+        };
+      };
+      /** @description Missing, invalid, revoked or expired credential. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credential lacks the `runs:read` scope. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such repository in this account. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed. Also for any string or object key holding a NUL character or an unpaired UTF-16 surrogate (`value_error`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. Also: The account has 10 run event streams open on this API process; close one, or try again after `Retry-After`. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected failure (a bug); the body reveals nothing, the log has the request id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The process is shutting down; try again after `Retry-After`. Also: A service this operation depends on failed or was busy (the database's pool, Postgres, the Kubernetes API server, the network, this process's resources); try again after `Retry-After` (docs/users/api-behaviour.md lists the classes). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again; sent when git fetches were busy. */
           "Retry-After"?: number;
           [name: string]: unknown;
         };

@@ -3,10 +3,12 @@ import type { Db } from "../../db/database.ts";
 import { normalizeRepoPath } from "../../domain/repositories/repo-path.ts";
 import type { RepositoryService } from "../../domain/repositories/repositories.ts";
 import {
+  commitSchema,
   createRepositorySchema,
   fileContentSchema,
   fileQuerySchema,
   filesQuerySchema,
+  refText,
   refsSchema,
   repoPathText,
   repositorySchema,
@@ -151,6 +153,27 @@ export function registerRepositoryRoutes(routes: Routes, db: Db, repos: Reposito
       const page = { limit: query.limit, cursor: query.cursor };
       return { status: 200, body: await repos.tree(db, principal.accountId, params.repository_id, query.ref, path, page) };
     },
+  });
+
+  routes.add({
+    method: "get",
+    path: "/v1/repositories/{repository_id}/commits/{ref}",
+    // A branch's name may hold slashes (feature/x), sent as they are or as %2F.
+    koaPath: "/v1/repositories/:repository_id/commits/*ref",
+    operationId: "getRepositoryCommit",
+    summary: "Read a commit",
+    description:
+      "The commit `ref` names (a branch, tag, full or short commit hash): its hash, its message (and the message's first line, `title`), its author and committer with their dates, and its parents. An unknown ref makes one fetch of the repository (at most every few seconds) before it is a 404.",
+    tag: "Repositories",
+    scope: "repositories:read",
+    params: z.strictObject({ repository_id: z.uuid(), ref: refText }),
+    responses: {
+      200: { description: "The commit.", schema: commitSchema },
+      404: { description: "No such repository or ref.", schema: errorBodySchema },
+      409: gitRefused,
+      503: gitUnavailable,
+    },
+    handler: async (_ctx, { params, principal }) => ({ status: 200, body: await repos.commit(db, principal.accountId, params.repository_id, params.ref) }),
   });
 
   routes.add({

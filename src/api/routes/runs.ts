@@ -24,6 +24,8 @@ import type { LogHub } from "../../logs/hub.ts";
 import type { OutputService } from "../../domain/outputs/outputs.ts";
 import { errorBodySchema, type Routes } from "../route.ts";
 import { streamLogs } from "../sse.ts";
+import { registerRunEventRoutes } from "./run-events.ts";
+import type { RunFeed } from "../../domain/runs/run-feed.ts";
 import {
   clusterUnavailable,
   commitParams,
@@ -76,7 +78,9 @@ async function created(ctx: Context, db: Db, runs: RunService, accountId: string
   return { status: 201, body: result.run };
 }
 
-export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub, outputs?: Pick<OutputService, "deleteForRun">): void {
+export function registerRunRoutes(routes: Routes, db: Db, runs: RunService, hub: LogHub, outputs?: Pick<OutputService, "deleteForRun">, feed?: RunFeed): void {
+  // Before /v1/runs/{run_id}, which would otherwise take "events" for a run id.
+  registerRunEventRoutes(routes, db, feed);
   routes.add({
     method: "post",
     path: "/v1/repositories/{repository_id}/{commit_hash}/runs",

@@ -22,6 +22,7 @@ import * as m0020 from "./0020_warm_pools.ts";
 import * as m0023 from "./0023_log_groups.ts";
 import * as m0024 from "./0024_run_attempts.ts";
 import * as m0025 from "./0025_run_check_runs.ts";
+import * as m0026 from "./0026_run_changes.ts";
 import * as m0027 from "./0027_account_cpu_memory.ts";
 import * as m0028 from "./0028_queued_runs.ts";
 import * as m0029 from "./0029_warm_pool_diagnostics.ts";
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "0023_log_groups": m0023,
   "0024_run_attempts": m0024,
   "0025_run_check_runs": m0025,
+  "0026_run_changes": m0026,
   "0027_account_cpu_memory": m0027,
   "0028_queued_runs": m0028,
   "0029_warm_pool_diagnostics": m0029,

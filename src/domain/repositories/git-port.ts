@@ -59,6 +59,25 @@ export interface GitFile {
   truncated: boolean;
 }
 
+/** Who made a commit, and when (RFC 3339, with the offset the commit records, as git wrote it). */
+export interface GitPerson {
+  name: string;
+  email: string;
+  date: string;
+}
+
+/** A commit as the repository page shows it: its message, author and committer. */
+export interface GitCommit {
+  commit_hash: string;
+  /** The message's first line. */
+  title: string;
+  /** The whole message (at most MAX_COMMIT_MESSAGE characters). */
+  message: string;
+  author: GitPerson;
+  committer: GitPerson;
+  parents: string[];
+}
+
 /** A credential for one fetch over http(s), sent as an Authorization header through git's environment. */
 export interface GitAuth {
   username: string;
@@ -80,5 +99,7 @@ export interface GitSource {
   /** One page of a directory; with a cursor, `ref` is ignored (the cursor keeps the first page's commit). */
   listTree(repo: GitRepository, ref: string, path: string, page: TreePageRequest): Promise<GitTree>;
   readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile>;
+  /** The commit `ref` names: its message, author, committer and parents. */
+  readCommit(repo: GitRepository, ref: string): Promise<GitCommit>;
   remove(repoId: string): Promise<void>;
 }

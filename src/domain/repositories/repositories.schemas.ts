@@ -99,6 +99,23 @@ export const fileContentSchema = z
   })
   .meta({ id: "RepositoryFile" });
 
+const personSchema = z.object({
+  name: z.string(),
+  email: z.string(),
+  date: z.string().meta({ description: "RFC 3339, with the offset the commit records (not converted to UTC)." }),
+});
+
+export const commitSchema = z
+  .object({
+    commit_hash: z.string(),
+    title: z.string().meta({ description: "The message's first line." }),
+    message: z.string().meta({ description: "The whole message, without its final newline; cut after 65,536 characters." }),
+    author: personSchema,
+    committer: personSchema,
+    parents: z.array(z.string()).meta({ description: "The parents' hashes: none for a root commit, two or more for a merge." }),
+  })
+  .meta({ id: "RepositoryCommit" });
+
 export const filesQuerySchema = z.strictObject({
   ref: refText.optional(),
   path: repoPathText.optional(),

@@ -6,7 +6,7 @@ import { newId } from "../shared/ids.ts";
 import { toPage, type Page, type PageRequest } from "../shared/pagination.ts";
 import { iso } from "../shared/time.ts";
 import { checkCloneUrl } from "./clone-url-policy.ts";
-import type { GitAuth, GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
+import type { GitAuth, GitCommit, GitFile, GitSource, GitTree, TreePageRequest } from "./git-port.ts";
 import {
   deleteRepository,
   findRepositoryByUrlOrName,
@@ -224,5 +224,11 @@ export class RepositoryService {
   async file(db: Db, accountId: string, id: string, ref: string | undefined, path: string): Promise<GitFile> {
     const repo = await requireRepository(db, accountId, id);
     return this.#deps.git.readFile(repo, ref ?? repo.default_branch ?? "HEAD", path);
+  }
+
+  /** The commit a branch, tag or hash names (the default branch's head without one). */
+  async commit(db: Db, accountId: string, id: string, ref: string | undefined): Promise<GitCommit> {
+    const repo = await requireRepository(db, accountId, id);
+    return this.#deps.git.readCommit(repo, ref ?? repo.default_branch ?? "HEAD");
   }
 }

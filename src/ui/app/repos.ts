@@ -3,7 +3,7 @@
 import { missingFor } from "./missing.ts";
 import { api, ApiError, filePath, q, seg, type Page } from "./api.ts";
 import { showIssues } from "./account.ts";
-import { fmtTime, h, onLeave, show, statusBadge, viewError } from "./dom.ts";
+import { fmtTime, h, onLeave, show, statusBadge, timeAgo, viewError } from "./dom.ts";
 import { experimentHref } from "./experiment.ts";
 import { renderMarkdown, repoPath } from "./markdown.ts";
 import { highlight } from "./highlight.ts";
@@ -154,11 +154,13 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
   const main = show(h("h1", {}, repo.name), h("p", { class: "muted" }, repo.url), refForm, crumbs, content);
 
   let commit: string;
+  // The ref's commit (message, author, date), read beside the listing; without it the line shows the hash alone.
+  const info = api<CommitInfo>(`/v1/repositories/${seg(id)}/commits/${seg(ref)}`).catch(() => null);
   try {
     const tree = await api<Tree>(`/v1/repositories/${seg(id)}/files${q({ ref, path })}`);
     commit = tree.commit_hash;
     content.append(
-      h("p", { class: "muted" }, `commit ${tree.commit_hash}`),
+      lastCommit(id, tree.commit_hash, await info),
       h(
         "table",
         { id: "tree" },
@@ -196,7 +198,7 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
     }
     const file = await api<FileView>(`/v1/repositories/${seg(id)}/files/${filePath(path)}${q({ ref })}`);
     commit = file.commit_hash;
-    content.append(h("p", { class: "muted" }, `commit ${file.commit_hash} · ${file.size} bytes`));
+    content.append(lastCommit(id, file.commit_hash, await info, `${file.size} bytes`));
     if (file.encoding === "base64") content.append(h("p", { class: "notice", id: "binary-notice" }, "A binary file: its content is not shown."));
     else {
       if (file.truncated)
@@ -205,6 +207,31 @@ export async function repoPage(id: string, query: URLSearchParams): Promise<void
     }
   }
   if (commit) main.append(...(await runAndAnalysePanel(repo, commit, refs.branches.some((b) => b.name === ref) ? ref : null)));
+}
+
+interface CommitInfo {
+  commit_hash: string;
+  title: string;
+  message: string;
+  author: { name: string; email: string; date: string };
+}
+
+/**
+ * The commit shown: its message's first line (the whole message on hover), its short hash linking to
+ * its runs, its author and when it was written (relative; the local date and time on hover).
+ */
+function lastCommit(repoId: string, hash: string, info: CommitInfo | null, extra?: string): HTMLElement {
+  const runs = h("a", { href: `#/runs${q({ repository_id: repoId, commit: hash })}`, title: `This commit's runs (${hash})` }, h("code", {}, hash.slice(0, 10)));
+  // Only when it is this commit's: a branch may have moved between the two reads.
+  const mine = info?.commit_hash === hash ? info : null;
+  return h(
+    "p",
+    { id: "last-commit", "data-commit": hash },
+    mine ? [h("span", { class: "commit-title", title: mine.message }, mine.title || "(no message)"), " · "] : "Commit ",
+    runs,
+    mine ? [" · ", h("span", { class: "commit-author" }, mine.author.name), " · ", timeAgo(mine.author.date)] : "",
+    extra ? ` · ${extra}` : "",
+  );
 }
 
 async function readmeSection(id: string, ref: string, file: string, dir: string): Promise<HTMLElement> {

@@ -1,4 +1,4 @@
-// Runs: the list (live by polling), and the run page with its phases, its
+// Runs: the list (live through GET /v1/runs/events, runsfeed.ts), and the run page with its phases, its
 // live log and its environment's install output.
 
 import { api, q, seg, type Page } from "./api.ts";
@@ -10,6 +10,7 @@ import { elapsed, phaseSection, tick } from "./phaseview.ts";
 import { experimentHref } from "./experiment.ts";
 import { RunResults } from "./results.ts";
 import { newerRun, withStatus } from "./runstate.ts";
+import { followRuns } from "./runsfeed.ts";
 import { SetupLog } from "./setuplog.ts";
 
 interface Run {
@@ -32,6 +33,8 @@ interface Run {
   rerun_of?: string | null;
 }
 
+/** The runs the list shows: the newest of its filters. */
+const LIST_LIMIT = 50;
 const STATUSES = ["pending", "preprocessing", "running", "completed", "failed", "cancelled"];
 /**
  * How often an unfinished run is read again. Its timeline's steps come on the log stream
@@ -65,40 +68,63 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
   // One commit's runs (from an analysis or a commit) come from that commit's list.
   const listPath = () =>
     commit && repoSelect.value
-      ? `/v1/repositories/${seg(repoSelect.value)}/${seg(commit)}/runs${q({ limit: 50, status: status.value })}`
-      : `/v1/runs${q({ limit: 50, status: status.value, repository_id: repoSelect.value })}`;
-  const reload = async () => {
-    const page = await api<Page<Run>>(listPath());
+      ? `/v1/repositories/${seg(repoSelect.value)}/${seg(commit)}/runs${q({ limit: LIST_LIMIT, status: status.value })}`
+      : `/v1/runs${q({ limit: LIST_LIMIT, status: status.value, repository_id: repoSelect.value })}`;
+  // The rows shown, newest first (ids are time-ordered): the list's read, then the stream's changes.
+  let shown: Run[] = [];
+  const draw = () => {
     const now = Date.now();
-    body.replaceChildren(
-      ...page.items.map((r) => {
-        const p = runPhases(r, now);
-        return h(
-          "tr",
-          { "data-run-id": r.run_id },
-          h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
-          h(
-            "td",
-            {},
-            statusIcon(r.status),
-            statusBadge(r.status),
-            p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null,
-          ),
-          // One line, the whole command on hover.
-          h("td", { class: "what", title: r.run_config.command.join(" ") }, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
-          h("td", {}, h("a", { href: `#/repos/${r.repository_id}` }, names.get(r.repository_id) ?? r.repository_id.slice(-12))),
-          h("td", {}, h("a", { href: `#/repos/${r.repository_id}${q({ ref: r.commit_hash })}` }, r.commit_hash.slice(0, 10))),
-          h("td", {}, r.exit_code ?? ""),
-          h("td", { class: "duration" }, p.ended ? formatSeconds(p.totalSeconds) : FINISHED.has(r.status) ? "—" : `${formatSeconds(p.totalSeconds)} so far`),
-          h("td", { class: "created" }, timeAgo(r.created_at, now)),
-        );
-      }),
-    );
-    if (!page.items.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No run matches.")));
+    body.replaceChildren(...shown.map((r) => runRow(r, names, now)));
+    if (!shown.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No run matches.")));
+  };
+  // A read that fails (a commit not in the repository) is said in the view's error area; what is drawn stays.
+  const errorArea = h("div", { id: "view-error", class: "error", role: "alert" });
+  const reload = async () => {
+    try {
+      shown = (await api<Page<Run>>(listPath())).items;
+      errorArea.remove();
+      draw();
+    } catch (err) {
+      errorArea.replaceChildren(h("p", {}, viewError(err)));
+      if (!errorArea.isConnected) document.getElementById("main")?.prepend(errorArea);
+    }
+  };
+  // Whether a run heard of on the stream belongs in this view (the stream has the status and repository filters too,
+  // but also sends a run that left the status, so that it leaves the list).
+  const belongs = (r: Run) =>
+    (!status.value || r.status === status.value) &&
+    (!repoSelect.value || r.repository_id === repoSelect.value) &&
+    (!commit || !repoSelect.value || r.commit_hash.startsWith(commit));
+  const onRun = (r: Run) => {
+    const at = shown.findIndex((x) => x.run_id === r.run_id);
+    if (at >= 0) {
+      if (belongs(r)) shown[at] = newerRun(shown[at]!, r);
+      else shown.splice(at, 1);
+    } else if (belongs(r) && (shown.length < LIST_LIMIT || r.run_id > shown.at(-1)!.run_id)) {
+      shown = [...shown, r].sort((a, b) => (a.run_id < b.run_id ? 1 : -1)).slice(0, LIST_LIMIT);
+    } else return;
+    draw();
+  };
+  const live = h("span", { id: "runs-live", class: "muted" });
+  let stop = () => {};
+  const follow = () => {
+    stop();
+    stop = followRuns<Run>(`/v1/runs/events${q({ status: status.value, repository_id: repoSelect.value })}`, {
+      reload,
+      run: onRun,
+      deleted: (id) => {
+        shown = shown.filter((x) => x.run_id !== id);
+        draw();
+      },
+      state: (st) => {
+        live.textContent = st === "live" ? "live" : st === "reconnecting" ? "reconnecting…" : "refreshed every 3 s";
+        live.dataset.state = st;
+      },
+    });
   };
   const onFilter = () => {
     history.replaceState(null, "", `#/runs${q({ status: status.value, repository_id: repoSelect.value, commit: repoSelect.value ? commit : "" })}`);
-    void reload();
+    follow();
   };
   status.addEventListener("change", onFilter);
   repoSelect.addEventListener("change", onFilter);
@@ -117,6 +143,7 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
             h("a", { href: `#/runs${q({ status: status.value, repository_id: reqRepo ?? "" })}` }, "(all commits)"),
           )
         : null,
+      live,
     ),
     h(
       "table",
@@ -125,9 +152,37 @@ export async function runsPage(query: URLSearchParams): Promise<void> {
       body,
     ),
   );
-  await reload();
-  const timer = setInterval(() => void reload().catch(() => {}), 3000);
-  onLeave(() => clearInterval(timer));
+  follow();
+  // The durations of unfinished runs and the relative times move on between changes.
+  const ticker = setInterval(draw, 10_000);
+  onLeave(() => {
+    stop();
+    clearInterval(ticker);
+  });
+}
+
+/** One row of the runs list. */
+function runRow(r: Run, names: ReadonlyMap<string, string>, now: number): HTMLElement {
+  const p = runPhases(r, now);
+  return h(
+    "tr",
+    { "data-run-id": r.run_id, "data-status": r.status },
+    h("td", {}, h("a", { href: `#/runs/${r.run_id}` }, r.run_id.slice(-12))),
+    h(
+      "td",
+      {},
+      statusIcon(r.status),
+      statusBadge(r.status),
+      p.current ? h("span", { class: "muted", "data-phase": p.current.id }, ` · ${p.current.label}`) : null,
+    ),
+    // One line, the whole command on hover.
+    h("td", { class: "what", title: r.run_config.command.join(" ") }, r.experiment_id ?? h("code", {}, r.run_config.command.join(" "))),
+    h("td", {}, h("a", { href: `#/repos/${r.repository_id}` }, names.get(r.repository_id) ?? r.repository_id.slice(-12))),
+    h("td", {}, h("a", { href: `#/repos/${r.repository_id}${q({ ref: r.commit_hash })}` }, r.commit_hash.slice(0, 10))),
+    h("td", {}, r.exit_code ?? ""),
+    h("td", { class: "duration" }, p.ended ? formatSeconds(p.totalSeconds) : FINISHED.has(r.status) ? "—" : `${formatSeconds(p.totalSeconds)} so far`),
+    h("td", { class: "created" }, timeAgo(r.created_at, now)),
+  );
 }
 
 export async function runPage(id: string): Promise<void> {

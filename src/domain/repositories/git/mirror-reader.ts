@@ -7,7 +7,8 @@ import { normalizeRepoPath, validateRef, type Loc } from "../repo-path.ts";
 import type { RunGitResult } from "./run.ts";
 import { ReadCache } from "./read-cache.ts";
 import { decodeTreeCursor, encodeTreeCursor, TREE_PAGE_MAX, type TreeCursor } from "./tree-cursor.ts";
-import type { GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
+import { COMMIT_INFO_ARGS, COMMIT_INFO_MAX_BYTES, parseCommitInfo } from "./commit-info.ts";
+import type { GitCommit, GitEntryType, GitFile, GitRef, GitRefs, GitRepository, GitTree, GitTreeEntry, TreePageRequest } from "../git-port.ts";
 
 /** What reading needs from the mirror cache (MirrorCache provides it). */
 export interface MirrorAccess {
@@ -233,6 +234,19 @@ export class MirrorReader {
     const body = res.stdout.subarray(nl + 1, nl + 1 + Math.min(size, max));
     const truncated = size > max;
     return { commit_hash: commit, path: norm, size, ...blobContent(body, truncated), truncated };
+  }
+
+  /** The commit `ref` names (a branch, tag or hash): message, author, committer, parents (commit-info.ts). */
+  async readCommit(repo: GitRepository, ref: string): Promise<GitCommit> {
+    const commit = await this.resolveCommit(repo, ref);
+    const dir = this.#mirrors.mirrorPath(repo.id);
+    const args = [...COMMIT_INFO_ARGS, commit];
+    // A message longer than what is read is cut (limited), not a failure.
+    const res = await this.#mirrors.exec(dir, args, { maxStdout: COMMIT_INFO_MAX_BYTES });
+    if (res.timedOut || (!res.limited && res.code !== 0)) throw this.#mirrors.readFailure(res, ["show"]);
+    const info = parseCommitInfo(res.stdout.subarray(0, utf8Boundary(res.stdout)).toString("utf8"));
+    if (!info) throw unavailable("Reading the repository failed");
+    return info;
   }
 
   /**

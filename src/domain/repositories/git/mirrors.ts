@@ -1,4 +1,4 @@
-import type { GitFile, GitRefs, GitRepository, GitSource, GitTree, TreePageRequest } from "../git-port.ts";
+import type { GitCommit, GitFile, GitRefs, GitRepository, GitSource, GitTree, TreePageRequest } from "../git-port.ts";
 import { CheckoutServer } from "./checkout-server.ts";
 import { MirrorCache, type GitAuth, type MirrorCacheOptions } from "./mirror-cache.ts";
 import { MirrorReader, type MirrorReaderOptions } from "./mirror-reader.ts";
@@ -74,6 +74,10 @@ export class GitMirrors implements GitSource {
 
   readFile(repo: GitRepository, ref: string, path: string): Promise<GitFile> {
     return this.#reader.readFile(repo, ref, path);
+  }
+
+  readCommit(repo: GitRepository, ref: string): Promise<GitCommit> {
+    return this.#reader.readCommit(repo, ref);
   }
 
   /** Deletes the mirror (after any fetch in progress) and the checkout views made from it. */

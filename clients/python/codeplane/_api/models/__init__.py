@@ -104,6 +104,9 @@ from .o_auth_grant_scopes_item import OAuthGrantScopesItem
 from .refused_output import RefusedOutput
 from .register_installation_repository import RegisterInstallationRepository
 from .repository import Repository
+from .repository_commit import RepositoryCommit
+from .repository_commit_author import RepositoryCommitAuthor
+from .repository_commit_committer import RepositoryCommitCommitter
 from .repository_file import RepositoryFile
 from .repository_file_encoding import RepositoryFileEncoding
 from .repository_page import RepositoryPage
@@ -126,6 +129,14 @@ from .run_environment_type_0_cache_type_2_type_1 import (
 from .run_environment_type_0_cache_type_3_type_1 import (
     RunEnvironmentType0CacheType3Type1,
 )
+from .run_feed_event_type_0 import RunFeedEventType0
+from .run_feed_event_type_0_event import RunFeedEventType0Event
+from .run_feed_event_type_1 import RunFeedEventType1
+from .run_feed_event_type_1_event import RunFeedEventType1Event
+from .run_feed_event_type_2 import RunFeedEventType2
+from .run_feed_event_type_2_event import RunFeedEventType2Event
+from .run_feed_event_type_3 import RunFeedEventType3
+from .run_feed_event_type_3_event import RunFeedEventType3Event
 from .run_final_metrics import RunFinalMetrics
 from .run_log import RunLog
 from .run_log_event_type_0 import RunLogEventType0
@@ -167,6 +178,7 @@ from .run_timeline_item_cache import RunTimelineItemCache
 from .run_timeline_item_event import RunTimelineItemEvent
 from .search_run_logs_case_sensitive import SearchRunLogsCaseSensitive
 from .search_run_logs_stream import SearchRunLogsStream
+from .stream_run_events_status import StreamRunEventsStatus
 from .update_environment_variable import UpdateEnvironmentVariable
 from .update_notification_endpoint import UpdateNotificationEndpoint
 from .update_notification_endpoint_events_item import (
@@ -264,6 +276,9 @@ __all__ = (
     "RefusedOutput",
     "RegisterInstallationRepository",
     "Repository",
+    "RepositoryCommit",
+    "RepositoryCommitAuthor",
+    "RepositoryCommitCommitter",
     "RepositoryFile",
     "RepositoryFileEncoding",
     "RepositoryPage",
@@ -282,6 +297,14 @@ __all__ = (
     "RunEnvironmentType0CacheType1",
     "RunEnvironmentType0CacheType2Type1",
     "RunEnvironmentType0CacheType3Type1",
+    "RunFeedEventType0",
+    "RunFeedEventType0Event",
+    "RunFeedEventType1",
+    "RunFeedEventType1Event",
+    "RunFeedEventType2",
+    "RunFeedEventType2Event",
+    "RunFeedEventType3",
+    "RunFeedEventType3Event",
     "RunFinalMetrics",
     "RunLog",
     "RunLogEventType0",
@@ -323,6 +346,7 @@ __all__ = (
     "RunTimelineItemEvent",
     "SearchRunLogsCaseSensitive",
     "SearchRunLogsStream",
+    "StreamRunEventsStatus",
     "UpdateEnvironmentVariable",
     "UpdateNotificationEndpoint",
     "UpdateNotificationEndpointEventsItem",

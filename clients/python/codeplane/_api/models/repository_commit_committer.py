@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="RepositoryCommitCommitter")
+
+
+@_attrs_define
+class RepositoryCommitCommitter:
+    """
+    Attributes:
+        name (str):
+        email (str):
+        date (str): RFC 3339, with the offset the commit records (not converted to UTC).
+    """
+
+    name: str
+    email: str
+    date: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        email = self.email
+
+        date = self.date
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "name": name,
+                "email": email,
+                "date": date,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        email = d.pop("email")
+
+        date = d.pop("date")
+
+        repository_commit_committer = cls(
+            name=name,
+            email=email,
+            date=date,
+        )
+
+        repository_commit_committer.additional_properties = d
+        return repository_commit_committer
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,260 @@
+import type { Db } from "../../db/database.ts";
+import type { ChannelHandlers } from "../../db/notifications.ts";
+import type { Logger } from "../../logger.ts";
+import { DomainError } from "../errors.ts";
+import { currentPosition, positionBelow, readChanges, type RunChange } from "./run-changes.ts";
+import { queuePositions, toRun } from "./run-rows.ts";
+import type { Run } from "./runs.schemas.ts";
+
+// The account's run feed (GET /v1/runs/events), fanned out per API process:
+// one read of every account's changed runs a second (run-changes.ts), however
+// many streams are open, each stream given the changes of its own account that
+// pass its filters. Every replica reads Postgres itself, so it sees what any
+// replica or the controller wrote, with no coordination between them; PGlite
+// (one process) is read the same way.
+//
+// A stream resumes from a position (its last event's id): it is first sent the
+// current state of its account's runs that changed since then (read after the
+// stream joined, so a change made meanwhile is in that read or in a later
+// look), then what each look finds. A position is put only on the last event
+// of what one read gave, so a client that drops in the middle resumes before
+// all of it: a run's state may come twice, never be missed.
+
+export type RunFeedEvent = { kind: "run"; run: Run } | { kind: "deleted"; run_id: string; repository_id: string };
+
+/** Where a stream's events go (src/api/run-events.ts writes them as Server-Sent Events). */
+export interface RunFeedSink {
+  /** Changes, in the order they were read; `position` goes on the last one (the client resumes from it). */
+  events(events: RunFeedEvent[], position: string): void;
+  /** The stream is live from `position` (after the changes since its resume point). */
+  ready(position: string): void;
+  /** Too much changed to send one by one: read the list again; the stream goes on from `position`. */
+  reset(position: string): void;
+  /** The process is shutting down: end the response (the client reconnects, perhaps to another replica). */
+  close(): void;
+}
+
+export interface RunFeedFilter {
+  accountId: string;
+  repositoryId?: string | undefined;
+  /** Runs that are, or have been, in this status: so a client also hears of one that left it. */
+  status?: string | undefined;
+}
+
+export interface RunFeedOptions {
+  db: Db;
+  logger: Logger;
+  /** Open streams per account in this process; default STREAMS_PER_ACCOUNT. */
+  maxStreamsPerAccount?: number;
+  /** How often this process reads what changed; default 1000 ms. */
+  pollMs?: number;
+  /** Runs a resume or a look may bring before a reset is sent instead; default 1000 and 10,000. */
+  resumeLimit?: number;
+  pollLimit?: number;
+}
+
+/**
+ * Ten: a person's tabs on the runs list and a few scripts. A stream holds a
+ * connection and a place in each look's fan-out, so one account cannot take
+ * a process's connections; more streams are refused with 429.
+ */
+export const STREAMS_PER_ACCOUNT = 10;
+
+interface Stream {
+  filter: RunFeedFilter;
+  sink: RunFeedSink;
+  /** Batches found by looks while the stream's resume read was under way: sent after it, in order. */
+  held: { events: RunFeedEvent[]; position: string }[] | null;
+  /** Runs sent whose change is at or above the last position (read again by the next look): run id to change_xid. */
+  sent: Map<string, string>;
+}
+
+/** The channel migration 0026's trigger notifies on each change: a process listening looks at once. */
+export const RUN_CHANGES_CHANNEL = "runs_changed";
+/** After a notification, the look waits this long, so a burst of changes is read together. */
+const WAKE_DELAY_MS = 50;
+
+export class RunFeed implements ChannelHandlers {
+  readonly #db: Db;
+  readonly #logger: Logger;
+  readonly #max: number;
+  readonly #pollMs: number;
+  readonly #resumeLimit: number;
+  readonly #pollLimit: number;
+  readonly #streams = new Set<Stream>();
+  /** Streams per account, counted from before a stream's first read until it leaves. */
+  readonly #perAccount = new Map<string, number>();
+  #reserved = 0;
+  /** Where the next look starts; null while no stream is open. */
+  #since: string | null = null;
+  #starting: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #closed = false;
+  /** A look is under way; a notification meanwhile asks for another right after it. */
+  #looking = false;
+  #again = false;
+
+  constructor(o: RunFeedOptions) {
+    this.#db = o.db;
+    this.#logger = o.logger;
+    this.#max = o.maxStreamsPerAccount ?? STREAMS_PER_ACCOUNT;
+    this.#pollMs = o.pollMs ?? 1000;
+    this.#resumeLimit = o.resumeLimit ?? 1000;
+    this.#pollLimit = o.pollLimit ?? 10_000;
+  }
+
+  /** Open streams of an account in this process (tests and metrics). */
+  streams(accountId: string): number {
+    return this.#perAccount.get(accountId) ?? 0;
+  }
+
+  /**
+   * Refuses (429) an account at its limit, synchronously, so the route can answer
+   * before it starts the stream; the reservation is released by the returned function.
+   */
+  reserve(accountId: string): () => void {
+    if (this.#closed) throw new DomainError("unavailable", "The service is shutting down.", { retryAfterSeconds: 1 });
+    const open = this.streams(accountId);
+    if (open >= this.#max)
+      throw new DomainError("too_many_requests", `This account has ${open} run event streams open on this server, its limit; close one first.`, {
+        retryAfterSeconds: 5,
+      });
+    this.#perAccount.set(accountId, open + 1);
+    this.#reserved++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#reserved--;
+      const left = (this.#perAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) this.#perAccount.set(accountId, left);
+      else this.#perAccount.delete(accountId);
+    };
+  }
+
+  /**
+   * Starts a stream (after reserve): from `after` (a position a client was given) or, when null,
+   * from now. Resolves once its first events are sent; the returned function ends it.
+   */
+  async subscribe(filter: RunFeedFilter, sink: RunFeedSink, after: string | null): Promise<() => void> {
+    await this.#ensureStarted();
+    const stream: Stream = { filter, sink, held: [], sent: new Map() };
+    // Joined before its first read: a change made after that read is found by a later look.
+    this.#streams.add(stream);
+    const leave = () => void this.#streams.delete(stream);
+    try {
+      if (after === null) {
+        sink.ready(await currentPosition(this.#db));
+      } else {
+        const read = await readChanges(this.#db, after, { accountId: filter.accountId, limit: this.#resumeLimit + 1 });
+        if (read.changes.length > this.#resumeLimit) sink.reset(read.position);
+        else {
+          const events = await this.#eventsFor(stream, read.changes, read.position);
+          // The resume's changes, then `ready` with the position: one place a client resumes from.
+          if (events.length > 0) sink.events(events, read.position);
+          sink.ready(read.position);
+        }
+      }
+    } catch (err) {
+      leave();
+      throw err;
+    }
+    for (const batch of stream.held ?? []) sink.events(batch.events, batch.position);
+    stream.held = null;
+    return leave;
+  }
+
+  /** Ends every stream (their clients reconnect elsewhere) and stops reading. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    for (const s of this.#streams) s.sink.close();
+    this.#streams.clear();
+  }
+
+  /** A run changed (Postgres' notification, with a LISTEN on a server): look soon rather than at the next second. */
+  onNotify(): void {
+    if (this.#since === null || this.#closed) return;
+    if (this.#looking) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), WAKE_DELAY_MS);
+  }
+
+  // The looks go on whether or not the LISTEN is in place: notifications only make them sooner.
+  onListening(): void {}
+  onLost(): void {}
+
+  async #ensureStarted(): Promise<void> {
+    if (this.#since !== null) return;
+    this.#starting ??= currentPosition(this.#db)
+      .then((position) => {
+        this.#since = position;
+        this.#schedule();
+      })
+      .finally(() => (this.#starting = null));
+    await this.#starting;
+  }
+
+  #schedule(delay = this.#pollMs): void {
+    if (this.#timer === null && !this.#closed) this.#timer = setTimeout(() => void this.#tick(), delay);
+  }
+
+  async #tick(): Promise<void> {
+    this.#timer = null;
+    // No stream open or starting: stop; the next one starts from its own now.
+    if (this.#reserved === 0) {
+      this.#since = null;
+      return;
+    }
+    this.#looking = true;
+    this.#again = false;
+    try {
+      await this.#look();
+    } catch (err) {
+      if (!this.#closed) this.#logger.warn({ err }, "reading the runs that changed failed; trying again");
+    } finally {
+      this.#looking = false;
+    }
+    this.#schedule(this.#again ? WAKE_DELAY_MS : this.#pollMs);
+  }
+
+  async #look(): Promise<void> {
+    const read = await readChanges(this.#db, this.#since!, { limit: this.#pollLimit + 1 });
+    if (read.changes.length > this.#pollLimit) {
+      // A bulk change (an operator's update of every run): each client reads its list again.
+      for (const s of this.#streams) s.sink.reset(read.position);
+    } else if (read.changes.length > 0) {
+      for (const s of this.#streams) {
+        const events = await this.#eventsFor(s, read.changes, read.position);
+        if (events.length === 0) continue;
+        if (s.held) s.held.push({ events, position: read.position });
+        else s.sink.events(events, read.position);
+      }
+    }
+    this.#since = read.position;
+  }
+
+  /** The stream's events among the changes: its account's, through its filters, not sent already. */
+  async #eventsFor(s: Stream, changes: readonly RunChange[], position: string): Promise<RunFeedEvent[]> {
+    const f = s.filter;
+    const mine = changes.filter(
+      (c) =>
+        c.row.account_id === f.accountId &&
+        (f.repositoryId === undefined || c.row.repository_id === f.repositoryId) &&
+        (f.status === undefined || c.phases.includes(f.status)) &&
+        s.sent.get(c.row.id) !== c.row.change_xid,
+    );
+    for (const [id, xid] of s.sent) if (positionBelow(xid, position)) s.sent.delete(id);
+    for (const c of mine) if (c.row.change_xid !== null && !positionBelow(c.row.change_xid, position)) s.sent.set(c.row.id, c.row.change_xid);
+    if (mine.length === 0) return [];
+    const live = mine.filter((c) => c.row.deleted_at === null).map((c) => c.row);
+    const positions = await queuePositions(this.#db, f.accountId, live);
+    return mine.map((c) =>
+      c.row.deleted_at === null ? { kind: "run", run: toRun(c.row, positions) } : { kind: "deleted", run_id: c.row.id, repository_id: c.row.repository_id },
+    );
+  }
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "../../src/db/database.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
+import { createAccount } from "../../src/domain/accounts/accounts.ts";
+import { RunFeed, type RunFeedEvent, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
+import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
+import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
+import { createRootLogger } from "../../src/logger.ts";
+import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { until } from "../helpers/until.ts";
+
+// The run feed (GET /v1/runs/events) on the embedded database, PGlite, which
+// `make run` uses when no DATABASE_URL is set: migration 0026's trigger and
+// the feed's reads (xid8 positions, the snapshot's xmin) work there as on a
+// Postgres server (test/api/run-events.test.ts covers the server, replicas and
+// the HTTP side).
+
+let dir: string;
+let handle: DatabaseHandle;
+let accountId: string;
+let repositoryId: string;
+let feed: RunFeed;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "codeplane-feed-"));
+  const logger = createRootLogger("silent");
+  handle = await openDatabase({ url: null, poolMax: 1, dataDir: dir, logger });
+  await migrateToLatest(handle.db, logger);
+  accountId = (await createAccount(handle.db, "feed")).id;
+  repositoryId = randomUUID();
+  const now = new Date();
+  await handle.db
+    .insertInto("repositories")
+    .values({
+      id: repositoryId,
+      account_id: accountId,
+      name: "r",
+      url: "https://example.invalid/r.git",
+      provider: "git",
+      default_branch: "main",
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  feed = new RunFeed({ db: handle.db, logger, pollMs: 100 });
+}, 120_000);
+
+afterAll(async () => {
+  feed?.close();
+  await handle?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function sink() {
+  const got: { events: RunFeedEvent[]; positions: string[] } = { events: [], positions: [] };
+  const s: RunFeedSink = {
+    events: (events, position) => {
+      got.events.push(...events);
+      got.positions.push(position);
+    },
+    ready: (position) => void got.positions.push(position),
+    reset: () => {
+      throw new Error("no reset expected");
+    },
+    close: () => {},
+  };
+  const status = (runId: string) => got.events.filter((e) => e.kind === "run" && e.run.run_id === runId).map((e) => (e.kind === "run" ? e.run.status : ""));
+  return { s, got, status };
+}
+
+function run() {
+  const rows = workloadRows<RunSpec, RunStatus>(handle.db, RUN_ROWS);
+  const runId = randomUUID();
+  const spec: RunSpec = {
+    runId,
+    accountId,
+    repositoryId,
+    repositoryUrl: "https://example.invalid/r.git",
+    commitHash: "c".repeat(40),
+    command: ["true"],
+    computeType: "cpu-small",
+    timeoutSeconds: 60,
+  };
+  return { runId, mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }) };
+}
+
+describe("the run feed on PGlite", () => {
+  it("sends changes as they come, and from a resume point what changed since", async () => {
+    const live = sink();
+    const release = feed.reserve(accountId);
+    const leave = await feed.subscribe({ accountId }, live.s, null);
+    const r = run();
+    await r.mirror();
+    await until("pending", 30_000, () => live.status(r.runId).includes("pending"));
+    const resumeFrom = live.got.positions.at(-1)!;
+    await r.mirror({ phase: "running", startTime: new Date().toISOString() });
+    await until("running", 30_000, () => live.status(r.runId).includes("running"));
+    leave();
+    release();
+    // A client that left after `pending` comes back: `running` is sent, then ready.
+    const back = sink();
+    const release2 = feed.reserve(accountId);
+    const leave2 = await feed.subscribe({ accountId }, back.s, resumeFrom);
+    expect(back.status(r.runId)).toEqual(["running"]);
+    leave2();
+    release2();
+  });
+});
