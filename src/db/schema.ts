@@ -1,12 +1,19 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AnalyzerResult } from "@codeplane/analyzer";
-import type { AgentDiagnostics } from "../domain/pools/agent-diagnostics.ts";
 
 // Kysely's view of the tables created by src/db/migrations. Timestamps are
 // written as Date and read back as Date (pg and PGlite both parse timestamptz).
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
 type Timestamp = ColumnType<Date, Date, Date>;
+
+/** What a warm pod's agent measured before its command started (pool_pods.diagnostics; checked by domain/pools/agent-diagnostics.ts). */
+export interface AgentDiagnostics {
+  /** Milliseconds from the assignment's arrival to the end of each sub-step, by name. */
+  steps_ms: Record<string, number>;
+  /** What the steps said (the environment restore's lines), oldest first. */
+  notes: string[];
+}
 
 export interface AccountsTable {
   id: string;

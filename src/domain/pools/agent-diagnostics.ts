@@ -4,12 +4,10 @@
 // pod's command could send the same request with the pod's own credential:
 // at worst it writes a bounded, well-formed record about its own pod.
 
-export interface AgentDiagnostics {
-  /** Milliseconds from the assignment's arrival to the end of each sub-step, by name. */
-  steps_ms: Record<string, number>;
-  /** What the steps said (the environment restore's lines), oldest first. */
-  notes: string[];
-}
+import type { AgentDiagnostics } from "../../db/schema.ts";
+
+// The record's shape is the column's (db/schema.ts), where the layers let both sides see it.
+export type { AgentDiagnostics };
 
 export const DIAGNOSTICS_MAX_BYTES = 8192;
 const MAX_STEPS = 32;
