@@ -251,6 +251,52 @@ describe("a 100,000-line run", { timeout: UI_TEST_MS }, () => {
     await page.locator("#log-state", { hasText: "ended: completed" }).waitFor();
   });
 
+  it("follows a retried run into its next attempt: its lines are the rows after the lost attempt's, its open group ends with it", async () => {
+    const id = await insertRunRow(t.svc.db, { accountId: t.alice.accountId, repositoryId: t.repoId, status: "running" });
+    const write = (from: number, to: number, text: string, stream = "stdout") =>
+      sql`insert into run_log_lines (run_id, seq, stream, ts, line) select ${id}::uuid, g, ${stream}, now(), ${text} || ' ' || g from generate_series(${from}::int, ${to}::int) g`.execute(
+        t.svc.db,
+      );
+    // Attempt 1: 20 lines, a group opened at 5 that its lost pod never closed.
+    await write(1, 4, "before");
+    await write(5, 5, "::group::Train");
+    await write(6, 20, "epoch");
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}`);
+    await page.locator("#log-state", { hasText: "live" }).waitFor();
+    await page.locator("#L20").waitFor();
+    // Attempt 2 (docs/users/runs.md#retries): codeplane's marker at 1e9, then its own lines.
+    await write(1e9, 1e9, "[codeplane] attempt 2 of 2 started: attempt 1 failed (PodLost):", "stderr");
+    await write(1e9 + 1, 1e9 + 30, "again");
+    await page.locator(`#L${1e9 + 30}`).waitFor();
+    await expect.poll(() => inView(1e9 + 30), { timeout: UI_WAIT_MS }).toBe(true);
+    // 20 + 31 lines less the group's 15 inner lines (it ended with attempt 1 and folded).
+    await page.locator("#log-info", { hasText: /^36 lines/ }).waitFor();
+    expect(await page.locator("#log .spacer").evaluate((e) => e.getBoundingClientRect().height)).toBe(36 * 18);
+    expect(await page.locator("#log-follow").isChecked()).toBe(true);
+    await t.svc.db.updateTable("runs").set({ status: "completed", status_rank: 3, exit_code: 0, logs_complete: true }).where("id", "=", id).execute();
+    await page.locator("#log-state", { hasText: "ended: completed" }).waitFor();
+    await page.locator("#log-top").click();
+    expect(await page.locator("#L5").textContent()).toContain("Train 5 (15 lines)");
+    expect(await page.locator("#L5 + .l").getAttribute("data-seq")).toBe(String(1e9));
+    // Opened again, at the end and at attempt 2's first line, the rows are the same.
+    await page.goto(`${t.svc.url}/ui/#/runs/${id}#L${1e9}`);
+    await page.locator(`#L${1e9}.anchored`).waitFor();
+    await expect.poll(() => inView(1e9), { timeout: UI_WAIT_MS }).toBe(true);
+    await page.locator("#log-info", { hasText: /^36 lines/ }).waitFor();
+    expect(await page.locator(`#L${1e9} + .l`).getAttribute("data-seq")).toBe(String(1e9 + 1));
+    expect(await page.locator(`#L${1e9}`).evaluate((e) => e.previousElementSibling?.getAttribute("data-seq"))).toBe("5");
+    // The whole log, downloaded: both attempts' lines, in order, nothing between them.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-all").click()]);
+    const lines = readFileSync(await download.path(), "utf8").split("\n");
+    expect(lines.length).toBe(51 + 1);
+    expect([lines[19], lines[20], lines[21], lines[50]]).toEqual([
+      "epoch 20",
+      "[codeplane] attempt 2 of 2 started: attempt 1 failed (PodLost): 1000000000",
+      "again 1000000001",
+      "again 1000000030",
+    ]);
+  });
+
   it("keeps the header on cancelled when the cancel response, older than the streamed status, comes after it", async () => {
     const id = await insertRunRow(t.svc.db, { accountId: t.alice.accountId, repositoryId: t.repoId, status: "running" });
     // What POST /cancel answers: the run as it was when the cancel was asked for (this service has no cluster to

@@ -532,6 +532,21 @@ describe("dashboard pages", { timeout: UI_TEST_MS }, () => {
     expect(await page.locator("#L1").textContent()).toContain("epoch 1");
     await page.locator("#run-attempt", { hasText: "attempt 2 of 3" }).waitFor();
     expect(await axe(page)).toEqual([]);
+    // Attempt 2's lines (seq from 1e9) are the rows right after attempt 1's: 4 rows, not a billion, and its link lands on its first line.
+    await page.getByRole("link", { name: "Attempt 2", exact: true }).click();
+    await page.locator(`#L${1e9}.anchored`).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/runs/${runId}#L${1e9}`);
+    expect(await page.locator(`#L${1e9}`).textContent()).toContain("[codeplane] attempt 2 of 3 started");
+    await page.locator("#log-info", { hasText: /^4 lines · .*\(each attempt's from its own first_seq\)$/ }).waitFor();
+    expect(await page.locator("#log .l").evaluateAll((els) => els.map((e) => e.getAttribute("data-seq")))).toEqual(["1", "2", String(1e9), String(1e9 + 1)]);
+    expect(await page.locator("#log .spacer").evaluate((e) => e.getBoundingClientRect().height)).toBe(4 * 18);
+    // One stream: its own lines of both attempts.
+    await page.locator("#log-filter").selectOption("stdout");
+    await page.locator("#log-info", { hasText: /^3 stdout lines/ }).waitFor();
+    expect(await page.locator("#log .l").evaluateAll((els) => els.map((e) => e.getAttribute("data-seq")))).toEqual(["1", "2", String(1e9 + 1)]);
+    await page.locator("#log-filter").selectOption("both");
+    await page.locator(`#L${1e9 + 1}`).waitFor();
+    expect(await axe(page)).toEqual([]);
     // A run that neither retries nor did shows none of this.
     await page.goto(`${t.svc.url}/ui/#/runs/${failedRun}`);
     await page.getByRole("heading", { name: `Run ${failedRun}` }).waitFor();

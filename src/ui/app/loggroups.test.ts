@@ -70,4 +70,19 @@ describe("log groups", () => {
     for (let row = 0; row < want.length; row += 97) expect(g.seqAt(row)).toBe(want[row]);
     for (let row = 0; row < want.length; row += 89) expect(g.rowOf(want[row]!)).toBe(row);
   });
+
+  it("ends a group still open when its attempt ends (a retried run's lost attempt)", () => {
+    const g = new LogGroups();
+    // Rows are positions (logsegments.ts): attempt 1 is 1-4 with a group opened at 2 and never closed; attempt 2 starts at 5.
+    g.add(2, "::group::setup");
+    expect(g.cut(1)).toBe(false); // before the group: nothing to end
+    expect(g.cut(4)).toBe(true);
+    expect(g.at(2)).toMatchObject({ end: 4, collapsed: true });
+    expect(g.cut(4)).toBe(false);
+    // Attempt 2's own group is another, and the lines between are rows of their own.
+    g.add(6, "::group::setup");
+    g.add(8, "::endgroup::");
+    expect(g.rows(9)).toBe(5);
+    expect([0, 1, 2, 3, 4].map((r) => g.seqAt(r))).toEqual([1, 2, 5, 6, 9]);
+  });
 });

@@ -66,6 +66,15 @@ export class LogGroups {
     this.#open = null;
   }
 
+  /** An attempt of a retried run ended at seq (logsegments.ts): a group still open ends with it, not in the next attempt. */
+  cut(seq: number): boolean {
+    const g = this.#open;
+    if (!g || g.start > seq) return false;
+    this.#close(g, seq);
+    this.#ranges = null;
+    return true;
+  }
+
   /** The group whose title line is seq. */
   at(seq: number): Group | undefined {
     return this.#byStart.get(seq);

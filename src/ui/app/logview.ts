@@ -15,10 +15,20 @@
 // whole log from the server. Resuming: the browser's own reconnection sends
 // Last-Event-ID; when the stream is closed for good by an error, a new one
 // starts with ?after=<last seq>; lines already known are dropped by seq.
+//
+// A retried run's seqs skip from one attempt's range to the next's (1, then
+// 1,000,000,000, ...: logsegments.ts): in both streams' view a row is a
+// position, dense over the attempts' ranges (attempt 2's rows follow attempt
+// 1's last line), and the groups (loggroups.ts) are kept in positions too. An
+// attempt's range is placed once the one before it is known to end: from the
+// server when the page opens (its last line below the next attempt's first_seq),
+// or when the stream's first line of the next attempt comes (the stream sends
+// lines in seq order). A one-stream view's rows are its listed seqs, dense already.
 
 import { parseAnsi } from "./ansi.ts";
 import { h } from "./dom.ts";
 import { groupMarker, LogGroups } from "./loggroups.ts";
+import { SeqSegments, segmentOf, segmentStart } from "./logsegments.ts";
 import { BLOCK, LogStore, type LogLine, type Stream } from "./logstore.ts";
 import type { TimelineEvent } from "./phases.ts";
 import type { SetupLine } from "./setuplog.ts";
@@ -71,6 +81,12 @@ export class LogView {
   readonly #o: LogViewOptions;
   readonly #store = new LogStore();
   readonly #groups = new LogGroups();
+  /** The attempts' seq ranges, placed one after the other: a row of both streams is a position in them. */
+  readonly #segments = new SeqSegments();
+  /** Attempts whose end the groups were told of (in order with the markers: a group still open ends with its attempt). */
+  #cuts = 0;
+  /** The highest seq the page has read in order: the stored log's last when it opened, then the stream's. */
+  #liveTop = 0;
   /** Group markers that came live while the stored ones were listed: added once they are. */
   #earlyMarkers: LogLine[] | null = [];
   readonly #log: HTMLElement;
@@ -160,7 +176,7 @@ export class LogView {
     this.#log.addEventListener("click", (e) => {
       const fold = (e.target as HTMLElement).closest(".fold");
       if (fold) {
-        if (this.#groups.toggle(Number(fold.parentElement?.getAttribute("data-seq")))) this.#schedule();
+        if (this.#groups.toggle(this.#segments.pos(Number(fold.parentElement?.getAttribute("data-seq"))))) this.#schedule();
         return;
       }
       const n = (e.target as HTMLElement).closest(".n");
@@ -266,6 +282,7 @@ export class LogView {
         const last = first.last_seq ? LogStore.blockOf(first.last_seq) : -1;
         if (last >= 0) this.#store.fill(last, byBlock.get(last) ?? [], first.last_seq);
       }
+      await this.#placeUpTo(first.last_seq);
     } catch {
       this.#setState("reconnecting");
       this.#retry = setTimeout(() => void this.#open(), 2000);
@@ -273,10 +290,35 @@ export class LogView {
     }
     this.#complete = first.complete;
     this.#store.liveAfter = first.last_seq;
+    this.#liveTop = Math.max(this.#liveTop, first.last_seq);
     if (this.#anchor !== null) this.#jump(this.#anchor);
     else this.#toEnd();
     this.#connect(first.last_seq);
     void this.#listGroups();
+  }
+
+  /** Places the attempts' ranges up to seq's: each one's end is its last line below the next one's first_seq. */
+  async #placeUpTo(seq: number): Promise<void> {
+    for (let k = this.#segments.placed - 1; k < segmentOf(seq); k = this.#segments.placed - 1) {
+      const page = await this.#get<Page>(`?before=${segmentStart(k + 1)}&limit=1`);
+      this.#segments.end(k, page.lines.at(-1)?.seq ?? 0);
+    }
+  }
+
+  /** A group marker at seq, in seq order: in positions, after the groups of the attempts before its own were ended. */
+  #addMarker(seq: number, line: string): void {
+    this.#cutTo(segmentOf(seq));
+    this.#groups.add(this.#segments.pos(seq), line);
+  }
+
+  /** Tells the groups that the attempts before segment k ended (each at its last line). */
+  #cutTo(k: number): void {
+    for (; this.#cuts < Math.min(k, this.#segments.placed - 1); this.#cuts++) this.#groups.cut(this.#segments.pos(this.#segments.endOf(this.#cuts)!));
+  }
+
+  /** The group whose title line is seq (in both streams' view only). */
+  #groupAt(seq: number) {
+    return this.#filter === "both" && this.#segments.has(seq) ? this.#groups.at(this.#segments.pos(seq)) : undefined;
   }
 
   /**
@@ -299,8 +341,20 @@ export class LogView {
     }
     // The row in view stays in view as the groups fold (the anchor's group opened again).
     const keep = this.#follow ? null : (this.#anchor ?? this.#seqAt(Math.min(Math.floor(this.#top / ROW), Math.max(0, this.#rowCount - 1))));
-    for (const l of [...found, ...(this.#earlyMarkers ?? [])].sort((a, b) => a.seq - b.seq)) this.#groups.add(l.seq, l.line);
+    const markers = [...found, ...(this.#earlyMarkers ?? [])].sort((a, b) => a.seq - b.seq);
+    for (;;) {
+      try {
+        await this.#placeUpTo(markers.at(-1)?.seq ?? 0);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 2000));
+        if (this.#stopped) return;
+      }
+    }
+    for (const l of [...markers, ...(this.#earlyMarkers ?? []).filter((m) => !markers.includes(m))].sort((a, b) => a.seq - b.seq))
+      this.#addMarker(l.seq, l.line);
     this.#earlyMarkers = null;
+    this.#cutTo(this.#segments.placed - 1);
     this.element.dataset.groups = String(this.#groups.size);
     if (!this.#groups.size) return;
     if (keep) this.#jump(keep);
@@ -342,9 +396,9 @@ export class LogView {
     es.addEventListener("error", () => {
       if (this.#ended) return;
       if (es.readyState === EventSource.CLOSED) {
-        // Refused or broken for good (an HTTP error): start again after the last line known.
+        // Refused or broken for good (an HTTP error): start again after the last line it sent (those after, read meanwhile, are dropped as known).
         this.#setState("reconnecting");
-        this.#retry = setTimeout(() => this.#connect(this.#store.lastSeq), 2000);
+        this.#retry = setTimeout(() => this.#connect(this.#liveTop), 2000);
       } else this.#setState("reconnecting"); // the browser retries itself, with Last-Event-ID
     });
   }
@@ -355,11 +409,16 @@ export class LogView {
   }
 
   #add(l: LogLine): void {
+    // The first line of a later attempt: the ones before it ended at the last line the stream sent (or have none).
+    // (Before the duplicate check: a stream started again after #liveTop sends on in order.)
+    for (let k = this.#segments.placed - 1; k < segmentOf(l.seq); k++) this.#segments.end(k, segmentOf(this.#liveTop) === k ? this.#liveTop : 0);
+    if (l.seq > this.#liveTop) this.#liveTop = l.seq;
     if (!this.#store.addLive(l)) return;
     this.#received++;
+    if (!this.#earlyMarkers) this.#cutTo(segmentOf(l.seq));
     if (l.line.startsWith("::") && groupMarker(l.line)) {
       if (this.#earlyMarkers) this.#earlyMarkers.push(l);
-      else this.#groups.add(l.seq, l.line);
+      else this.#addMarker(l.seq, l.line);
     }
     const rows = this.#streams[l.stream];
     if (rows) (rows.done ? rows.seqs : rows.early).push(l.seq);
@@ -372,16 +431,19 @@ export class LogView {
   }
 
   get #rowCount(): number {
-    return this.#filter === "both" ? this.#groups.rows(this.#store.lastSeq) : (this.#streams[this.#filter]?.seqs.length ?? 0);
+    if (this.#filter !== "both") return this.#streams[this.#filter]?.seqs.length ?? 0;
+    // A read that reached a later attempt before it is placed: the rows end at what the stream sent until it is.
+    const last = this.#segments.has(this.#store.lastSeq) ? this.#store.lastSeq : this.#liveTop;
+    return this.#groups.rows(this.#segments.count(last));
   }
 
   #seqAt(row: number): number {
-    return this.#filter === "both" ? this.#groups.seqAt(row) : this.#streams[this.#filter]!.seqs[row]!;
+    return this.#filter === "both" ? this.#segments.seq(this.#groups.seqAt(row)) : this.#streams[this.#filter]!.seqs[row]!;
   }
 
   /** The row of a seq in the current view (the nearest row at or after it for a seq of the other stream). */
   #rowOf(seq: number): number {
-    if (this.#filter === "both") return this.#groups.rowOf(seq);
+    if (this.#filter === "both") return this.#groups.rowOf(this.#segments.pos(seq));
     const seqs = this.#streams[this.#filter]!.seqs;
     let lo = 0;
     let hi = seqs.length;
@@ -448,7 +510,7 @@ export class LogView {
     const l = this.#store.get(seq);
     if (l === undefined && this.#store.wants(seq)) void this.#readBlock(LogStore.blockOf(seq));
     // What the row shows: its element is kept while this stays the same.
-    const g = this.#filter === "both" ? this.#groups.at(seq) : undefined;
+    const g = this.#groupAt(seq);
     const key = l
       ? `l${seq === this.#anchor ? "a" : ""}${seq === current ? "c" : ""}${g ? `g${g.collapsed ? 1 : 0}${g.end ?? ""}` : ""}:${this.#query}`
       : l === null
@@ -469,6 +531,12 @@ export class LogView {
     try {
       const page = await this.#get<Page>(`?after=${k * BLOCK}&limit=${BLOCK}`);
       this.#store.fill(k, page.lines, page.last_seq);
+      // The log grew into a later attempt's range (the stream has not sent it yet): its rows come once it is placed.
+      if (!this.#segments.has(this.#store.lastSeq))
+        void this.#placeUpTo(this.#store.lastSeq).then(
+          () => this.#schedule(),
+          () => {},
+        );
     } catch {
       this.#store.failed(k);
       return;
@@ -484,7 +552,7 @@ export class LogView {
 
   /** Scrolls so the row of seq is in view, a third from the top, and stops following. */
   #jump(seq: number): void {
-    if (this.#filter === "both") this.#groups.reveal(seq);
+    if (this.#filter === "both") this.#groups.reveal(this.#segments.pos(seq));
     this.#follow = false;
     this.#followBox.checked = false;
     this.#height = this.#rowCount;
@@ -622,7 +690,7 @@ export class LogView {
     const listing = this.#filter !== "both" && !this.#streams[this.#filter]?.done ? ` (listing ${this.#filter}…)` : "";
     const text = `${this.#rowCount} ${this.#filter === "both" ? "lines" : `${this.#filter} lines`}${listing}${this.#paused ? " (paused)" : ""}${
       this.#complete ? "" : " so far"
-    } · line numbers are the run's sequence numbers, shared by stdout and stderr`;
+    } · line numbers are the run's sequence numbers, shared by stdout and stderr${this.#segments.placed > 1 ? " (each attempt's from its own first_seq)" : ""}`;
     if (text === this.#info.textContent) return;
     const wait = this.#infoAt + 250 - performance.now();
     if (wait > 0) {
@@ -645,7 +713,7 @@ export class LogView {
       h("span", { class: "t" }, l.ts.slice(11, 23)),
       l.stream === "stderr" ? h("span", { class: "s", title: "stderr" }, "err") : null,
     );
-    const g = this.#filter === "both" ? this.#groups.at(l.seq) : undefined;
+    const g = this.#groupAt(l.seq);
     if (g) {
       // A group's title row: a button opens and closes it (a group still being written stays open).
       const lines = g.end === null ? "still being written" : `${g.end - g.start} lines`;
