@@ -413,7 +413,8 @@ describe("run results and experiment comparison", { timeout: UI_TEST_MS }, () =>
     await page.goto(`${t.svc.url}/ui/#/runs/${running}`);
     await page.getByRole("heading", { name: `Run ${running}` }).waitFor();
     await page.locator("#metrics", { hasText: "No metrics yet." }).waitFor();
-    expect(await page.locator("#outputs").textContent()).toContain("Output files are sent when the command ends");
+    // The outputs are read apart from the metrics: wait for their answer, do not read the box once.
+    await page.locator("#outputs", { hasText: "Output files are sent when the command ends" }).waitFor();
     await printed(running, [1.5, 1.1], []);
     await page.locator('figure[data-metric="loss"] figcaption', { hasText: "2 points, steps 0–1; final 1.1" }).waitFor();
     // More points of the same series: the plot takes them as it is (its canvas stays), its caption says so.
