@@ -179,9 +179,12 @@ describe("fair queueing with Kueue on a real cluster", () => {
     const aRuns: string[] = [];
     for (let i = 0; i < 12; i++) aRuns.push(await submit(alice, repoId));
     // The ClusterQueue has room for two: the rest of A's wait, with Kueue's reason.
-    const queued = await until("A's later runs to be held back by Kueue", 180_000, async () => {
+    // The last run says ClusterQuota from the start (it waits behind A's
+    // earlier runs), so wait until two of A's are admitted before reading its
+    // position: 12 of 12 until then, at most 10 after.
+    const queued = await until("A's later runs to be held back by Kueue, two of A's admitted", 180_000, async () => {
       const run = await (await alice.api(`/v1/runs/${aRuns[11]}`)).json();
-      return run.queue?.reason === "ClusterQuota" ? run : undefined;
+      return run.queue?.reason === "ClusterQuota" && run.queue.position <= 10 ? run : undefined;
     });
     expect(queued).toMatchObject({ status: "pending", queue: { reason: "ClusterQuota" } });
     expect(queued.queue.position).toBeGreaterThanOrEqual(1);
