@@ -17,6 +17,10 @@ describe("parseAgentDiagnostics", () => {
     expect(parseAgentDiagnostics(JSON.stringify({ steps_ms: {}, notes: ["x".repeat(1000)] }))!.notes[0]).toHaveLength(300);
   });
 
+  it("drops NUL characters, which Postgres' jsonb cannot hold", () => {
+    expect(parseAgentDiagnostics(JSON.stringify({ steps_ms: {}, notes: ["a\u0000b"] }))!.notes).toEqual(["ab"]);
+  });
+
   it.each([
     ["empty", ""],
     ["not JSON", "{"],

@@ -36,7 +36,8 @@ export function parseAgentDiagnostics(text: string): AgentDiagnostics | null {
   }
   if (notes !== undefined) {
     if (!Array.isArray(notes) || notes.length > MAX_NOTES || !notes.every((n) => typeof n === "string")) return null;
-    out.notes = notes.map((n) => n.slice(0, MAX_NOTE_CHARS));
+    // Postgres' jsonb holds no \u0000: one would fail the whole report (and its step's time) with a 500.
+    out.notes = notes.map((n) => n.replaceAll("\u0000", "").slice(0, MAX_NOTE_CHARS));
   }
   return out;
 }
