@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { EventSource } from "eventsource";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAMS_PER_ACCOUNT } from "../../src/domain/runs/run-feed.ts";
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
@@ -271,6 +272,31 @@ describe("GET /v1/runs/events", () => {
     });
     again.abort();
     for (const o of open) o.abort();
+  });
+
+  it("notifies once per change written, not for the controller's writes that change nothing", async () => {
+    // Its mirror writes a run's row on every reconcile as an upsert, which
+    // fires insert triggers even when it ends as an update of nothing.
+    const listener = new pg.Client({ connectionString: svc.databaseUrl });
+    await listener.connect();
+    let notified = 0;
+    listener.on("notification", (n) => void (n.channel === "runs_changed" && notified++));
+    try {
+      await listener.query("LISTEN runs_changed");
+      const run = controller(alice.accountId, aliceRepo);
+      await run.mirror();
+      await until("the insert's notification", 30_000, () => notified >= 1);
+      await run.mirror(run.running);
+      await until("the change's notification", 30_000, () => notified >= 2);
+      for (let i = 0; i < 5; i++) await run.mirror(run.running);
+      // Notifications are sent at commit and arrive in commit order: one more
+      // change's arriving means the five writes before it sent none.
+      await run.mirror(run.completed);
+      await until("the last change's notification", 30_000, () => notified >= 3);
+      expect(notified).toBe(3);
+    } finally {
+      await listener.end();
+    }
   });
 
   it("answers 422 for an id it never sent and 404 for another account's repository", async () => {

@@ -109,4 +109,22 @@ describe("the run feed on PGlite", () => {
     leave2();
     release2();
   });
+
+  it("keeps looking while notifications come closer together than its wake delay", async () => {
+    // Every mirror write of a busy installation can notify; a look that each
+    // notification pushed back (a debounce) would never come while they do.
+    const live = sink();
+    const release = feed.reserve(accountId);
+    const leave = await feed.subscribe({ accountId }, live.s, null);
+    const storm = setInterval(() => feed.onNotify(), 1);
+    try {
+      const r = run();
+      await r.mirror();
+      await until("pending, during the notifications", 30_000, () => live.status(r.runId).includes("pending"));
+    } finally {
+      clearInterval(storm);
+      leave();
+      release();
+    }
+  });
 });

@@ -41,13 +41,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     create function runs_change_xid() returns trigger language plpgsql as $$
     begin
       new.change_xid := pg_current_xact_id();
-      -- Wakes the API processes' feeds at commit (identical payloads of one transaction are sent once).
-      perform pg_notify('runs_changed', '');
       return new;
+    end $$`.execute(db);
+  // The notification is sent AFTER the row is written: a BEFORE INSERT trigger
+  // also fires for an upsert that becomes an update (the controller's mirror
+  // writes every reconcile so), which would wake every feed for a change of
+  // nothing. Identical payloads of one transaction are sent once, at commit.
+  await sql`
+    create function runs_changed_notify() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('runs_changed', '');
+      return null;
     end $$`.execute(db);
   const changed = SHOWN.map((c) => `old.${c} is distinct from new.${c}`).join(" or ");
   await sql`create trigger runs_change_xid_insert before insert on runs for each row execute function runs_change_xid()`.execute(db);
   await sql`create trigger runs_change_xid_update before update on runs for each row when (${sql.raw(changed)}) execute function runs_change_xid()`.execute(db);
+  await sql`create trigger runs_changed_notify_insert after insert on runs for each row execute function runs_changed_notify()`.execute(db);
+  await sql`create trigger runs_changed_notify_update after update on runs for each row when (${sql.raw(changed)}) execute function runs_changed_notify()`.execute(
+    db,
+  );
   // The replicas' look at every account's changes, and a resuming client's at its own account's.
   await db.schema
     .createIndex("runs_change_xid")
@@ -64,6 +76,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop trigger if exists runs_changed_notify_update on runs`.execute(db);
+  await sql`drop trigger if exists runs_changed_notify_insert on runs`.execute(db);
+  await sql`drop function if exists runs_changed_notify()`.execute(db);
   await sql`drop trigger if exists runs_change_xid_update on runs`.execute(db);
   await sql`drop trigger if exists runs_change_xid_insert on runs`.execute(db);
   await sql`drop function if exists runs_change_xid()`.execute(db);

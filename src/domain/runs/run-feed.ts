@@ -89,6 +89,8 @@ export class RunFeed implements ChannelHandlers {
   #since: string | null = null;
   #starting: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  /** When the pending look is due (ms since the epoch). */
+  #timerDue = 0;
   #closed = false;
   /** A look is under way; a notification meanwhile asks for another right after it. */
   #looking = false;
@@ -159,7 +161,13 @@ export class RunFeed implements ChannelHandlers {
       leave();
       throw err;
     }
-    for (const batch of stream.held ?? []) sink.events(batch.events, batch.position);
+    // A held batch may be older than what the resume read found (a run changed
+    // between the two reads): its runs are forgotten as sent, so the next look,
+    // which reads them again, sends their current state after it.
+    for (const batch of stream.held ?? []) {
+      sink.events(batch.events, batch.position);
+      for (const e of batch.events) stream.sent.delete(e.kind === "run" ? e.run.run_id : e.run_id);
+    }
     stream.held = null;
     return leave;
   }
@@ -180,8 +188,13 @@ export class RunFeed implements ChannelHandlers {
       this.#again = true;
       return;
     }
+    // A throttle, not a debounce: notifications closer together than the delay
+    // must not push the look back for ever. Only a later one (the next
+    // second's) is brought forward.
+    if (this.#timer && this.#timerDue <= Date.now() + WAKE_DELAY_MS) return;
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#tick(), WAKE_DELAY_MS);
+    this.#timer = null;
+    this.#schedule(WAKE_DELAY_MS);
   }
 
   // The looks go on whether or not the LISTEN is in place: notifications only make them sooner.
@@ -200,7 +213,9 @@ export class RunFeed implements ChannelHandlers {
   }
 
   #schedule(delay = this.#pollMs): void {
-    if (this.#timer === null && !this.#closed) this.#timer = setTimeout(() => void this.#tick(), delay);
+    if (this.#timer !== null || this.#closed) return;
+    this.#timerDue = Date.now() + delay;
+    this.#timer = setTimeout(() => void this.#tick(), delay);
   }
 
   async #tick(): Promise<void> {
