@@ -23,6 +23,7 @@
  */
 import type { Context } from "koa";
 import type { RunFeed, RunFeedEvent, RunFeedFilter, RunFeedSink } from "../domain/runs/run-feed.ts";
+import { openEventStream } from "./sse.ts";
 
 export interface RunEventsOptions {
   feed: Pick<RunFeed, "subscribe">;
@@ -51,11 +52,7 @@ function formatEvent(e: RunFeedEvent, id: string | null): string {
 /** Writes the stream until the client leaves, the process closes it or the client stops reading; resolves then. */
 export async function streamRunEvents(ctx: Context, o: RunEventsOptions): Promise<void> {
   const res = ctx.res;
-  ctx.status = 200;
-  ctx.set({ "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no", Connection: "keep-alive" });
-  ctx.respond = false;
-  ctx.req.socket.setNoDelay(true);
-  res.flushHeaders();
+  openEventStream(ctx);
 
   await new Promise<void>((resolve) => {
     let finished = false;

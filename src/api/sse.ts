@@ -144,13 +144,10 @@ export function formatEnd(e: StreamEnd): string {
 }
 
 /**
- * Writes the stream to the response until its end event or the client leaving; resolves
- * then. Bypasses Koa's response handling (ctx.respond = false), so the route must do its checks
- * (auth, 404, 422) before calling this.
+ * Starts a Server-Sent Events response outside Koa's handling (ctx.respond =
+ * false): the headers every stream of the API sends, sent at once.
  */
-export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise<void> {
-  const res = ctx.res;
-  const pingMs = opts.pingIntervalMs ?? 15_000;
+export function openEventStream(ctx: Context): void {
   ctx.status = 200;
   ctx.set({
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -162,7 +159,18 @@ export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise
   ctx.respond = false;
   // Small events should leave at once, not wait for Nagle.
   ctx.req.socket.setNoDelay(true);
-  res.flushHeaders();
+  ctx.res.flushHeaders();
+}
+
+/**
+ * Writes the stream to the response until its end event or the client leaving; resolves
+ * then. Bypasses Koa's response handling (ctx.respond = false), so the route must do its checks
+ * (auth, 404, 422) before calling this.
+ */
+export async function streamLogs(ctx: Context, opts: StreamLogsOptions): Promise<void> {
+  const res = ctx.res;
+  const pingMs = opts.pingIntervalMs ?? 15_000;
+  openEventStream(ctx);
 
   await new Promise<void>((resolve) => {
     let finished = false;
