@@ -50,7 +50,11 @@ export function fmtAgo(iso: string, now: number = Date.now()): string {
   if (s < 45) return "just now";
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86_400)} d ago`;
+  const days = Math.round(s / 86_400);
+  // An old commit in days ("1108 d ago") makes the reader divide; months and years read at a glance.
+  if (days < 45) return `${days} d ago`;
+  if (days < 548) return `${Math.round(days / 30.44)} mo ago`;
+  return `${Math.round(days / 365.25)} y ago`;
 }
 
 /** A relative time, the local absolute one on hover (and in the element's datetime). */
