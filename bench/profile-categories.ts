@@ -49,7 +49,12 @@ function frameCategory(fn: string, url: string, leaf: boolean, writeLeaf: boolea
   if (/request-context/.test(url)) return "request context (id, timing, log line)";
   if (/bench\/processes/.test(url)) return writeLeaf ? "socket writes of the response" : "handler (reference: rows to JSON)";
   if (/node_modules\/koa\//.test(url) && fn === "respond") return writeLeaf ? "socket writes of the response" : "JSON encoding and response (Koa respond)";
-  if (/node_modules\/(koa|@koa|koa-compose|delegates|on-finished|ee-first|statuses|only|content-type|type-is|mime|accepts|negotiator|vary|fresh|parseurl|koa-body|cookies|http-errors|encodeurl|escape-html)/.test(url) || /src\/api\//.test(url))
+  if (
+    /node_modules\/(koa|@koa|koa-compose|delegates|on-finished|ee-first|statuses|only|content-type|type-is|mime|accepts|negotiator|vary|fresh|parseurl|koa-body|cookies|http-errors|encodeurl|escape-html)/.test(
+      url,
+    ) ||
+    /src\/api\//.test(url)
+  )
     return writeLeaf ? "socket writes of the response" : "Koa dispatch, router and middleware";
   if (/^node:(_http|net|internal\/(streams|stream_base|http))/.test(url) && !writeLeaf) return null; // look further up: who is writing/reading
   return null;
@@ -71,7 +76,8 @@ profile.samples.forEach((id, i) => {
     cat = frameCategory(functionName, url, first, writeLeaf);
     if (cat?.startsWith("pg") || cat?.startsWith("socket writes to Postgres")) {
       // The barrier's round trip is a pg query too: charged to the key check when it is on the stack.
-      for (let m = parent.get(n); m !== undefined; m = parent.get(m)) if (/src\/db\/notifications/.test(byId.get(m)!.callFrame.url)) cat = "key check: barrier round trip";
+      for (let m = parent.get(n); m !== undefined; m = parent.get(m))
+        if (/src\/db\/notifications/.test(byId.get(m)!.callFrame.url)) cat = "key check: barrier round trip";
     }
     if (cat) break;
   }
@@ -85,7 +91,9 @@ profile.samples.forEach((id, i) => {
 
 const skipped = new Set(["idle", "startup"]);
 const busy = [...totals].filter(([k]) => !skipped.has(k)).reduce((a, [, v]) => a + v, 0);
-console.log(`${file}\nbusy ${(busy / 1e6).toFixed(1)} s sampled (idle ${((totals.get("idle") ?? 0) / 1e6).toFixed(1)} s, startup ${((totals.get("startup") ?? 0) / 1e6).toFixed(1)} s left out)`);
+console.log(
+  `${file}\nbusy ${(busy / 1e6).toFixed(1)} s sampled (idle ${((totals.get("idle") ?? 0) / 1e6).toFixed(1)} s, startup ${((totals.get("startup") ?? 0) / 1e6).toFixed(1)} s left out)`,
+);
 for (const [k, v] of [...totals].filter(([k]) => !skipped.has(k)).sort((a, b) => b[1] - a[1])) {
   const share = v / busy;
   console.log(`${(100 * share).toFixed(1).padStart(5)}%${perRequest ? `  ${(share * perRequest).toFixed(0).padStart(4)} µs` : ""}  ${k}`);
