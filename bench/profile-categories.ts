@@ -26,6 +26,19 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 
 const SOCKET_WRITES = new Set(["writeUtf8String", "writev", "writeBuffer", "writeLatin1String", "writeAsciiString"]);
 
+/** Categories named by the file a frame runs in, first match wins. */
+const BY_FILE: [RegExp, string][] = [
+  [/src\/db\/notifications/, "key check: barrier round trip"],
+  [/src\/domain\/auth|src\/api\/middleware\/auth/, "key check: token, cache, principal"],
+  [/node_modules\/kysely/, "Kysely"],
+  [/node_modules\/zod|src\/api\/validation/, "validation (zod)"],
+  [/src\/domain\/(repositories|shared)/, "page building (toRepository, iso)"],
+  [/pino|sonic-boom|src\/logger/, "logging"],
+  [/prom-client|src\/api\/metrics/, "metrics"],
+  [/security-headers/, "security headers"],
+  [/request-context/, "request context (id, timing, log line)"],
+];
+
 /** The category of one frame, or null to look at its caller. */
 function frameCategory(fn: string, url: string, leaf: boolean, writeLeaf: boolean): string | null {
   if (leaf && fn === "(garbage collector)") return "GC (on the main thread)";
@@ -38,15 +51,7 @@ function frameCategory(fn: string, url: string, leaf: boolean, writeLeaf: boolea
     if (/parser|result|postgres-|pg-types|timestamp-parser/.test(url) || /_handleDataRow|parseRow|addFields/.test(fn)) return "pg: protocol parse, rows, types";
     return "pg: client, pool, query send";
   }
-  if (/src\/db\/notifications/.test(url)) return "key check: barrier round trip";
-  if (/src\/domain\/auth|src\/api\/middleware\/auth/.test(url)) return "key check: token, cache, principal";
-  if (/node_modules\/kysely/.test(url)) return "Kysely";
-  if (/node_modules\/zod|src\/api\/validation/.test(url)) return "validation (zod)";
-  if (/src\/domain\/(repositories|shared)/.test(url)) return "page building (toRepository, iso)";
-  if (/pino|sonic-boom|src\/logger/.test(url)) return "logging";
-  if (/prom-client|src\/api\/metrics/.test(url)) return "metrics";
-  if (/security-headers/.test(url)) return "security headers";
-  if (/request-context/.test(url)) return "request context (id, timing, log line)";
+  for (const [re, category] of BY_FILE) if (re.test(url)) return category;
   if (/bench\/processes/.test(url)) return writeLeaf ? "socket writes of the response" : "handler (reference: rows to JSON)";
   if (/node_modules\/koa\//.test(url) && fn === "respond") return writeLeaf ? "socket writes of the response" : "JSON encoding and response (Koa respond)";
   if (
@@ -56,7 +61,7 @@ function frameCategory(fn: string, url: string, leaf: boolean, writeLeaf: boolea
     /src\/api\//.test(url)
   )
     return writeLeaf ? "socket writes of the response" : "Koa dispatch, router and middleware";
-  if (/^node:(_http|net|internal\/(streams|stream_base|http))/.test(url) && !writeLeaf) return null; // look further up: who is writing/reading
+  // Anything else (node's http, net and streams among them): its caller says whose it is.
   return null;
 }
 
