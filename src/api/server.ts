@@ -31,11 +31,18 @@ export interface ListenOptions {
 }
 
 /**
+ * False for a request with neither Content-Length nor Transfer-Encoding: it has no body (RFC 9112
+ * 6.3), so it arrived whole with its headers, and a timer (with its two listeners) would only be set
+ * and cleared (most requests: every GET).
+ */
+const mayHaveBody = (req: IncomingMessage) => req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
+
+/**
  * Answers 408 and closes the connection if the request has not arrived whole within ms, as Node's
  * requestTimeout does (its answer, when nothing was answered yet). Cleared once the body is in.
  */
 export function boundRequestTime(req: IncomingMessage, res: ServerResponse, ms: number): void {
-  if (req.complete) return;
+  if (req.complete || !mayHaveBody(req)) return;
   const timer = setTimeout(() => {
     if (req.complete) return;
     const socket = req.socket;
@@ -52,18 +59,22 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<HttpServer>
   const appHandler = app.callback();
   const requestTimeoutMs = opts.requestTimeoutMs ?? (() => REQUEST_TIMEOUT_MS);
   let closing = false;
+  function forget(this: ServerResponse) {
+    pending.delete(this);
+  }
   // Unfinished responses: those not yet begun are told to close their connection once shutdown
   // starts, and all of them are named if the shutdown timeout is reached.
   const pending = new Set<ServerResponse>();
   // Once closing, every answer says "Connection: close", so a kept-alive client moves on instead of
   // sending its next request down a connection that is about to go.
   const handler: RequestListener = (req, res) => {
-    boundRequestTime(req, res, requestTimeoutMs(req));
+    if (mayHaveBody(req)) boundRequestTime(req, res, requestTimeoutMs(req));
     if (closing) res.shouldKeepAlive = false;
     else {
       pending.add(res);
-      res.once("close", () => pending.delete(res));
-      res.once("finish", () => pending.delete(res));
+      // A response emits "close" once finished as well as when its connection is cut; one listener
+      // shared by every response, not two closures made for each.
+      res.on("close", forget);
     }
     void appHandler(req, res);
   };

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { barrier } from "./notifications.ts";
+
+/** A connection whose round trips the test answers: each query waits until the test settles it. */
+function fakeConnection() {
+  const sent: { settle: (err?: Error) => void }[] = [];
+  return {
+    sent,
+    query: ((text: string) => {
+      expect(text).toBe("");
+      return new Promise((resolve, reject) => sent.push({ settle: (err) => (err ? reject(err) : resolve({})) }));
+    }) as never,
+  };
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const state = (p: Promise<void>) => {
+  const s = { done: false, failed: false };
+  p.then(
+    () => (s.done = true),
+    () => (s.failed = true),
+  );
+  return s;
+};
+
+describe("the revocation barrier's round trips", () => {
+  it("sends one round trip for the callers of one turn, after they called, and releases them when it is answered", async () => {
+    const c = fakeConnection();
+    const sync = barrier(c);
+    const a = state(sync());
+    const b = state(sync());
+    // Nothing is sent while the turn goes on: a caller later in the turn still joins.
+    expect(c.sent).toHaveLength(0);
+    const later = state(sync());
+    await turn();
+    await turn();
+    expect(c.sent).toHaveLength(1);
+    expect([a.done, b.done, later.done]).toEqual([false, false, false]);
+    c.sent[0]!.settle();
+    await turn();
+    expect([a.done, b.done, later.done]).toEqual([true, true, true]);
+  });
+
+  it("makes a caller who comes while a round trip is on the wire wait for the next one, sent once the first is answered", async () => {
+    const c = fakeConnection();
+    const sync = barrier(c);
+    const first = state(sync());
+    await turn();
+    await turn();
+    expect(c.sent).toHaveLength(1);
+    // Sent before this caller came: its answer proves nothing to it.
+    const second = state(sync());
+    const third = state(sync());
+    await turn();
+    expect(c.sent).toHaveLength(1);
+    c.sent[0]!.settle();
+    await turn();
+    await turn();
+    expect(first.done).toBe(true);
+    expect([second.done, third.done]).toEqual([false, false]);
+    expect(c.sent).toHaveLength(2);
+    c.sent[1]!.settle();
+    await turn();
+    expect([second.done, third.done]).toEqual([true, true]);
+  });
+
+  it("fails its callers when the round trip fails, and the next caller gets a new one", async () => {
+    const c = fakeConnection();
+    const sync = barrier(c);
+    const a = state(sync());
+    await turn();
+    await turn();
+    c.sent[0]!.settle(new Error("connection lost"));
+    await turn();
+    expect(a.failed).toBe(true);
+    const b = state(sync());
+    await turn();
+    await turn();
+    expect(c.sent).toHaveLength(2);
+    c.sent[1]!.settle();
+    await turn();
+    expect(b.done).toBe(true);
+  });
+});
