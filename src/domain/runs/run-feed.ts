@@ -140,6 +140,8 @@ export class RunFeed implements ChannelHandlers {
    */
   async subscribe(filter: RunFeedFilter, sink: RunFeedSink, after: string | null): Promise<() => void> {
     await this.#ensureStarted();
+    // Closed while starting: close() ended the streams it had, not this one.
+    if (this.#closed) throw new DomainError("unavailable", "The service is shutting down.", { retryAfterSeconds: 1 });
     const stream: Stream = { filter, sink, held: [], sent: new Map() };
     // Joined before its first read: a change made after that read is found by a later look.
     this.#streams.add(stream);
