@@ -68,7 +68,7 @@ describe("the runs feed's stream", () => {
   it("drops a client that leaves 1 MiB unread, and holds none of it afterwards", async () => {
     const { state, port } = await serve();
     await stalledClient(port);
-    const sink = await waitFor("the subscription", () => state.sink);
+    const sink = (await waitFor("the subscription", () => state.sink))!;
     // 64 KiB a batch, until this process holds more than 1 MiB for the client.
     for (let i = 0; state.released === 0 && i < 10_000; i++) {
       sink.events([bigRun(i)], String(i + 2));
