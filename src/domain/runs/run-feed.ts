@@ -1,3 +1,4 @@
+import { RUN_EVENT_STREAMS_PER_ACCOUNT } from "../../config.ts";
 import type { Db } from "../../db/database.ts";
 import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
@@ -44,7 +45,7 @@ export interface RunFeedFilter {
 export interface RunFeedOptions {
   db: Db;
   logger: Logger;
-  /** Open streams per account in this process; default STREAMS_PER_ACCOUNT. */
+  /** Open streams per account in this process (config.runEvents.streamsPerAccount); default STREAMS_PER_ACCOUNT. */
   maxStreamsPerAccount?: number;
   /** How often this process reads what changed; default 1000 ms. */
   pollMs?: number;
@@ -54,11 +55,11 @@ export interface RunFeedOptions {
 }
 
 /**
- * Ten: a person's tabs on the runs list and a few scripts. A stream holds a
- * connection and a place in each look's fan-out, so one account cannot take
- * a process's connections; more streams are refused with 429.
+ * Open streams per account and process unless configured
+ * (CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT): one account cannot take a
+ * process's connections; more streams are refused with 429.
  */
-export const STREAMS_PER_ACCOUNT = 10;
+export const STREAMS_PER_ACCOUNT = RUN_EVENT_STREAMS_PER_ACCOUNT;
 
 interface Stream {
   filter: RunFeedFilter;

@@ -196,7 +196,8 @@ def sync_detailed(
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
     leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process (429 beyond).
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -255,7 +256,8 @@ def sync(
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
     leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process (429 beyond).
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -308,7 +310,8 @@ async def asyncio_detailed(
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
     leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process (429 beyond).
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -365,7 +368,8 @@ async def asyncio(
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
     leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process (429 beyond).
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
