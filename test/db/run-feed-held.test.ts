@@ -146,4 +146,36 @@ describe("the run feed on Postgres", () => {
       await open.end();
     }
   });
+
+  it("reads each change once while a transaction stays open, so a long one does not make every look a reset", async () => {
+    // Positions stop at the oldest transaction still running. A look that
+    // read everything at or above its position read every change made since
+    // that transaction began, again each second, and once they outnumbered
+    // its limit sent every stream a reset each second until it ended.
+    const open = new pg.Client({ connectionString: database.url });
+    await open.connect();
+    await open.query("begin");
+    await open.query("select pg_current_xact_id()");
+    const pollLimit = 3;
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 100, pollLimit });
+    let resets = 0;
+    const live = sink();
+    const s: RunFeedSink = { ...live.s, reset: () => void resets++ };
+    const release = feed.reserve(accountId);
+    const leave = await feed.subscribe({ accountId }, s, null);
+    try {
+      for (let i = 0; i < pollLimit * 3; i++) {
+        const r = run();
+        await r.mirror();
+        await until(`run ${i + 1} (resets so far: ${resets})`, 30_000, () => live.status(r.runId).includes("pending"));
+      }
+      expect(resets).toBe(0);
+    } finally {
+      leave();
+      release();
+      feed.close();
+      await open.query("rollback");
+      await open.end();
+    }
+  }, 120_000);
 });

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.ts";
 import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
 import { DomainError } from "../errors.ts";
-import { currentPosition, positionBelow, readChanges, type RunChange } from "./run-changes.ts";
+import { currentPosition, currentSnapshot, positionBelow, readChanges, type LookFrom, type RunChange } from "./run-changes.ts";
 import { queuePositions, toRun } from "./run-rows.ts";
 import type { Run } from "./runs.schemas.ts";
 
@@ -87,7 +87,7 @@ export class RunFeed implements ChannelHandlers {
   readonly #perAccount = new Map<string, number>();
   #reserved = 0;
   /** Where the next look starts; null while no stream is open. */
-  #since: string | null = null;
+  #since: LookFrom | null = null;
   #starting: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** When the pending look is due (ms since the epoch). */
@@ -206,9 +206,9 @@ export class RunFeed implements ChannelHandlers {
 
   async #ensureStarted(): Promise<void> {
     if (this.#since !== null) return;
-    this.#starting ??= currentPosition(this.#db)
-      .then((position) => {
-        this.#since = position;
+    this.#starting ??= currentSnapshot(this.#db)
+      .then(({ next }) => {
+        this.#since = next;
         this.#schedule();
       })
       .finally(() => (this.#starting = null));
@@ -253,7 +253,7 @@ export class RunFeed implements ChannelHandlers {
         else s.sink.events(events, read.position);
       }
     }
-    this.#since = read.position;
+    this.#since = read.next;
   }
 
   /** The stream's events among the changes: its account's, through its filters, not sent already. */
