@@ -18,7 +18,7 @@ interface Gate {
   reached: () => void;
   released: Promise<void>;
 }
-const gates = vi.hoisted(() => ({}) as { look?: Gate; resume?: Gate });
+const gates = vi.hoisted((): { look?: Gate; resume?: Gate } => ({}));
 vi.mock("../../src/domain/runs/run-changes.ts", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/domain/runs/run-changes.ts")>();
   return {
