@@ -170,6 +170,9 @@ describe("the run feed on Postgres", () => {
         await until(`run ${i + 1} (resets so far: ${resets})`, 30_000, () => live.status(r.runId).includes("pending"));
       }
       expect(resets).toBe(0);
+      // Nor does the stream remember, for as long as the transaction stays
+      // open, each change a look sent it: no later look reads one again.
+      expect(feed.remembered()).toBe(0);
     } finally {
       leave();
       release();

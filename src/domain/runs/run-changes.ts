@@ -92,3 +92,6 @@ export async function readChanges(db: Db, since: string | LookFrom, opts: { acco
 
 /** Orders two positions (xid8 text). */
 export const positionBelow = (a: string, b: string): boolean => BigInt(a) < BigInt(b);
+
+/** Whether the read a look goes on from `look` saw the transaction `xid` (committed): no later look reads its changes. */
+export const seenBy = (look: LookFrom, xid: string): boolean => positionBelow(xid, look.xmax) && !look.xip.includes(xid);

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.ts";
 import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
 import { DomainError } from "../errors.ts";
-import { currentPosition, currentSnapshot, positionBelow, readChanges, type LookFrom, type RunChange } from "./run-changes.ts";
+import { currentPosition, currentSnapshot, readChanges, seenBy, type LookFrom, type RunChange } from "./run-changes.ts";
 import { queuePositions, toRun } from "./run-rows.ts";
 import type { Run } from "./runs.schemas.ts";
 
@@ -66,7 +66,11 @@ interface Stream {
   sink: RunFeedSink;
   /** Batches found by looks while the stream's resume read was under way: sent after it, in order. */
   held: { events: RunFeedEvent[]; position: string }[] | null;
-  /** Runs sent whose change is at or above the last position (read again by the next look): run id to change_xid. */
+  /**
+   * Changes its resume read sent (run id to change_xid) that a look may read
+   * again: forgotten once a look's snapshot has seen them (no later look reads
+   * them). A look never reads again what an earlier one read.
+   */
   sent: Map<string, string>;
 }
 
@@ -104,6 +108,13 @@ export class RunFeed implements ChannelHandlers {
     this.#pollMs = o.pollMs ?? 1000;
     this.#resumeLimit = o.resumeLimit ?? 1000;
     this.#pollLimit = o.pollLimit ?? 10_000;
+  }
+
+  /** Changes the streams remember having sent, so as not to send them again (tests and metrics). */
+  remembered(): number {
+    let n = 0;
+    for (const s of this.#streams) n += s.sent.size;
+    return n;
   }
 
   /** Open streams of an account in this process (tests and metrics). */
@@ -154,7 +165,7 @@ export class RunFeed implements ChannelHandlers {
         const read = await readChanges(this.#db, after, { accountId: filter.accountId, limit: this.#resumeLimit + 1 });
         if (read.changes.length > this.#resumeLimit) sink.reset(read.position);
         else {
-          const events = await this.#eventsFor(stream, read.changes, read.position);
+          const events = await this.#eventsFor(stream, read.changes, null);
           // The resume's changes, then `ready` with the position: one place a client resumes from.
           if (events.length > 0) sink.events(events, read.position);
           sink.ready(read.position);
@@ -247,7 +258,7 @@ export class RunFeed implements ChannelHandlers {
       for (const s of this.#streams) s.sink.reset(read.position);
     } else if (read.changes.length > 0) {
       for (const s of this.#streams) {
-        const events = await this.#eventsFor(s, read.changes, read.position);
+        const events = await this.#eventsFor(s, read.changes, read.next);
         if (events.length === 0) continue;
         if (s.held) s.held.push({ events, position: read.position });
         else s.sink.events(events, read.position);
@@ -256,8 +267,11 @@ export class RunFeed implements ChannelHandlers {
     this.#since = read.next;
   }
 
-  /** The stream's events among the changes: its account's, through its filters, not sent already. */
-  async #eventsFor(s: Stream, changes: readonly RunChange[], position: string): Promise<RunFeedEvent[]> {
+  /**
+   * The stream's events among the changes: its account's, through its filters, not sent already.
+   * `look`: where the look that read them goes on from; null for the stream's resume read.
+   */
+  async #eventsFor(s: Stream, changes: readonly RunChange[], look: LookFrom | null): Promise<RunFeedEvent[]> {
     const f = s.filter;
     const mine = changes.filter(
       (c) =>
@@ -266,8 +280,9 @@ export class RunFeed implements ChannelHandlers {
         (f.status === undefined || c.phases.includes(f.status)) &&
         s.sent.get(c.row.id) !== c.row.change_xid,
     );
-    for (const [id, xid] of s.sent) if (positionBelow(xid, position)) s.sent.delete(id);
-    for (const c of mine) if (c.row.change_xid !== null && !positionBelow(c.row.change_xid, position)) s.sent.set(c.row.id, c.row.change_xid);
+    if (look === null) {
+      for (const c of mine) if (c.row.change_xid !== null) s.sent.set(c.row.id, c.row.change_xid);
+    } else for (const [id, xid] of s.sent) if (seenBy(look, xid)) s.sent.delete(id);
     if (mine.length === 0) return [];
     const live = mine.filter((c) => c.row.deleted_at === null).map((c) => c.row);
     const positions = await queuePositions(this.#db, f.accountId, live);
