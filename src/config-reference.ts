@@ -62,6 +62,10 @@ export const CONFIG_REFERENCE: Readonly<Record<string, SettingDoc>> = {
     meaning:
       "largest MCP tool result (its JSON); `list_files` returns a shorter page with `truncated: true` and a `next_cursor`, `read_file` a shorter piece with its `next_offset`, `get_run_logs` fewer lines, another tool a tool error naming the limit",
   },
+  CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: {
+    meaning:
+      "`GET /v1/runs/events` streams one account may hold open on one API process (each holds a connection and a place in the process's fan-out of changes); the next is `429` with `Retry-After`",
+  },
   CODEPLANE_DB_POOL_MAX: { meaning: "Postgres connections per process" },
   CODEPLANE_DB_PREPARED_STATEMENTS: {
     meaning:

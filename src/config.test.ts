@@ -131,6 +131,15 @@ describe("loadConfig", () => {
     expect(() => slots({ CODEPLANE_GIT_MAX_FETCHES: "0" })).toThrow(/CODEPLANE_GIT_MAX_FETCHES/);
   });
 
+  it("limits an account's run event streams per process to 10 unless set, within 1-10,000", () => {
+    const streams = (env: Record<string, string>) => loadConfig({ ...base, ...env }).runEvents.streamsPerAccount;
+    expect(streams({})).toBe(10);
+    expect(streams({ CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: "" })).toBe(10);
+    expect(streams({ CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: "50" })).toBe(50);
+    expect(() => streams({ CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: "0" })).toThrow(/CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT/);
+    expect(() => streams({ CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: "ten" })).toThrow(/CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT/);
+  });
+
   it("refuses run egress the NetworkPolicy could not enforce with the metadata address closed", () => {
     expect(() => loadConfig({ ...base, CODEPLANE_RUN_EGRESS_ALLOW: "10.0.5.0/24@443,169.254.169.254/32@80" })).toThrow(
       /CODEPLANE_RUN_EGRESS_ALLOW: '169\.254\.169\.254\/32' lies inside the cloud metadata range 169\.254\.0\.0\/16/,

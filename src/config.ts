@@ -62,6 +62,13 @@ const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32
 // Every variable here has a one-line meaning in config-reference.ts, from which
 // with this schema and the chart docs/operators/configuration.md is generated
 // (npm run docs:config; src/config-doc.test.ts fails when either drifts).
+/**
+ * GET /v1/runs/events streams an account may hold open on one API process
+ * unless the operator says otherwise: a person's tabs on the runs list and a
+ * few scripts. Each holds a connection and a place in each look's fan-out.
+ */
+export const RUN_EVENT_STREAMS_PER_ACCOUNT = 10;
+
 export const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   CODEPLANE_DATA_DIR: z.string().min(1).default("./.codeplane"),
@@ -98,6 +105,7 @@ export const envSchema = z.object({
   CODEPLANE_MCP_MAX_BATCH_MESSAGES: int(1, 1000).default(10),
   CODEPLANE_MCP_MAX_WAITS_PER_KEY: int(0, 1000).default(4),
   CODEPLANE_MCP_MAX_RESULT_BYTES: int(64 * 1024, 64 * 1024 * 1024).default(1024 * 1024),
+  CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: int(1, 10_000).default(RUN_EVENT_STREAMS_PER_ACCOUNT),
   CODEPLANE_DB_POOL_MAX: int(1, 200).default(10),
   CODEPLANE_DB_PREPARED_STATEMENTS: bool.default(true),
   CODEPLANE_GIT_CACHE_DIR: z.string().min(1).optional(),
@@ -504,6 +512,8 @@ export interface Config {
   rateLimit: { requests: number; windowSeconds: number; authFailures: number };
   /** POST /mcp: JSON-RPC messages per request, tool-call waits held at once per credential (per process), bytes of one tool result. */
   mcp: { maxBatchMessages: number; maxWaitsPerKey: number; maxResultBytes: number };
+  /** GET /v1/runs/events: streams one account may hold open on one API process (beyond: 429). */
+  runEvents: { streamsPerAccount: number };
   repositories: {
     allowLocal: boolean;
     gitCacheDir: string;
@@ -1040,6 +1050,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       maxWaitsPerKey: e.CODEPLANE_MCP_MAX_WAITS_PER_KEY,
       maxResultBytes: e.CODEPLANE_MCP_MAX_RESULT_BYTES,
     },
+    runEvents: { streamsPerAccount: e.CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT },
     repositories: {
       allowLocal: e.CODEPLANE_ALLOW_LOCAL_REPOSITORIES,
       gitCacheDir: path.resolve(e.CODEPLANE_GIT_CACHE_DIR ?? path.join(dataDir, "git")),

@@ -355,7 +355,11 @@ function apiServices(
     // Warm pools' pods take their assignments through the internal door (nothing answers a credential no pool pod holds).
     pools: new PoolService(box),
     logHub: logHub(RUN_TABLE, RUN_LABEL, "log-hub", runSetup, RUN_STREAM_TIMELINE),
-    runFeed: new RunFeed({ db: database.db, logger: logger.child({ component: "run-feed" }) }),
+    runFeed: new RunFeed({
+      db: database.db,
+      logger: logger.child({ component: "run-feed" }),
+      maxStreamsPerAccount: config.runEvents.streamsPerAccount,
+    }),
     analyses,
     analysisLogHub: logHub(ANALYSIS_TABLE, ANALYSIS_LABEL, "analysis-log-hub"),
     checkout: new CheckoutService({ db: database.db, source: git.checkouts }),

@@ -38,8 +38,11 @@ export interface RunEventsOptions {
 
 /**
  * A client that reads nothing would make this process hold what it is sent:
- * past 1 MiB unread, its stream is ended (it resumes from its last id when it
- * comes back, losing nothing).
+ * past 1 MiB unread, its connection is dropped (it resumes from its last id
+ * when it comes back, losing nothing). Dropped, not ended: an ended response
+ * keeps what it holds, and the connection, until the client reads it all,
+ * which a client that reads nothing never does, while its place in the
+ * account's limit is already free for another such stream.
  */
 const MAX_UNREAD_BYTES = 1 << 20;
 
@@ -74,7 +77,10 @@ export async function streamRunEvents(ctx: Context, o: RunEventsOptions): Promis
     const send = (text: string) => {
       if (!writable()) return;
       res.write(text);
-      if (res.writableLength > MAX_UNREAD_BYTES) end();
+      if (res.writableLength > MAX_UNREAD_BYTES) {
+        res.destroy();
+        finish();
+      }
     };
     const ping = setInterval(() => send(": ping\n\n"), o.pingIntervalMs ?? 15_000);
     ping.unref();

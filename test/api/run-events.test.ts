@@ -274,6 +274,46 @@ describe("GET /v1/runs/events", () => {
     for (const o of open) o.abort();
   });
 
+  it("takes its per-account limit from CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT, per process", async () => {
+    const limit = 3;
+    const other = await startTestService({
+      DATABASE_URL: svc.databaseUrl,
+      CODEPLANE_ENCRYPTION_KEY: svc.encryptionKey,
+      CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT: String(limit),
+    });
+    const erin = await svc.tenant();
+    const open: AbortController[] = [];
+    try {
+      // Streams held open at once (each answered 200 and stays open): the limit's, then a 429.
+      for (let i = 0; i < limit; i++) {
+        const ac = new AbortController();
+        const res = await fetch(`${other.url}/v1/runs/events`, { headers: { authorization: `Bearer ${erin.key}` }, signal: ac.signal });
+        expect(res.status, `stream ${i + 1} of ${limit}`).toBe(200);
+        open.push(ac);
+      }
+      const refused = await fetch(`${other.url}/v1/runs/events`, { headers: { authorization: `Bearer ${erin.key}` } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+      expect((await refused.json()).detail).toMatch(/3 run event streams open/);
+      // The limit is this process's: the other replica (default limit) serves the account meanwhile.
+      const elsewhere = new AbortController();
+      expect((await erin.api("/v1/runs/events", { signal: elsewhere.signal })).status).toBe(200);
+      elsewhere.abort();
+      // One closed frees its place on this process.
+      open.pop()!.abort();
+      const again = new AbortController();
+      await until("a place freed", 30_000, async () => {
+        const res = await fetch(`${other.url}/v1/runs/events`, { headers: { authorization: `Bearer ${erin.key}` }, signal: again.signal });
+        if (res.status !== 200) await res.body?.cancel();
+        return res.status === 200;
+      });
+      again.abort();
+    } finally {
+      for (const o of open) o.abort();
+      await other.close();
+    }
+  }, 120_000);
+
   it("notifies once per change written, not for the controller's writes that change nothing", async () => {
     // Its mirror writes a run's row on every reconcile as an upsert, which
     // fires insert triggers even when it ends as an update of nothing.

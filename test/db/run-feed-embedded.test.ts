@@ -127,4 +127,25 @@ describe("the run feed on PGlite", () => {
       release();
     }
   });
+
+  it("ends a stream that was starting when the process shut down", async () => {
+    // Shutdown ends the streams it has; one still starting (its first read
+    // under way) joined after, and was left open on a feed that no longer
+    // looks, holding its client and the server's shutdown until its timeout.
+    const starting = new RunFeed({ db: handle.db, logger: createRootLogger("silent"), pollMs: 100 });
+    let closed = false;
+    const s: RunFeedSink = { ...sink().s, close: () => void (closed = true) };
+    const release = starting.reserve(accountId);
+    const subscribed = starting.subscribe({ accountId }, s, null);
+    starting.close();
+    const ended = await subscribed.then(
+      (leave) => {
+        leave();
+        return closed;
+      },
+      () => true,
+    );
+    release();
+    expect(ended, "the stream was ended (or refused)").toBe(true);
+  });
 });

@@ -272,7 +272,7 @@ export interface paths {
     };
     /**
      * Follow the account's runs as they change
-     * @description Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of their commit on a Postgres server, and at least once a second), whichever process or the controller made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent): first the current state of every run that changed since, then `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again) instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams per account per API process (429 beyond).
+     * @description Server-Sent Events: `event: run` with a run's new state (as `GET /v1/runs/{run_id}` shows it) each time what the API shows of it changes, `event: deleted` when one is deleted, for the account's runs that pass the filters (`repository_id`; `status`: runs that are, or have been, in it, so one that leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of their commit on a Postgres server, and at least once a second), whichever process or the controller made them. On connect `event: ready` (with an `id`) says the stream is live; a client that shows a list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent): first the current state of every run that changed since, then `ready`, then what changes next; nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10 streams per account per API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
      *
      *     Scope: `runs:read`.
      */
@@ -4101,7 +4101,7 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
-      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. Also: The account has 10 run event streams open on this API process; close one, or try again after `Retry-After`. */
+      /** @description Rate limit exceeded, or too many failed authentications from this address; see Retry-After. Also: The account has as many run event streams open on this API process as it may (10 unless the operator set `CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); close one, or try again after `Retry-After`. */
       429: {
         headers: {
           /** @description Seconds to wait before trying again. */

@@ -89,7 +89,7 @@ export function registerRunEventRoutes(routes: Routes, db: Db, feed: RunFeed | u
     path: "/v1/runs/events",
     operationId: "streamRunEvents",
     summary: "Follow the account's runs as they change",
-    description: `Server-Sent Events: \`event: run\` with a run's new state (as \`GET /v1/runs/{run_id}\` shows it) each time what the API shows of it changes, \`event: deleted\` when one is deleted, for the account's runs that pass the filters (\`repository_id\`; \`status\`: runs that are, or have been, in it, so one that leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of their commit on a Postgres server, and at least once a second), whichever process or the controller made them. On connect \`event: ready\` (with an \`id\`) says the stream is live; a client that shows a list reads it after that event. Resume with \`Last-Event-ID\` or \`?after=\` (an id the stream sent): first the current state of every run that changed since, then \`ready\`, then what changes next; nothing is lost, and a run's state may come twice (apply by \`run_id\`). Over 1,000 changed runs since the resume point: \`event: reset\` (read the list again) instead. A stream is ended when its client leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most ${STREAMS_PER_ACCOUNT} streams per account per API process (429 beyond).`,
+    description: `Server-Sent Events: \`event: run\` with a run's new state (as \`GET /v1/runs/{run_id}\` shows it) each time what the API shows of it changes, \`event: deleted\` when one is deleted, for the account's runs that pass the filters (\`repository_id\`; \`status\`: runs that are, or have been, in it, so one that leaves it is sent with its new status). Changes are found by each API process (within about 50 ms of their commit on a Postgres server, and at least once a second), whichever process or the controller made them. On connect \`event: ready\` (with an \`id\`) says the stream is live; a client that shows a list reads it after that event. Resume with \`Last-Event-ID\` or \`?after=\` (an id the stream sent): first the current state of every run that changed since, then \`ready\`, then what changes next; nothing is lost, and a run's state may come twice (apply by \`run_id\`). Over 1,000 changed runs since the resume point: \`event: reset\` (read the list again) instead. A stream is dropped when its client leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most ${STREAMS_PER_ACCOUNT} streams per account per API process unless the operator set another limit (\`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT\`); 429 beyond.`,
     tag: "Runs",
     scope: "runs:read",
     query,
@@ -102,7 +102,7 @@ export function registerRunEventRoutes(routes: Routes, db: Db, feed: RunFeed | u
       },
       404: { description: "No such repository in this account.", schema: errorBodySchema },
       429: {
-        description: `The account has ${STREAMS_PER_ACCOUNT} run event streams open on this API process; close one, or try again after \`Retry-After\`.`,
+        description: `The account has as many run event streams open on this API process as it may (${STREAMS_PER_ACCOUNT} unless the operator set \`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT\`); close one, or try again after \`Retry-After\`.`,
         schema: errorBodySchema,
         headers: retryAfter,
       },

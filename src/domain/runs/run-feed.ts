@@ -1,8 +1,9 @@
+import { RUN_EVENT_STREAMS_PER_ACCOUNT } from "../../config.ts";
 import type { Db } from "../../db/database.ts";
 import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
 import { DomainError } from "../errors.ts";
-import { currentPosition, positionBelow, readChanges, type RunChange } from "./run-changes.ts";
+import { currentPosition, currentSnapshot, readChanges, seenBy, type LookFrom, type RunChange } from "./run-changes.ts";
 import { queuePositions, toRun } from "./run-rows.ts";
 import type { Run } from "./runs.schemas.ts";
 
@@ -44,7 +45,7 @@ export interface RunFeedFilter {
 export interface RunFeedOptions {
   db: Db;
   logger: Logger;
-  /** Open streams per account in this process; default STREAMS_PER_ACCOUNT. */
+  /** Open streams per account in this process (config.runEvents.streamsPerAccount); default STREAMS_PER_ACCOUNT. */
   maxStreamsPerAccount?: number;
   /** How often this process reads what changed; default 1000 ms. */
   pollMs?: number;
@@ -54,18 +55,22 @@ export interface RunFeedOptions {
 }
 
 /**
- * Ten: a person's tabs on the runs list and a few scripts. A stream holds a
- * connection and a place in each look's fan-out, so one account cannot take
- * a process's connections; more streams are refused with 429.
+ * Open streams per account and process unless configured
+ * (CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT): one account cannot take a
+ * process's connections; more streams are refused with 429.
  */
-export const STREAMS_PER_ACCOUNT = 10;
+export const STREAMS_PER_ACCOUNT = RUN_EVENT_STREAMS_PER_ACCOUNT;
 
 interface Stream {
   filter: RunFeedFilter;
   sink: RunFeedSink;
   /** Batches found by looks while the stream's resume read was under way: sent after it, in order. */
   held: { events: RunFeedEvent[]; position: string }[] | null;
-  /** Runs sent whose change is at or above the last position (read again by the next look): run id to change_xid. */
+  /**
+   * Changes its resume read sent (run id to change_xid) that a look may read
+   * again: forgotten once a look's snapshot has seen them (no later look reads
+   * them). A look never reads again what an earlier one read.
+   */
   sent: Map<string, string>;
 }
 
@@ -86,7 +91,7 @@ export class RunFeed implements ChannelHandlers {
   readonly #perAccount = new Map<string, number>();
   #reserved = 0;
   /** Where the next look starts; null while no stream is open. */
-  #since: string | null = null;
+  #since: LookFrom | null = null;
   #starting: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** When the pending look is due (ms since the epoch). */
@@ -103,6 +108,13 @@ export class RunFeed implements ChannelHandlers {
     this.#pollMs = o.pollMs ?? 1000;
     this.#resumeLimit = o.resumeLimit ?? 1000;
     this.#pollLimit = o.pollLimit ?? 10_000;
+  }
+
+  /** Changes the streams remember having sent, so as not to send them again (tests and metrics). */
+  remembered(): number {
+    let n = 0;
+    for (const s of this.#streams) n += s.sent.size;
+    return n;
   }
 
   /** Open streams of an account in this process (tests and metrics). */
@@ -140,6 +152,8 @@ export class RunFeed implements ChannelHandlers {
    */
   async subscribe(filter: RunFeedFilter, sink: RunFeedSink, after: string | null): Promise<() => void> {
     await this.#ensureStarted();
+    // Closed while starting: close() ended the streams it had, not this one.
+    if (this.#closed) throw new DomainError("unavailable", "The service is shutting down.", { retryAfterSeconds: 1 });
     const stream: Stream = { filter, sink, held: [], sent: new Map() };
     // Joined before its first read: a change made after that read is found by a later look.
     this.#streams.add(stream);
@@ -151,7 +165,7 @@ export class RunFeed implements ChannelHandlers {
         const read = await readChanges(this.#db, after, { accountId: filter.accountId, limit: this.#resumeLimit + 1 });
         if (read.changes.length > this.#resumeLimit) sink.reset(read.position);
         else {
-          const events = await this.#eventsFor(stream, read.changes, read.position);
+          const events = await this.#eventsFor(stream, read.changes, null);
           // The resume's changes, then `ready` with the position: one place a client resumes from.
           if (events.length > 0) sink.events(events, read.position);
           sink.ready(read.position);
@@ -203,9 +217,9 @@ export class RunFeed implements ChannelHandlers {
 
   async #ensureStarted(): Promise<void> {
     if (this.#since !== null) return;
-    this.#starting ??= currentPosition(this.#db)
-      .then((position) => {
-        this.#since = position;
+    this.#starting ??= currentSnapshot(this.#db)
+      .then(({ next }) => {
+        this.#since = next;
         this.#schedule();
       })
       .finally(() => (this.#starting = null));
@@ -244,17 +258,20 @@ export class RunFeed implements ChannelHandlers {
       for (const s of this.#streams) s.sink.reset(read.position);
     } else if (read.changes.length > 0) {
       for (const s of this.#streams) {
-        const events = await this.#eventsFor(s, read.changes, read.position);
+        const events = await this.#eventsFor(s, read.changes, read.next);
         if (events.length === 0) continue;
         if (s.held) s.held.push({ events, position: read.position });
         else s.sink.events(events, read.position);
       }
     }
-    this.#since = read.position;
+    this.#since = read.next;
   }
 
-  /** The stream's events among the changes: its account's, through its filters, not sent already. */
-  async #eventsFor(s: Stream, changes: readonly RunChange[], position: string): Promise<RunFeedEvent[]> {
+  /**
+   * The stream's events among the changes: its account's, through its filters, not sent already.
+   * `look`: where the look that read them goes on from; null for the stream's resume read.
+   */
+  async #eventsFor(s: Stream, changes: readonly RunChange[], look: LookFrom | null): Promise<RunFeedEvent[]> {
     const f = s.filter;
     const mine = changes.filter(
       (c) =>
@@ -263,8 +280,9 @@ export class RunFeed implements ChannelHandlers {
         (f.status === undefined || c.phases.includes(f.status)) &&
         s.sent.get(c.row.id) !== c.row.change_xid,
     );
-    for (const [id, xid] of s.sent) if (positionBelow(xid, position)) s.sent.delete(id);
-    for (const c of mine) if (c.row.change_xid !== null && !positionBelow(c.row.change_xid, position)) s.sent.set(c.row.id, c.row.change_xid);
+    if (look === null) {
+      for (const c of mine) if (c.row.change_xid !== null) s.sent.set(c.row.id, c.row.change_xid);
+    } else for (const [id, xid] of s.sent) if (seenBy(look, xid)) s.sent.delete(id);
     if (mine.length === 0) return [];
     const live = mine.filter((c) => c.row.deleted_at === null).map((c) => c.row);
     const positions = await queuePositions(this.#db, f.accountId, live);

@@ -194,9 +194,10 @@ def sync_detailed(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
-    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
-    per account per API process (429 beyond).
+    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
+    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -253,9 +254,10 @@ def sync(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
-    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
-    per account per API process (429 beyond).
+    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
+    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -306,9 +308,10 @@ async def asyncio_detailed(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
-    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
-    per account per API process (429 beyond).
+    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
+    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 
@@ -363,9 +366,10 @@ async def asyncio(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is ended when its client
-    leaves 1 MiB unread, and when the process shuts down; the client then resumes. At most 10 streams
-    per account per API process (429 beyond).
+    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
+    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
+    streams per account per API process unless the operator set another limit
+    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
 
     Scope: `runs:read`.
 

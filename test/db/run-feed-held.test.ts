@@ -1,0 +1,184 @@
+// The run feed (GET /v1/runs/events) on a Postgres server, where a resume and
+// a look can overlap with a transaction still open: the ordering a test
+// cannot get from the service's timers is made here by gating the feed's own
+// reads (each read runs as it is; its answer is held until the test lets it go).
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { RunFeed, type RunFeedEvent, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
+import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
+import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
+import { createRootLogger } from "../../src/logger.ts";
+import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { seedAccountWithRepository } from "../helpers/seed.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
+
+interface Gate {
+  reached: () => void;
+  released: Promise<void>;
+}
+const gates = vi.hoisted((): { look?: Gate; resume?: Gate } => ({}));
+vi.mock("../../src/domain/runs/run-changes.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/domain/runs/run-changes.ts")>();
+  return {
+    ...real,
+    readChanges: async (...args: Parameters<typeof real.readChanges>) => {
+      const read = await real.readChanges(...args);
+      const kind = args[2].accountId === undefined ? "look" : "resume";
+      const gate = gates[kind];
+      if (gate) {
+        delete gates[kind];
+        gate.reached();
+        await gate.released;
+      }
+      return read;
+    },
+  };
+});
+
+/** Gates the next read of that kind: `reached` once it has read, `release` lets its answer go. */
+function gate(kind: "look" | "resume") {
+  let reached!: () => void;
+  let release!: () => void;
+  const hit = new Promise<void>((r) => (reached = r));
+  gates[kind] = { reached, released: new Promise<void>((r) => (release = r)) };
+  return { reached: hit, release };
+}
+
+let database: TestDatabase;
+let accountId: string;
+let repositoryId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  ({ accountId, repositoryId } = await seedAccountWithRepository(database.db));
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+function sink() {
+  const events: RunFeedEvent[] = [];
+  const positions: string[] = [];
+  const s: RunFeedSink = {
+    events: (e, position) => {
+      events.push(...e);
+      positions.push(position);
+    },
+    ready: (position) => void positions.push(position),
+    reset: () => {
+      throw new Error("no reset expected");
+    },
+    close: () => {},
+  };
+  const status = (runId: string) => events.flatMap((e) => (e.kind === "run" && e.run.run_id === runId ? [e.run.status] : []));
+  return { s, positions, status };
+}
+
+function run() {
+  const rows = workloadRows<RunSpec, RunStatus>(database.db, RUN_ROWS);
+  const runId = randomUUID();
+  const spec: RunSpec = {
+    runId,
+    accountId,
+    repositoryId,
+    repositoryUrl: "https://example.invalid/r.git",
+    commitHash: "c".repeat(40),
+    command: ["true"],
+    computeType: "cpu-small",
+    timeoutSeconds: 60,
+  };
+  return { runId, mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }) };
+}
+
+describe("the run feed on Postgres", () => {
+  it("sends a run's current state after a held batch that was older than the resume's read", async () => {
+    // A transaction open all along (any writer's) keeps every position below
+    // the run's changes, so the feed remembers what it sent of them.
+    const open = new pg.Client({ connectionString: database.url });
+    await open.connect();
+    await open.query("begin");
+    await open.query("select pg_current_xact_id()");
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000 });
+    try {
+      // Keeps the feed started; its filter leaves the run out, so a look's
+      // fan-out reaches the resuming stream without a read in between.
+      const other = sink();
+      const releaseOther = feed.reserve(accountId);
+      const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
+      const from = other.positions.at(-1)!;
+      // A look reads the run pending; it goes running; a stream resuming
+      // meanwhile reads it running and is sent that, then the look's batch it
+      // held (pending). The next look must send running again, or the client
+      // shows pending until the run next changes.
+      const r = run();
+      await r.mirror();
+      const look = gate("look");
+      feed.onNotify();
+      await look.reached;
+      await r.mirror({ phase: "running", startTime: new Date().toISOString() });
+      const resume = gate("resume");
+      const back = sink();
+      const release = feed.reserve(accountId);
+      const subscribed = feed.subscribe({ accountId }, back.s, from);
+      await resume.reached;
+      // The look's batch reaches the stream while its resume is under way: held.
+      look.release();
+      await new Promise((r) => setImmediate(r));
+      resume.release();
+      const leave = await subscribed;
+      expect(back.status(r.runId)).toEqual(["running", "pending"]);
+      // The next look (it brings another run) sends the run's current state.
+      const next = run();
+      await next.mirror();
+      feed.onNotify();
+      await until("the next look's run", 30_000, () => back.status(next.runId).includes("pending"));
+      expect(back.status(r.runId).at(-1)).toBe("running");
+      leave();
+      release();
+      leaveOther();
+      releaseOther();
+    } finally {
+      feed.close();
+      await open.query("rollback");
+      await open.end();
+    }
+  });
+
+  it("reads each change once while a transaction stays open, so a long one does not make every look a reset", async () => {
+    // Positions stop at the oldest transaction still running. A look that
+    // read everything at or above its position read every change made since
+    // that transaction began, again each second, and once they outnumbered
+    // its limit sent every stream a reset each second until it ended.
+    const open = new pg.Client({ connectionString: database.url });
+    await open.connect();
+    await open.query("begin");
+    await open.query("select pg_current_xact_id()");
+    const pollLimit = 3;
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 100, pollLimit });
+    let resets = 0;
+    const live = sink();
+    const s: RunFeedSink = { ...live.s, reset: () => void resets++ };
+    const release = feed.reserve(accountId);
+    const leave = await feed.subscribe({ accountId }, s, null);
+    try {
+      for (let i = 0; i < pollLimit * 3; i++) {
+        const r = run();
+        await r.mirror();
+        await until(`run ${i + 1} (resets so far: ${resets})`, 30_000, () => live.status(r.runId).includes("pending"));
+      }
+      expect(resets).toBe(0);
+      // Nor does the stream remember, for as long as the transaction stays
+      // open, each change a look sent it: no later look reads one again.
+      expect(feed.remembered()).toBe(0);
+    } finally {
+      leave();
+      release();
+      feed.close();
+      await open.query("rollback");
+      await open.end();
+    }
+  }, 120_000);
+});
