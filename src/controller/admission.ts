@@ -2,7 +2,7 @@ import type { V1Job } from "@kubernetes/client-node";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
 import type { CpuMemory } from "../resources/quantity.ts";
-import { exceedsCapAlone } from "./over-cap.ts";
+import { setAsideOverCap } from "./over-cap.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // Admission (design.md, Limits and queueing): whether a waiting run may get
@@ -156,15 +156,7 @@ export function decideAdmission(s: AdmissionState): AdmissionPlan {
   }
   for (const list of byAccount.values()) list.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : a.name < b.name ? -1 : 1));
   // A run over a cap by itself is no one's head: its account's later runs are decided as if it were not there.
-  const refused: string[] = [];
-  for (const [account, list] of byAccount) {
-    const cap = s.quotaOf?.(account);
-    const alone = cap ? list.filter((w) => !exceedsCapAlone(w.requests, cap)) : list;
-    if (alone.length === list.length) continue;
-    for (const w of list) if (!alone.includes(w)) refused.push(w.name);
-    if (alone.length) byAccount.set(account, alone);
-    else byAccount.delete(account);
-  }
+  const refused = setAsideOverCap(byAccount, s);
 
   const free = new Map<string, number>();
   for (const account of byAccount.keys()) {

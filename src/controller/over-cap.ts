@@ -25,3 +25,25 @@ export function overCapMessage(computeType: string, requests: CpuMemory, cap: Cp
   const why = overCap(cap, requests, computeType) ?? `compute type '${computeType}' is over the account's caps: a run of it could never start`;
   return `${why}, so it failed without starting; raise the account's cap (codeplane accounts limits) or use a smaller compute type`;
 }
+
+/**
+ * Takes the runs over a cap by themselves out of each account's waiting list
+ * (in place; an account left with none is removed), so the decision passes
+ * them by; their names, to fail.
+ */
+export function setAsideOverCap<W extends { name: string; requests?: CpuMemory | undefined }>(
+  byAccount: Map<string, W[]>,
+  caps: { quotaOf?(account: string): CpuMemory },
+): string[] {
+  const refused: string[] = [];
+  if (!caps.quotaOf) return refused;
+  for (const [account, list] of [...byAccount]) {
+    const cap = caps.quotaOf(account);
+    const fits = list.filter((w) => !exceedsCapAlone(w.requests, cap));
+    if (fits.length === list.length) continue;
+    for (const w of list) if (!fits.includes(w)) refused.push(w.name);
+    if (fits.length) byAccount.set(account, fits);
+    else byAccount.delete(account);
+  }
+  return refused;
+}
