@@ -56,7 +56,8 @@ interface Outcome {
   account: string;
   index: number;
   runId: string;
-  status: string | "lost";
+  /** The run's status, or "lost" (gone from the API). */
+  status: string;
   admitted?: number;
   started?: number;
   ended?: number;
@@ -67,7 +68,10 @@ async function freeCpu(kc: k8s.KubeConfig): Promise<number> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const nodes = (await core.listNode()).items;
   const pods = (await core.listPodForAllNamespaces()).items.filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
-  const requested = pods.reduce((n, p) => n + (p.spec?.containers ?? []).reduce((m, c) => m + (cpuMillis(String(c.resources?.requests?.cpu ?? "0")) ?? 0), 0), 0);
+  const requested = pods.reduce(
+    (n, p) => n + (p.spec?.containers ?? []).reduce((m, c) => m + (cpuMillis(String(c.resources?.requests?.cpu ?? "0")) ?? 0), 0),
+    0,
+  );
   return nodes.reduce((n, node) => n + (cpuMillis(String(node.status?.allocatable?.cpu ?? "0")) ?? 0), 0) - requested;
 }
 
@@ -93,7 +97,15 @@ function kueueObjects(kc: k8s.KubeConfig, name: string) {
             resourceGroups: [
               {
                 coveredResources: ["cpu", "memory"],
-                flavors: [{ name, resources: [{ name: "cpu", nominalQuota: formatCpu(cpuMillis) }, { name: "memory", nominalQuota: "16Gi" }] }],
+                flavors: [
+                  {
+                    name,
+                    resources: [
+                      { name: "cpu", nominalQuota: formatCpu(cpuMillis) },
+                      { name: "memory", nominalQuota: "16Gi" },
+                    ],
+                  },
+                ],
               },
             ],
           },
@@ -207,7 +219,7 @@ async function main(): Promise<void> {
     console.log(
       `Kueue: a ClusterQueue of ${formatCpu(KUEUE_CPU)} CPUs` +
         (scale === 1 ? "" : `, scaled by ${scale} to ${formatCpu(Math.round(KUEUE_CPU * scale))} (the node has ${formatCpu(free)} CPU free to schedule)`) +
-        `; each run's pod requests ${formatCpu(slotMillis)}, so ${Math.floor((Math.round(KUEUE_CPU * scale)) / slotMillis)} run at once`,
+        `; each run's pod requests ${formatCpu(slotMillis)}, so ${Math.floor(Math.round(KUEUE_CPU * scale) / slotMillis)} run at once`,
     );
   } else {
     serviceEnv.CODEPLANE_COMPUTE_TYPES = JSON.stringify({ "cpu-general": BENCH_COMPUTE });
@@ -223,7 +235,11 @@ async function main(): Promise<void> {
     const { key } = await createApiKey(bench.db, accountB.id, { name: "bench" });
     const repo = await call(bench, key, "/v1/repositories", { url: bench.gitUrl, name: "fixture" });
     const b: Tenant = { name: "B", key, repositoryId: repo.id, runs: B_RUNS };
-    console.log(`A submits ${A_RUNS} runs of ${SECONDS} s, then B submits ${B_RUNS} (uptime: ${loadavg().map((x) => x.toFixed(2)).join(" ")})`);
+    console.log(
+      `A submits ${A_RUNS} runs of ${SECONDS} s, then B submits ${B_RUNS} (uptime: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")})`,
+    );
 
     const idleProbe = probeList(bench, a.key);
     await sleep(IDLE_PROBE_SECONDS * 1000);
@@ -272,7 +288,12 @@ async function main(): Promise<void> {
         run_seconds: SECONDS,
         ...(PATH === "builtin"
           ? { executing_per_account: EXECUTING, executing_total: EXECUTING }
-          : { cluster_queue_cpu: formatCpu(KUEUE_CPU), scale, scaled_cluster_queue_cpu: formatCpu(Math.round(KUEUE_CPU * scale)), run_pod_cpu: formatCpu(slotMillis) }),
+          : {
+              cluster_queue_cpu: formatCpu(KUEUE_CPU),
+              scale,
+              scaled_cluster_queue_cpu: formatCpu(Math.round(KUEUE_CPU * scale)),
+              run_pod_cpu: formatCpu(slotMillis),
+            }),
       },
       elapsed_ms: elapsed,
       runs: { submitted: ids.size, completed: count("completed"), failed: count("failed"), cancelled: count("cancelled"), lost: count("lost"), stuck },

@@ -65,7 +65,6 @@ interface Sample {
   runId?: string;
 }
 
-
 /** The bench's own account is the big one; the small ones are made here, each with its key and the fixture registered. */
 async function tenants(bench: ClusterBench): Promise<Tenant[]> {
   const out: Tenant[] = [{ name: "big", key: bench.key, repositoryId: bench.repositoryId, runs: BIG }];
