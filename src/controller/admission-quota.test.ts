@@ -99,7 +99,11 @@ const cases: Case[] = [
     executing: 1,
     admit: ["a1"],
     refused: ["a2"],
-    queued: { a3: { reason: "AccountConcurrency", position: 1 }, a4: { reason: "AccountConcurrency", position: 2 }, a5: { reason: "AccountConcurrency", position: 3 } },
+    queued: {
+      a3: { reason: "AccountConcurrency", position: 1 },
+      a4: { reason: "AccountConcurrency", position: 2 },
+      a5: { reason: "AccountConcurrency", position: 3 },
+    },
   },
   {
     name: "over the memory cap alone, under the CPU cap: refused; another account's run is admitted",

@@ -80,7 +80,9 @@ export class BuiltInLimiter implements Admission {
     const plan = this.#plan(resource);
     if (plan.refused.includes(name)) {
       const computeType = (resource.spec as { computeType?: string }).computeType ?? "";
-      throw new Unreconcilable(OVER_CAP_REASON, overCapMessage(computeType, this.#requestsOf(resource), this.#quotaOf(resource.spec.accountId)), { expected: true });
+      throw new Unreconcilable(OVER_CAP_REASON, overCapMessage(computeType, this.#requestsOf(resource), this.#quotaOf(resource.spec.accountId)), {
+        expected: true,
+      });
     }
     if (plan.admit.includes(name)) {
       // The whole decision is taken at once: every run it admits holds its slot now, in
