@@ -35,6 +35,7 @@ import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from "./workload-reconciler.ts";
 import type { Admission } from "./admission.ts";
 import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
+import { queueSnapshot } from "./queue-snapshot.ts";
 import { runMetrics, type RunMetrics } from "./run-metrics.ts";
 import { KueueAdmission, kueueApi, kueueInstalled } from "./kueue.ts";
 import { limitOverrides } from "../domain/limits/limits.ts";
@@ -373,6 +374,8 @@ export class Controller {
     if (kueue) {
       if (await kueueInstalled(k)) {
         log.info({ cluster_queue: kueue.clusterQueue, namespace: ns }, "Kueue admits runs: each account's LocalQueue points at the ClusterQueue");
+        // The runs-by-status and queue-length gauges, from the caches as the limiter would report them.
+        this.#limiterMetrics.observe(() => queueSnapshot(runs(), installation));
         return new KueueAdmission({
           api: kueueApi(k),
           clusterQueue: kueue.clusterQueue,
@@ -450,6 +453,7 @@ export class Controller {
     this.#kick = null;
     this.#limiter?.stop();
     this.#limiter = null;
+    this.#limiterMetrics.observe(null);
     await this.#warm?.stop();
     this.#warm = null;
     for (const t of this.#restarts) clearTimeout(t);
