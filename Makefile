@@ -12,7 +12,7 @@ STAMP := node_modules/.install-stamp
 # CODEPLANE_RUN_EGRESS_ALLOW and CODEPLANE_RUN_PREPROCESS_ENV, each kept when already set).
 CLUSTER_NODE_ADDRESS ?= 10.244.0.1
 
-.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-burst bench-sse bench-analyze bench-memory bench-cli crds clean
+.PHONY: help install run dev test screenshots test-unit test-integration test-chart test-e2e test-helm fuzz typecheck verify format lint build bench bench-runs bench-burst bench-burst-scenario bench-burst-kueue bench-sse bench-analyze bench-memory bench-cli crds clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -108,6 +108,14 @@ bench-runs: $(STAMP) ## Run the run benchmark (bench/run-latency.ts; needs a clu
 bench-burst: $(STAMP) ## Run the burst benchmark (bench/burst.ts: several accounts' runs under the built-in limiter against plain Jobs; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
 	npm run bench:burst
+
+bench-burst-scenario: $(STAMP) ## Issue 32's done-means scenario at full size on the built-in limiter (bench/burst-scenario.ts: A 60 runs, then B 5; needs a cluster)
+	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
+	node bench/burst-scenario.ts builtin
+
+bench-burst-kueue: $(STAMP) ## The same scenario on Kueue, with a ClusterQueue of 4 CPUs the benchmark makes and removes (needs a cluster with Kueue: make kueue)
+	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi
+	node bench/burst-scenario.ts kueue
 
 bench-environments: $(STAMP) ## Run the environment benchmark (bench/environments.ts: first run vs cached runs, key changes, one build for concurrent runs; needs a cluster)
 	@if [ -z "$${KUBECONFIG:-}" ]; then $(MAKE) --no-print-directory cluster-up images; fi

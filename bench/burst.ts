@@ -27,6 +27,7 @@ import * as k8s from "@kubernetes/client-node";
 import { createAccount } from "../src/domain/accounts/accounts.ts";
 import { createApiKey } from "../src/domain/auth/api-keys.ts";
 import { BENCH_COMPUTE, createJobDirectly, deleteJobDirectly } from "./direct-job.ts";
+import { call, inversions, probeList, type Tenant } from "./burst-lib.ts";
 import { median, percentile, startClusterBench, writeBenchJson, type ClusterBench } from "./lib.ts";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -64,24 +65,6 @@ interface Sample {
   runId?: string;
 }
 
-interface Tenant {
-  name: string;
-  key: string;
-  repositoryId: string;
-  runs: number;
-}
-
-/** Sends one request as a tenant; throws on anything but 2xx. */
-async function call(bench: ClusterBench, key: string, path: string, json?: unknown): Promise<any> {
-  const res = await fetch(bench.service.url + path, {
-    method: json === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${key}`, ...(json !== undefined && { "content-type": "application/json" }) },
-    ...(json !== undefined && { body: JSON.stringify(json) }),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
 /** The bench's own account is the big one; the small ones are made here, each with its key and the fixture registered. */
 async function tenants(bench: ClusterBench): Promise<Tenant[]> {
   const out: Tenant[] = [{ name: "big", key: bench.key, repositoryId: bench.repositoryId, runs: BIG }];
@@ -92,26 +75,6 @@ async function tenants(bench: ClusterBench): Promise<Tenant[]> {
     out.push({ name: `small-${i}`, key, repositoryId: repo.id, runs: SMALL });
   }
   return out;
-}
-
-/** GET /v1/runs back to back as the big account until stopped; the latencies in ms. */
-function probeList(bench: ClusterBench, key: string): { stop(): Promise<number[]> } {
-  const latencies: number[] = [];
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const t0 = performance.now();
-      await call(bench, key, "/v1/runs?limit=20");
-      latencies.push(performance.now() - t0);
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return latencies;
-    },
-  };
 }
 
 /** The burst as plain Jobs: created in the same order, no limits; times from the pods' status. */
@@ -239,31 +202,6 @@ function report(title: string, ts: Tenant[], samples: Sample[], probe: number[])
   };
 }
 
-/**
- * The big account's runs admitted out of submission order: neighbours whose
- * Admitted condition (the limiter's decision, on the Run resource; whole
- * seconds, so only strict inversions count) is earlier for the later run. The
- * timeline's `admitted` is the Job's start, which the Job controller may take
- * in any order for Jobs made in one decision.
- */
-async function inversions(bench: ClusterBench, samples: Sample[]): Promise<number> {
-  const list = (await bench.kc
-    .makeApiClient(k8s.CustomObjectsApi)
-    .listNamespacedCustomObject({ group: "codeplane.dev", version: "v1alpha1", namespace: bench.namespace, plural: "runs" })) as {
-    items: { spec: { runId: string }; status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] } }[];
-  };
-  const decided = new Map(
-    list.items.map((r) => [
-      r.spec.runId,
-      Date.parse(r.status?.conditions?.find((c) => c.type === "Admitted" && c.status === "True")?.lastTransitionTime ?? ""),
-    ]),
-  );
-  const big = samples.filter((x) => x.account === "big").sort((a, b) => a.index - b.index);
-  let n = 0;
-  for (let i = 1; i < big.length; i++) if (decided.get(big[i]!.runId!)! < decided.get(big[i - 1]!.runId!)!) n++;
-  return n;
-}
-
 async function main(): Promise<void> {
   const bench = await startClusterBench({
     CODEPLANE_COMPUTE_TYPES: JSON.stringify({ "cpu-general": BENCH_COMPUTE }),
@@ -294,7 +232,7 @@ async function main(): Promise<void> {
     const fairness = Math.max(...firstQueue) / turnover;
     const firstWait = (figures: Record<string, unknown>) =>
       Math.max(...small.map((name) => (figures.accounts as Record<string, AccountFigures>)[name]!.first_run_wait_ms));
-    const outOfOrder = await inversions(bench, samples);
+    const outOfOrder = await inversions(bench, samples, "big");
     console.log(`\nSlot turnover (median admitted → ended): ${s(turnover)}`);
     console.log(
       `Fairness ratio (the worst small account's first-run queue wait / turnover; at most about 1 is fair): ${small.length ? fairness.toFixed(2) : "- (no small account)"}`,

@@ -5,7 +5,8 @@ import type { CpuMemory } from "../resources/quantity.ts";
 // The admission decision with per-account caps of CPU and memory requested at
 // once (docs/operators/limits.md): a run whose compute type's requests would
 // take its account over a cap waits (AccountQuota) and does not let the
-// account's later runs pass it; other accounts are not held back.
+// account's later runs pass it; other accounts are not held back. A run over
+// a cap by itself is refused (over-cap.ts) and holds nobody back.
 
 const Mi = 2 ** 20;
 const Gi = 2 ** 30;
@@ -20,6 +21,10 @@ interface Case {
   quotas: Record<string, CpuMemory>;
   limits?: Record<string, number>;
   admit: string[];
+  /** Over a cap by themselves (default: none). */
+  refused?: string[];
+  /** Runs of account "a" executing already (default: none). */
+  executing?: number;
   queued?: Record<string, { reason: string; position: number }>;
 }
 
@@ -77,11 +82,41 @@ const cases: Case[] = [
     queued: { a1: { reason: "AccountConcurrency", position: 1 } },
   },
   {
-    name: "a run that asks for more than the cap by itself waits (nothing else of the account is executing)",
+    name: "a run that asks for more than the cap by itself is refused (it could never start), nothing else of the account executing",
     state: { waiting: waits("a", 1, { cpu: 4000, memory: 0 }) },
     quotas: { a: { cpu: 2000, memory: 0 } },
     admit: [],
-    queued: { a1: { reason: "AccountQuota", position: 1 } },
+    refused: ["a1"],
+  },
+  {
+    name: "an over-cap run at the head holds nobody back: the account's later runs are decided without it, positions from 1",
+    state: {
+      waiting: [...waits("a", 1, small), ...waits("a", 1, { cpu: 0, memory: 2 * Gi }, 2), ...waits("a", 3, small, 3)],
+      used: new Map([["a", { cpu: 0, memory: 256 * Mi }]]),
+    },
+    quotas: { a: { cpu: 0, memory: Gi } },
+    limits: { a: 2 },
+    executing: 1,
+    admit: ["a1"],
+    refused: ["a2"],
+    queued: {
+      a3: { reason: "AccountConcurrency", position: 1 },
+      a4: { reason: "AccountConcurrency", position: 2 },
+      a5: { reason: "AccountConcurrency", position: 3 },
+    },
+  },
+  {
+    name: "over the memory cap alone, under the CPU cap: refused; another account's run is admitted",
+    state: { waiting: [...waits("a", 1, { cpu: 250, memory: 2 * Gi }), ...waits("b", 1, small)] },
+    quotas: { a: { cpu: 1000, memory: Gi }, b: { cpu: 1000, memory: Gi } },
+    admit: ["b1"],
+    refused: ["a1"],
+  },
+  {
+    name: "exactly the cap by itself fits (not over)",
+    state: { waiting: waits("a", 1, { cpu: 1000, memory: Gi }) },
+    quotas: { a: { cpu: 1000, memory: Gi } },
+    admit: ["a1"],
   },
   {
     name: "both caps: the run must fit under each",
@@ -106,11 +141,13 @@ describe("decideAdmission with CPU and memory caps", () => {
       total: 0,
       limitOf: (a) => c.limits?.[a] ?? 0,
       quotaOf: (a) => c.quotas[a] ?? { cpu: 0, memory: 0 },
+      ...(c.executing && { executing: new Map([["a", c.executing]]) }),
       ...c.state,
     });
     expect(plan.admit).toEqual(c.admit);
+    expect(plan.refused).toEqual(c.refused ?? []);
     if (c.queued) expect(Object.fromEntries(plan.queued)).toMatchObject(c.queued);
-    expect(plan.admit.length + plan.queued.size).toBe(c.state.waiting.length);
+    expect(plan.admit.length + plan.refused.length + plan.queued.size).toBe(c.state.waiting.length);
   });
 
   it("admits runs as CPU frees, never more than the cap at once, in submission order (simulated)", () => {

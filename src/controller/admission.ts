@@ -2,6 +2,7 @@ import type { V1Job } from "@kubernetes/client-node";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
 import type { CpuMemory } from "../resources/quantity.ts";
+import { setAsideOverCap } from "./over-cap.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // Admission (design.md, Limits and queueing): whether a waiting run may get
@@ -123,6 +124,11 @@ export interface AdmissionState {
 export interface AdmissionPlan {
   /** Names to admit now, in the order they are admitted. */
   admit: string[];
+  /**
+   * Runs whose requests exceed one of their account's caps by themselves: they
+   * could never start, so they fail (over-cap.ts) and hold nobody back.
+   */
+  refused: string[];
   /** Every other waiting run: why it waits and its 1-based position among its account's waiting runs. */
   queued: Map<string, { reason: QueueReason; position: number }>;
 }
@@ -136,7 +142,10 @@ export interface AdmissionPlan {
  * longest since its last admission takes it. An account whose oldest waiting
  * run's requests would take it over its CPU or memory cap is passed over
  * (AccountQuota) until its runs free enough; its later runs do not overtake
- * that one, so the account's order holds.
+ * that one, so the account's order holds. A run whose requests exceed a cap by
+ * themselves (the cap was lowered after it was queued) is refused instead:
+ * it could never start, and waiting for it would hold the account's later
+ * runs forever.
  */
 export function decideAdmission(s: AdmissionState): AdmissionPlan {
   const byAccount = new Map<string, WaitingRun[]>();
@@ -146,6 +155,8 @@ export function decideAdmission(s: AdmissionState): AdmissionPlan {
     byAccount.set(w.account, list);
   }
   for (const list of byAccount.values()) list.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : a.name < b.name ? -1 : 1));
+  // A run over a cap by itself is no one's head: its account's later runs are decided as if it were not there.
+  const refused = setAsideOverCap(byAccount, s);
 
   const free = new Map<string, number>();
   for (const account of byAccount.keys()) {
@@ -195,7 +206,7 @@ export function decideAdmission(s: AdmissionState): AdmissionPlan {
     const reason: QueueReason = free.get(account)! <= 0 ? "AccountConcurrency" : !fits(account) ? "AccountQuota" : "ClusterConcurrency";
     for (let i = start; i < list.length; i++) queued.set(list[i]!.name, { reason, position: i - start + 1 });
   }
-  return { admit, queued };
+  return { admit, refused, queued };
 
   /** Whether account a comes before b: its last admission is older, then its oldest waiting run is. */
   function earlier(a: string, b: string): boolean {

@@ -35,6 +35,8 @@ import type { Workload, WorkloadObservation } from "./workload.ts";
 import { WorkloadReconciler, type ResourceClient, type WorkloadMetrics } from "./workload-reconciler.ts";
 import type { Admission } from "./admission.ts";
 import { BuiltInLimiter, limiterMetrics, type LimiterMetrics } from "./limiter.ts";
+import { queueSnapshot } from "./queue-snapshot.ts";
+import { runMetrics, type RunMetrics } from "./run-metrics.ts";
 import { KueueAdmission, kueueApi, kueueInstalled } from "./kueue.ts";
 import { limitOverrides } from "../domain/limits/limits.ts";
 import type { Limits } from "../domain/limits/limits.ts";
@@ -123,6 +125,7 @@ export class Controller {
 
   readonly #metrics: WorkloadMetrics;
   readonly #limiterMetrics: LimiterMetrics;
+  readonly #runMetrics: RunMetrics;
   #limiter: BuiltInLimiter | null = null;
   #warm: WarmPools | null = null;
   /** A wake-up of the admissible runs is scheduled (coalesced: one per burst of events). */
@@ -132,6 +135,7 @@ export class Controller {
     this.#o = opts;
     this.#metrics = workloadMetrics(opts.metrics);
     this.#limiterMetrics = limiterMetrics(opts.metrics);
+    this.#runMetrics = runMetrics(opts.metrics, Object.keys(opts.computeTypes));
   }
 
   /** Every kind of workload the controller drives. */
@@ -165,6 +169,7 @@ export class Controller {
           computeTypes: this.#o.computeTypes,
           jobTtlSeconds: this.#o.jobTtlSeconds,
           checkout,
+          metrics: this.#runMetrics,
           ...(this.#warm && { warm: this.#warm }),
           // With Kueue a run's Job (and its tokens) is made when the run is queued, not when it starts.
           queueAllowanceSeconds: shared.admission.external && this.#o.kueue ? this.#o.kueue.maxWaitSeconds : 0,
@@ -369,6 +374,8 @@ export class Controller {
     if (kueue) {
       if (await kueueInstalled(k)) {
         log.info({ cluster_queue: kueue.clusterQueue, namespace: ns }, "Kueue admits runs: each account's LocalQueue points at the ClusterQueue");
+        // The runs-by-status and queue-length gauges, from the caches as the limiter would report them.
+        this.#limiterMetrics.observe(() => queueSnapshot(runs(), installation));
         return new KueueAdmission({
           api: kueueApi(k),
           clusterQueue: kueue.clusterQueue,
@@ -446,6 +453,7 @@ export class Controller {
     this.#kick = null;
     this.#limiter?.stop();
     this.#limiter = null;
+    this.#limiterMetrics.observe(null);
     await this.#warm?.stop();
     this.#warm = null;
     for (const t of this.#restarts) clearTimeout(t);

@@ -4,6 +4,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { presetRequests } from "../resources/quantity.ts";
+import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import { BuiltInLimiter, limiterMetrics } from "./limiter.ts";
 import type { WorkloadResource } from "./workload.ts";
 
@@ -71,11 +72,22 @@ describe("BuiltInLimiter: CPU and memory caps", () => {
     expect(await limiter([w2], [analysisJob("a"), analysisJob("a")]).admit(w2)).toMatchObject({ admitted: false, reason: "AccountQuota" });
   });
 
-  it("says when a run asks for more than the cap by itself, and an override lets it start", async () => {
+  it("fails a run that asks for more than the cap by itself, naming the limit and its value, and an override lets it start", async () => {
     const w = run("a", "big");
-    const refused = await limiter([w]).admit(w);
-    expect(refused).toMatchObject({ admitted: false, reason: "AccountQuota" });
-    expect(refused.admitted === false && refused.message).toContain("more than the account's cap of 1 CPU");
+    const later = run("a", "small");
+    const l = limiter([w, later]);
+    // Both are reconciled at once: the over-cap one to fail, the later one (not held behind it) to start.
+    expect(l.admissible()).toEqual([later.metadata.name, w.metadata.name]);
+    const failed = await l.admit(w).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failed).toBeInstanceOf(Unreconcilable);
+    expect(failed).toMatchObject({ reason: "AccountCapExceeded", expected: true });
+    expect((failed as Error).message).toBe(
+      "compute type 'big' requests 2 CPU, more than this account's cap of 1 (limit 'cpu' per account): a run of it could never start, so it failed without starting; raise the account's cap (codeplane accounts limits) or use a smaller compute type",
+    );
+    expect(await l.admit(later)).toMatchObject({ admitted: true });
     expect(await limiter([w], [], new Map([["a", { executing: null, cpu: 4000 }]])).admit(w)).toMatchObject({ admitted: true });
     // 0 for the account: no cap, whatever the default.
     expect(await limiter([w], [], new Map([["a", { executing: null, cpu: 0 }]])).admit(w)).toMatchObject({ admitted: true });
@@ -87,5 +99,36 @@ describe("BuiltInLimiter: CPU and memory caps", () => {
     const l = limiter([...full, a5, b1]);
     expect(l.admissible()).toEqual([b1.metadata.name]);
     expect(await l.admit(a5)).toMatchObject({ admitted: false, reason: "AccountQuota" });
+  });
+});
+
+describe("BuiltInLimiter: CPU and memory requested per account, as gauges", () => {
+  it("reports each account's executing requests (admitted runs, slots just handed out, running analyses), not waiting runs", async () => {
+    const registry = new Registry();
+    const a = [run("a", "small", admitted), run("a", "big", admitted)];
+    const waiting = run("b", "small");
+    const l = new BuiltInLimiter({
+      runs: () => [...a, waiting],
+      jobs: () => [analysisJob("c")],
+      defaults: { ...DEFAULTS, cpuPerAccount: 0 },
+      overrides: async () => new Map(),
+      requestsOf: (type) => presetRequests(PRESETS[type] ?? {}),
+      analysisRequests: presetRequests({ cpu: "500m", memory: "512Mi" }),
+      installation: "inst",
+      metrics: limiterMetrics(registry),
+      logger: pino({ level: "silent" }),
+    });
+    let text = await registry.metrics();
+    expect(text).toContain('codeplane_account_requested_cpu_cores{account="a"} 2.25');
+    expect(text).toContain(`codeplane_account_requested_memory_bytes{account="a"} ${(256 + 1024) * 2 ** 20}`);
+    expect(text).toContain('codeplane_account_requested_cpu_cores{account="c"} 0.5');
+    expect(text).not.toContain('codeplane_account_requested_cpu_cores{account="b"}');
+    // b's run admitted: it counts at once, before the cache shows it.
+    expect(await l.admit(waiting)).toMatchObject({ admitted: true });
+    text = await registry.metrics();
+    expect(text).toContain('codeplane_account_requested_cpu_cores{account="b"} 0.25');
+    // The controller stopped (lost the lease): no series.
+    l.stop();
+    expect(await registry.metrics()).not.toMatch(/codeplane_account_requested_cpu_cores\{/);
   });
 });

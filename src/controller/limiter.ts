@@ -1,6 +1,7 @@
 import type { V1Job } from "@kubernetes/client-node";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { Limits } from "../domain/limits/limits.ts";
+import { Unreconcilable } from "../domain/workloads/unreconcilable.ts";
 import type { Logger } from "../logger.ts";
 import type { WorkloadSpec, WorkloadStatus } from "../resources/common.ts";
 import { findCondition } from "../resources/conditions.ts";
@@ -8,6 +9,8 @@ import { INSTALLATION_LABEL } from "../resources/labels.ts";
 import { formatCpu, formatMemory, type CpuMemory } from "../resources/quantity.ts";
 import { RUN_LIFECYCLE, RUN_PHASES } from "../resources/run.ts";
 import { ADMITTED, decideAdmission, isAdmitted, uuidv7Time, type Admission, type AdmissionDecision, type AdmissionPlan, type WaitingRun } from "./admission.ts";
+import { accountSeries } from "./account-series.ts";
+import { OVER_CAP_REASON, overCapMessage } from "./over-cap.ts";
 import type { WorkloadResource } from "./workload.ts";
 
 // The built-in limiter (no Kueue): admits waiting runs within each account's
@@ -75,6 +78,12 @@ export class BuiltInLimiter implements Admission {
     await this.#refreshOverrides();
     // From here to the reservation nothing awaits: no other reconcile decides in between.
     const plan = this.#plan(resource);
+    if (plan.refused.includes(name)) {
+      const computeType = (resource.spec as { computeType?: string }).computeType ?? "";
+      throw new Unreconcilable(OVER_CAP_REASON, overCapMessage(computeType, this.#requestsOf(resource), this.#quotaOf(resource.spec.accountId)), {
+        expected: true,
+      });
+    }
     if (plan.admit.includes(name)) {
       // The whole decision is taken at once: every run it admits holds its slot now, in
       // order, so one whose reconcile comes first cannot take a slot decided for another.
@@ -106,16 +115,15 @@ export class BuiltInLimiter implements Admission {
       const cap = this.#quotaOf(account);
       const asks = this.#requestsOf(resource);
       const caps = [cap.cpu > 0 && `${formatCpu(cap.cpu)} CPU`, cap.memory > 0 && `${formatMemory(cap.memory)} memory`].filter(Boolean).join(" and ");
-      const over = (cap.cpu > 0 && asks.cpu > cap.cpu) || (cap.memory > 0 && asks.memory > cap.memory);
-      return over
-        ? `queued: this run requests ${formatCpu(asks.cpu)} CPU and ${formatMemory(asks.memory)} memory, more than the account's cap of ${caps} requested at once: it starts only once the cap is raised (limits 'cpu' and 'memory' per account)`
-        : `queued: this run's requests (${formatCpu(asks.cpu)} CPU, ${formatMemory(asks.memory)} memory) would take the account over its cap of ${caps} requested at once (limits 'cpu' and 'memory' per account)`;
+      return `queued: this run's requests (${formatCpu(asks.cpu)} CPU, ${formatMemory(asks.memory)} memory) would take the account over its cap of ${caps} requested at once (limits 'cpu' and 'memory' per account)`;
     }
     return `queued: the installation has its limit of ${this.#d.defaults.executingTotal} runs and analyses executing; accounts take turns`;
   }
 
+  /** The runs to reconcile now: those a slot was freed for, and those over a cap by themselves (they fail). */
   admissible(): string[] {
-    return this.#plan().admit;
+    const plan = this.#plan();
+    return [...plan.admit, ...plan.refused];
   }
 
   async #refreshOverrides(): Promise<void> {
@@ -222,22 +230,31 @@ const jobFinished = (job: V1Job) => (job.status?.conditions ?? []).some((c) => c
 /** The run id in a resource name (run-<id>). */
 const idOf = (name: string) => name.replace(/^run-/, "");
 
+/** What the limiter's gauges read at scrape time. */
+export interface LimiterSnapshot {
+  waiting: readonly WaitingRun[];
+  byPhase: ReadonlyMap<string, number>;
+  /** Per account: CPU (millicores) and memory (bytes) its executing runs and analyses request. */
+  used: ReadonlyMap<string, CpuMemory>;
+}
+
 export interface LimiterMetrics {
   /** A run was admitted this long after it was created. */
   admitted(seconds: number): void;
   /** Where the gauges read the limiter's state from at scrape time. */
-  observe(snapshot: (() => { waiting: readonly WaitingRun[]; byPhase: ReadonlyMap<string, number> }) | null): void;
+  observe(snapshot: (() => LimiterSnapshot) | null): void;
 }
 
 /**
- * The limiter's series: runs by status and queue length per account, read
- * from the caches when scraped (so only the leader reports them), and the
- * admission latency. The queue length has one series for each of the
- * QUEUE_METRIC_ACCOUNTS accounts with the longest queues and one, "other",
- * for the rest, so its cardinality is bounded whatever the number of accounts.
+ * The limiter's series: runs by status, queue length and CPU and memory
+ * requested per account, read from the caches when scraped (so only the
+ * leader reports them), and the admission latency. Each per-account gauge has
+ * one series for each of the QUEUE_METRIC_ACCOUNTS accounts with the largest
+ * values and one, "other", for the rest (account-series.ts), so its
+ * cardinality is bounded whatever the number of accounts.
  */
 export function limiterMetrics(registry: Registry): LimiterMetrics {
-  let read: (() => { waiting: readonly WaitingRun[]; byPhase: ReadonlyMap<string, number> }) | null = null;
+  let read: (() => LimiterSnapshot) | null = null;
   new Gauge({
     name: "codeplane_runs",
     help: "Run resources in the cluster by status (reported by the controller's leader; finished ones until their retention ends).",
@@ -261,6 +278,30 @@ export function limiterMetrics(registry: Registry): LimiterMetrics {
       for (const [account, n] of queueSeries(read().waiting)) this.set({ account }, n);
     },
   });
+  // What each account's executing runs and analyses request: what its CPU and memory caps count.
+  const perAccount = (name: string, help: string, value: (r: CpuMemory) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["account"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (!read) return;
+        const values = new Map([...read().used].map(([account, r]) => [account, value(r)]));
+        for (const [account, v] of accountSeries(values, QUEUE_METRIC_ACCOUNTS)) this.set({ account }, v);
+      },
+    });
+  perAccount(
+    "codeplane_account_requested_cpu_cores",
+    `CPU requested by each account's executing runs and analyses (what its CPU cap counts): the ${QUEUE_METRIC_ACCOUNTS} largest by account id, the rest summed as account="other".`,
+    (r) => r.cpu / 1000,
+  );
+  perAccount(
+    "codeplane_account_requested_memory_bytes",
+    `Memory requested by each account's executing runs and analyses (what its memory cap counts): the ${QUEUE_METRIC_ACCOUNTS} largest by account id, the rest summed as account="other".`,
+    (r) => r.memory,
+  );
   const latency = new Histogram({
     name: "codeplane_run_admission_seconds",
     help: "From a run's creation to its admission (its Job about to be created).",
@@ -279,8 +320,5 @@ export function limiterMetrics(registry: Registry): LimiterMetrics {
 export function queueSeries(waiting: readonly WaitingRun[], max = QUEUE_METRIC_ACCOUNTS): [string, number][] {
   const counts = new Map<string, number>();
   for (const w of waiting) counts.set(w.account, (counts.get(w.account) ?? 0) + 1);
-  const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const top = sorted.slice(0, max);
-  const rest = sorted.slice(max).reduce((n, [, c]) => n + c, 0);
-  return rest > 0 ? [...top, ["other", rest]] : top;
+  return accountSeries(counts, max);
 }

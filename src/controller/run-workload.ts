@@ -17,11 +17,14 @@ import type { EnvironmentBuilds } from "./environment-builds.ts";
 /** How often a run waiting for its environment's build looks again. */
 export const ENVIRONMENT_POLL_MS = 2000;
 import { ensureWorkloadSecret, releaseWorkloadSecret, type CheckoutDeps } from "./workload-secret.ts";
+import type { RunMetrics } from "./run-metrics.ts";
 
 // Runs as a workload: the user's command in a checkout, with the account's
 // and repository's environment variables in the Secret the Run owns.
 
 export interface RunWorkloadDeps {
+  /** The timeline's histograms, observed when a run finishes (absent: none). */
+  metrics?: RunMetrics;
   /** Environment builds: a run with an environment waits for its build (null: runs are given none). */
   environments: Pick<EnvironmentBuilds, "ensure"> | null;
   /** Records on the run's row whether its environment was restored from the cache or built for it. */
@@ -235,6 +238,15 @@ export function runWorkload(deps: RunWorkloadDeps): Workload<RunSpec, RunStatus,
       const later = Array.from({ length: attemptNumber(run.status) - 1 }, (_, i) => attemptSecretName(run.metadata.name, i + 2));
       return releaseWorkloadSecret(RUN_WORKLOAD, run.spec.runId, run.metadata.namespace, cluster, deps.checkout, later);
     },
+    finished: (run, status) =>
+      deps.metrics?.finished({
+        createdAt: run.metadata.creationTimestamp ? new Date(run.metadata.creationTimestamp).toISOString() : undefined,
+        computeType: run.spec.computeType,
+        phase: status.phase ?? "failed",
+        timeline: status.timeline,
+        startTime: status.startTime,
+        completionTime: status.completionTime,
+      }),
     eventNote: (status) => status.error ?? `run is ${status.phase}`,
   };
 }

@@ -829,6 +829,25 @@ describe("WorkloadReconciler: runs", () => {
     expect(JSON.stringify(main)).not.toContain("codeplane-checkout-token");
   });
 
+  it("a run's terminal status is given to the metrics once: when it is written, not when a finished run is looked at again", async () => {
+    const running = runWorld({ resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] });
+    await running.reconciler.reconcile(RUN.name);
+    expect(running.recorded.patched.at(-1)?.phase).toBe("completed");
+    expect(running.recorded.finished).toEqual([expect.objectContaining({ phase: "completed", computeType: "cpu-general", startTime: MAIN_STARTED })]);
+    const again = runWorld({ resource: aRun().withStatus(completedStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)] });
+    await again.reconciler.reconcile(RUN.name);
+    expect(again.recorded.finished).toEqual([]);
+  });
+
+  it("a run failed because it can never be reconciled is given to the metrics once too", async () => {
+    const { reconciler, recorded } = runWorld({ resource: aRun().build(), admission: QUEUED });
+    await reconciler.reconcile(RUN.name);
+    expect(recorded.finished).toEqual([]);
+    const failing = runWorld({ resource: aRun().withSpec({ computeType: "no-such-type" }).build() });
+    await failing.reconciler.reconcile(RUN.name);
+    expect(failing.recorded.finished).toEqual([expect.objectContaining({ phase: "failed", computeType: "no-such-type" })]);
+  });
+
   it("without variables the main container reads nothing from the Secret", async () => {
     const { reconciler, recorded } = runWorld({ resource: aRun().build() });
     await reconciler.reconcile(RUN.name);

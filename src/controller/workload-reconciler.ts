@@ -264,6 +264,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     // What the workload needed only to start goes once it has started (or ended), before the status says so.
     if (w.release && releaseDue(w, previous, next)) await w.release(resource, cluster);
     if (!(await this.#write(resource, next, obs.reason, pass.log))) return "gone";
+    if (w.lifecycle.isTerminal(next.phase) && !w.lifecycle.isTerminal(previous?.phase)) w.finished?.(resource, next);
     if ((await pass.mirror(next)) === "orphaned") return "orphaned";
     return { status: next, pod, ...(obs.requeueAfterMs !== undefined && { requeueAfterMs: obs.requeueAfterMs }) };
   }
@@ -549,6 +550,7 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
     if (w.release) await w.release(resource, cluster).catch(() => undefined);
     const status = this.#statusFrom(resource, failed, null, now, undefined, null);
     if (!(await this.#write(resource, status, reason, log))) return;
+    w.finished?.(resource, status);
     // Best effort: the row may be what cannot be written.
     await rows
       .mirror({ namespace, name, createdAt: new Date(resource.metadata.creationTimestamp ?? now), spec: resource.spec, status })

@@ -122,6 +122,8 @@ export interface Workload<
   attemptStarted?(previous: Status | undefined, next: Status): boolean;
   /** The workload may go on in another pod after the current one: its logs are not complete when that pod's end. */
   mayContinue?(resource: WorkloadResource<Spec, Status>): boolean;
+  /** Its terminal status was just written (once per workload): the run's timeline histograms (run-metrics.ts). */
+  finished?(resource: WorkloadResource<Spec, Status>, status: Status): void;
   /** The Event's note when the phase changes. */
   eventNote(status: Status): string;
 }

@@ -198,6 +198,18 @@ describe("fair queueing with Kueue on a real cluster", () => {
     expect(table).toMatch(/QUEUED/);
     expect(table).toMatch(/ClusterQuota/);
 
+    // With Kueue the queue gauges come from the controller's caches too (queue-snapshot.ts).
+    const metrics = await (await fetch(`${e!.svc.url}/metrics`)).text();
+    const sample = (series: string) =>
+      Number(
+        metrics
+          .split("\n")
+          .find((l) => l.startsWith(`${series} `))
+          ?.slice(series.length + 1) ?? NaN,
+      );
+    expect(sample(`codeplane_run_queue_length{account="${alice.accountId}"}`)).toBeGreaterThanOrEqual(1);
+    expect(sample('codeplane_runs{status="pending"}')).toBeGreaterThanOrEqual(1);
+
     const bSubmitted = Date.now();
     const bRuns: string[] = [];
     for (let i = 0; i < 3; i++) bRuns.push(await submit(bob, bobRepo));
@@ -221,6 +233,17 @@ describe("fair queueing with Kueue on a real cluster", () => {
     for (const [id, run] of final) {
       if (run.status !== "completed") expect(run.error, `run ${id}: ${run.status}`).toMatch(/10\.244\.0\.1/);
     }
+    // Every run's timeline in the histograms, on the Kueue path as on the built-in one.
+    const after = await (await fetch(`${e!.svc.url}/metrics`)).text();
+    const count = (series: string) =>
+      Number(
+        after
+          .split("\n")
+          .find((l) => l.startsWith(`${series} `))
+          ?.slice(series.length + 1) ?? NaN,
+      );
+    expect(count('codeplane_run_queue_wait_seconds_count{compute_type="cpu-general"}')).toBeGreaterThanOrEqual(all.length);
+    expect(count('codeplane_run_pod_start_seconds_count{compute_type="cpu-general"}')).toBeGreaterThanOrEqual(all.length - 2);
     expect([...final.values()].filter((r) => r.status === "completed").length).toBeGreaterThanOrEqual(all.length - 2);
 
     // Every run's Job was made suspended in its account's LocalQueue, and Kueue let each run.

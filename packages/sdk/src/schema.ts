@@ -1473,6 +1473,7 @@ export interface components {
        */
       rerun_of: string | null;
       exit_code: number | null;
+      /** @description Why it failed or was cancelled, in words; null otherwise. A queued run whose compute type requests more CPU or memory than its account's cap by itself (the cap was lowered while it waited) fails without starting, and this names the limit and its value: `compute type 'cpu-memory' requests 1Gi memory, more than this account's cap of 512Mi (limit 'memory' per account): a run of it could never start, ...`. */
       error: string | null;
       stdout_url: string;
       stderr_url: string;

@@ -18,6 +18,7 @@ import { runWorkload, type RunWorkloadDeps } from "../run-workload.ts";
 import type { Workload, WorkloadObservation, WorkloadResource } from "../workload.ts";
 import { WorkloadReconciler, type LogArchive, type ResourceClient } from "../workload-reconciler.ts";
 import { ANALYSIS, NAMESPACE, NOW, RUN, type JobBuilder, type KindFacts, type PodBuilder } from "./builders.ts";
+import type { FinishedRun } from "../run-metrics.ts";
 
 // Fakes for everything the reconciler acts through (cert-manager style): the
 // informer caches, the resource client, the cluster, the database and the
@@ -96,6 +97,8 @@ export interface Recorded<Status> {
   archived: { id: string; target: FollowTarget; holdCompletion?: true }[];
   mirrored: WorkloadMirror<unknown, Status>[];
   saved: { id: string; result: AnalyzerResult }[];
+  /** Runs whose terminal status was written, as the metrics saw them (run-metrics.ts). */
+  finished: FinishedRun[];
 }
 
 const isBuilder = (p: PodBuilder | V1Pod): p is PodBuilder => typeof (p as PodBuilder).build === "function";
@@ -105,7 +108,7 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
   given: Given<Spec, Status>,
   workload: (r: Recorded<Status>) => Workload<Spec, Status, Obs>,
 ) {
-  const r: Recorded<Status> = { actions: [], jobs: [], secrets: [], patched: [], events: [], archived: [], mirrored: [], saved: [] };
+  const r: Recorded<Status> = { actions: [], jobs: [], secrets: [], patched: [], events: [], archived: [], mirrored: [], saved: [], finished: [] };
   const act = (a: string) => r.actions.push(a);
   let resource = given.resource ? structuredClone(given.resource) : null;
   const job = given.job?.build(k) ?? null;
@@ -282,6 +285,7 @@ export const runWorld = (given: Given<RunSpec, RunStatus>) =>
         r.actions.push(`beginAttempt ${id} ${attempt} ${marker.seq}`);
       },
       ...(given.warm && { warm: given.warm }),
+      metrics: { finished: (run) => r.finished.push(run) },
     }),
   );
 

@@ -101,7 +101,10 @@ export const runSchema = z
     }),
     rerun_of: z.uuid().nullable().meta({ description: "The run this one repeats (`POST /v1/runs/{run_id}/rerun`); null for a run started directly." }),
     exit_code: z.int().nullable(),
-    error: z.string().nullable(),
+    error: z.string().nullable().meta({
+      description:
+        "Why it failed or was cancelled, in words; null otherwise. A queued run whose compute type requests more CPU or memory than its account's cap by itself (the cap was lowered while it waited) fails without starting, and this names the limit and its value: `compute type 'cpu-memory' requests 1Gi memory, more than this account's cap of 512Mi (limit 'memory' per account): a run of it could never start, ...`.",
+    }),
     stdout_url: z.string(),
     stderr_url: z.string(),
     duration_seconds: z.number().nullable(),

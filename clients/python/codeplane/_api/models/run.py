@@ -47,7 +47,10 @@ class Run:
         rerun_of (None | UUID): The run this one repeats (`POST /v1/runs/{run_id}/rerun`); null for a run started
             directly.
         exit_code (int | None):
-        error (None | str):
+        error (None | str): Why it failed or was cancelled, in words; null otherwise. A queued run whose compute type
+            requests more CPU or memory than its account's cap by itself (the cap was lowered while it waited) fails without
+            starting, and this names the limit and its value: `compute type 'cpu-memory' requests 1Gi memory, more than this
+            account's cap of 512Mi (limit 'memory' per account): a run of it could never start, ...`.
         stdout_url (str):
         stderr_url (str):
         duration_seconds (float | None):
