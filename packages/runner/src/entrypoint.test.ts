@@ -63,15 +63,15 @@ function run(args: string[], options: RunOptions = {}): Promise<Result> {
       options.onFrame?.(f, child);
     }
   };
-  child.stdout.on("data", (chunk: Buffer) => {
+  child.stdout!.on("data", (chunk: Buffer) => {
     raw.push(chunk);
     take(splitter.push(chunk));
   });
   if (options.stallMs) {
-    child.stdout.pause();
-    setTimeout(() => child.stdout.resume(), options.stallMs);
+    child.stdout!.pause();
+    setTimeout(() => child.stdout!.resume(), options.stallMs);
   }
-  child.stderr.resume();
+  child.stderr!.resume();
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (status) => {

@@ -373,6 +373,8 @@ function signalNumber(signal: string): number {
 
 /** Started ahead: waits for its one line on stdin, then runs as main would have with those arguments and that environment. */
 function waitForCommand(): void {
+  // The command's stdout and stderr pipes are made now too: they hold nothing until the command writes.
+  const fifos = openFifos();
   let text = "";
   let begun = false;
   process.stdin.setEncoding("utf8");
@@ -398,7 +400,7 @@ function waitForCommand(): void {
     }
     for (const name of Object.keys(process.env)) delete process.env[name];
     Object.assign(process.env, env);
-    main(args);
+    main(args, fifos);
   });
   process.stdin.on("end", () => {
     if (!begun) process.exit(0);
@@ -416,7 +418,7 @@ function watchStdout(): void {
   });
 }
 
-function main(args: string[]): void {
+function main(args: string[], fifosMadeAhead?: Fifos | null): void {
   watchStdout();
 
   const parsed = parseArgs(args);
@@ -449,7 +451,7 @@ function main(args: string[]): void {
     delete childEnv.CODEPLANE_OUTPUT_TOKEN;
     delete childEnv.CODEPLANE_POD_STARTED_FILE;
   }
-  const fifos = openFifos();
+  const fifos = fifosMadeAhead === undefined ? openFifos() : fifosMadeAhead;
   const metricsPlace = metricsFile();
   const metricsPath = metricsPlace?.path;
   const metrics = metricsPath ? new MetricsTail(metricsPath) : null;
@@ -618,7 +620,9 @@ function main(args: string[]): void {
  * The read ends are opened first (non-blocking, so no writer is waited for), then the write ends;
  * the names are removed at once. null when FIFOs cannot be made (no mkfifo): Node's pipes then.
  */
-function openFifos(): [{ read: number; write: number }, { read: number; write: number }] | null {
+type Fifos = [{ read: number; write: number }, { read: number; write: number }];
+
+function openFifos(): Fifos | null {
   let dir: string | undefined;
   try {
     dir = mkdtempSync(join(tmpdir(), "codeplane-stdio-"));
