@@ -131,7 +131,9 @@ async function fetchCommit(a: Assignment): Promise<void> {
     GIT_CONFIG_KEY_0: "http.extraHeader",
     GIT_CONFIG_VALUE_0: `Authorization: Bearer ${a.checkout_token}`,
   });
-  await run(GIT, ["fetch", "-q", "--depth", "1", a.git_url, a.commit], fetchEnv, SOURCE_DIR);
+  // No automatic maintenance after the fetch: a process of its own (`git maintenance run --auto`), in series,
+  // with nothing to do in a repository that lives for one run.
+  await run(GIT, ["-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q", "--depth", "1", a.git_url, a.commit], fetchEnv, SOURCE_DIR);
   mark("git_fetch");
 }
 
