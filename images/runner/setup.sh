@@ -25,6 +25,14 @@ fi
 groupadd -g 10001 runner
 useradd -u 10001 -g 10001 -m -d /home/runner -s /bin/sh runner
 
+# Python's bytecode, checked against its source's hash instead of its mtime (PEP 552). The
+# cluster's image build writes every file with mtime 0 (reproducible layers, hack/cluster/images.sh),
+# which made every .pyc Debian compiled stale: a run (uid 10001, read-only root) cannot rewrite them,
+# so each Python start compiled again every module of the standard library it imported (0.15-0.3 s
+# before a script's first line on the local cluster). Test suites are skipped (some hold bad syntax).
+python3 -m compileall -q -f -x '/(test|tests)/' --invalidation-mode checked-hash /usr/lib/python3* \
+  || echo "setup.sh: some Python files did not compile (see above); they are compiled at each start" >&2
+
 # What only the build needed.
 rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/* /tmp/* \
   /usr/share/doc/* /usr/share/man/* /usr/share/info/*

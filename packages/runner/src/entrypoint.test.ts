@@ -43,11 +43,17 @@ interface RunOptions {
   stallMs?: number;
   /** Variables added to the entrypoint's environment. */
   env?: Record<string, string>;
+  /** Written to the entrypoint's stdin, which then ends (started ahead, --wait-for-command). */
+  stdin?: string;
 }
 
 function run(args: string[], options: RunOptions = {}): Promise<Result> {
   const started = Date.now();
-  const child = spawn(NODE, [entrypoint, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+  const child = spawn(NODE, [entrypoint, ...args], {
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   const splitter = new FrameSplitter();
   const frames: Frame[] = [];
   const raw: Buffer[] = [];
@@ -57,15 +63,15 @@ function run(args: string[], options: RunOptions = {}): Promise<Result> {
       options.onFrame?.(f, child);
     }
   };
-  child.stdout.on("data", (chunk: Buffer) => {
+  child.stdout!.on("data", (chunk: Buffer) => {
     raw.push(chunk);
     take(splitter.push(chunk));
   });
   if (options.stallMs) {
-    child.stdout.pause();
-    setTimeout(() => child.stdout.resume(), options.stallMs);
+    child.stdout!.pause();
+    setTimeout(() => child.stdout!.resume(), options.stallMs);
   }
-  child.stderr.resume();
+  child.stderr!.resume();
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (status) => {
@@ -365,6 +371,34 @@ describe.concurrent("entrypoint", () => {
     expect(r.stderr).toHaveLength(1);
     expect(r.stderr[0]).toContain(message);
     expect(r.exit).toMatchObject({ code: 125 });
+    expect(r.status).toBe(125);
+  });
+
+  it("started ahead, runs the command and the environment it is handed on stdin, not the one it was started with", async () => {
+    const given = {
+      args: ["--workdir", dir, "--", "sh", "-c", 'pwd -P; echo "run=$RUN_VAR start=${START_VAR:-none}"'],
+      env: { PATH: process.env.PATH!, RUN_VAR: "r1" },
+    };
+    const r = await run(["--wait-for-command"], { env: { START_VAR: "from the pool" }, stdin: `${JSON.stringify(given)}\n` });
+    expectWellFormed(r);
+    expect(r.stdout).toEqual([dir, "run=r1 start=none"]);
+    expect(r.exit).toMatchObject({ code: 0 });
+  });
+
+  it("started ahead, exits 0 writing nothing when its stdin ends without a command (the pod retired)", async () => {
+    const r = await run(["--wait-for-command"], { stdin: "" });
+    expect(r.raw).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it.each([
+    ["not JSON", "{args\n"],
+    ["no env", `${JSON.stringify({ args: ["--", "true"] })}\n`],
+    ["args that are not strings", `${JSON.stringify({ args: ["--", 1], env: {} })}\n`],
+  ])("started ahead, refuses a command line that is %s with 125", async (_name, line) => {
+    const r = await run(["--wait-for-command"], { stdin: line });
+    expectWellFormed(r);
+    expect(r.stderr[0]).toContain("the command given on stdin is not");
     expect(r.status).toBe(125);
   });
 

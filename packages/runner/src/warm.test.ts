@@ -142,7 +142,11 @@ describe("the warm agent", () => {
         commit: repo.commit,
         git_url: repo.path,
         checkout_token: "cpg_the-runs-token",
-        command: ["sh", "-c", 'cat hello.txt; echo "var=$API_TOKEN"; env | grep -c -e CODEPLANE_POOL -e cpg_ -e cpw_ || true; exit 7'],
+        command: [
+          "sh",
+          "-c",
+          'cat hello.txt; echo "var=$API_TOKEN"; env | grep -c -e CODEPLANE_POOL -e cpg_ -e cpw_ || true; echo "parent: $(tr "\\0" " " </proc/$PPID/cmdline)"; exit 7',
+        ],
         env: { API_TOKEN: "s3cret" },
         environment: null,
         outputs: null,
@@ -161,6 +165,8 @@ describe("the warm agent", () => {
           ["o", expect.any(String), JSON.stringify("var=s3cret")],
           // Nothing in the command's environment names the pool or carries a token.
           ["o", expect.any(String), JSON.stringify("0")],
+          // The entrypoint it started while waiting ran the command.
+          ["o", expect.any(String), expect.stringMatching(/^"parent: \S+ \S+\/entrypoint\.ts --wait-for-command ?"$/)],
         ]),
       );
       expect(out.at(-1)![0]).toBe("x");
@@ -236,6 +242,7 @@ describe("the warm agent", () => {
       const sent = bodies.find((b) => b.startsWith("/internal/pool/progress/environment_ready "))!;
       const d = JSON.parse(sent.slice(sent.indexOf(" ") + 1)) as { steps_ms: Record<string, number>; notes: string[] };
       expect(Object.keys(d.steps_ms)).toEqual(expect.arrayContaining(["git_fetch", "environment_restored", "checked_out", "environment_ready"]));
+      expect(d.notes.filter((n) => n.includes("started ahead"))).toEqual([]);
       expect(d.notes).toEqual(
         expect.arrayContaining([expect.stringMatching(/^restored the environment: .* attempt 1\)$/), expect.stringContaining("checking out over them")]),
       );

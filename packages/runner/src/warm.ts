@@ -17,7 +17,7 @@
  * the command writes "codeplane: preprocessing failed: ..." to the termination log and exits 3.
  * Imports only node:*: it is copied alone into the pod.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -131,7 +131,9 @@ async function fetchCommit(a: Assignment): Promise<void> {
     GIT_CONFIG_KEY_0: "http.extraHeader",
     GIT_CONFIG_VALUE_0: `Authorization: Bearer ${a.checkout_token}`,
   });
-  await run(GIT, ["fetch", "-q", "--depth", "1", a.git_url, a.commit], fetchEnv, SOURCE_DIR);
+  // No automatic maintenance after the fetch: a process of its own (`git maintenance run --auto`), in series,
+  // with nothing to do in a repository that lives for one run.
+  await run(GIT, ["-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q", "--depth", "1", a.git_url, a.commit], fetchEnv, SOURCE_DIR);
   mark("git_fetch");
 }
 
@@ -189,6 +191,42 @@ async function prepareRun(a: Assignment, archiver: Archiver): Promise<void> {
   mark("checked_out");
 }
 
+/**
+ * The framing entrypoint, started while waiting (`--wait-for-command`, entrypoint.ts): Node's start and
+ * its loading are done before the claim, and it holds nothing of any run until it is handed the command
+ * and the run's environment on stdin. null when it is not running any more (it is then started as a
+ * cold pod's is, with its arguments). It exits with no output when this process ends without a run.
+ */
+function startEntrypointAhead(): { child: ChildProcess; alive: () => boolean } | null {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.CODEPLANE_POOL_URL;
+  let alive = true;
+  try {
+    const child = spawn(process.execPath, [join(TOOLS, "entrypoint.ts"), "--wait-for-command"], { env, stdio: ["pipe", "inherit", "inherit"] });
+    child.on("exit", () => {
+      alive = false;
+    });
+    child.on("error", () => {
+      alive = false;
+    });
+    child.stdin?.on("error", () => {
+      alive = false;
+    });
+    return { child, alive: () => alive };
+  } catch {
+    return null;
+  }
+}
+
+/** Starts the run's command under the entrypoint: the one started ahead when it is still there. */
+function startCommand(ahead: ReturnType<typeof startEntrypointAhead>, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  if (ahead?.alive() && ahead.child.stdin) {
+    ahead.child.stdin.end(`${JSON.stringify({ args, env })}\n`);
+    return ahead.child;
+  }
+  return spawn(process.execPath, [join(TOOLS, "entrypoint.ts"), ...args], { env, stdio: "inherit" });
+}
+
 function fail(message: string): never {
   const text = `${PREPROCESSING_FAILED}: ${message}`.slice(0, 3900);
   say(text);
@@ -208,6 +246,7 @@ async function main(): Promise<void> {
     (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
   );
   const archiver = (import(join(TOOLS, "environment-archive.ts")) as Promise<Archiver>).catch((err: unknown) => err as Error);
+  const ahead = startEntrypointAhead();
   let a: Assignment | null;
   try {
     a = await waitForAssignment();
@@ -232,6 +271,7 @@ async function main(): Promise<void> {
   const loaded = await archiver;
   if (loaded instanceof Error) fail(`environment: ${loaded.message}`);
   await prepareRun(a, loaded);
+  if (!ahead?.alive()) note("the entrypoint started ahead is not running: the command's entrypoint is started now, as on a cold pod");
   // Both reported once both are done, so the run's timeline keeps its order (checked out, then environment ready).
   void report("checked_out", !a.environment);
   if (a.environment) {
@@ -253,7 +293,7 @@ async function main(): Promise<void> {
     : {};
   const env: NodeJS.ProcessEnv = { ...process.env, ...a.env, ...outputEnv, CODEPLANE_RUN_ID: a.run_id, CODEPLANE_COMMIT: a.commit };
   delete env.CODEPLANE_POOL_URL;
-  const child = spawn(process.execPath, [join(TOOLS, "entrypoint.ts"), "--workdir", SOURCE_DIR, "--", ...a.command], { env, stdio: "inherit" });
+  const child = startCommand(ahead, ["--workdir", SOURCE_DIR, "--", ...a.command], env);
   const started = report("started");
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
   child.on("close", (code, signal) => {

@@ -17,10 +17,30 @@ import type { EnvironmentInput, EnvironmentPart } from "./part.ts";
 
 const RESOLVERS = [resolvePython, resolveNotebook, resolveNode, resolveGo, resolveC, resolveOthers];
 
+/**
+ * The venv holds what the repository installs, not a copy of the image's pip: it is made
+ * --without-pip, and its bin gets pip, pip3 and pip3.X that run the image's pip with the venv's
+ * python (`python -m pip` in a venv installs into it), so `pip install` in a step or a run's command
+ * installs into the venv as in any venv. An image whose python has no pip gets pip inside the venv,
+ * as every venv did before (`python3 -m venv` again, which adds it with ensurepip). Docs: docs/users/environments.md, decision 0017.
+ */
+export const VENV_SCRIPT = [
+  'venv="$CODEPLANE_ENV_DIR/python"',
+  'python3 -m venv --system-site-packages --without-pip "$venv"',
+  'if "$venv/bin/python" -m pip --version >/dev/null 2>&1; then',
+  `  for name in pip pip3 "$("$venv/bin/python" -c 'import sys; print("pip%d.%d" % sys.version_info[:2])')"; do`,
+  `    printf '#!/bin/sh\\nexec "%s/bin/python" -m pip "$@"\\n' "$venv" >"$venv/bin/$name"`,
+  '    chmod 755 "$venv/bin/$name"',
+  "  done",
+  "else",
+  '  python3 -m venv --system-site-packages "$venv"',
+  "fi",
+].join("\n");
+
 export const VENV_STEP: EnvironmentStep = {
   name: "create the Python venv",
-  run: 'python3 -m venv --system-site-packages "$CODEPLANE_ENV_DIR/python"',
-  why: "Python packages install into a venv under $CODEPLANE_ENV_DIR (archived and restored at the same path, so its scripts' paths stay valid); --system-site-packages lets packages the image already holds (torch on a GPU image) count as installed.",
+  run: VENV_SCRIPT,
+  why: "Python packages install into a venv under $CODEPLANE_ENV_DIR (archived and restored at the same path, so its scripts' paths stay valid); --system-site-packages lets packages the image already holds (torch on a GPU image) count as installed. The venv gets no copy of pip: its pip commands run the image's pip with the venv's python, which installs into the venv, so the archive holds only what the repository installed (pip is put in the venv when the image's python has none).",
   ecosystem: "python",
 };
 
