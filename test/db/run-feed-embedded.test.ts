@@ -6,11 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../src/db/database.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { createAccount } from "../../src/domain/accounts/accounts.ts";
-import { RunFeed, type RunFeedEvent, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
-import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
-import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
+import { RunFeed, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
 import { createRootLogger } from "../../src/logger.ts";
-import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { feedRun, feedSink } from "../helpers/run-feed.ts";
 import { until } from "../helpers/until.ts";
 
 // The run feed (GET /v1/runs/events) on the embedded database, PGlite, which
@@ -55,38 +53,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function sink() {
-  const got: { events: RunFeedEvent[]; positions: string[] } = { events: [], positions: [] };
-  const s: RunFeedSink = {
-    events: (events, position) => {
-      got.events.push(...events);
-      got.positions.push(position);
-    },
-    ready: (position) => void got.positions.push(position),
-    reset: () => {
-      throw new Error("no reset expected");
-    },
-    close: () => {},
-  };
-  const status = (runId: string) => got.events.filter((e) => e.kind === "run" && e.run.run_id === runId).map((e) => (e.kind === "run" ? e.run.status : ""));
-  return { s, got, status };
-}
-
-function run() {
-  const rows = workloadRows<RunSpec, RunStatus>(handle.db, RUN_ROWS);
-  const runId = randomUUID();
-  const spec: RunSpec = {
-    runId,
-    accountId,
-    repositoryId,
-    repositoryUrl: "https://example.invalid/r.git",
-    commitHash: "c".repeat(40),
-    command: ["true"],
-    computeType: "cpu-small",
-    timeoutSeconds: 60,
-  };
-  return { runId, mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }) };
-}
+const sink = feedSink;
+const run = () => feedRun(handle.db, accountId, repositoryId);
 
 describe("the run feed on PGlite", () => {
   it("sends changes as they come, and from a resume point what changed since", async () => {

@@ -2,14 +2,11 @@
 // a look can overlap with a transaction still open: the ordering a test
 // cannot get from the service's timers is made here by gating the feed's own
 // reads (each read runs as it is; its answer is held until the test lets it go).
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RunFeed, type RunFeedEvent, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
-import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
-import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
+import { RunFeed, type RunFeedSink } from "../../src/domain/runs/run-feed.ts";
 import { createRootLogger } from "../../src/logger.ts";
-import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { feedRun, feedSink } from "../helpers/run-feed.ts";
 import { seedAccountWithRepository } from "../helpers/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
@@ -59,39 +56,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-function sink() {
-  const events: RunFeedEvent[] = [];
-  const positions: string[] = [];
-  const s: RunFeedSink = {
-    events: (e, position) => {
-      events.push(...e);
-      positions.push(position);
-    },
-    ready: (position) => void positions.push(position),
-    reset: () => {
-      throw new Error("no reset expected");
-    },
-    close: () => {},
-  };
-  const status = (runId: string) => events.flatMap((e) => (e.kind === "run" && e.run.run_id === runId ? [e.run.status] : []));
-  return { s, positions, status };
-}
-
-function run() {
-  const rows = workloadRows<RunSpec, RunStatus>(database.db, RUN_ROWS);
-  const runId = randomUUID();
-  const spec: RunSpec = {
-    runId,
-    accountId,
-    repositoryId,
-    repositoryUrl: "https://example.invalid/r.git",
-    commitHash: "c".repeat(40),
-    command: ["true"],
-    computeType: "cpu-small",
-    timeoutSeconds: 60,
-  };
-  return { runId, mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }) };
-}
+const sink = feedSink;
+const run = () => feedRun(database.db, accountId, repositoryId);
 
 describe("the run feed on Postgres", () => {
   it("sends a run's current state after a held batch that was older than the resume's read", async () => {
