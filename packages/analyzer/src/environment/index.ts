@@ -26,10 +26,17 @@ const RESOLVERS = [resolvePython, resolveNotebook, resolveNode, resolveGo, resol
  */
 export const VENV_SCRIPT = [
   'venv="$CODEPLANE_ENV_DIR/python"',
-  'python3 -m venv --system-site-packages --without-pip "$venv"',
-  'if "$venv/bin/python" -m pip --version >/dev/null 2>&1; then',
+  // Made from / (a step is a shell of its own, so the next one still starts in the checkout):
+  // python -m imports from the current directory first, and a repository's own typing.py or
+  // token.py would run in venv's place.
+  'cd / && python3 -m venv --system-site-packages --without-pip "$venv"',
+  // The pip scripts run pip with the directory they are started in dropped from sys.path, as pip's
+  // own scripts do: `python -m pip` would import a repository's token.py in pip's place when a step
+  // or a run calls pip from the checkout.
+  `pip_main='import sys; del sys.path[0]; sys.argv[0] = "pip"; from pip._internal.cli.main import main; sys.exit(main())'`,
+  `if "$venv/bin/python" -c "$pip_main" --version >/dev/null 2>&1; then`,
   `  for name in pip pip3 "$("$venv/bin/python" -c 'import sys; print("pip%d.%d" % sys.version_info[:2])')"; do`,
-  `    printf '#!/bin/sh\\nexec "%s/bin/python" -m pip "$@"\\n' "$venv" >"$venv/bin/$name"`,
+  `    printf '#!/bin/sh\\nexec "%s/bin/python" -c '"'"'%s'"'"' "$@"\\n' "$venv" "$pip_main" >"$venv/bin/$name"`,
   '    chmod 755 "$venv/bin/$name"',
   "  done",
   "else",

@@ -24,7 +24,7 @@ interface Expected {
   declared_image?: { image: string; path: string };
 }
 
-const VENV: [string, RegExp] = ["python", /^venv="\$CODEPLANE_ENV_DIR\/python"\npython3 -m venv --system-site-packages --without-pip "\$venv"\n/];
+const VENV: [string, RegExp] = ["python", /^venv="\$CODEPLANE_ENV_DIR\/python"\ncd \/ && python3 -m venv --system-site-packages --without-pip "\$venv"\n/];
 
 const EXPECTED: Record<string, Expected> = {
   "py-cli-requirements": {

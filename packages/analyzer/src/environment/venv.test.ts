@@ -13,10 +13,10 @@ const hasVenv = spawnSync("python3", ["-m", "venv", "--help"], { stdio: "ignore"
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function createVenv(extraEnv: Record<string, string> = {}): string {
+function createVenv(extraEnv: Record<string, string> = {}, cwd?: string): string {
   const envDir = mkdtempSync(join(tmpdir(), "cp-venv-"));
   dirs.push(envDir);
-  execFileSync("sh", ["-eu", "-c", VENV_STEP.run], { env: { ...process.env, ...extraEnv, CODEPLANE_ENV_DIR: envDir }, stdio: "pipe" });
+  execFileSync("sh", ["-eu", "-c", VENV_STEP.run], { cwd, env: { ...process.env, ...extraEnv, CODEPLANE_ENV_DIR: envDir }, stdio: "pipe" });
   return join(envDir, "python");
 }
 
@@ -59,6 +59,20 @@ describe.skipIf(!hasVenv)("the venv step", () => {
     expect(existsSync(join(sitePackages(venv), "cpdemo", "__init__.py"))).toBe(true);
     const imported = execFileSync("python", ["-c", "import cpdemo, sys; print(cpdemo.__file__.startswith(sys.prefix), sys.prefix)"], { env, encoding: "utf8" });
     expect(imported.trim()).toBe(`True ${venv}`);
+  });
+
+  it("never runs the checkout's own modules in place of venv or pip (a repository's token.py, typing.py)", { timeout: 120_000 }, () => {
+    // Steps and runs start in the checkout, and `python -m` imports from the current directory first.
+    const checkout = mkdtempSync(join(tmpdir(), "cp-checkout-"));
+    dirs.push(checkout);
+    for (const name of ["token.py", "typing.py"]) writeFileSync(join(checkout, name), "import sys\nprint('the repository ran')\nsys.exit(7)\n");
+    const venv = createVenv({}, checkout);
+    const version = spawnSync(join(venv, "bin/pip"), ["--version"], { cwd: checkout, encoding: "utf8" });
+    expect([version.status, version.stdout]).toEqual([0, expect.stringMatching(/^pip \d+/)]);
+    expect(version.stdout + version.stderr).not.toContain("the repository ran");
+    // And an exit code of pip's own still passes through.
+    const failed = spawnSync(join(venv, "bin/pip"), ["install", "--no-index", "no-such-package-here"], { cwd: checkout, encoding: "utf8" });
+    expect(failed.status).toBe(1);
   });
 
   it("puts pip in the venv when the image's python has none", { timeout: 120_000 }, () => {
