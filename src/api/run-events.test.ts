@@ -83,4 +83,27 @@ describe("the runs feed's stream", () => {
     await waitFor("the connection dropped", () => res.destroyed);
     expect(res.writableLength).toBe(0);
   }, 60_000);
+
+  it("delivers a batch larger than 1 MiB whole, with its id, to a client that reads", async () => {
+    const { state, port } = await serve();
+    const socket = connect(port, "127.0.0.1");
+    closers.push(() => socket.destroy());
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => void (received += chunk));
+    await new Promise((r) => socket.once("connect", r));
+    socket.write("GET /v1/runs/events HTTP/1.1\r\nHost: x\r\n\r\n");
+    const sink = (await waitFor("the subscription", () => state.sink))!;
+    // 40 runs of 64 KiB in one look's batch: 2.5 MiB written at once.
+    sink.events(
+      Array.from({ length: 40 }, (_, i) => bigRun(i)),
+      "42",
+    );
+    await waitFor("the batch's id at the client", () => received.includes("id: 42\n"));
+    expect(received.match(/^event: run$/gm)?.length).toBe(40);
+    // Still open: the next event reaches the client too.
+    sink.events([bigRun(99)], "43");
+    await waitFor("the next id", () => received.includes("id: 43\n"));
+    expect(state.released).toBe(0);
+  }, 60_000);
 });

@@ -38,7 +38,8 @@ export interface RunEventsOptions {
 
 /**
  * A client that reads nothing would make this process hold what it is sent:
- * past 1 MiB unread, its connection is dropped (it resumes from its last id
+ * past 1 MiB still unread when the next write is due, its connection is
+ * dropped (it resumes from its last id
  * when it comes back, losing nothing). Dropped, not ended: an ended response
  * keeps what it holds, and the connection, until the client reads it all,
  * which a client that reads nothing never does, while its place in the
@@ -76,11 +77,15 @@ export async function streamRunEvents(ctx: Context, o: RunEventsOptions): Promis
     };
     const send = (text: string) => {
       if (!writable()) return;
-      res.write(text);
+      // What the client has not read of earlier writes, not this one: a client that reads is never
+      // dropped for one large batch (1,000 runs cancelled at once), which it would otherwise get
+      // again from its last id, and be dropped again, on every reconnect.
       if (res.writableLength > MAX_UNREAD_BYTES) {
         res.destroy();
         finish();
+        return;
       }
+      res.write(text);
     };
     const ping = setInterval(() => send(": ping\n\n"), o.pingIntervalMs ?? 15_000);
     ping.unref();

@@ -195,9 +195,10 @@ def sync_detailed(
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process unless the operator set another limit
-    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
+    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
+    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
+    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    beyond.
 
     Scope: `runs:read`.
 
@@ -255,9 +256,10 @@ def sync(
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process unless the operator set another limit
-    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
+    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
+    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
+    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    beyond.
 
     Scope: `runs:read`.
 
@@ -309,9 +311,10 @@ async def asyncio_detailed(
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process unless the operator set another limit
-    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
+    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
+    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
+    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    beyond.
 
     Scope: `runs:read`.
 
@@ -367,9 +370,10 @@ async def asyncio(
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
     the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    leaves 1 MiB unread, and ended when the process shuts down; the client then resumes. At most 10
-    streams per account per API process unless the operator set another limit
-    (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429 beyond.
+    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
+    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
+    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    beyond.
 
     Scope: `runs:read`.
 
