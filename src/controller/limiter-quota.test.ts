@@ -93,6 +93,55 @@ describe("BuiltInLimiter: CPU and memory caps", () => {
     expect(await limiter([w], [], new Map([["a", { executing: null, cpu: 0 }]])).admit(w)).toMatchObject({ admitted: true });
   });
 
+  it("fails a run as over its cap only on the caps read just now: a cap raised within the cache's life, or an unreadable override, keeps it waiting", async () => {
+    const small = run("a", "small");
+    const w = run("a", "big");
+    let overrides: Map<string, { executing: null; cpu: number | null }> | Error = new Map();
+    let reads = 0;
+    const l = new BuiltInLimiter({
+      runs: () => [small, w],
+      jobs: () => [],
+      defaults: DEFAULTS,
+      overrides: async () => {
+        reads++;
+        if (overrides instanceof Error) throw overrides;
+        return overrides;
+      },
+      requestsOf: (type) => presetRequests(PRESETS[type] ?? {}),
+      analysisRequests: presetRequests({ cpu: "500m" }),
+      installation: "inst",
+      metrics: limiterMetrics(new Registry()),
+      logger: pino({ level: "silent" }),
+    });
+    // The overrides are read (and cached) for another run's decision; then the admin raises a's cap.
+    expect(await l.admit(small)).toMatchObject({ admitted: true });
+    expect(reads).toBe(1);
+    overrides = new Map([["a", { executing: null, cpu: 4000 }]]);
+    // Within the cache's life the big run still looks over the cap; it is read again, and starts.
+    expect(await l.admit(w)).toMatchObject({ admitted: true });
+    expect(reads).toBe(2);
+
+    // An account whose overrides cannot be read: the defaults would fail it; it waits instead.
+    const w2 = run("b", "big");
+    const l2 = limiter([w2]);
+    const failing = new BuiltInLimiter({
+      runs: () => [w2],
+      jobs: () => [],
+      defaults: DEFAULTS,
+      overrides: async () => {
+        throw new Error("connection refused");
+      },
+      requestsOf: (type) => presetRequests(PRESETS[type] ?? {}),
+      analysisRequests: presetRequests({ cpu: "500m" }),
+      installation: "inst",
+      metrics: limiterMetrics(new Registry()),
+      logger: pino({ level: "silent" }),
+    });
+    expect(await failing.admit(w2)).toMatchObject({ admitted: false, reason: "AccountQuota", position: 1 });
+    // Read, the same run fails for good.
+    await expect(l2.admit(w2)).rejects.toMatchObject({ reason: "AccountCapExceeded" });
+  });
+
   it("does not hold another account back", async () => {
     const full = [run("a", "small", admitted), run("a", "small", admitted), run("a", "small", admitted), run("a", "small", admitted)];
     const [a5, b1] = [run("a", "small"), run("b", "small")];

@@ -77,7 +77,16 @@ export class BuiltInLimiter implements Admission {
     if (reserved) return { admitted: true, at: reserved.at };
     await this.#refreshOverrides();
     // From here to the reservation nothing awaits: no other reconcile decides in between.
-    const plan = this.#plan(resource);
+    let plan = this.#plan(resource);
+    if (plan.refused.includes(name)) {
+      // Failing a run is for good, so it is decided on the caps as they are now, never on a
+      // cached read (a cap raised a moment ago, which the API already checked the run against)
+      // or on the defaults when the overrides could not be read: until a read succeeds, it waits.
+      if (!(await this.#refreshOverrides(true))) {
+        return { admitted: false, reason: "AccountQuota", message: this.#message("AccountQuota", resource), position: 1 };
+      }
+      plan = this.#plan(resource);
+    }
     if (plan.refused.includes(name)) {
       const computeType = (resource.spec as { computeType?: string }).computeType ?? "";
       throw new Unreconcilable(OVER_CAP_REASON, overCapMessage(computeType, this.#requestsOf(resource), this.#quotaOf(resource.spec.accountId)), {
@@ -126,14 +135,17 @@ export class BuiltInLimiter implements Admission {
     return [...plan.admit, ...plan.refused];
   }
 
-  async #refreshOverrides(): Promise<void> {
-    if (this.#now() - this.#overridesAt < OVERRIDES_TTL_MS) return;
+  /** Reads the accounts' overrides when the last read is older than its TTL (or always, `fresh`); false when the read failed. */
+  async #refreshOverrides(fresh = false): Promise<boolean> {
+    if (!fresh && this.#now() - this.#overridesAt < OVERRIDES_TTL_MS) return true;
     try {
       this.#overrides = await this.#d.overrides();
       this.#overridesAt = this.#now();
+      return true;
     } catch (err) {
       // The defaults and the last overrides read still hold; the next decision tries again.
       this.#d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not read the accounts' limits");
+      return false;
     }
   }
 
