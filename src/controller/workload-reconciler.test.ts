@@ -560,6 +560,13 @@ const runCases: Case<RunSpec, RunStatus>[] = [
     },
   },
   {
+    name: "completed, and its finished row cannot be stored: stays completed (not rewritten as failed), finished once",
+    given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().complete(), pods: [aPod().terminated(0)], unstorable: "finished" },
+    actions: ["mirror running", "patchStatus {name} completed", "event Normal Completed: run is completed", "mirror completed"],
+    requeue: undefined,
+    status: { phase: "completed", exitCode: 0 },
+  },
+  {
     name: "failed with a non-zero exit code",
     given: { resource: aRun().withStatus(runningStatus<RunStatus>(RUN)).build(), job: aJob().failed(), pods: [aPod().terminated(3)] },
     actions: ["mirror running", "patchStatus {name} failed", "event Warning NonZeroExit: command exited with code 3", "mirror failed", "archive {id} pod-a"],

@@ -123,7 +123,12 @@ export class WorkloadReconciler<Spec extends WorkloadSpec, Status extends Worklo
       return await this.#reconcile(resource);
     } catch (err) {
       if (!(err instanceof Unreconcilable)) throw err;
-      await this.#fail(resource, err.reason, err.message, err.expected);
+      // As it is now, not as this reconcile began: the reconcile may have written its final status
+      // before what threw (a finished run whose row cannot be stored), and #fail leaves a finished
+      // workload as it is rather than rewriting it as failed and counting it finished twice.
+      const current = await resources.get(name);
+      if (!current || current.metadata.deletionTimestamp) return {};
+      await this.#fail(current, err.reason, err.message, err.expected);
       return {};
     }
   }

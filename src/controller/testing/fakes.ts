@@ -48,8 +48,8 @@ export interface Given<Spec = WorkloadSpec, Status = WorkloadStatus> {
   vanishes?: boolean;
   /** The variables a run of the repository gets. */
   env?: Record<string, string>;
-  /** Postgres cannot store the row (a data exception): the mirror throws what the real one throws. */
-  unstorable?: boolean;
+  /** Postgres cannot store the row (a data exception): the mirror throws what the real one throws; "finished": only a finished status's row. */
+  unstorable?: boolean | "finished";
   /** How long finished resources are kept; a week when absent. */
   retentionSeconds?: number;
   /** CODEPLANE_INTERNAL_URL; null: unset. A node address when absent. */
@@ -139,7 +139,9 @@ export function fakeWorld<Spec extends WorkloadSpec, Status extends WorkloadStat
     async mirror(m) {
       act(`mirror ${m.status?.phase ?? "-"}`);
       r.mirrored.push(structuredClone(m));
-      if (given.unstorable) throw new Unreconcilable("Unstorable", "its row cannot be stored: unsupported Unicode escape sequence");
+      const finished = m.status?.phase === "completed" || m.status?.phase === "failed" || m.status?.phase === "cancelled";
+      if (given.unstorable === true || (given.unstorable === "finished" && finished))
+        throw new Unreconcilable("Unstorable", "its row cannot be stored: unsupported Unicode escape sequence");
       const orphaned = given.orphaned === true || (given.orphaned === "later" && r.mirrored.length > 1);
       return orphaned ? "orphaned" : "mirrored";
     },
