@@ -218,11 +218,20 @@ function startEntrypointAhead(): { child: ChildProcess; alive: () => boolean } |
   }
 }
 
-/** Starts the run's command under the entrypoint: the one started ahead when it is still there. */
-function startCommand(ahead: ReturnType<typeof startEntrypointAhead>, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  if (ahead?.alive() && ahead.child.stdin) {
-    ahead.child.stdin.end(`${JSON.stringify({ args, env })}\n`);
-    return ahead.child;
+/**
+ * Starts the run's command under the entrypoint: the one started ahead when it is still there and
+ * takes the command. One that died just before (its exit not yet seen) fails the write (EPIPE): it
+ * read nothing, so the command is started in a new entrypoint instead of the run ending with the
+ * dead one's exit code. Once the write succeeded the command is its, never started a second time.
+ */
+async function startCommand(ahead: ReturnType<typeof startEntrypointAhead>, args: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const stdin = ahead?.child.stdin;
+  if (ahead?.alive() && stdin) {
+    const written = await new Promise<boolean>((resolve) => {
+      stdin.once("error", () => resolve(false));
+      stdin.end(`${JSON.stringify({ args, env })}\n`, (err?: Error | null) => resolve(!err));
+    });
+    if (written) return ahead.child;
   }
   return spawn(process.execPath, [join(TOOLS, "entrypoint.ts"), ...args], { env, stdio: "inherit" });
 }
@@ -293,7 +302,7 @@ async function main(): Promise<void> {
     : {};
   const env: NodeJS.ProcessEnv = { ...process.env, ...a.env, ...outputEnv, CODEPLANE_RUN_ID: a.run_id, CODEPLANE_COMMIT: a.commit };
   delete env.CODEPLANE_POOL_URL;
-  const child = startCommand(ahead, ["--workdir", SOURCE_DIR, "--", ...a.command], env);
+  const child = await startCommand(ahead, ["--workdir", SOURCE_DIR, "--", ...a.command], env);
   const started = report("started");
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
   child.on("close", (code, signal) => {
