@@ -15,14 +15,20 @@ interface Gate {
   reached: () => void;
   released: Promise<void>;
 }
-const gates = vi.hoisted((): { look?: Gate; resume?: Gate } => ({}));
+const gates = vi.hoisted((): { look?: Gate; resume?: Gate; beforeResume?: Promise<void> } => ({}));
 vi.mock("../../src/domain/runs/run-changes.ts", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/domain/runs/run-changes.ts")>();
   return {
     ...real,
     readChanges: async (...args: Parameters<typeof real.readChanges>) => {
-      const read = await real.readChanges(...args);
       const kind = args[2].accountId === undefined ? "look" : "resume";
+      // A resume held before it reads: a look can then read, and reach the stream, first.
+      if (kind === "resume" && gates.beforeResume) {
+        const before = gates.beforeResume;
+        delete gates.beforeResume;
+        await before;
+      }
+      const read = await real.readChanges(...args);
       const gate = gates[kind];
       if (gate) {
         delete gates[kind];
@@ -75,28 +81,79 @@ describe("the run feed on Postgres", () => {
       const releaseOther = feed.reserve(accountId);
       const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
       const from = other.positions.at(-1)!;
-      // A look reads the run pending; it goes running; a stream resuming
-      // meanwhile reads it running and is sent that, then the look's batch it
-      // held (pending). The next look must send running again, or the client
-      // shows pending until the run next changes.
+      // A stream resuming joins; before its resume reads, a look reads the
+      // run pending and hands the stream its batch, which it holds; the run
+      // goes running; the resume reads it running and is sent that, then the
+      // held batch (pending). The next look must send running again, or the
+      // client shows pending until the run next changes.
+      const r = run();
+      await r.mirror();
+      let resumeReads!: () => void;
+      gates.beforeResume = new Promise<void>((go) => (resumeReads = go));
+      const back = sink();
+      const release = feed.reserve(accountId);
+      const subscribed = feed.subscribe({ accountId }, back.s, from);
+      await new Promise((go) => setImmediate(go));
+      // A live stream joined after it: the look reaches it after the resuming one, so once it has
+      // the run, the resuming stream's batch is held.
+      const watch = sink();
+      const releaseWatch = feed.reserve(accountId);
+      const leaveWatch = await feed.subscribe({ accountId }, watch.s, null);
+      const look = gate("look");
+      feed.onNotify();
+      await look.reached;
+      look.release();
+      await until("the look reaches the live stream", 30_000, () => watch.status(r.runId).includes("pending"));
+      expect(back.status(r.runId)).toEqual([]);
+      await r.mirror({ phase: "running", startTime: new Date().toISOString() });
+      resumeReads();
+      const leave = await subscribed;
+      expect(back.status(r.runId)).toEqual(["running", "pending"]);
+      // The next look (it brings another run) sends the run's current state.
+      const next = run();
+      await next.mirror();
+      feed.onNotify();
+      await until("the next look's run", 30_000, () => back.status(next.runId).includes("pending"));
+      expect(back.status(r.runId).at(-1)).toBe("running");
+      leave();
+      release();
+      leaveWatch();
+      releaseWatch();
+      leaveOther();
+      releaseOther();
+    } finally {
+      feed.close();
+      await open.query("rollback");
+      await open.end();
+    }
+  });
+
+  it("never sends a stream what a look read before the stream's own read, once its resume has ended", async () => {
+    const open = new pg.Client({ connectionString: database.url });
+    await open.connect();
+    await open.query("begin");
+    await open.query("select pg_current_xact_id()");
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000 });
+    try {
+      const other = sink();
+      const releaseOther = feed.reserve(accountId);
+      const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
+      const from = other.positions.at(-1)!;
+      // A look reads the run pending and waits; the run goes running; a
+      // stream resumes (reads it running, is sent that, and its resume
+      // ends); only then does the look hand out what it read.
       const r = run();
       await r.mirror();
       const look = gate("look");
       feed.onNotify();
       await look.reached;
       await r.mirror({ phase: "running", startTime: new Date().toISOString() });
-      const resume = gate("resume");
       const back = sink();
       const release = feed.reserve(accountId);
-      const subscribed = feed.subscribe({ accountId }, back.s, from);
-      await resume.reached;
-      // The look's batch reaches the stream while its resume is under way: held.
+      const leave = await feed.subscribe({ accountId }, back.s, from);
+      expect(back.status(r.runId)).toEqual(["running"]);
       look.release();
-      await new Promise((r) => setImmediate(r));
-      resume.release();
-      const leave = await subscribed;
-      expect(back.status(r.runId)).toEqual(["running", "pending"]);
-      // The next look (it brings another run) sends the run's current state.
+      // The next look (it brings another run): the stream shows the run running.
       const next = run();
       await next.mirror();
       feed.onNotify();

@@ -252,16 +252,27 @@ export class RunFeed implements ChannelHandlers {
   }
 
   async #look(): Promise<void> {
+    // The streams as this read begins. One that joins later reads for itself (its resume, or its
+    // position) after this read, so it is not sent what this read found: that can be older than
+    // what its own read sent it. One still in its resume now may finish it before this look reaches
+    // it (the look waits on the database for each stream): what it is sent then may be older than
+    // what its resume sent, so, as with a held batch, its runs are forgotten as sent and the next
+    // look, which reads them again, sends their current state.
+    const streams = [...this.#streams].map((s) => ({ s, resuming: s.held !== null }));
     const read = await readChanges(this.#db, this.#since!, { limit: this.#pollLimit + 1 });
     if (read.changes.length > this.#pollLimit) {
       // A bulk change (an operator's update of every run): each client reads its list again.
-      for (const s of this.#streams) s.sink.reset(read.position);
+      for (const { s } of streams) if (this.#streams.has(s)) s.sink.reset(read.position);
     } else if (read.changes.length > 0) {
-      for (const s of this.#streams) {
+      for (const { s, resuming } of streams) {
+        if (!this.#streams.has(s)) continue;
         const events = await this.#eventsFor(s, read.changes, read.next);
         if (events.length === 0) continue;
         if (s.held) s.held.push({ events, position: read.position });
-        else s.sink.events(events, read.position);
+        else {
+          s.sink.events(events, read.position);
+          if (resuming) for (const e of events) s.sent.delete(e.kind === "run" ? e.run.run_id : e.run_id);
+        }
       }
     }
     this.#since = read.next;
