@@ -4,10 +4,10 @@ import { EventSource } from "eventsource";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAMS_PER_ACCOUNT } from "../../src/domain/runs/run-feed.ts";
-import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { RUN_TABLE } from "../../src/db/workload-tables.ts";
-import { hideWorkload, workloadRows } from "../../src/domain/workloads/workload-rows.ts";
-import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { hideWorkload } from "../../src/domain/workloads/workload-rows.ts";
+import type { RunStatus } from "../../src/resources/run.ts";
+import { feedRun } from "../helpers/run-feed.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
 
@@ -107,22 +107,9 @@ function follow(base: string, key: string, query = "") {
 
 /** Plays the controller for one run: its Run's statuses mirrored in order. */
 function controller(accountId: string, repositoryId: string) {
-  const rows = workloadRows<RunSpec, RunStatus>(svc.db, RUN_ROWS);
-  const runId = randomUUID();
-  const spec: RunSpec = {
-    runId,
-    accountId,
-    repositoryId,
-    repositoryUrl: "https://example.invalid/r.git",
-    commitHash: "c".repeat(40),
-    command: ["true"],
-    computeType: "cpu-small",
-    timeoutSeconds: 60,
-  };
   const at = new Date().toISOString();
   return {
-    runId,
-    mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }),
+    ...feedRun(svc.db, accountId, repositoryId),
     running: { phase: "running", startTime: at } as RunStatus,
     completed: { phase: "completed", startTime: at, completionTime: new Date().toISOString(), exitCode: 0 } as RunStatus,
   };

@@ -65,22 +65,43 @@ afterAll(async () => {
 const sink = feedSink;
 const run = () => feedRun(database.db, accountId, repositoryId);
 
+/**
+ * A feed (looking only when told) with a transaction open all along (any writer's), which keeps every
+ * position below the runs' changes, so the feed remembers what it sent of them; and a stream whose
+ * filter leaves the runs out, which keeps the feed started and gives `from`, a position to resume from.
+ */
+async function withOpenTransaction(test: (feed: RunFeed, from: string) => Promise<void>): Promise<void> {
+  const open = new pg.Client({ connectionString: database.url });
+  await open.connect();
+  await open.query("begin");
+  await open.query("select pg_current_xact_id()");
+  const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000 });
+  try {
+    const other = sink();
+    const releaseOther = feed.reserve(accountId);
+    const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
+    await test(feed, other.positions.at(-1)!);
+    leaveOther();
+    releaseOther();
+  } finally {
+    feed.close();
+    await open.query("rollback");
+    await open.end();
+  }
+}
+
+/** The next look (it brings another run) leaves the stream showing the run `running`. */
+async function expectRunningAfterNextLook(feed: RunFeed, stream: ReturnType<typeof sink>, runId: string): Promise<void> {
+  const next = run();
+  await next.mirror();
+  feed.onNotify();
+  await until("the next look's run", 30_000, () => stream.status(next.runId).includes("pending"));
+  expect(stream.status(runId).at(-1)).toBe("running");
+}
+
 describe("the run feed on Postgres", () => {
   it("sends a run's current state after a held batch that was older than the resume's read", async () => {
-    // A transaction open all along (any writer's) keeps every position below
-    // the run's changes, so the feed remembers what it sent of them.
-    const open = new pg.Client({ connectionString: database.url });
-    await open.connect();
-    await open.query("begin");
-    await open.query("select pg_current_xact_id()");
-    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000 });
-    try {
-      // Keeps the feed started; its filter leaves the run out, so a look's
-      // fan-out reaches the resuming stream without a read in between.
-      const other = sink();
-      const releaseOther = feed.reserve(accountId);
-      const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
-      const from = other.positions.at(-1)!;
+    await withOpenTransaction(async (feed, from) => {
       // A stream resuming joins; before its resume reads, a look reads the
       // run pending and hands the stream its batch, which it holds; the run
       // goes running; the resume reads it running and is sent that, then the
@@ -109,36 +130,16 @@ describe("the run feed on Postgres", () => {
       resumeReads();
       const leave = await subscribed;
       expect(back.status(r.runId)).toEqual(["running", "pending"]);
-      // The next look (it brings another run) sends the run's current state.
-      const next = run();
-      await next.mirror();
-      feed.onNotify();
-      await until("the next look's run", 30_000, () => back.status(next.runId).includes("pending"));
-      expect(back.status(r.runId).at(-1)).toBe("running");
+      await expectRunningAfterNextLook(feed, back, r.runId);
       leave();
       release();
       leaveWatch();
       releaseWatch();
-      leaveOther();
-      releaseOther();
-    } finally {
-      feed.close();
-      await open.query("rollback");
-      await open.end();
-    }
+    });
   });
 
   it("never sends a stream what a look read before the stream's own read, once its resume has ended", async () => {
-    const open = new pg.Client({ connectionString: database.url });
-    await open.connect();
-    await open.query("begin");
-    await open.query("select pg_current_xact_id()");
-    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000 });
-    try {
-      const other = sink();
-      const releaseOther = feed.reserve(accountId);
-      const leaveOther = await feed.subscribe({ accountId, status: "failed" }, other.s, null);
-      const from = other.positions.at(-1)!;
+    await withOpenTransaction(async (feed, from) => {
       // A look reads the run pending and waits; the run goes running; a
       // stream resumes (reads it running, is sent that, and its resume
       // ends); only then does the look hand out what it read.
@@ -153,21 +154,10 @@ describe("the run feed on Postgres", () => {
       const leave = await feed.subscribe({ accountId }, back.s, from);
       expect(back.status(r.runId)).toEqual(["running"]);
       look.release();
-      // The next look (it brings another run): the stream shows the run running.
-      const next = run();
-      await next.mirror();
-      feed.onNotify();
-      await until("the next look's run", 30_000, () => back.status(next.runId).includes("pending"));
-      expect(back.status(r.runId).at(-1)).toBe("running");
+      await expectRunningAfterNextLook(feed, back, r.runId);
       leave();
       release();
-      leaveOther();
-      releaseOther();
-    } finally {
-      feed.close();
-      await open.query("rollback");
-      await open.end();
-    }
+    });
   });
 
   it("reads each change once while a transaction stays open, so a long one does not make every look a reset", async () => {
