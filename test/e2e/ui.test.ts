@@ -114,6 +114,50 @@ async function startRun(command: string[]): Promise<string> {
   return ((await res.json()) as { run_id: string }).run_id;
 }
 
+/**
+ * What a page asked the service for and what it showed, for a failure's message: the requests still
+ * unanswered, those that failed or answered an error, the console's errors and the main area's text.
+ */
+function pageTrail(p: Page) {
+  const pending = new Map<object, string>();
+  const done: string[] = [];
+  const started = Date.now();
+  const at = () => `+${((Date.now() - started) / 1000).toFixed(1)} s`;
+  p.on("request", (r) => void pending.set(r, `${r.method()} ${r.url()} (asked ${at()})`));
+  p.on("requestfailed", (r) => {
+    done.push(`${at()} failed: ${pending.get(r) ?? r.url()}: ${r.failure()?.errorText ?? "?"}`);
+    pending.delete(r);
+  });
+  p.on("requestfinished", (r) => {
+    void r.response().then((res) => {
+      if (res && res.status() >= 400) done.push(`${at()} ${res.status()}: ${pending.get(r) ?? r.url()}`);
+      pending.delete(r);
+    });
+  });
+  p.on("console", (m) => void (m.type() === "error" && done.push(`${at()} console: ${m.text()}`)));
+  p.on("pageerror", (err) => void done.push(`${at()} page error: ${err.message}`));
+  return {
+    describe: async () =>
+      [
+        `page ${p.url()}: ${(
+          (await p
+            .locator("main")
+            .textContent({ timeout: 2_000 })
+            .catch(() => "(no main)")) ?? ""
+        ).slice(0, 1500)}`,
+        `unanswered: ${[...pending.values()].join("; ") || "none"}`,
+        ...done,
+      ].join("\n"),
+  };
+}
+
+/** The service's warnings and errors, the last 30, for a failure's message. */
+const serviceWarnings = () =>
+  e.svc.logs
+    .filter((l) => /"level":(40|50|60)/.test(l))
+    .slice(-30)
+    .map((l) => l.slice(0, 600));
+
 /** The lines the page shows: seq, stream and text. */
 const shown = (p: Page) =>
   p
@@ -151,7 +195,8 @@ describe("the run page on a real cluster", () => {
     expect(early.some((l) => l.stream === "stderr" && /err \d+/.test(l.text))).toBe(true);
     expect(await page.locator("#log .l.stdout .f32").count()).toBeGreaterThan(0); // ANSI green, as a class
     await page.locator("#log-filter").selectOption("stderr");
-    expect((await shown(page)).every((l) => l.stream === "stderr")).toBe(true);
+    // The rows are drawn at the next animation frame: wait for them, then for live lines drawn on the filter too.
+    await expect.poll(async () => (await shown(page)).every((l) => l.stream === "stderr"), { timeout: 10_000 }).toBe(true);
     await page.locator("#log-filter").selectOption("both");
 
     // Drop every connection mid-run: the EventSource resumes (Last-Event-ID) with no line twice.
@@ -197,12 +242,15 @@ describe("the run page on a real cluster", () => {
 
     // The stored output, once the pod is gone: the page opened afresh replays it and ends.
     const fresh = await context.newPage();
+    const trail = pageTrail(fresh);
     await fresh.goto(`${proxyUrl}/ui/#/runs/${runId}`);
     await until(
       "the replay's end",
       60_000,
-      async () => ((await fresh.locator("section[data-state]").getAttribute("data-state")) ?? "").startsWith("ended") || undefined,
-    );
+      async () => ((await fresh.locator("section[data-state]").getAttribute("data-state", { timeout: 5_000 })) ?? "").startsWith("ended") || undefined,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\n${await trail.describe()}\nservice warnings: ${serviceWarnings().join("\n")}`);
+    });
     expect((await shown(fresh)).map((l) => l.seq)).toEqual(seqs);
     await fresh.close();
   });
