@@ -160,6 +160,76 @@ describe("the run feed on Postgres", () => {
     });
   });
 
+  it("sends a look's reset to a stream still resuming after the stream's ready, not before it", async () => {
+    // A client told to read its list again before its stream's `ready` took
+    // the ready's position, older than the reset's, for the list it had read.
+    const pollLimit = 2;
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000, pollLimit });
+    const calls: string[] = [];
+    const ordered: RunFeedSink = {
+      events: (events) => void calls.push(`events ${events.length}`),
+      ready: () => void calls.push("ready"),
+      reset: () => void calls.push("reset"),
+      close: () => {},
+    };
+    let otherResets = 0;
+    const other: RunFeedSink = { ...feedSink().s, reset: () => void otherResets++ };
+    const positions: string[] = [];
+    const releaseOther = feed.reserve(accountId);
+    const leaveOther = await feed.subscribe({ accountId, status: "failed" }, { ...other, ready: (p) => void positions.push(p) }, null);
+    try {
+      for (let i = 0; i <= pollLimit; i++) await run().mirror();
+      let resumeReads!: () => void;
+      gates.beforeResume = new Promise<void>((go) => (resumeReads = go));
+      const release = feed.reserve(accountId);
+      const subscribed = feed.subscribe({ accountId }, ordered, positions[0]!);
+      await new Promise((go) => setImmediate(go));
+      // The look reads more than its limit: every stream is told to read its list again.
+      feed.onNotify();
+      await until("the look's reset", 30_000, () => otherResets > 0);
+      resumeReads();
+      const leave = await subscribed;
+      expect(calls).toEqual([`events ${pollLimit + 1}`, "ready", "reset"]);
+      leave();
+      release();
+    } finally {
+      leaveOther();
+      releaseOther();
+      feed.close();
+    }
+  });
+
+  it("resets, after a look over its limit, only the streams of accounts whose runs it read", async () => {
+    // One account's bulk change made every account's clients read their lists again.
+    const pollLimit = 2;
+    const feed = new RunFeed({ db: database.db, logger: createRootLogger("silent"), pollMs: 3_600_000, pollLimit });
+    const other = await seedAccountWithRepository(database.db);
+    let resets = 0;
+    const mine = feedSink();
+    const quiet = feedSink();
+    const releaseMine = feed.reserve(accountId);
+    const releaseQuiet = feed.reserve(other.accountId);
+    const leaveMine = await feed.subscribe({ accountId }, { ...mine.s, reset: () => void resets++ }, null);
+    const leaveQuiet = await feed.subscribe({ accountId: other.accountId }, quiet.s, null);
+    try {
+      for (let i = 0; i <= pollLimit; i++) await run().mirror();
+      feed.onNotify();
+      await until("the bulk's reset", 30_000, () => resets > 0);
+      // The other account's stream, not reset (its sink throws on one), still hears of its next run.
+      const next = feedRun(database.db, other.accountId, other.repositoryId);
+      await next.mirror();
+      feed.onNotify();
+      await until("the other account's run", 30_000, () => quiet.status(next.runId).includes("pending"));
+      expect(mine.got.events).toEqual([]);
+    } finally {
+      leaveMine();
+      leaveQuiet();
+      releaseMine();
+      releaseQuiet();
+      feed.close();
+    }
+  });
+
   it("reads each change once while a transaction stays open, so a long one does not make every look a reset", async () => {
     // Positions stop at the oldest transaction still running. A look that
     // read everything at or above its position read every change made since

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.ts";
 import type { ChannelHandlers } from "../../db/notifications.ts";
 import type { Logger } from "../../logger.ts";
 import { DomainError } from "../errors.ts";
-import { currentPosition, currentSnapshot, readChanges, seenBy, type LookFrom, type RunChange } from "./run-changes.ts";
+import { accountsChangedSince, currentPosition, currentSnapshot, readChanges, seenBy, type LookFrom, type RunChange } from "./run-changes.ts";
 import { queuePositions, toRun } from "./run-rows.ts";
 import type { Run } from "./runs.schemas.ts";
 
@@ -64,8 +64,12 @@ export const STREAMS_PER_ACCOUNT = RUN_EVENT_STREAMS_PER_ACCOUNT;
 interface Stream {
   filter: RunFeedFilter;
   sink: RunFeedSink;
-  /** Batches found by looks while the stream's resume read was under way: sent after it, in order. */
-  held: { events: RunFeedEvent[]; position: string }[] | null;
+  /**
+   * What looks found while the stream's resume read was under way, sent after its `ready`, in order:
+   * batches, and a look's reset (a client told to read its list again before it was told where its
+   * stream starts would then take the older position from `ready` for its list's).
+   */
+  held: ({ events: RunFeedEvent[]; position: string } | { reset: string })[] | null;
   /**
    * Changes its resume read sent (run id to change_xid) that a look may read
    * again: forgotten once a look's snapshot has seen them (no later look reads
@@ -179,6 +183,10 @@ export class RunFeed implements ChannelHandlers {
     // between the two reads): its runs are forgotten as sent, so the next look,
     // which reads them again, sends their current state after it.
     for (const batch of stream.held ?? []) {
+      if ("reset" in batch) {
+        sink.reset(batch.reset);
+        continue;
+      }
       sink.events(batch.events, batch.position);
       for (const e of batch.events) stream.sent.delete(e.kind === "run" ? e.run.run_id : e.run_id);
     }
@@ -261,8 +269,14 @@ export class RunFeed implements ChannelHandlers {
     const streams = [...this.#streams].map((s) => ({ s, resuming: s.held !== null }));
     const read = await readChanges(this.#db, this.#since!, { limit: this.#pollLimit + 1 });
     if (read.changes.length > this.#pollLimit) {
-      // A bulk change (an operator's update of every run): each client reads its list again.
-      for (const { s } of streams) if (this.#streams.has(s)) s.sink.reset(read.position);
+      // A bulk change (an operator's update of every run): each client of an account whose runs
+      // changed reads its list again; the other accounts' streams had nothing to be sent.
+      const accounts = await accountsChangedSince(this.#db, this.#since!);
+      for (const { s } of streams) {
+        if (!this.#streams.has(s) || !accounts.has(s.filter.accountId)) continue;
+        if (s.held) s.held.push({ reset: read.position });
+        else s.sink.reset(read.position);
+      }
     } else if (read.changes.length > 0) {
       for (const { s, resuming } of streams) {
         if (!this.#streams.has(s)) continue;

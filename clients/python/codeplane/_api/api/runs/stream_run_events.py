@@ -194,10 +194,11 @@ def sync_detailed(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
-    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
-    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    the resume point: `event: reset` (read the list again) instead; also, after `ready`, when over
+    10,000 runs changed at once and some were the account's. A stream is dropped when its client still
+    has 1 MiB unread when the next event or ping is due (one large batch alone never drops it), and
+    ended when the process shuts down; the client then resumes. At most 10 streams per account per API
+    process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
     beyond.
 
     Scope: `runs:read`.
@@ -255,10 +256,11 @@ def sync(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
-    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
-    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    the resume point: `event: reset` (read the list again) instead; also, after `ready`, when over
+    10,000 runs changed at once and some were the account's. A stream is dropped when its client still
+    has 1 MiB unread when the next event or ping is due (one large batch alone never drops it), and
+    ended when the process shuts down; the client then resumes. At most 10 streams per account per API
+    process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
     beyond.
 
     Scope: `runs:read`.
@@ -310,10 +312,11 @@ async def asyncio_detailed(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
-    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
-    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    the resume point: `event: reset` (read the list again) instead; also, after `ready`, when over
+    10,000 runs changed at once and some were the account's. A stream is dropped when its client still
+    has 1 MiB unread when the next event or ping is due (one large batch alone never drops it), and
+    ended when the process shuts down; the client then resumes. At most 10 streams per account per API
+    process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
     beyond.
 
     Scope: `runs:read`.
@@ -369,10 +372,11 @@ async def asyncio(
     list reads it after that event. Resume with `Last-Event-ID` or `?after=` (an id the stream sent):
     first the current state of every run that changed since, then `ready`, then what changes next;
     nothing is lost, and a run's state may come twice (apply by `run_id`). Over 1,000 changed runs since
-    the resume point: `event: reset` (read the list again) instead. A stream is dropped when its client
-    still has 1 MiB unread when the next event or ping is due (one large batch alone never drops it),
-    and ended when the process shuts down; the client then resumes. At most 10 streams per account per
-    API process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
+    the resume point: `event: reset` (read the list again) instead; also, after `ready`, when over
+    10,000 runs changed at once and some were the account's. A stream is dropped when its client still
+    has 1 MiB unread when the next event or ping is due (one large batch alone never drops it), and
+    ended when the process shuts down; the client then resumes. At most 10 streams per account per API
+    process unless the operator set another limit (`CODEPLANE_RUN_EVENT_STREAMS_PER_ACCOUNT`); 429
     beyond.
 
     Scope: `runs:read`.
