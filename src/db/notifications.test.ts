@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { barrier } from "./notifications.ts";
 
 /** A connection whose round trips the test answers: each query waits until the test settles it. */
@@ -80,5 +80,62 @@ describe("the revocation barrier's round trips", () => {
     c.sent[1]!.settle();
     await turn();
     expect(b.done).toBe(true);
+  });
+});
+
+describe("the revocation barrier on a connection that stops answering", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it("fails its callers and calls onStuck once when a round trip goes unanswered for the timeout, and fails later callers at once", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const c = fakeConnection();
+    const stuck: Error[] = [];
+    const sync = barrier(c, { timeoutMs: 5000, onStuck: (err) => stuck.push(err) });
+    const a = state(sync());
+    await turn();
+    await turn();
+    expect(c.sent).toHaveLength(1);
+    // Waiting behind the one on the wire.
+    const b = state(sync());
+    await vi.advanceTimersByTimeAsync(4999);
+    expect([a.failed, b.failed, stuck.length]).toEqual([false, false, 0]);
+    await vi.advanceTimersByTimeAsync(1);
+    await turn();
+    await turn();
+    expect([a.failed, b.failed, stuck.length]).toEqual([true, true, 1]);
+    expect(stuck[0]!.message).toMatch(/did not answer a round trip within 5000 ms/);
+    const later = state(sync());
+    await turn();
+    expect(later.failed).toBe(true);
+    // Nothing more is sent on a connection taken for stuck, and an answer coming late changes nothing.
+    c.sent[0]!.settle();
+    await turn();
+    expect(c.sent).toHaveLength(1);
+    expect(stuck).toHaveLength(1);
+  });
+
+  it("never trips while round trips are answered, however long the barrier lives", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const c = fakeConnection();
+    const stuck: Error[] = [];
+    const sync = barrier(c, { timeoutMs: 5000, onStuck: (err) => stuck.push(err) });
+    for (let i = 0; i < 4; i++) {
+      const s = state(sync());
+      await turn();
+      await turn();
+      // Answered after 4 s each: 16 s in all, none of them 5.
+      await vi.advanceTimersByTimeAsync(4000);
+      c.sent[i]!.settle();
+      await turn();
+      expect(s.done).toBe(true);
+    }
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stuck).toHaveLength(0);
+    const last = state(sync());
+    await turn();
+    await turn();
+    c.sent[4]!.settle();
+    await turn();
+    expect(last.done).toBe(true);
   });
 });

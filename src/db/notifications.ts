@@ -35,30 +35,79 @@ export interface ChannelListener {
 }
 
 const RECONNECT_MS = 1000;
+/**
+ * A round trip on the listening connection unanswered this long means the
+ * connection is gone without saying so (a half-open socket, a server frozen):
+ * its waiting callers fail (the key cache then reads the row from the pool,
+ * which has its own timeouts) and the connection is replaced. An empty query
+ * on an idle connection answers in well under a millisecond; this is seconds
+ * so that a loaded machine never trips it.
+ */
+export const BARRIER_TIMEOUT_MS = 5000;
 
-/** The coalescing round trip described at ChannelHandlers. Rejects when the connection fails. Exported for its test. */
-export function barrier(c: Pick<pg.Client, "query">): () => Promise<void> {
-  // The round trip on the wire, if any, and the one the callers since it was sent wait for.
+export interface BarrierOptions {
+  /** See BARRIER_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Called once when a round trip went unanswered for timeoutMs: the connection is to be replaced. */
+  onStuck?: (err: Error) => void;
+}
+
+/**
+ * The coalescing round trip described at ChannelHandlers. Rejects when the
+ * connection fails, or when a round trip goes unanswered for timeoutMs: from
+ * then on every call rejects at once (the barrier is dead; the listener makes
+ * a new connection and a new barrier). Exported for its test.
+ */
+export function barrier(c: Pick<pg.Client, "query">, opts: BarrierOptions = {}): () => Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? BARRIER_TIMEOUT_MS;
+  // The round trip on the wire, if any, when it was sent, and the one the callers since it was sent wait for.
   let inflight: Promise<void> | null = null;
+  let sentAt = 0;
   let next: Promise<void> | null = null;
+  // Settled (rejected) once the connection is taken for stuck: every round trip and every caller races it.
+  let kill!: (err: Error) => void;
+  const dead = new Promise<never>((_, reject) => (kill = reject));
+  dead.catch(() => undefined);
+  let deadErr: Error | null = null;
+  // One watchdog timer at a time, not one per round trip: a cached-key request costs a quarter of one.
+  let watchdog: NodeJS.Timeout | null = null;
+  const watch = () => {
+    watchdog = null;
+    if (!inflight || deadErr) return;
+    const waited = Date.now() - sentAt;
+    if (waited < timeoutMs) {
+      watchdog = setTimeout(watch, timeoutMs - waited);
+      watchdog.unref();
+      return;
+    }
+    deadErr = new Error(`the listening connection did not answer a round trip within ${timeoutMs} ms`);
+    kill(deadErr);
+    opts.onStuck?.(deadErr);
+  };
   const send = () => {
     next = null;
     // An empty query: Postgres answers it without parsing or planning anything,
     // and still hands over pending notifications before its ReadyForQuery.
-    const p = (c.query("") as Promise<unknown>).then(() => undefined);
+    const p = Promise.race([(c.query("") as Promise<unknown>).then(() => undefined), dead]);
     inflight = p;
+    sentAt = Date.now();
+    if (!watchdog) {
+      watchdog = setTimeout(watch, timeoutMs);
+      watchdog.unref();
+    }
     const settled = () => void (inflight === p && (inflight = null));
     p.then(settled, settled);
     return p;
   };
   return () => {
+    if (deadErr) return Promise.reject(deadErr);
     // Not sent yet: it begins after this caller came, whoever asked for it first.
     if (next) return next;
     // Sent at the end of this turn of the event loop, once the one in flight (which may have been
     // sent before this caller's notification was committed) is answered, so that every request read
     // in this turn shares it.
     const after = inflight ? inflight.catch(() => undefined) : Promise.resolve();
-    next = after.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(send);
+    next = after.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => (deadErr ? Promise.reject(deadErr) : send()));
     return next;
   };
 }
@@ -92,7 +141,7 @@ export async function listenToChannel(url: string, channel: string, handlers: Ch
     await c.query(`listen "${channel.replaceAll('"', '""')}"`);
     if (closed || client !== c) return;
     live = true;
-    handlers.onListening(barrier(c));
+    handlers.onListening(barrier(c, { onStuck: (err) => client === c && lost(err) }));
   };
   try {
     await connect();

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "../../src/domain/auth/api-keys.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 // The service caches the API keys in use (src/domain/auth/api-key-cache.ts).
 // Two services on one database stand for two replicas: a key warmed into one's
@@ -115,4 +116,34 @@ describe("the API key cache", () => {
     await revokeApiKey(a.db, alice.accountId, next.id);
     expect((await onB(next.key)).status).toBe(401);
   });
+
+  it("answers a cached key's requests when its notification connection stops answering, and replaces that connection", async () => {
+    // A server process that stops (here SIGSTOP) or a socket gone half-open
+    // never answers the barrier's round trip; its requests waited for ever.
+    const listeners = async () =>
+      (
+        await sql<{
+          pid: number;
+        }>`select pid from pg_stat_activity where datname = current_database() and application_name = 'codeplane listen api_keys_changed'`.execute(a.db)
+      ).rows.map((r) => r.pid);
+    const key = await createApiKey(a.db, alice.accountId, { name: "through-a-freeze" });
+    await warm(key.key);
+    const frozen = await listeners();
+    expect(frozen).toHaveLength(2);
+    for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    try {
+      expect((await onB(key.key)).status).toBe(200);
+      await revokeApiKey(a.db, alice.accountId, key.id);
+      expect((await onB(key.key)).status).toBe(401);
+      expect(b.logs.some((l) => l.includes("did not answer a round trip within"))).toBe(true);
+      // b, which found its connection stuck, has made a new one (a, asked nothing meanwhile, has not looked), and caches on it again.
+      await until("a new listening connection", 60_000, async () => (await listeners()).some((pid) => !frozen.includes(pid)));
+      const next = await createApiKey(a.db, alice.accountId, { name: "after-the-freeze" });
+      await warm(next.key);
+      await revokeApiKey(a.db, alice.accountId, next.id);
+      expect((await onB(next.key)).status).toBe(401);
+    } finally {
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
+    }
+  }, 120_000);
 });
