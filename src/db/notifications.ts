@@ -38,12 +38,15 @@ const RECONNECT_MS = 1000;
 /**
  * A round trip on the listening connection unanswered this long means the
  * connection is gone without saying so (a half-open socket, a server frozen):
- * its waiting callers fail (the key cache then reads the row from the pool,
- * which has its own timeouts) and the connection is replaced. An empty query
- * on an idle connection answers in well under a millisecond; this is seconds
- * so that a loaded machine never trips it.
+ * its waiting callers fail (the key cache then reads the row from the pool)
+ * and the connection is replaced. An empty query on an idle connection
+ * answers in well under a millisecond; this is seconds so that a loaded
+ * machine does not trip it, and an answer already received when the time is
+ * up (the event loop was held up longer than this) is read before deciding.
  */
 export const BARRIER_TIMEOUT_MS = 5000;
+/** Connecting and the LISTEN, each: past this the attempt is abandoned and made again a second later. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface BarrierOptions {
   /** See BARRIER_TIMEOUT_MS. */
@@ -60,42 +63,51 @@ export interface BarrierOptions {
  */
 export function barrier(c: Pick<pg.Client, "query">, opts: BarrierOptions = {}): () => Promise<void> {
   const timeoutMs = opts.timeoutMs ?? BARRIER_TIMEOUT_MS;
-  // The round trip on the wire, if any, when it was sent, and the one the callers since it was sent wait for.
+  // The round trip on the wire, if any, when it was sent (a monotonic clock), and the one the callers since it was sent wait for.
   let inflight: Promise<void> | null = null;
   let sentAt = 0;
+  let failInflight: ((err: Error) => void) | null = null;
   let next: Promise<void> | null = null;
-  // Settled (rejected) once the connection is taken for stuck: every round trip and every caller races it.
-  let kill!: (err: Error) => void;
-  const dead = new Promise<never>((_, reject) => (kill = reject));
-  dead.catch(() => undefined);
   let deadErr: Error | null = null;
   // One watchdog timer at a time, not one per round trip: a cached-key request costs a quarter of one.
   let watchdog: NodeJS.Timeout | null = null;
+  const arm = (ms: number) => {
+    watchdog = setTimeout(watch, ms);
+    watchdog.unref();
+  };
   const watch = () => {
     watchdog = null;
     if (!inflight || deadErr) return;
-    const waited = Date.now() - sentAt;
-    if (waited < timeoutMs) {
-      watchdog = setTimeout(watch, timeoutMs - waited);
-      watchdog.unref();
-      return;
-    }
-    deadErr = new Error(`the listening connection did not answer a round trip within ${timeoutMs} ms`);
-    kill(deadErr);
-    opts.onStuck?.(deadErr);
+    const waited = performance.now() - sentAt;
+    if (waited < timeoutMs) return arm(timeoutMs - waited);
+    // Timers run before sockets are read: an answer that came while the event loop was held up
+    // is read in this turn's poll, ahead of setImmediate. Only then is the round trip unanswered.
+    const suspect = inflight;
+    setImmediate(() => {
+      // Answered meanwhile: the next round trip, if any, armed its own watchdog when sent.
+      if (inflight !== suspect || deadErr) return;
+      deadErr = new Error(`the listening connection did not answer a round trip within ${timeoutMs} ms`);
+      failInflight?.(deadErr);
+      opts.onStuck?.(deadErr);
+    });
   };
   const send = () => {
     next = null;
     // An empty query: Postgres answers it without parsing or planning anything,
     // and still hands over pending notifications before its ReadyForQuery.
-    const p = Promise.race([(c.query("") as Promise<unknown>).then(() => undefined), dead]);
+    // Its own promise, which the watchdog can fail: nothing long-lived holds on to it once settled.
+    const p = new Promise<void>((resolve, reject) => {
+      failInflight = reject;
+      (c.query("") as Promise<unknown>).then(() => resolve(), reject);
+    });
     inflight = p;
-    sentAt = Date.now();
-    if (!watchdog) {
-      watchdog = setTimeout(watch, timeoutMs);
-      watchdog.unref();
-    }
-    const settled = () => void (inflight === p && (inflight = null));
+    sentAt = performance.now();
+    if (!watchdog) arm(timeoutMs);
+    const settled = () => {
+      if (inflight !== p) return;
+      inflight = null;
+      failInflight = null;
+    };
     p.then(settled, settled);
     return p;
   };
@@ -130,7 +142,15 @@ export async function listenToChannel(url: string, channel: string, handlers: Ch
   };
   const connect = async () => {
     // Named, so an operator (and a test) can tell it in pg_stat_activity.
-    const c = new pg.Client({ connectionString: url, application_name: `codeplane listen ${channel}` });
+    // TCP keepalives: a connection whose path died is noticed by the kernel (after about 30 s idle
+    // and its probes) even on a channel whose handler never makes a round trip (the runs feed's).
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: `codeplane listen ${channel}`,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 30_000,
+    });
     client = c;
     c.on("error", lost);
     c.on("end", () => lost(new Error("connection ended")));
@@ -138,7 +158,13 @@ export async function listenToChannel(url: string, channel: string, handlers: Ch
       if (n.channel === channel) handlers.onNotify(n.payload);
     });
     await c.connect();
-    await c.query(`listen "${channel.replaceAll('"', '""')}"`);
+    // A LISTEN that never answers would leave the channel without a listener and nothing to say so.
+    const unanswered = setTimeout(() => client === c && lost(new Error(`LISTEN unanswered within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    try {
+      await c.query(`listen "${channel.replaceAll('"', '""')}"`);
+    } finally {
+      clearTimeout(unanswered);
+    }
     if (closed || client !== c) return;
     live = true;
     handlers.onListening(barrier(c, { onStuck: (err) => client === c && lost(err) }));

@@ -23,7 +23,8 @@ afterAll(async () => {
   await a?.close();
 });
 
-const onB = (key: string) => fetch(`${b.url}/v1/repositories`, { headers: { authorization: `Bearer ${key}` } });
+// Bounded, so a request that never answers fails its test instead of hanging the file.
+const onB = (key: string) => fetch(`${b.url}/v1/repositories`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
 const warm = async (key: string) => {
   for (let i = 0; i < 3; i++) expect((await onB(key)).status).toBe(200);
 };
@@ -131,6 +132,11 @@ describe("the API key cache", () => {
     const frozen = await listeners();
     expect(frozen).toHaveLength(2);
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    // Whatever happens below (a request that never answers, with the code this tests broken), the backends go on.
+    const thaw = () => {
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
+    };
+    const thawLater = setTimeout(thaw, 60_000);
     try {
       expect((await onB(key.key)).status).toBe(200);
       await revokeApiKey(a.db, alice.accountId, key.id);
@@ -143,7 +149,8 @@ describe("the API key cache", () => {
       await revokeApiKey(a.db, alice.accountId, next.id);
       expect((await onB(next.key)).status).toBe(401);
     } finally {
-      for (const pid of frozen) process.kill(pid, "SIGCONT");
+      clearTimeout(thawLater);
+      thaw();
     }
   }, 120_000);
 });

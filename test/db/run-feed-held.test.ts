@@ -210,16 +210,18 @@ describe("the run feed on Postgres", () => {
     const releaseMine = feed.reserve(accountId);
     const releaseQuiet = feed.reserve(other.accountId);
     const leaveMine = await feed.subscribe({ accountId }, { ...mine.s, reset: () => void resets++ }, null);
-    const leaveQuiet = await feed.subscribe({ accountId: other.accountId }, quiet.s, null);
+    let quietResets = 0;
+    const leaveQuiet = await feed.subscribe({ accountId: other.accountId }, { ...quiet.s, reset: () => void quietResets++ }, null);
     try {
       for (let i = 0; i <= pollLimit; i++) await run().mirror();
       feed.onNotify();
       await until("the bulk's reset", 30_000, () => resets > 0);
-      // The other account's stream, not reset (its sink throws on one), still hears of its next run.
+      // The other account's stream was not reset, and still hears of its next run.
       const next = feedRun(database.db, other.accountId, other.repositoryId);
       await next.mirror();
       feed.onNotify();
       await until("the other account's run", 30_000, () => quiet.status(next.runId).includes("pending"));
+      expect(quietResets, "the other account's stream was told to read its list again").toBe(0);
       expect(mine.got.events).toEqual([]);
     } finally {
       leaveMine();

@@ -129,10 +129,11 @@ function pageTrail(p: Page) {
     pending.delete(r);
   });
   p.on("requestfinished", (r) => {
-    void r.response().then((res) => {
-      if (res && res.status() >= 400) done.push(`${at()} ${res.status()}: ${pending.get(r) ?? r.url()}`);
-      pending.delete(r);
-    });
+    void r
+      .response()
+      .then((res) => void (res && res.status() >= 400 && done.push(`${at()} ${res.status()}: ${pending.get(r) ?? r.url()}`)))
+      .catch(() => undefined)
+      .finally(() => pending.delete(r));
   });
   p.on("console", (m) => void (m.type() === "error" && done.push(`${at()} console: ${m.text()}`)));
   p.on("pageerror", (err) => void done.push(`${at()} page error: ${err.message}`));
@@ -196,7 +197,15 @@ describe("the run page on a real cluster", () => {
     expect(await page.locator("#log .l.stdout .f32").count()).toBeGreaterThan(0); // ANSI green, as a class
     await page.locator("#log-filter").selectOption("stderr");
     // The rows are drawn at the next animation frame: wait for them, then for live lines drawn on the filter too.
-    await expect.poll(async () => (await shown(page)).every((l) => l.stream === "stderr"), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const rows = await shown(page);
+          return rows.some((l) => /err \d+/.test(l.text)) && rows.every((l) => l.stream === "stderr");
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     await page.locator("#log-filter").selectOption("both");
 
     // Drop every connection mid-run: the EventSource resumes (Last-Event-ID) with no line twice.

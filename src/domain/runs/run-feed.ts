@@ -65,9 +65,10 @@ interface Stream {
   filter: RunFeedFilter;
   sink: RunFeedSink;
   /**
-   * What looks found while the stream's resume read was under way, sent after its `ready`, in order:
-   * batches, and a look's reset (a client told to read its list again before it was told where its
-   * stream starts would then take the older position from `ready` for its list's).
+   * What looks found while the stream's resume read was under way, sent after its `ready` (or the
+   * resume's own `reset`), in order: batches, and a look's reset (a client told to read its list
+   * again before it was told where its stream starts would then take the older position from
+   * `ready` for its list's).
    */
   held: ({ events: RunFeedEvent[]; position: string } | { reset: string })[] | null;
   /**
@@ -271,7 +272,7 @@ export class RunFeed implements ChannelHandlers {
     if (read.changes.length > this.#pollLimit) {
       // A bulk change (an operator's update of every run): each client of an account whose runs
       // changed reads its list again; the other accounts' streams had nothing to be sent.
-      const accounts = await accountsChangedSince(this.#db, this.#since!);
+      const accounts = await accountsChangedSince(this.#db, this.#since!, [...new Set(streams.map(({ s }) => s.filter.accountId))]);
       for (const { s } of streams) {
         if (!this.#streams.has(s) || !accounts.has(s.filter.accountId)) continue;
         if (s.held) s.held.push({ reset: read.position });
