@@ -19,7 +19,7 @@ import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
-import { gatedRoutes } from "./router-gate.ts";
+import { gatedRouterChain, gatedRoutes } from "./router-gate.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
 import { registerNotificationRoutes } from "./routes/notifications.ts";
 import type { NotificationService } from "../domain/notifications/notifications.ts";
@@ -275,12 +275,12 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
   app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, ...(ui ? [ui] : []), api, mcp] : [ops]));
-  app.use(gatedRoutes(ops));
-  if (!s) return app;
-  app.use(gatedRoutes(git));
-  app.use(gatedRoutes(hooks));
-  if (oauth) app.use(gatedRoutes(oauth));
-  if (ui) app.use(gatedRoutes(ui));
+  if (!s) {
+    app.use(gatedRoutes(ops));
+    return app;
+  }
+  // In this order, each asked only about the paths it could match (router-gate.ts).
+  app.use(gatedRouterChain([ops, git, hooks, ...(oauth ? [oauth] : []), ...(ui ? [ui] : [])]));
   // /mcp's challenges name the scopes an MCP client should ask for (src/mcp/tools.ts).
   const auth = authenticate(s.authenticators, failures, (path) => (path === "/mcp" ? MCP_CHALLENGE_SCOPES.join(" ") : undefined));
   const limit = rateLimit(deps.rateLimit);
