@@ -286,11 +286,12 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   const limit = rateLimit(deps.rateLimit);
   const dashboard = s.dashboard;
   const session = dashboard ? authenticateSession((cookie, baseUrl) => dashboard.resolve(cookie, baseUrl)) : null;
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith("/v1/") && ctx.path !== "/mcp") return next();
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    if (!path.startsWith("/v1/") && path !== "/mcp") return next();
     // The session cookie is a /v1 credential (the dashboard's), never one for /mcp.
     const limited = () => limit(ctx, next);
-    await auth(ctx, session && ctx.path !== "/mcp" ? () => session(ctx, limited) : limited);
+    return auth(ctx, session && path !== "/mcp" ? () => session(ctx, limited) : limited);
   });
   app.use(gatedRoutes(api));
   app.use(gatedRoutes(mcp));
