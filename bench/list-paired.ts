@@ -10,8 +10,10 @@
 //   node bench/list-paired.ts [name=dir[:--flag,...] ...]    default: this checkout
 //
 // Each dir is a checkout of codeplane with its dependencies installed (say,
-// a worktree of main beside this one). PAIRED_ROUNDS (6), PAIRED_SECONDS (5),
-// BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (3).
+// a worktree of main beside this one, sharing this checkout's node_modules).
+// PAIRED_ROUNDS (6), PAIRED_SECONDS (5), BENCH_CONNECTIONS (10),
+// BENCH_WARMUP_SECONDS (3), PAIRED_RESTART (1: every side started afresh and
+// warmed up each round; 0: the same processes throughout).
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +30,11 @@ const ROUNDS = Number(process.env.PAIRED_ROUNDS ?? 6);
 const SECONDS = Number(process.env.PAIRED_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+// Fresh processes every round (PAIRED_RESTART=0: the same ones throughout). One process of a build can stay
+// 15% cheaper or dearer than another process of the same build for all its rounds (issue 36: two processes of
+// one checkout, 367 and 418 µs a request, the first cheaper in 5 of 6 rounds), which a pair of processes
+// would read as the builds' difference; started again each round, that chance falls on each build alike.
+const RESTART = process.env.PAIRED_RESTART !== "0";
 const ROWS = 10_000;
 
 interface Side {
@@ -48,6 +55,12 @@ async function waitHealthy(url: string, proc: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url}: did not start`);
+}
+
+async function stop(side: Side): Promise<void> {
+  const exited = new Promise((resolve) => (side.proc.exitCode !== null ? resolve(null) : side.proc.once("exit", resolve)));
+  side.proc.kill("SIGTERM");
+  await exited;
 }
 
 async function main(): Promise<void> {
@@ -89,7 +102,7 @@ async function main(): Promise<void> {
     await sql`analyze`.execute(db);
     await db.destroy();
 
-    for (const b of builds) {
+    const startBuild = async (b: (typeof builds)[number]): Promise<Side> => {
       const dataDir = mkdtempSync(path.join(tmpdir(), "codeplane-paired-"));
       dataDirs.push(dataDir);
       const port = await freePort();
@@ -99,24 +112,32 @@ async function main(): Promise<void> {
         stdio: ["ignore", "ignore", "inherit"],
       });
       const side = { name: b.name, url: `http://127.0.0.1:${port}`, pid: proc.pid!, proc };
-      sides.push(side);
       await waitHealthy(side.url, proc);
-    }
-    const port = await freePort();
-    const bare = fork(new URL("./processes/bare-list-server.ts", import.meta.url).pathname, [], {
-      env: { PATH: process.env.PATH ?? "", DATABASE_URL: url, ACCOUNT_ID: account.id, POOL_MAX: String(CONNECTIONS), PORT: String(port) },
-      stdio: ["ignore", "ignore", "inherit", "ipc"],
-    });
-    await new Promise((resolve) => bare.once("message", resolve));
-    sides.push({ name: "bare", url: `http://127.0.0.1:${port}`, pid: bare.pid!, proc: bare });
-
+      return side;
+    };
+    const startBare = async (): Promise<Side> => {
+      const port = await freePort();
+      const bare = fork(new URL("./processes/bare-list-server.ts", import.meta.url).pathname, [], {
+        env: { PATH: process.env.PATH ?? "", DATABASE_URL: url, ACCOUNT_ID: account.id, POOL_MAX: String(CONNECTIONS), PORT: String(port) },
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+      });
+      await new Promise((resolve) => bare.once("message", resolve));
+      return { name: "bare", url: `http://127.0.0.1:${port}`, pid: bare.pid!, proc: bare };
+    };
     const load = (side: Side, duration: number) =>
       autocannon({ url: `${side.url}/v1/repositories?limit=20`, connections: CONNECTIONS, duration, headers: { authorization: `Bearer ${key}` } });
-    for (const side of sides) await load(side, WARMUP_SECONDS);
+    // Every side in fresh processes, each warmed up: the first round, and every round with PAIRED_RESTART.
+    const startAll = async () => {
+      await Promise.all(sides.splice(0).map(stop));
+      for (const b of builds) sides.push(await startBuild(b));
+      sides.push(await startBare());
+      for (const side of sides) await load(side, WARMUP_SECONDS);
+    };
 
     const rows: Record<string, { rps: number[]; main: number[]; proc: number[]; ratio: number[] }> = {};
-    for (const s of sides) rows[s.name] = { rps: [], main: [], proc: [], ratio: [] };
+    for (const name of [...builds.map((b) => b.name), "bare"]) rows[name] = { rps: [], main: [], proc: [], ratio: [] };
     for (let round = 0; round < ROUNDS; round++) {
+      if (round === 0 || RESTART) await startAll();
       const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
       const got: Record<string, { rps: number; main: number; proc: number }> = {};
       for (const side of order) {
@@ -146,11 +167,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const s of sides) {
-      const exited = new Promise((resolve) => (s.proc.exitCode !== null ? resolve(null) : s.proc.once("exit", resolve)));
-      s.proc.kill("SIGTERM");
-      await exited;
-    }
+    await Promise.all(sides.splice(0).map(stop));
     for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
     await server.stop();
   }

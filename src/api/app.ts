@@ -19,7 +19,7 @@ import { requestContext } from "./middleware/request-context.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { Routes } from "./route.ts";
-import { gatedRoutes } from "./router-gate.ts";
+import { gatedRouterChain, gatedRoutes } from "./router-gate.ts";
 import { registerEnvVarRoutes } from "./routes/env-vars.ts";
 import { registerNotificationRoutes } from "./routes/notifications.ts";
 import type { NotificationService } from "../domain/notifications/notifications.ts";
@@ -275,22 +275,23 @@ function createMainApp(deps: AppDeps, metrics: HttpMetrics, serveMetrics: boolea
   app.use(errorHandler(deps.logger));
   // A known path with a method it does not serve (TRACE and CONNECT included): 405 with Allow.
   app.use(allowedMethods(s && oauth ? [ops, git, hooks, oauth, ...(ui ? [ui] : []), api, mcp] : [ops]));
-  app.use(gatedRoutes(ops));
-  if (!s) return app;
-  app.use(gatedRoutes(git));
-  app.use(gatedRoutes(hooks));
-  if (oauth) app.use(gatedRoutes(oauth));
-  if (ui) app.use(gatedRoutes(ui));
+  if (!s) {
+    app.use(gatedRoutes(ops));
+    return app;
+  }
+  // In this order, each asked only about the paths it could match (router-gate.ts).
+  app.use(gatedRouterChain([ops, git, hooks, ...(oauth ? [oauth] : []), ...(ui ? [ui] : [])]));
   // /mcp's challenges name the scopes an MCP client should ask for (src/mcp/tools.ts).
   const auth = authenticate(s.authenticators, failures, (path) => (path === "/mcp" ? MCP_CHALLENGE_SCOPES.join(" ") : undefined));
   const limit = rateLimit(deps.rateLimit);
   const dashboard = s.dashboard;
   const session = dashboard ? authenticateSession((cookie, baseUrl) => dashboard.resolve(cookie, baseUrl)) : null;
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith("/v1/") && ctx.path !== "/mcp") return next();
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    if (!path.startsWith("/v1/") && path !== "/mcp") return next();
     // The session cookie is a /v1 credential (the dashboard's), never one for /mcp.
     const limited = () => limit(ctx, next);
-    await auth(ctx, session && ctx.path !== "/mcp" ? () => session(ctx, limited) : limited);
+    return auth(ctx, session && path !== "/mcp" ? () => session(ctx, limited) : limited);
   });
   app.use(gatedRoutes(api));
   app.use(gatedRoutes(mcp));

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
 import Koa from "koa";
 import { describe, expect, it } from "vitest";
-import { gatedRoutes, literalPrefixes, pathGate } from "./router-gate.ts";
+import { gatedRouterChain, gatedRoutes, literalPrefixes, pathGate } from "./router-gate.ts";
 
 const noop = () => undefined;
 
@@ -113,6 +113,80 @@ describe("gatedRoutes", () => {
       expect(await call("/v1/repositories")).toBe("fell through");
     } finally {
       server.close();
+    }
+  });
+});
+
+describe("gatedRouterChain", () => {
+  it("answers as the routers mounted one by one do, in their order", async () => {
+    // The first router's /docs/:page is tried before the second's /docs/intro;
+    // a router whose gate passes but whose routes do not match (POST, /v1/runsX) hands on to the next.
+    const build = (chained: boolean) => {
+      const a = new Router();
+      const b = new Router();
+      const any = new Router();
+      const app = new Koa();
+      if (chained) app.use(gatedRouterChain([a, b, any]));
+      else for (const r of [a, b, any]) app.use(gatedRoutes(r));
+      app.use((ctx) => {
+        ctx.body = `fell through ${ctx.method} ${ctx.path}`;
+      });
+      a.get("/docs/:page", (ctx) => {
+        ctx.body = `a ${ctx.params.page}`;
+      });
+      b.get("/docs/intro", (ctx) => {
+        ctx.body = "b intro";
+      });
+      b.post("/docs/:page", (ctx) => {
+        ctx.body = `b post ${ctx.params.page}`;
+      });
+      b.get("/v1/runs", async (ctx, next) => {
+        await next();
+        ctx.body = `b after ${String(ctx.body)}`;
+      });
+      // A route on a pattern with no literal start: its router is always asked.
+      any.get("/:anything/deep", (ctx) => {
+        ctx.body = `any ${ctx.params.anything}`;
+      });
+      return app;
+    };
+    const serve = async (app: Koa) => {
+      const server = createServer(app.callback());
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      return server;
+    };
+    const [one, chained] = [await serve(build(false)), await serve(build(true))];
+    const call = async (server: ReturnType<typeof createServer>, method: string, url: string) => {
+      const r = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${url}`, { method });
+      return `${r.status} ${await r.text()}`;
+    };
+    try {
+      const requests: [string, string][] = [
+        ["GET", "/docs/intro"],
+        ["POST", "/docs/intro"],
+        ["GET", "/v1/runs"],
+        ["GET", "/v1/runsX"],
+        ["GET", "/x/deep"],
+        ["GET", "/v1/repositories"],
+      ];
+      const answers = [];
+      for (const [method, url] of requests) {
+        const expected = await call(one, method, url);
+        expect(await call(chained, method, url), `${method} ${url}`).toBe(expected);
+        answers.push(expected);
+      }
+      // The cases are what they say they are.
+      expect(answers).toEqual([
+        "200 a intro",
+        "200 b post intro",
+        "200 b after fell through GET /v1/runs",
+        "200 fell through GET /v1/runsX",
+        "200 any x",
+        "200 fell through GET /v1/repositories",
+      ]);
+    } finally {
+      one.close();
+      chained.close();
     }
   });
 });

@@ -44,15 +44,22 @@ const isUi = (path: string) => path === "/ui" || path.startsWith("/ui/");
 const isDocs = (path: string) => path === "/docs" || path.startsWith("/docs/");
 const isApi = (path: string) => path === "/v1" || path.startsWith("/v1/");
 
+/** The headers for each kind of path, made once: not an object per request (issue 36). */
+const headersWith = (csp: string) => ({
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Content-Security-Policy": csp,
+});
+const API_HEADERS = { ...headersWith(API_CSP), "Cache-Control": "no-store" };
+const DOCS_HEADERS = headersWith(DOCS_CSP);
+const UI_HEADERS = headersWith(UI_CSP);
+const OTHER_HEADERS = headersWith(API_CSP);
+
 export function securityHeaders(): Middleware {
-  return async (ctx, next) => {
-    ctx.set({
-      "X-Content-Type-Options": "nosniff",
-      "X-Frame-Options": "DENY",
-      "Referrer-Policy": "no-referrer",
-      "Content-Security-Policy": isDocs(ctx.path) ? DOCS_CSP : isUi(ctx.path) ? UI_CSP : API_CSP,
-    });
-    if (isApi(ctx.path)) ctx.set("Cache-Control", "no-store");
-    await next();
+  return (ctx, next) => {
+    const path = ctx.path;
+    ctx.set(isApi(path) ? API_HEADERS : isDocs(path) ? DOCS_HEADERS : isUi(path) ? UI_HEADERS : OTHER_HEADERS);
+    return next();
   };
 }

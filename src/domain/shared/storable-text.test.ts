@@ -53,6 +53,14 @@ describe("unstorableTextIssues", () => {
     ]);
   });
 
+  it("reports a flat object's keys and values (the shape of a query, checked without the walk when clean)", () => {
+    expect(unstorableTextIssues({ "a\u0000": "1", b: "\ud800", c: 3 }, ["query"])).toEqual([
+      { loc: ["query", "a\u0000", "[key]"], ...NUL },
+      { loc: ["query", "b"], ...SURROGATE },
+    ]);
+    expect(unstorableTextIssues({ limit: "20", cursor: "abc", n: 1, none: null }, ["query"])).toEqual([]);
+  });
+
   it("reports in document order, at any depth", () => {
     const input = { a: [{ b: ["x", "\u0000"] }, "\ud800"], c: { d: { e: "\u0000" } }, f: "\u0000" };
     expect(unstorableTextIssues(input, ["body"]).map((i) => i.loc)).toEqual([
