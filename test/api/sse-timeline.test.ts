@@ -6,6 +6,7 @@ import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { logArchiveRows } from "../../src/domain/workloads/log-archive-rows.ts";
 import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
 import type { RunSpec, RunStatus, RunTimelineMarks } from "../../src/resources/run.ts";
+import { trueRunSpec } from "../helpers/seed.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
 
@@ -102,16 +103,7 @@ describe("the run log stream's timeline events", () => {
     const rows = workloadRows<RunSpec, RunStatus>(svc.db, RUN_ROWS);
     const archive = logArchiveRows(svc.db, RUN_TABLE);
     const key = "e".repeat(64);
-    const spec: RunSpec = {
-      runId,
-      accountId: alice.accountId,
-      repositoryId,
-      repositoryUrl: "https://example.invalid/r.git",
-      commitHash: "c".repeat(40),
-      command: ["true"],
-      computeType: "cpu-small",
-      timeoutSeconds: 60,
-    };
+    const spec = trueRunSpec(runId, alice.accountId, repositoryId);
     const created = new Date(Date.now() - 60_000);
     const at = (s: number) => new Date(created.getTime() + s * 1000).toISOString();
     const mirror = (status: RunStatus | undefined) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: created, spec, status });

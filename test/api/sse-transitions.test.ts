@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
 import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { trueRunSpec } from "../helpers/seed.ts";
 import { sseClient, type StreamEvent } from "../helpers/sse-client.ts";
 import { startTestService, type Tenant, type TestService } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
@@ -111,16 +112,7 @@ const T = (ms: number) => new Date(Date.now() + ms).toISOString();
 /** Plays the controller for one run: mirrors each step a few milliseconds after the last. */
 async function play(runId: string, scenario: Scenario, afterStep: (i: number) => Promise<void>) {
   const rows = workloadRows<RunSpec, RunStatus>(svc.db, RUN_ROWS);
-  const spec: RunSpec = {
-    runId,
-    accountId: alice.accountId,
-    repositoryId,
-    repositoryUrl: "https://example.invalid/r.git",
-    commitHash: "c".repeat(40),
-    command: ["true"],
-    computeType: "cpu-small",
-    timeoutSeconds: 60,
-  };
+  const spec = trueRunSpec(runId, alice.accountId, repositoryId);
   const mirror = (status: RunStatus | undefined) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status });
   const started = scenario.steps.includes("lines") ? T(0) : undefined;
   for (const [i, step] of scenario.steps.entries()) {

@@ -9,6 +9,7 @@ import type { RunFeedEvent, RunFeedSink } from "../../src/domain/runs/run-feed.t
 import { RUN_ROWS } from "../../src/domain/runs/run-rows.ts";
 import { workloadRows } from "../../src/domain/workloads/workload-rows.ts";
 import type { RunSpec, RunStatus } from "../../src/resources/run.ts";
+import { trueRunSpec } from "./seed.ts";
 
 /** A stream's sink that keeps its events and positions; a `reset` fails the test. */
 export function feedSink() {
@@ -33,15 +34,6 @@ export function feedSink() {
 export function feedRun(db: Kysely<Database>, accountId: string, repositoryId: string) {
   const rows = workloadRows<RunSpec, RunStatus>(db, RUN_ROWS);
   const runId = randomUUID();
-  const spec: RunSpec = {
-    runId,
-    accountId,
-    repositoryId,
-    repositoryUrl: "https://example.invalid/r.git",
-    commitHash: "c".repeat(40),
-    command: ["true"],
-    computeType: "cpu-small",
-    timeoutSeconds: 60,
-  };
+  const spec = trueRunSpec(runId, accountId, repositoryId);
   return { runId, mirror: (status?: RunStatus) => rows.mirror({ namespace: "codeplane", name: `run-${runId}`, createdAt: new Date(), spec, status }) };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Insertable, Kysely } from "kysely";
 import type { Database } from "../../src/db/schema.ts";
+import type { RunSpec } from "../../src/resources/run.ts";
 
 /** An account with one repository row (no mirror behind it): for tests that work on rows directly. */
 export async function seedAccountWithRepository(db: Kysely<Database>): Promise<{ accountId: string; repositoryId: string }> {
@@ -49,3 +50,15 @@ export async function insertRunRow(
     .execute();
   return id;
 }
+
+/** The spec of a run that only runs `true`, for tests that mirror a run's rows as the controller does. */
+export const trueRunSpec = (runId: string, accountId: string, repositoryId: string): RunSpec => ({
+  runId,
+  accountId,
+  repositoryId,
+  repositoryUrl: "https://example.invalid/r.git",
+  commitHash: "c".repeat(40),
+  command: ["true"],
+  computeType: "cpu-small",
+  timeoutSeconds: 60,
+});
