@@ -68,7 +68,15 @@ const lookFrom = (r: Snapshot): LookFrom => ({ xmax: r.look_xmax, xip: r.look_xi
  * look starts. Both come from the same statement, so from the same snapshot.
  */
 export async function readChanges(db: Db, since: string | LookFrom, opts: { accountId?: string; limit: number }): Promise<ChangesRead> {
-  const changed = changedSince(since, opts.accountId);
+  const account = opts.accountId === undefined ? sql`` : sql`and r.account_id = ${opts.accountId}`;
+  // Two ranges of the change_xid index for a look (an OR of them would be
+  // read as a filter over the whole index, in its order), merged in order.
+  const changed =
+    typeof since === "string"
+      ? sql`select * from runs r where r.change_xid >= ${since}::xid8 ${account}`
+      : sql`select * from runs r where r.change_xid >= ${since.xmax}::xid8 ${account}
+          union all
+          select * from runs r where r.change_xid = any(string_to_array(${since.xip.join(",")}, ',')::xid8[]) and r.change_xid is not null ${account}`;
   const { rows } = await sql<RunRow & Snapshot & { phases: string[] | null; id: string | null }>`
     select h.*, c.*
     from (select ${SNAPSHOT} from pg_current_snapshot() s) h
@@ -104,18 +112,6 @@ export async function accountsChangedSince(db: Db, since: LookFrom, accountIds: 
       limit 1
     ) x`.execute(db);
   return new Set(rows.map((r) => r.account_id));
-}
-
-/** The runs changed since a position or a look's start (of one account, or of all). */
-function changedSince(since: string | LookFrom, accountId: string | undefined) {
-  const account = accountId === undefined ? sql`` : sql`and r.account_id = ${accountId}`;
-  // Two ranges of the change_xid index for a look (an OR of them would be
-  // read as a filter over the whole index, in its order), merged in order.
-  return typeof since === "string"
-    ? sql`select * from runs r where r.change_xid >= ${since}::xid8 ${account}`
-    : sql`select * from runs r where r.change_xid >= ${since.xmax}::xid8 ${account}
-          union all
-          select * from runs r where r.change_xid = any(string_to_array(${since.xip.join(",")}, ',')::xid8[]) and r.change_xid is not null ${account}`;
 }
 
 /** Orders two positions (xid8 text). */
